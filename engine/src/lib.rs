@@ -1,0 +1,4 @@
+//! baton-engine: BPMN and DMN parsing, Zeebe's deploy checks and a deterministic token engine.
+#![forbid(unsafe_code)]
+
+pub mod model;

@@ -1,0 +1,2 @@
+//! baton-feel: a FEEL evaluator that gives camunda/feel-scala's answers.
+#![forbid(unsafe_code)]

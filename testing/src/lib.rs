@@ -1,0 +1,2 @@
+//! baton-testing: process tests, job and AI-agent mocks, assertions and coverage.
+#![forbid(unsafe_code)]
