@@ -1,0 +1,4 @@
+//! Behaviour tests of the token engine.
+
+mod builder;
+mod core;
