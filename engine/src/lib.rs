@@ -1,4 +1,6 @@
 //! baton-engine: BPMN and DMN parsing, Zeebe's deploy checks and a deterministic token engine.
 #![forbid(unsafe_code)]
 
+pub mod diagnostics;
 pub mod model;
+pub mod source;

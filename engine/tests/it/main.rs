@@ -1,0 +1,3 @@
+//! Behaviour tests of baton-engine: one test binary, one module per area.
+
+mod corpus;
