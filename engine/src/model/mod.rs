@@ -65,6 +65,8 @@ pub struct Definitions {
     pub signals: Vec<Signal>,
     pub collaborations: Vec<Collaboration>,
     pub diagram: Diagram,
+    /// The `definitions` start tag.
+    pub span: Span,
 }
 
 /// `bpmn:message`: the name may be FEEL (evaluated when a subscription opens).

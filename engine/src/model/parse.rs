@@ -113,7 +113,6 @@ struct PendingFlow {
     source: Option<RawRef>,
     target: Option<RawRef>,
     condition: Option<Expr>,
-    parent: Option<ElementIdx>,
     documentation: Vec<String>,
     span: Span,
 }
@@ -298,6 +297,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             execution_platform_version: node
                 .attr_ns(Ns::Modeler, "executionPlatformVersion")
                 .map(|a| a.value.to_string()),
+            span: self.span(node),
             ..Definitions::default()
         };
         for (child_id, child) in self.children(root) {
@@ -554,7 +554,6 @@ impl<'s, 'a> Parser<'s, 'a> {
                         source: self.raw_ref(child, "sourceRef"),
                         target: self.raw_ref(child, "targetRef"),
                         condition: self.child_text_expr(child_id, "conditionExpression"),
-                        parent,
                         documentation: self.documentation(child_id),
                         span: self.span(child),
                     };
@@ -1231,7 +1230,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                 source,
                 target,
                 condition: pending.condition,
-                parent: pending.parent,
+                // Where the flow is written in the XML does not matter (Zeebe accepts a flow
+                // written outside the sub-process it runs in); it runs in its source's scope.
+                parent: process.elements[source.0 as usize].parent,
                 documentation: pending.documentation,
                 span: pending.span,
             });

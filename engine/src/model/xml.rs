@@ -116,6 +116,7 @@ impl<'a> Document<'a> {
         &self.nodes[id as usize]
     }
 
+    #[cfg(test)]
     pub fn children(&self, id: NodeId) -> impl Iterator<Item = (NodeId, &Node<'a>)> {
         self.node(id)
             .children
