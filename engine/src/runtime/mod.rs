@@ -326,6 +326,40 @@ impl Engine {
         &self.processes[proc.0 as usize]
     }
 
+    /// Deploys resources (BPMN files): parses them, runs Zeebe's deploy-time checks, compiles
+    /// every executable process. All or nothing; a rejection lists every problem with file,
+    /// line:column and element id.
+    pub fn deploy(
+        &mut self,
+        resources: &[crate::deploy::Resource],
+    ) -> Result<DeploymentInfo, Rejection> {
+        let checked = crate::deploy::check(resources).map_err(|d| {
+            Rejection::new(
+                RejectionType::InvalidArgument,
+                format!(
+                    "Expected to deploy new resources, but encountered the following errors:\n{d}"
+                ),
+            )
+        })?;
+        let mut info = DeploymentInfo {
+            deployment_key: 0,
+            processes: Vec::new(),
+        };
+        for resource in &checked {
+            let one = self.deploy_definitions(resource.source.name(), &resource.definitions)?;
+            if info.deployment_key == 0 {
+                info.deployment_key = one.deployment_key;
+            }
+            info.processes.extend(one.processes);
+        }
+        Ok(info)
+    }
+
+    /// Deploys one BPMN text (see [`Engine::deploy`]).
+    pub fn deploy_xml(&mut self, name: &str, xml: &str) -> Result<DeploymentInfo, Rejection> {
+        self.deploy(&[crate::deploy::Resource::new(name, xml.as_bytes().to_vec())])
+    }
+
     /// Deploys the processes of a parsed definitions document. Each process becomes the latest
     /// version of its BPMN process id (a new version only if it differs from the latest one).
     pub fn deploy_definitions(

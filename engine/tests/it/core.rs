@@ -544,3 +544,40 @@ fn ad_hoc_job_worker_mode_runs_the_agent_loop() {
     assert_eq!(state_of(&e, pi), State::Completed);
     insta::assert_snapshot!(e.render_log());
 }
+
+const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="t">
+  <bpmn:process id="xml_proc" isExecutable="true">
+    <bpmn:startEvent id="start"><bpmn:outgoing>f1</bpmn:outgoing></bpmn:startEvent>
+    <bpmn:serviceTask id="task" name="Work">
+      <bpmn:extensionElements>
+        <zeebe:taskDefinition type="work" retries="5" />
+        <zeebe:taskHeaders><zeebe:header key="h" value="v" /></zeebe:taskHeaders>
+      </bpmn:extensionElements>
+      <bpmn:incoming>f1</bpmn:incoming><bpmn:outgoing>f2</bpmn:outgoing>
+    </bpmn:serviceTask>
+    <bpmn:endEvent id="end"><bpmn:incoming>f2</bpmn:incoming></bpmn:endEvent>
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="task" />
+    <bpmn:sequenceFlow id="f2" sourceRef="task" targetRef="end" />
+  </bpmn:process>
+</bpmn:definitions>"#;
+
+#[test]
+fn deploys_xml_and_runs_it() {
+    let mut e = Engine::default();
+    let info = e.deploy_xml("p.bpmn", XML).unwrap();
+    assert_eq!(info.processes[0].0, "xml_proc");
+    let pi = e.create_instance(CreateInstance::new("xml_proc")).unwrap();
+    let job = e.activatable_jobs(None)[0].clone();
+    assert_eq!(job.retries, 5);
+    assert_eq!(job.custom_headers.get("h").map(String::as_str), Some("v"));
+    e.complete_job(job.key, VariableDocument::new()).unwrap();
+    assert_eq!(state_of(&e, pi), State::Completed);
+    // A second deployment of the same id is version 2 and becomes the latest.
+    let info = e.deploy_xml("p.bpmn", XML).unwrap();
+    assert_eq!(info.processes[0].1, 2);
+    // Bad XML is rejected with a position.
+    let err = e.deploy_xml("bad.bpmn", "<bpmn:definitions").unwrap_err();
+    assert_eq!(err.rejection_type, RejectionType::InvalidArgument);
+    assert!(err.message.contains("bad.bpmn:"), "{}", err.message);
+}

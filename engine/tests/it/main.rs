@@ -1,4 +1,5 @@
-//! Behaviour tests of the token engine.
+//! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod builder;
 mod core;
+mod corpus;
