@@ -1,0 +1,5 @@
+//! Behaviour tests of baton-engine: one test binary, one module per area.
+
+mod builder;
+mod core;
+mod corpus;
