@@ -1,3 +1,5 @@
 //! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod corpus;
+mod fixtures;
+mod hostile;
