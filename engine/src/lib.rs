@@ -4,4 +4,5 @@
 pub mod deploy;
 pub mod diagnostics;
 pub mod model;
+pub mod runtime;
 pub mod source;
