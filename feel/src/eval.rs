@@ -1394,26 +1394,6 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
             }
             _ => None,
         },
-        (DateTime(x), Date(y)) if sub => {
-            let y = y.to_datetime(jiff::civil::Time::midnight());
-            match x {
-                crate::temporal::DateTime::Local(x) => Some(DayTimeDuration(x.duration_since(y))),
-                crate::temporal::DateTime::Zoned(z) => {
-                    let yz = y.to_zoned_datetime(z.time_zone().clone()).ok()?;
-                    Some(DayTimeDuration(z.duration_since(&yz)))
-                }
-            }
-        }
-        (Date(x), DateTime(y)) if sub => {
-            let x = x.to_datetime(jiff::civil::Time::midnight());
-            match y {
-                crate::temporal::DateTime::Local(y) => Some(DayTimeDuration(x.duration_since(*y))),
-                crate::temporal::DateTime::Zoned(z) => {
-                    let xz = x.to_zoned_datetime(z.time_zone().clone()).ok()?;
-                    Some(DayTimeDuration(xz.duration_since(z)))
-                }
-            }
-        }
         (DateTime(dt), YearMonthDuration(m)) | (YearMonthDuration(m), DateTime(dt)) => {
             if matches!(b, DateTime(_)) && sub {
                 return None;

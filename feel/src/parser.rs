@@ -849,7 +849,7 @@ impl<'s> Parser<'s> {
         let start = self.pos;
         if self.rest().starts_with('-') {
             self.pos += 1;
-            let v = self.value()?;
+            let v = self.negation()?;
             if let ExprKind::Const(Value::Number(n)) = &v.kind {
                 return Some(Expr::new(
                     ExprKind::Const(Value::Number(n.neg())),
@@ -1298,10 +1298,14 @@ impl<'s> Parser<'s> {
             Some((CmpOp::Le, 2))
         } else if r.starts_with(">=") {
             Some((CmpOp::Ge, 2))
+        } else if r.starts_with("!=") {
+            Some((CmpOp::Ne, 2))
         } else if r.starts_with('<') {
             Some((CmpOp::Lt, 1))
         } else if r.starts_with('>') {
             Some((CmpOp::Gt, 1))
+        } else if r.starts_with('=') {
+            Some((CmpOp::Eq, 1))
         } else {
             None
         };

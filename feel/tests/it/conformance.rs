@@ -23,6 +23,10 @@ pub struct Case {
     pub expect_error: bool,
     pub error_message: Option<String>,
     pub suppressed: Vec<(String, String)>,
+    /// DMN TCK: the decision must report an error (null, a failure or a parse error).
+    pub tck_error_result: bool,
+    /// DMN TCK case (numbers are compared at the expected value's precision).
+    pub tck: bool,
 }
 
 /// The outcome of one case.
@@ -65,6 +69,11 @@ pub fn load(path: &Path) -> Vec<Case> {
                     .cloned()
                     .unwrap_or(Json::Object(Default::default())),
                 functions: j.get("functions").cloned(),
+                tck_error_result: j
+                    .get("tck_error_result")
+                    .and_then(Json::as_bool)
+                    .unwrap_or(false),
+                tck: j.get("tck_error_result").is_some(),
                 expected: j.get("expected").cloned(),
                 expect_error: j
                     .get("expect_error")
@@ -188,6 +197,20 @@ pub fn same(actual: &Value, expected: &Value) -> bool {
     }
 }
 
+/// The DMN TCK gives inexact results (`exp(4)` = `54.59815003`) with fewer digits: a number
+/// with at least 8 decimals is compared at its own precision.
+pub fn same_tck(actual: &Value, expected: &Value) -> bool {
+    match (actual, expected) {
+        (Value::Number(a), Value::Number(b)) if b.scale() >= 8 && a.scale() > b.scale() => {
+            a.round(b.scale(), baton_feel::number::Rounding::HalfUp) == *b
+        }
+        (Value::List(a), Value::List(b)) => {
+            a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| same_tck(x, y))
+        }
+        _ => same(actual, expected),
+    }
+}
+
 pub fn run(case: &Case) -> Outcome {
     let env = Env::default();
     let mut vars: IndexMap<String, Value> = IndexMap::new();
@@ -220,7 +243,7 @@ pub fn run(case: &Case) -> Outcome {
     let evaluation = match evaluation {
         Ok(ev) => ev,
         Err(parse_error) => {
-            if case.expect_error {
+            if case.expect_error || case.tck_error_result {
                 return Outcome {
                     passed: true,
                     detail: String::new(),
@@ -250,11 +273,23 @@ pub fn run(case: &Case) -> Outcome {
     }
     let actual = match &evaluation.result {
         Ok(v) => v.clone(),
+        Err(_) if case.tck_error_result => {
+            return Outcome {
+                passed: true,
+                detail: String::new(),
+                elapsed,
+            };
+        }
         Err(f) => return fail(format!("failed: {f}")),
     };
     if let Some(expected) = &case.expected {
         let expected = decode(expected);
-        if !same(&actual, &expected) {
+        let equal = if case.tck {
+            same_tck(&actual, &expected)
+        } else {
+            same(&actual, &expected)
+        };
+        if !equal {
             return fail(format!("got {actual}, expected {expected}"));
         }
     }
