@@ -20,6 +20,7 @@ fn main() {
         std::process::exit(2);
     };
     let show_failures = args.iter().any(|a| a == "--failures");
+    let show_slowest = args.iter().any(|a| a == "--slowest");
     let write_known = args.iter().any(|a| a == "--write-known");
     let path = PathBuf::from(file);
     let cases = conformance::load(&path);
@@ -66,6 +67,20 @@ fn main() {
             if !o.passed {
                 println!("FAIL {} {:?}: {}", c.id, c.expression, o.detail);
             }
+        }
+    }
+    if show_slowest {
+        let mut order: Vec<usize> = (0..cases.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(outcomes[i].elapsed));
+        println!();
+        for &i in order.iter().take(15) {
+            let expr: String = cases[i].expression.chars().take(70).collect();
+            println!(
+                "{:>10.1} µs  {} {:?}",
+                outcomes[i].elapsed.as_secs_f64() * 1e6,
+                cases[i].id,
+                expr
+            );
         }
     }
     if write_known {

@@ -1048,7 +1048,7 @@ impl<'s> Parser<'s> {
                             let text = unescape(raw);
                             let v = match kw {
                                 "date" => temporal::parse_date(&text).map(Value::Date),
-                                "time" => temporal::parse_time(&text).map(Value::Time),
+                                "time" => temporal::parse_time(&text).map(Value::time),
                                 "date and time" => date_time_value(&text),
                                 _ => duration_value(&text),
                             };
@@ -1425,7 +1425,7 @@ fn temporal_literal(text: &str) -> Value {
         return v;
     }
     if let Some(t) = temporal::parse_time(text) {
-        return Value::Time(t);
+        return Value::time(t);
     }
     duration_value(text).unwrap_or(Value::Null)
 }
@@ -1433,11 +1433,11 @@ fn temporal_literal(text: &str) -> Value {
 /// `date and time("...")` of a literal: a date-time, or a date at midnight.
 pub(crate) fn date_time_value(text: &str) -> Option<Value> {
     if let Some(d) = temporal::parse_date(text) {
-        return Some(Value::DateTime(temporal::DateTime::Local(
+        return Some(Value::date_time(temporal::DateTime::Local(
             d.to_datetime(jiff::civil::Time::midnight()),
         )));
     }
-    temporal::parse_date_time(text).map(Value::DateTime)
+    temporal::parse_date_time(text).map(Value::date_time)
 }
 
 /// `duration("...")`: years-months if it only has Y/M fields, else days-time.

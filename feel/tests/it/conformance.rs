@@ -132,8 +132,10 @@ pub fn decode(j: &Json) -> Value {
                     "null" | "error" => Some(Value::Null),
                     "number" => baton_feel::Number::parse(text).map(Value::Number),
                     "date" => baton_feel::temporal::parse_date(text).map(Value::Date),
-                    "time" => baton_feel::temporal::parse_time(text).map(Value::Time),
-                    "date-time" => baton_feel::temporal::parse_date_time(text).map(Value::DateTime),
+                    "time" => baton_feel::temporal::parse_time(text).map(Value::time),
+                    "date-time" => {
+                        baton_feel::temporal::parse_date_time(text).map(Value::date_time)
+                    }
                     "day-time-duration" => baton_feel::temporal::parse_day_time_duration(text)
                         .map(Value::DayTimeDuration),
                     "year-month-duration" => baton_feel::temporal::parse_year_month_duration(text)
@@ -172,18 +174,21 @@ fn decode_object(m: Option<&serde_json::Map<String, Json>>) -> Value {
 pub fn same(actual: &Value, expected: &Value) -> bool {
     use baton_feel::temporal::Time;
     match (actual, expected) {
-        (
-            Value::Time(Time::Zoned {
-                time: a,
-                offset: oa,
-                ..
-            }),
-            Value::Time(Time::Zoned {
-                time: b,
-                offset: ob,
-                zone: None,
-            }),
-        ) => a == b && oa == ob,
+        (Value::Time(x), Value::Time(y)) => match (x.as_ref(), y.as_ref()) {
+            (
+                Time::Zoned {
+                    time: a,
+                    offset: oa,
+                    ..
+                },
+                Time::Zoned {
+                    time: b,
+                    offset: ob,
+                    zone: None,
+                },
+            ) => a == b && oa == ob,
+            _ => actual.feel_eq(expected) == Some(true),
+        },
         (Value::List(a), Value::List(b)) => {
             a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| same(x, y))
         }
