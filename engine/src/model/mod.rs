@@ -288,7 +288,9 @@ pub enum GatewayKind {
     Exclusive,
     Inclusive,
     Parallel,
-    EventBased { instantiate: bool },
+    EventBased {
+        instantiate: bool,
+    },
     /// Not supported by Zeebe: rejected at deploy.
     Complex,
 }
@@ -351,7 +353,9 @@ pub enum TimerDefinition {
 pub enum LoopCharacteristics {
     MultiInstance(MultiInstance),
     /// `bpmn:standardLoopCharacteristics`: not supported by Zeebe, rejected at deploy.
-    StandardLoop { span: Span },
+    StandardLoop {
+        span: Span,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
