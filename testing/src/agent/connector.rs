@@ -973,6 +973,34 @@ fn parse_backoff(header: Option<&str>) -> Result<Option<u64>, String> {
     Ok(Some(millis.round() as u64))
 }
 
+impl JobAnswer {
+    /// The answer as JSON, in the shape of Zeebe's REST API (`result.type = "adHocSubProcess"`,
+    /// FailJob's `retries`, `errorMessage`, `retryBackOff`, `variables`).
+    pub fn to_json(&self) -> Value {
+        match self {
+            JobAnswer::Complete(completion) => json!({
+                "complete": {
+                    "variables": completion.variables,
+                    "result": {
+                        "type": "adHocSubProcess",
+                        "activateElements": completion.activate_elements.iter().map(|a| json!({"elementId": a.element_id, "variables": a.variables})).collect::<Vec<_>>(),
+                        "isCompletionConditionFulfilled": completion.completion_condition_fulfilled,
+                        "isCancelRemainingInstances": completion.cancel_remaining_instances,
+                    }
+                }
+            }),
+            JobAnswer::Fail(failure) => json!({
+                "fail": {
+                    "retries": failure.retries,
+                    "retryBackOff": failure.retry_backoff_ms,
+                    "errorMessage": failure.error_message,
+                    "variables": failure.variables,
+                }
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

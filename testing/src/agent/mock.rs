@@ -335,15 +335,13 @@ impl AiAgentMock {
             }
             Source::Handler(handler) => {
                 let turn = handler(&request);
-                if let Err(problems) = turn.validate(&format!(
-                    "the turn the handler returned for model call {model_call}"
-                )) {
+                if let Err(problems) = turn.validate("turn") {
                     request.turn = Some(turn);
                     self.requests.push(request);
                     return Err(AgentMockFailure {
                         kind: AgentMockFailureKind::InvalidTurn,
                         message: format!(
-                            "invalid turn from the handler of \"{}\": {problems}",
+                            "invalid turn from the handler of \"{}\" for model call {model_call}: {problems}",
                             self.element_id
                         ),
                     });
