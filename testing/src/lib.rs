@@ -2,3 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent;
+
+/// The `baton` command line: one module per subcommand.
+#[cfg(feature = "cli")]
+pub mod cli;

@@ -11,6 +11,11 @@
 
 use indexmap::IndexMap;
 
+pub mod parse;
+mod xml;
+
+pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse};
+
 /// A half-open byte range `start..end` in the source file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
@@ -60,6 +65,8 @@ pub struct Definitions {
     pub signals: Vec<Signal>,
     pub collaborations: Vec<Collaboration>,
     pub diagram: Diagram,
+    /// The `definitions` start tag.
+    pub span: Span,
 }
 
 /// `bpmn:message`: the name may be FEEL (evaluated when a subscription opens).
@@ -67,6 +74,10 @@ pub struct Definitions {
 pub struct Message {
     pub id: String,
     pub name: Option<Expr>,
+    /// `zeebe:subscription` in the message's extension elements: where Zeebe keeps the
+    /// correlation key. The parser also copies it into `Zeebe::subscription` of every element
+    /// that catches this message.
+    pub subscription: Option<Subscription>,
     pub span: Span,
 }
 
@@ -138,6 +149,8 @@ pub struct Process {
     /// The flow nodes directly under the process, in document order.
     pub children: Vec<ElementIdx>,
     pub lanes: Vec<Lane>,
+    /// Legacy embedded forms (`zeebe:userTaskForm`), referenced by `formKey="camunda-forms:bpmn:<id>"`.
+    pub user_task_forms: Vec<UserTaskForm>,
     /// Data objects, data stores, text annotations, groups, associations: kept, not executed.
     pub artifacts: Vec<Artifact>,
     pub span: Span,
@@ -161,6 +174,14 @@ impl Process {
     }
 }
 
+/// `zeebe:userTaskForm`: a form JSON embedded in the process.
+#[derive(Debug, Clone)]
+pub struct UserTaskForm {
+    pub id: String,
+    pub body: String,
+    pub span: Span,
+}
+
 #[derive(Debug, Clone)]
 pub struct Lane {
     pub id: String,
@@ -177,6 +198,10 @@ pub struct Artifact {
     pub name: Option<String>,
     /// The text of a text annotation.
     pub text: Option<String>,
+    /// `sourceRef`/`targetRef` of an association (a compensation boundary event names its
+    /// handler this way).
+    pub source_ref: Option<String>,
+    pub target_ref: Option<String>,
     pub span: Span,
 }
 
@@ -522,6 +547,8 @@ pub struct PublishMessage {
     pub correlation_key: Option<Expr>,
     pub message_id: Option<Expr>,
     pub time_to_live: Option<Expr>,
+    /// The `messageRef` of the send task or message event definition: the message published.
+    pub message_ref: Option<String>,
     pub span: Span,
 }
 

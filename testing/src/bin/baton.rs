@@ -1,5 +1,5 @@
-//! The `baton` command line.
-fn main() {
-    eprintln!("baton: no commands yet");
-    std::process::exit(2);
+//! The `baton` command line. The subcommands live in `baton_testing::cli`.
+
+fn main() -> std::process::ExitCode {
+    baton_testing::cli::main()
 }

@@ -1,0 +1,154 @@
+//! Deployment: parse every resource, apply Zeebe's deploy-time rules, and either hand out the
+//! checked models or every problem at once.
+//!
+//! This is the one entry point the engine and the `baton` command call. A deployment is all or
+//! nothing, as in Zeebe: one bad resource rejects the whole deployment.
+
+mod checks;
+mod expressions;
+mod loops;
+
+use crate::diagnostics::{Diagnostic, Diagnostics, Rule};
+use crate::model::{self, Definitions, MAX_RESOURCE_BYTES};
+use crate::source::Source;
+
+/// One file of a deployment.
+#[derive(Debug, Clone)]
+pub struct Resource {
+    /// How diagnostics name the file (usually its path).
+    pub name: String,
+    pub content: Vec<u8>,
+}
+
+impl Resource {
+    pub fn new(name: impl Into<String>, content: impl Into<Vec<u8>>) -> Self {
+        Resource {
+            name: name.into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// A resource that passed every check: its text (for positions in later messages) and its model.
+#[derive(Debug)]
+pub struct DeployedResource {
+    pub source: Source,
+    pub definitions: Definitions,
+}
+
+impl DeployedResource {
+    /// The processes Zeebe deploys from this resource: the executable ones.
+    pub fn executable_processes(&self) -> impl Iterator<Item = &model::Process> {
+        self.definitions
+            .processes
+            .iter()
+            .filter(|process| process.is_executable)
+    }
+}
+
+/// Parses and checks every resource. `Err` holds every diagnostic of every resource, in the
+/// order of the resources, each resource's by position.
+pub fn check(resources: &[Resource]) -> Result<Vec<DeployedResource>, Diagnostics> {
+    let mut deployed = Vec::with_capacity(resources.len());
+    let mut diagnostics = Vec::new();
+    for resource in resources {
+        let (checked, mut found) = check_resource(resource);
+        diagnostics.append(&mut found);
+        if let Some(checked) = checked {
+            deployed.push(checked);
+        }
+    }
+    check_process_ids(&deployed, &mut diagnostics);
+    if diagnostics.is_empty() {
+        Ok(deployed)
+    } else {
+        Err(Diagnostics(diagnostics))
+    }
+}
+
+/// Parses and checks one resource on its own: the model (absent when the file is not BPMN) and
+/// the resource's diagnostics, by position.
+pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Diagnostic>) {
+    if resource.content.len() > MAX_RESOURCE_BYTES {
+        // Not even decoded: the text is never looked at.
+        return (
+            None,
+            vec![too_large(&resource.name, resource.content.len() as u64)],
+        );
+    }
+    let text = match String::from_utf8(resource.content.clone()) {
+        Ok(text) => text,
+        Err(error) => {
+            let offset = error.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(&resource.content).into_owned();
+            let source = Source::new(resource.name.clone(), text);
+            let diagnostic = Diagnostic::at(
+                &source,
+                offset as u32,
+                Rule::XmlMalformed,
+                None,
+                format!(
+                    "the file is not UTF-8 text (byte 0x{:02x} at offset {offset} is invalid)",
+                    resource.content[offset]
+                ),
+            );
+            return (None, vec![diagnostic]);
+        }
+    };
+    let source = Source::new(resource.name.clone(), text);
+    let parsed = model::parse(&source);
+    let mut diagnostics = parsed.diagnostics;
+    let Some(definitions) = parsed.definitions else {
+        return (None, diagnostics);
+    };
+    diagnostics.extend(checks::check(&source, &definitions));
+    diagnostics.sort_by_key(|d| (d.line, d.col));
+    if !diagnostics.is_empty() {
+        return (None, diagnostics);
+    }
+    (
+        Some(DeployedResource {
+            source,
+            definitions,
+        }),
+        diagnostics,
+    )
+}
+
+/// The diagnostic for a resource of `bytes` bytes, more than [`MAX_RESOURCE_BYTES`]: callers that
+/// read files use it without reading the whole file.
+pub fn too_large(name: &str, bytes: u64) -> Diagnostic {
+    let source = Source::new(name, String::new());
+    Diagnostic::at(
+        &source,
+        0,
+        Rule::ResourceTooLarge,
+        None,
+        format!(
+            "the resource has {bytes} bytes, more than the {MAX_RESOURCE_BYTES} bytes Zeebe \
+             accepts by default"
+        ),
+    )
+}
+
+/// Zeebe rejects a deployment in which two resources define the same process id.
+fn check_process_ids(deployed: &[DeployedResource], diagnostics: &mut Vec<Diagnostic>) {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for resource in deployed {
+        for process in resource.executable_processes() {
+            match seen.iter().find(|(id, _)| *id == process.id) {
+                Some((_, first)) => diagnostics.push(Diagnostic::at(
+                    &resource.source,
+                    process.span.start,
+                    Rule::DuplicateProcessId,
+                    Some(&process.id),
+                    format!(
+                        "Duplicated process id in resources '{first}' and '{}'",
+                        resource.source.name()
+                    ),
+                )),
+                None => seen.push((&process.id, resource.source.name())),
+            }
+        }
+    }
+}

@@ -1,0 +1,1449 @@
+//! BPMN 2.0 XML → [`Definitions`], with every problem the file itself has (malformed XML,
+//! duplicate ids, references to unknown ids, unsupported elements the model cannot hold).
+//!
+//! The parser never fails and never panics: it returns what it could read plus all problems, so a
+//! user sees every mistake at once. Zeebe's deployment rules about a well-formed model live in
+//! `deploy::checks`.
+
+use std::collections::HashMap;
+
+use super::xml::{self, Attr, Document, Node, NodeId, Ns};
+use super::*;
+use crate::diagnostics::{Diagnostic, Rule};
+use crate::source::Source;
+
+/// The largest resource accepted, as Zeebe's default maximum message size (4 MiB).
+pub const MAX_RESOURCE_BYTES: usize = 4 * 1024 * 1024;
+
+/// What [`parse`] read: the definitions (absent when the file is not BPMN XML at all) and every
+/// problem found. When `diagnostics` is not empty the model may be incomplete: flows with
+/// unresolved ends are left out, and a boundary event whose host is unknown points at itself.
+#[derive(Debug)]
+pub struct Parsed {
+    pub definitions: Option<Definitions>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parses one BPMN file.
+pub fn parse(source: &Source) -> Parsed {
+    let mut diagnostics = Vec::new();
+    if source.text().len() > MAX_RESOURCE_BYTES {
+        diagnostics.push(Diagnostic::at(
+            source,
+            0,
+            Rule::ResourceTooLarge,
+            None,
+            format!(
+                "the resource has {} bytes, more than the {} bytes Zeebe accepts by default",
+                source.text().len(),
+                MAX_RESOURCE_BYTES
+            ),
+        ));
+        return Parsed {
+            definitions: None,
+            diagnostics,
+        };
+    }
+    let doc = match xml::parse(source.text()) {
+        Ok(doc) => doc,
+        Err(error) => {
+            diagnostics.push(Diagnostic::at(
+                source,
+                error.offset,
+                error.rule,
+                None,
+                error.message,
+            ));
+            return Parsed {
+                definitions: None,
+                diagnostics,
+            };
+        }
+    };
+    let root = doc.node(doc.root);
+    if !root.is(Ns::Bpmn, "definitions") {
+        diagnostics.push(Diagnostic::at(
+            source,
+            root.start,
+            Rule::NotBpmn,
+            None,
+            if root.local == "definitions" {
+                "the root element <definitions> is not in the BPMN 2.0 model namespace \
+                 http://www.omg.org/spec/BPMN/20100524/MODEL"
+                    .to_owned()
+            } else {
+                format!(
+                    "the root element is <{}>, not <definitions> of the BPMN 2.0 model namespace \
+                     http://www.omg.org/spec/BPMN/20100524/MODEL",
+                    root.local
+                )
+            },
+        ));
+        return Parsed {
+            definitions: None,
+            diagnostics,
+        };
+    }
+    let mut parser = Parser {
+        source,
+        doc: &doc,
+        diagnostics,
+        ids: HashMap::new(),
+    };
+    parser.check_ids();
+    let definitions = parser.definitions(doc.root);
+    Parsed {
+        definitions: Some(definitions),
+        diagnostics: parser.diagnostics,
+    }
+}
+
+struct Parser<'s, 'a> {
+    source: &'s Source,
+    doc: &'s Document<'a>,
+    diagnostics: Vec<Diagnostic>,
+    /// Every id of the file and where it first appeared.
+    ids: HashMap<&'s str, u32>,
+}
+
+/// A reference written in the file, still a string.
+#[derive(Clone)]
+struct RawRef {
+    id: String,
+    span: Span,
+}
+
+struct PendingFlow {
+    id: String,
+    name: Option<String>,
+    source: Option<RawRef>,
+    target: Option<RawRef>,
+    condition: Option<Expr>,
+    documentation: Vec<String>,
+    span: Span,
+}
+
+/// A process under construction: the arenas plus the references to resolve once every element
+/// has been seen.
+#[derive(Default)]
+struct ProcessBuilder {
+    process: Process,
+    flows: Vec<PendingFlow>,
+    /// Boundary events and their `attachedToRef`.
+    attachments: Vec<(ElementIdx, Option<RawRef>)>,
+    /// Elements and their `default` attribute.
+    defaults: Vec<(ElementIdx, RawRef)>,
+}
+
+impl<'s, 'a> Parser<'s, 'a> {
+    fn error(
+        &mut self,
+        offset: u32,
+        rule: Rule,
+        element_id: Option<&str>,
+        message: impl Into<String>,
+    ) {
+        self.diagnostics.push(Diagnostic::at(
+            self.source,
+            offset,
+            rule,
+            element_id,
+            message,
+        ));
+    }
+
+    fn node(&self, id: NodeId) -> &'s Node<'a> {
+        self.doc.node(id)
+    }
+
+    fn children(&self, id: NodeId) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + 's {
+        let doc = self.doc;
+        doc.node(id)
+            .children
+            .iter()
+            .map(move |&child| (child, doc.node(child)))
+    }
+
+    /// Reports every id used twice in the file. Ids of BPMN and DI elements share one space
+    /// (XML Schema's `ID` type), as the Camunda model's schema validation sees them.
+    fn check_ids(&mut self) {
+        let doc = self.doc;
+        for node in &doc.nodes {
+            if !matches!(node.ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe) {
+                continue;
+            }
+            let Some(id) = node.attr("id") else { continue };
+            let value: &'s str = &id.value;
+            if value.is_empty() {
+                continue;
+            }
+            if let Some(&first) = self.ids.get(value) {
+                let first = self.source.line_col(first);
+                self.error(
+                    id.span.start,
+                    Rule::DuplicateId,
+                    Some(value),
+                    format!(
+                        "the id '{value}' is already used by the element at {}:{}",
+                        first.line, first.col
+                    ),
+                );
+            } else {
+                self.ids.insert(value, node.start);
+            }
+        }
+    }
+
+    // --- small readers -------------------------------------------------------------------
+
+    fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
+        node.attr(name).map(|a| a.value.to_string())
+    }
+
+    fn zeebe_string(&self, node: &Node<'_>, name: &str) -> Option<String> {
+        node.attr_ns(Ns::Zeebe, name).map(|a| a.value.to_string())
+    }
+
+    fn expr(&self, node: &Node<'_>, name: &str) -> Option<Expr> {
+        node.attr(name).map(attr_expr)
+    }
+
+    fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef> {
+        node.attr(name).map(|a| RawRef {
+            id: a.value.trim().to_string(),
+            span: a.span,
+        })
+    }
+
+    /// An `xs:boolean` attribute; anything but `true`/`false`/`1`/`0` is reported.
+    fn boolean(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> Option<bool> {
+        self.boolean_attr(node.attr(name), name, element_id)
+    }
+
+    fn boolean_attr(
+        &mut self,
+        attr: Option<&Attr<'_>>,
+        name: &str,
+        element_id: Option<&str>,
+    ) -> Option<bool> {
+        let attr = attr?;
+        match attr.value.trim() {
+            "true" | "1" => Some(true),
+            "false" | "0" => Some(false),
+            other => {
+                let message = format!("'{other}' is not a boolean value of attribute '{name}'");
+                self.error(attr.span.start, Rule::InvalidAttribute, element_id, message);
+                None
+            }
+        }
+    }
+
+    fn number(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> f64 {
+        let Some(attr) = node.attr(name) else {
+            return 0.0;
+        };
+        match attr.value.trim().parse::<f64>() {
+            Ok(value) if value.is_finite() => value,
+            _ => {
+                let message = format!("'{}' is not a number (attribute '{name}')", attr.value);
+                self.error(attr.span.start, Rule::InvalidAttribute, element_id, message);
+                0.0
+            }
+        }
+    }
+
+    fn id(&mut self, node: &Node<'_>, what: &str) -> String {
+        match node.attr("id") {
+            Some(id) if !id.value.trim().is_empty() => id.value.to_string(),
+            _ => {
+                let message = format!("the {what} <{}> has no id", node.local);
+                self.error(node.start, Rule::MissingId, None, message);
+                String::new()
+            }
+        }
+    }
+
+    fn documentation(&self, node: NodeId) -> Vec<String> {
+        self.children(node)
+            .filter(|(_, child)| child.is(Ns::Bpmn, "documentation"))
+            .map(|(_, child)| {
+                child
+                    .text
+                    .as_ref()
+                    .map(|t| t.value.to_string())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// The expression held as the text of a child element, e.g. `bpmn:conditionExpression`.
+    fn child_text_expr(&self, node: NodeId, local: &str) -> Option<Expr> {
+        self.children(node)
+            .find(|(_, child)| child.is(Ns::Bpmn, local))
+            .map(|(_, child)| text_expr(child))
+    }
+
+    fn span(&self, node: &Node<'_>) -> Span {
+        Span {
+            start: node.start,
+            end: node.start,
+        }
+    }
+
+    // --- definitions ---------------------------------------------------------------------
+
+    fn definitions(&mut self, root: NodeId) -> Definitions {
+        let node = self.node(root);
+        let mut definitions = Definitions {
+            id: self.string(node, "id"),
+            name: self.string(node, "name"),
+            target_namespace: self.string(node, "targetNamespace"),
+            exporter: self.string(node, "exporter"),
+            exporter_version: self.string(node, "exporterVersion"),
+            execution_platform_version: node
+                .attr_ns(Ns::Modeler, "executionPlatformVersion")
+                .map(|a| a.value.to_string()),
+            span: self.span(node),
+            ..Definitions::default()
+        };
+        for (child_id, child) in self.children(root) {
+            match (child.ns, &*child.local) {
+                (Ns::Bpmn, "process") => {
+                    let process = self.process(child_id);
+                    definitions.processes.push(process);
+                }
+                (Ns::Bpmn, "message") => {
+                    let message = self.message(child_id);
+                    definitions.messages.push(message);
+                }
+                (Ns::Bpmn, "error") => definitions.errors.push(ErrorDef {
+                    id: self.id(child, "error"),
+                    name: self.string(child, "name"),
+                    error_code: self.expr(child, "errorCode"),
+                    span: self.span(child),
+                }),
+                (Ns::Bpmn, "escalation") => definitions.escalations.push(Escalation {
+                    id: self.id(child, "escalation"),
+                    name: self.string(child, "name"),
+                    escalation_code: self.expr(child, "escalationCode"),
+                    span: self.span(child),
+                }),
+                (Ns::Bpmn, "signal") => definitions.signals.push(Signal {
+                    id: self.id(child, "signal"),
+                    name: self.expr(child, "name"),
+                    span: self.span(child),
+                }),
+                (Ns::Bpmn, "collaboration") => {
+                    let collaboration = self.collaboration(child_id);
+                    definitions.collaborations.push(collaboration);
+                }
+                (Ns::BpmnDi, "BPMNDiagram") => self.diagram(child_id, &mut definitions.diagram),
+                (Ns::Bpmn, "choreography" | "globalConversation" | "conversation") => {
+                    self.unsupported(child, &upper_first(&child.local));
+                }
+                _ => {}
+            }
+        }
+        copy_subscriptions(&mut definitions);
+        definitions
+    }
+
+    fn message(&mut self, node_id: NodeId) -> Message {
+        let node = self.node(node_id);
+        let id = self.id(node, "message");
+        let mut subscription = None;
+        for (_, child) in self.children(node_id) {
+            if !child.is(Ns::Bpmn, "extensionElements") {
+                continue;
+            }
+            for (_, ext) in self.children_of(child) {
+                if ext.is(Ns::Zeebe, "subscription") {
+                    if subscription.is_some() {
+                        self.duplicate_extension(ext, &id, "subscription");
+                    }
+                    subscription = Some(Subscription {
+                        correlation_key: self.expr(ext, "correlationKey"),
+                        span: self.span(ext),
+                    });
+                }
+            }
+        }
+        Message {
+            id,
+            name: self.expr(node, "name"),
+            subscription,
+            span: self.span(node),
+        }
+    }
+
+    fn children_of(&self, node: &'s Node<'a>) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + 's {
+        let doc = self.doc;
+        node.children
+            .iter()
+            .map(move |&child| (child, doc.node(child)))
+    }
+
+    fn collaboration(&mut self, node_id: NodeId) -> Collaboration {
+        let node = self.node(node_id);
+        let mut collaboration = Collaboration {
+            id: self.id(node, "collaboration"),
+            participants: Vec::new(),
+            message_flows: Vec::new(),
+            span: self.span(node),
+        };
+        for (_, child) in self.children(node_id) {
+            match (child.ns, &*child.local) {
+                (Ns::Bpmn, "participant") => collaboration.participants.push(Participant {
+                    id: self.id(child, "participant"),
+                    name: self.string(child, "name"),
+                    process_ref: self.string(child, "processRef"),
+                    span: self.span(child),
+                }),
+                (Ns::Bpmn, "messageFlow") => collaboration.message_flows.push(MessageFlow {
+                    id: self.id(child, "message flow"),
+                    name: self.string(child, "name"),
+                    source_ref: self.string(child, "sourceRef").unwrap_or_default(),
+                    target_ref: self.string(child, "targetRef").unwrap_or_default(),
+                    span: self.span(child),
+                }),
+                _ => {}
+            }
+        }
+        collaboration
+    }
+
+    fn diagram(&mut self, node_id: NodeId, diagram: &mut Diagram) {
+        for (plane_id, plane) in self.children(node_id) {
+            if !plane.is(Ns::BpmnDi, "BPMNPlane") {
+                continue;
+            }
+            for (_, child) in self.children(plane_id) {
+                let Some(element) = child.attr("bpmnElement") else {
+                    continue;
+                };
+                let element: String = element.value.to_string();
+                let di_id = child.attr("id").map(|a| a.value.to_string());
+                let di_id = di_id.as_deref();
+                if child.is(Ns::BpmnDi, "BPMNShape") {
+                    let mut shape = Shape {
+                        bounds: Bounds::default(),
+                        is_expanded: self.boolean(child, "isExpanded", di_id),
+                        is_horizontal: self.boolean(child, "isHorizontal", di_id),
+                        label: None,
+                    };
+                    for (grandchild_id, grandchild) in self.children_of(child) {
+                        if grandchild.is(Ns::Dc, "Bounds") {
+                            shape.bounds = self.bounds(grandchild, di_id);
+                        } else if grandchild.is(Ns::BpmnDi, "BPMNLabel") {
+                            shape.label = self.label(grandchild_id, di_id);
+                        }
+                    }
+                    diagram.shapes.insert(element, shape);
+                } else if child.is(Ns::BpmnDi, "BPMNEdge") {
+                    let mut edge = Edge {
+                        waypoints: Vec::new(),
+                        label: None,
+                    };
+                    for (grandchild_id, grandchild) in self.children_of(child) {
+                        if grandchild.is(Ns::Di, "waypoint") {
+                            let x = self.number(grandchild, "x", di_id);
+                            let y = self.number(grandchild, "y", di_id);
+                            edge.waypoints.push((x, y));
+                        } else if grandchild.is(Ns::BpmnDi, "BPMNLabel") {
+                            edge.label = self.label(grandchild_id, di_id);
+                        }
+                    }
+                    diagram.edges.insert(element, edge);
+                }
+            }
+        }
+    }
+
+    fn bounds(&mut self, node: &Node<'_>, di_id: Option<&str>) -> Bounds {
+        Bounds {
+            x: self.number(node, "x", di_id),
+            y: self.number(node, "y", di_id),
+            width: self.number(node, "width", di_id),
+            height: self.number(node, "height", di_id),
+        }
+    }
+
+    fn label(&mut self, node_id: NodeId, di_id: Option<&str>) -> Option<Bounds> {
+        let bounds = self
+            .children(node_id)
+            .find(|(_, child)| child.is(Ns::Dc, "Bounds"))?
+            .1;
+        Some(self.bounds(bounds, di_id))
+    }
+
+    fn unsupported(&mut self, node: &Node<'_>, type_name: &str) {
+        let id = node.attr("id").map(|a| a.value.to_string());
+        self.error(
+            node.start,
+            Rule::UnsupportedElement,
+            id.as_deref(),
+            format!(
+                "Elements of type '{type_name}' are currently not supported. Please refer to the \
+                 documentation for a list of supported elements: \
+                 https://docs.camunda.io/docs/components/modeler/bpmn/bpmn-coverage/"
+            ),
+        );
+    }
+
+    fn duplicate_extension(&mut self, ext: &Node<'_>, element_id: &str, name: &str) {
+        let element_id = (!element_id.is_empty()).then_some(element_id);
+        self.error(
+            ext.start,
+            Rule::ZeebeExtension,
+            element_id,
+            format!(
+                "Must have exactly one 'zeebe:{name}' extension element when exists. Please check \
+                 process definition XML and retain only one extension element."
+            ),
+        );
+    }
+
+    // --- processes -----------------------------------------------------------------------
+
+    fn process(&mut self, node_id: NodeId) -> Process {
+        let node = self.node(node_id);
+        let id = self.id(node, "process");
+        let mut builder = ProcessBuilder {
+            process: Process {
+                id: id.clone(),
+                name: self.string(node, "name"),
+                is_executable: self
+                    .boolean(node, "isExecutable", Some(&id))
+                    .unwrap_or(false),
+                documentation: self.documentation(node_id),
+                span: self.span(node),
+                ..Process::default()
+            },
+            ..ProcessBuilder::default()
+        };
+        let mut zeebe = Zeebe::default();
+        self.zeebe_attributes(node, &mut zeebe);
+        let mut user_task_forms = Vec::new();
+        for (_, child) in self.children(node_id) {
+            if child.is(Ns::Bpmn, "extensionElements") {
+                let mut extras = Extras::default();
+                self.zeebe_extensions(child, &id, &mut zeebe, &mut extras);
+                if let Some(tag) = extras.version_tag {
+                    builder.process.version_tag = Some(tag);
+                }
+                user_task_forms.extend(extras.user_task_forms);
+            }
+        }
+        builder.process.zeebe = zeebe;
+        builder.process.user_task_forms = user_task_forms;
+        self.container(&mut builder, node_id, None);
+        self.resolve(&mut builder);
+        builder.process
+    }
+
+    /// Reads the flow elements, lanes and artifacts of a process or sub-process.
+    fn container(
+        &mut self,
+        builder: &mut ProcessBuilder,
+        node_id: NodeId,
+        parent: Option<ElementIdx>,
+    ) {
+        for (child_id, child) in self.children(node_id) {
+            if child.ns != Ns::Bpmn {
+                continue;
+            }
+            match &*child.local {
+                "sequenceFlow" => {
+                    let flow = PendingFlow {
+                        id: self.id(child, "sequence flow"),
+                        name: self.string(child, "name"),
+                        source: self.raw_ref(child, "sourceRef"),
+                        target: self.raw_ref(child, "targetRef"),
+                        condition: self.child_text_expr(child_id, "conditionExpression"),
+                        documentation: self.documentation(child_id),
+                        span: self.span(child),
+                    };
+                    builder.flows.push(flow);
+                }
+                "laneSet" => self.lane_set(builder, child_id),
+                "dataObject"
+                | "dataObjectReference"
+                | "dataStoreReference"
+                | "textAnnotation"
+                | "group"
+                | "association" => {
+                    let artifact = Artifact {
+                        id: child
+                            .attr("id")
+                            .map(|a| a.value.to_string())
+                            .unwrap_or_default(),
+                        kind: child.local.to_string(),
+                        name: self.string(child, "name"),
+                        text: self
+                            .children(child_id)
+                            .find(|(_, c)| c.is(Ns::Bpmn, "text"))
+                            .and_then(|(_, c)| c.text.as_ref().map(|t| t.value.to_string())),
+                        source_ref: self.string(child, "sourceRef"),
+                        target_ref: self.string(child, "targetRef"),
+                        span: self.span(child),
+                    };
+                    builder.process.artifacts.push(artifact);
+                }
+                "callChoreography" | "choreographyTask" | "subChoreography"
+                | "implicitThrowEvent" => {
+                    self.unsupported(child, &upper_first(&child.local));
+                }
+                _ => {
+                    if let Some(idx) = self.flow_node(builder, child_id, parent) {
+                        match parent {
+                            Some(parent) => builder.process.elements[parent.0 as usize]
+                                .children
+                                .push(idx),
+                            None => builder.process.children.push(idx),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn lane_set(&mut self, builder: &mut ProcessBuilder, node_id: NodeId) {
+        for (lane_id, lane) in self.children(node_id) {
+            if !lane.is(Ns::Bpmn, "lane") {
+                continue;
+            }
+            let mut refs = Vec::new();
+            for (child_id, child) in self.children(lane_id) {
+                if child.is(Ns::Bpmn, "flowNodeRef") {
+                    if let Some(text) = &child.text {
+                        refs.push(text.value.trim().to_string());
+                    }
+                } else if child.is(Ns::Bpmn, "childLaneSet") {
+                    self.lane_set(builder, child_id);
+                }
+            }
+            builder.process.lanes.push(Lane {
+                id: self.id(lane, "lane"),
+                name: self.string(lane, "name"),
+                flow_node_refs: refs,
+                span: self.span(lane),
+            });
+        }
+    }
+
+    /// Reads one flow node (and, for sub-processes, everything inside it). `None` when the
+    /// element is not a flow node.
+    fn flow_node(
+        &mut self,
+        builder: &mut ProcessBuilder,
+        node_id: NodeId,
+        parent: Option<ElementIdx>,
+    ) -> Option<ElementIdx> {
+        let node = self.node(node_id);
+        let kind = match &*node.local {
+            "task" => ElementKind::Task(TaskKind::Undefined),
+            "serviceTask" => ElementKind::Task(TaskKind::Service),
+            "sendTask" => ElementKind::Task(TaskKind::Send),
+            "receiveTask" => ElementKind::Task(TaskKind::Receive {
+                message_ref: self.string(node, "messageRef"),
+                instantiate: false,
+            }),
+            "userTask" => ElementKind::Task(TaskKind::User),
+            "manualTask" => ElementKind::Task(TaskKind::Manual),
+            "scriptTask" => ElementKind::Task(TaskKind::Script {
+                script_format: self.string(node, "scriptFormat"),
+                script: self
+                    .children(node_id)
+                    .find(|(_, c)| c.is(Ns::Bpmn, "script"))
+                    .and_then(|(_, c)| c.text.as_ref().map(|t| t.value.to_string())),
+            }),
+            "businessRuleTask" => ElementKind::Task(TaskKind::BusinessRule),
+            "subProcess" => ElementKind::SubProcess(SubProcessKind::Embedded),
+            "transaction" => ElementKind::SubProcess(SubProcessKind::Transaction),
+            "adHocSubProcess" => ElementKind::SubProcess(SubProcessKind::AdHoc(AdHoc {
+                completion_condition: self.child_text_expr(node_id, "completionCondition"),
+                cancel_remaining_instances: None,
+                ordering: self.string(node, "ordering"),
+            })),
+            "callActivity" => ElementKind::CallActivity,
+            "exclusiveGateway" => ElementKind::Gateway(GatewayKind::Exclusive),
+            "inclusiveGateway" => ElementKind::Gateway(GatewayKind::Inclusive),
+            "parallelGateway" => ElementKind::Gateway(GatewayKind::Parallel),
+            "eventBasedGateway" => {
+                ElementKind::Gateway(GatewayKind::EventBased { instantiate: false })
+            }
+            "complexGateway" => ElementKind::Gateway(GatewayKind::Complex),
+            "startEvent" => ElementKind::StartEvent {
+                is_interrupting: true,
+            },
+            "intermediateCatchEvent" => ElementKind::IntermediateCatchEvent,
+            "intermediateThrowEvent" => ElementKind::IntermediateThrowEvent,
+            "boundaryEvent" => ElementKind::BoundaryEvent {
+                attached_to: ElementIdx(0),
+                cancel_activity: true,
+            },
+            "endEvent" => ElementKind::EndEvent,
+            _ => return None,
+        };
+        let id = self.id(node, "flow node");
+        let idx = ElementIdx(builder.process.elements.len() as u32);
+        let eid = Some(id.as_str());
+        let mut kind = kind;
+        match &mut kind {
+            ElementKind::Task(TaskKind::Receive { instantiate, .. }) => {
+                *instantiate = self.boolean(node, "instantiate", eid).unwrap_or(false);
+            }
+            ElementKind::SubProcess(sub) => {
+                let triggered = self.boolean(node, "triggeredByEvent", eid).unwrap_or(false);
+                match sub {
+                    SubProcessKind::Embedded if triggered => *sub = SubProcessKind::Event,
+                    SubProcessKind::AdHoc(ad_hoc) => {
+                        ad_hoc.cancel_remaining_instances =
+                            self.boolean(node, "cancelRemainingInstances", eid);
+                    }
+                    _ => {}
+                }
+            }
+            ElementKind::Gateway(GatewayKind::EventBased { instantiate }) => {
+                *instantiate = self.boolean(node, "instantiate", eid).unwrap_or(false);
+            }
+            ElementKind::StartEvent { is_interrupting } => {
+                *is_interrupting = self.boolean(node, "isInterrupting", eid).unwrap_or(true);
+            }
+            ElementKind::BoundaryEvent {
+                attached_to,
+                cancel_activity,
+            } => {
+                *attached_to = idx;
+                *cancel_activity = self.boolean(node, "cancelActivity", eid).unwrap_or(true);
+                builder
+                    .attachments
+                    .push((idx, self.raw_ref(node, "attachedToRef")));
+            }
+            _ => {}
+        }
+        if let Some(default) = self.raw_ref(node, "default") {
+            builder.defaults.push((idx, default));
+        }
+        let is_for_compensation = self
+            .boolean(node, "isForCompensation", eid)
+            .unwrap_or(false);
+
+        let mut zeebe = Zeebe::default();
+        self.zeebe_attributes(node, &mut zeebe);
+        let mut extras = Extras::default();
+        let mut event_definitions = Vec::new();
+        let mut loop_characteristics = None;
+        for (child_id, child) in self.children(node_id) {
+            if child.ns != Ns::Bpmn {
+                continue;
+            }
+            match &*child.local {
+                "extensionElements" => self.zeebe_extensions(child, &id, &mut zeebe, &mut extras),
+                "multiInstanceLoopCharacteristics" => {
+                    loop_characteristics = Some(LoopCharacteristics::MultiInstance(
+                        self.multi_instance(child_id, &id),
+                    ));
+                }
+                "standardLoopCharacteristics" => {
+                    loop_characteristics = Some(LoopCharacteristics::StandardLoop {
+                        span: self.span(child),
+                    });
+                }
+                local if local.ends_with("EventDefinition") => {
+                    if let Some(definition) = self.event_definition(child_id, &id, &mut zeebe) {
+                        event_definitions.push(definition);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let (Some(publish), ElementKind::Task(TaskKind::Send)) =
+            (&mut zeebe.publish_message, &kind)
+        {
+            publish.message_ref = self.string(node, "messageRef");
+        }
+
+        builder.process.elements.push(Element {
+            id: id.clone(),
+            name: self.string(node, "name"),
+            documentation: self.documentation(node_id),
+            kind,
+            parent,
+            children: Vec::new(),
+            incoming: Vec::new(),
+            outgoing: Vec::new(),
+            default_flow: None,
+            boundary_events: Vec::new(),
+            event_definitions,
+            loop_characteristics,
+            is_for_compensation,
+            zeebe,
+            span: self.span(node),
+        });
+
+        if matches!(
+            builder.process.elements[idx.0 as usize].kind,
+            ElementKind::SubProcess(_)
+        ) {
+            self.container(builder, node_id, Some(idx));
+        }
+        Some(idx)
+    }
+
+    fn multi_instance(&mut self, node_id: NodeId, element_id: &str) -> MultiInstance {
+        let node = self.node(node_id);
+        let eid = (!element_id.is_empty()).then_some(element_id);
+        let mut mi = MultiInstance {
+            is_sequential: self.boolean(node, "isSequential", eid).unwrap_or(false),
+            input_collection: None,
+            input_element: None,
+            output_collection: None,
+            output_element: None,
+            completion_condition: self.child_text_expr(node_id, "completionCondition"),
+            loop_cardinality: self.child_text_expr(node_id, "loopCardinality"),
+            span: self.span(node),
+        };
+        // Whether the extension element exists is a question about the XML, so it is answered
+        // here; the attribute rules live with the other deploy checks.
+        let mut found = false;
+        for (_, child) in self.children(node_id) {
+            if !child.is(Ns::Bpmn, "extensionElements") {
+                continue;
+            }
+            for (_, ext) in self.children_of(child) {
+                if !ext.is(Ns::Zeebe, "loopCharacteristics") {
+                    continue;
+                }
+                if found {
+                    self.duplicate_extension(ext, element_id, "loopCharacteristics");
+                    continue;
+                }
+                found = true;
+                mi.input_collection = self.expr(ext, "inputCollection");
+                mi.input_element = self.string(ext, "inputElement");
+                mi.output_collection = self.string(ext, "outputCollection");
+                mi.output_element = self.expr(ext, "outputElement");
+                self.check_loop_characteristics(ext, eid);
+            }
+        }
+        if !found {
+            self.error(
+                node.start,
+                Rule::ZeebeExtension,
+                eid,
+                "Must have exactly one 'zeebe:loopCharacteristics' extension element",
+            );
+        }
+        mi
+    }
+
+    /// Zeebe's `ZeebeLoopCharacteristicsValidator`: about the attributes being there, so
+    /// checked where the element is read.
+    fn check_loop_characteristics(&mut self, ext: &Node<'_>, eid: Option<&str>) {
+        let present = |name: &str| ext.attr(name).is_some_and(|a| !a.value.is_empty());
+        if !present("inputCollection") {
+            self.error(
+                ext.start,
+                Rule::MissingAttribute,
+                eid,
+                "Attribute 'inputCollection' must be present and not empty",
+            );
+        }
+        match (present("outputCollection"), present("outputElement")) {
+            (true, false) => self.error(
+                ext.start,
+                Rule::MultiInstance,
+                eid,
+                "Attribute 'outputElement' must be present if the attribute 'outputCollection' is set",
+            ),
+            (false, true) => self.error(
+                ext.start,
+                Rule::MultiInstance,
+                eid,
+                "Attribute 'outputCollection' must be present if the attribute 'outputElement' is set",
+            ),
+            _ => {}
+        }
+    }
+
+    fn event_definition(
+        &mut self,
+        node_id: NodeId,
+        element_id: &str,
+        zeebe: &mut Zeebe,
+    ) -> Option<EventDefinition> {
+        let node = self.node(node_id);
+        let span = self.span(node);
+        let eid = Some(element_id);
+        let definition = match &*node.local {
+            "messageEventDefinition" => {
+                for (_, child) in self.children(node_id) {
+                    if !child.is(Ns::Bpmn, "extensionElements") {
+                        continue;
+                    }
+                    for (_, ext) in self.children_of(child) {
+                        if ext.is(Ns::Zeebe, "publishMessage") {
+                            if zeebe.publish_message.is_some() {
+                                self.duplicate_extension(ext, element_id, "publishMessage");
+                            }
+                            zeebe.publish_message = Some(self.publish_message(ext));
+                        }
+                    }
+                }
+                let message_ref = self.string(node, "messageRef");
+                if let Some(publish) = &mut zeebe.publish_message {
+                    publish.message_ref = message_ref.clone();
+                }
+                EventDefinition::Message { message_ref, span }
+            }
+            "timerEventDefinition" => {
+                let mut timer = None;
+                for (_, child) in self.children(node_id) {
+                    let value = match (child.ns, &*child.local) {
+                        (Ns::Bpmn, "timeDuration") => TimerDefinition::Duration(text_expr(child)),
+                        (Ns::Bpmn, "timeDate") => TimerDefinition::Date(text_expr(child)),
+                        (Ns::Bpmn, "timeCycle") => TimerDefinition::Cycle(text_expr(child)),
+                        _ => continue,
+                    };
+                    if timer.is_some() {
+                        self.error(
+                            child.start,
+                            Rule::Timer,
+                            eid,
+                            "Must be exactly one type of timer: timeDuration, timeDate or timeCycle",
+                        );
+                        continue;
+                    }
+                    timer = Some(value);
+                }
+                EventDefinition::Timer(timer.unwrap_or(TimerDefinition::Empty(span)))
+            }
+            "errorEventDefinition" => EventDefinition::Error {
+                error_ref: self.string(node, "errorRef"),
+                span,
+            },
+            "escalationEventDefinition" => EventDefinition::Escalation {
+                escalation_ref: self.string(node, "escalationRef"),
+                span,
+            },
+            "signalEventDefinition" => EventDefinition::Signal {
+                signal_ref: self.string(node, "signalRef"),
+                span,
+            },
+            "compensateEventDefinition" => EventDefinition::Compensation {
+                activity_ref: self.string(node, "activityRef"),
+                wait_for_completion: self.boolean(node, "waitForCompletion", eid),
+                span,
+            },
+            "conditionalEventDefinition" => {
+                let mut filter: Option<(Option<String>, Option<String>)> = None;
+                // The filter sits in the definition's extension elements; older models put it on
+                // the event itself.
+                for (_, child) in self.children(node_id) {
+                    if !child.is(Ns::Bpmn, "extensionElements") {
+                        continue;
+                    }
+                    for (_, ext) in self.children_of(child) {
+                        if ext.is(Ns::Zeebe, "conditionalFilter") {
+                            filter = Some((
+                                self.string(ext, "variableNames"),
+                                self.string(ext, "variableEvents"),
+                            ));
+                        }
+                    }
+                }
+                let (variable_names, variable_events) = filter.unwrap_or_default();
+                EventDefinition::Conditional {
+                    condition: self.child_text_expr(node_id, "condition"),
+                    variable_names,
+                    variable_events,
+                    span,
+                }
+            }
+            "linkEventDefinition" => EventDefinition::Link {
+                name: self.string(node, "name"),
+                span,
+            },
+            "terminateEventDefinition" => EventDefinition::Terminate { span },
+            "cancelEventDefinition" => EventDefinition::Cancel { span },
+            _ => return None,
+        };
+        Some(definition)
+    }
+
+    // --- zeebe extensions ----------------------------------------------------------------
+
+    /// The `zeebe:modelerTemplate*` attributes written on the element itself.
+    fn zeebe_attributes(&self, node: &Node<'_>, zeebe: &mut Zeebe) {
+        zeebe.modeler_template = self.zeebe_string(node, "modelerTemplate");
+        zeebe.modeler_template_version = self.zeebe_string(node, "modelerTemplateVersion");
+        zeebe.modeler_template_icon = self.zeebe_string(node, "modelerTemplateIcon");
+    }
+
+    /// Reads the `zeebe:` children of one `bpmn:extensionElements`.
+    fn zeebe_extensions(
+        &mut self,
+        extension_elements: &'s Node<'a>,
+        element_id: &str,
+        zeebe: &mut Zeebe,
+        extras: &mut Extras,
+    ) {
+        let mut seen: Vec<&str> = Vec::new();
+        for (ext_id, ext) in self.children_of(extension_elements) {
+            if ext.ns != Ns::Zeebe {
+                continue;
+            }
+            let local: &str = &ext.local;
+            let single = SINGLE_EXTENSIONS.contains(&local);
+            if single && seen.contains(&local) {
+                self.duplicate_extension(ext, element_id, local);
+                continue;
+            }
+            seen.push(local);
+            let span = self.span(ext);
+            match local {
+                "taskDefinition" => {
+                    zeebe.task_definition = Some(TaskDefinition {
+                        job_type: self.expr(ext, "type"),
+                        retries: self.expr(ext, "retries"),
+                        span,
+                    })
+                }
+                "ioMapping" => {
+                    for (_, mapping) in self.children(ext_id) {
+                        let parsed = Mapping {
+                            source: self.expr(mapping, "source"),
+                            target: self.string(mapping, "target").unwrap_or_default(),
+                            span: self.span(mapping),
+                        };
+                        if mapping.is(Ns::Zeebe, "input") {
+                            zeebe.input_mappings.push(parsed);
+                        } else if mapping.is(Ns::Zeebe, "output") {
+                            zeebe.output_mappings.push(parsed);
+                        }
+                    }
+                }
+                "taskHeaders" => {
+                    for (_, header) in self.children(ext_id) {
+                        if header.is(Ns::Zeebe, "header") {
+                            zeebe.task_headers.push((
+                                self.string(header, "key").unwrap_or_default(),
+                                self.string(header, "value").unwrap_or_default(),
+                            ));
+                        }
+                    }
+                }
+                "properties" => {
+                    for (_, property) in self.children(ext_id) {
+                        if property.is(Ns::Zeebe, "property") {
+                            zeebe.properties.push(Property {
+                                name: self.string(property, "name").unwrap_or_default(),
+                                value: self.string(property, "value"),
+                                span: self.span(property),
+                            });
+                        }
+                    }
+                }
+                "subscription" => {
+                    zeebe.subscription = Some(Subscription {
+                        correlation_key: self.expr(ext, "correlationKey"),
+                        span,
+                    })
+                }
+                "calledElement" => {
+                    zeebe.called_element = Some(CalledElement {
+                        process_id: self.expr(ext, "processId"),
+                        propagate_all_child_variables: self.boolean(
+                            ext,
+                            "propagateAllChildVariables",
+                            Some(element_id),
+                        ),
+                        propagate_all_parent_variables: self.boolean(
+                            ext,
+                            "propagateAllParentVariables",
+                            Some(element_id),
+                        ),
+                        binding_type: self.string(ext, "bindingType"),
+                        version_tag: self.string(ext, "versionTag"),
+                        span,
+                    })
+                }
+                "calledDecision" => {
+                    zeebe.called_decision = Some(CalledDecision {
+                        decision_id: self.expr(ext, "decisionId"),
+                        result_variable: self.string(ext, "resultVariable"),
+                        binding_type: self.string(ext, "bindingType"),
+                        version_tag: self.string(ext, "versionTag"),
+                        span,
+                    })
+                }
+                "script" => {
+                    zeebe.script = Some(ZeebeScript {
+                        expression: self.expr(ext, "expression"),
+                        result_variable: self.string(ext, "resultVariable"),
+                        span,
+                    })
+                }
+                "userTask" => zeebe.user_task = true,
+                "assignmentDefinition" => {
+                    zeebe.assignment = Some(AssignmentDefinition {
+                        assignee: self.expr(ext, "assignee"),
+                        candidate_groups: self.expr(ext, "candidateGroups"),
+                        candidate_users: self.expr(ext, "candidateUsers"),
+                        span,
+                    })
+                }
+                "taskSchedule" => {
+                    zeebe.task_schedule = Some(TaskSchedule {
+                        due_date: self.expr(ext, "dueDate"),
+                        follow_up_date: self.expr(ext, "followUpDate"),
+                        span,
+                    })
+                }
+                "priorityDefinition" => {
+                    zeebe.priority = Some(self.expr(ext, "priority").unwrap_or(Expr {
+                        text: String::new(),
+                        span,
+                    }))
+                }
+                "formDefinition" => {
+                    zeebe.form = Some(FormDefinition {
+                        form_id: self.expr(ext, "formId"),
+                        form_key: self.expr(ext, "formKey"),
+                        external_reference: self.expr(ext, "externalReference"),
+                        binding_type: self.string(ext, "bindingType"),
+                        version_tag: self.string(ext, "versionTag"),
+                        span,
+                    })
+                }
+                "executionListeners" | "taskListeners" => {
+                    let item = if local == "executionListeners" {
+                        "executionListener"
+                    } else {
+                        "taskListener"
+                    };
+                    for (_, listener) in self.children(ext_id) {
+                        if !listener.is(Ns::Zeebe, item) {
+                            continue;
+                        }
+                        let parsed = Listener {
+                            event_type: self.string(listener, "eventType").unwrap_or_default(),
+                            job_type: self.expr(listener, "type"),
+                            retries: self.expr(listener, "retries"),
+                            span: self.span(listener),
+                        };
+                        if item == "executionListener" {
+                            zeebe.execution_listeners.push(parsed);
+                        } else {
+                            zeebe.task_listeners.push(parsed);
+                        }
+                    }
+                }
+                "adHoc" => {
+                    zeebe.ad_hoc = Some(ZeebeAdHoc {
+                        active_elements_collection: self.expr(ext, "activeElementsCollection"),
+                        output_collection: self.string(ext, "outputCollection"),
+                        output_element: self.expr(ext, "outputElement"),
+                        span,
+                    })
+                }
+                "linkedResources" => {
+                    for (_, resource) in self.children(ext_id) {
+                        if resource.is(Ns::Zeebe, "linkedResource") {
+                            zeebe.linked_resources.push(LinkedResource {
+                                resource_id: self.string(resource, "resourceId"),
+                                resource_type: self.string(resource, "resourceType"),
+                                link_name: self.string(resource, "linkName"),
+                                binding_type: self.string(resource, "bindingType"),
+                                version_tag: self.string(resource, "versionTag"),
+                                span: self.span(resource),
+                            });
+                        }
+                    }
+                }
+                "publishMessage" => zeebe.publish_message = Some(self.publish_message(ext)),
+                "jobPriorityDefinition" => zeebe.job_priority = self.expr(ext, "priority"),
+                "versionTag" => extras.version_tag = self.string(ext, "value"),
+                "userTaskForm" => extras.user_task_forms.push(UserTaskForm {
+                    id: self.string(ext, "id").unwrap_or_default(),
+                    body: ext
+                        .text
+                        .as_ref()
+                        .map(|t| t.value.to_string())
+                        .unwrap_or_default(),
+                    span,
+                }),
+                // Unknown `zeebe:` elements (newer versions, e.g. `zeebe:agentDefinition`) are
+                // allowed by Zeebe's schema and ignored here.
+                _ => {}
+            }
+        }
+    }
+
+    fn publish_message(&self, ext: &Node<'_>) -> PublishMessage {
+        PublishMessage {
+            correlation_key: self.expr(ext, "correlationKey"),
+            message_id: self.expr(ext, "messageId"),
+            time_to_live: self.expr(ext, "timeToLive"),
+            message_ref: None,
+            span: self.span(ext),
+        }
+    }
+
+    // --- references ----------------------------------------------------------------------
+
+    /// Turns the flows' `sourceRef`/`targetRef`, `attachedToRef` and `default` into indexes.
+    fn resolve(&mut self, builder: &mut ProcessBuilder) {
+        let process = &mut builder.process;
+        let by_id: HashMap<String, ElementIdx> = process
+            .elements
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.id.is_empty())
+            .map(|(i, e)| (e.id.clone(), ElementIdx(i as u32)))
+            .collect();
+        let mut flow_ids: HashMap<String, FlowIdx> = HashMap::new();
+        for pending in std::mem::take(&mut builder.flows) {
+            let eid = (!pending.id.is_empty()).then_some(pending.id.as_str());
+            let source = self.flow_end(
+                &by_id,
+                pending.source.as_ref(),
+                &pending,
+                "sourceRef",
+                "which cannot be resolved",
+            );
+            // Zeebe's message has two spaces before "which" for the target.
+            let target = self.flow_end(
+                &by_id,
+                pending.target.as_ref(),
+                &pending,
+                "targetRef",
+                " which cannot be resolved",
+            );
+            let (Some(source), Some(target)) = (source, target) else {
+                continue;
+            };
+            let idx = FlowIdx(process.flows.len() as u32);
+            if let Some(eid) = eid {
+                flow_ids.entry(eid.to_owned()).or_insert(idx);
+            }
+            process.elements[source.0 as usize].outgoing.push(idx);
+            process.elements[target.0 as usize].incoming.push(idx);
+            process.flows.push(SequenceFlow {
+                id: pending.id,
+                name: pending.name,
+                source,
+                target,
+                condition: pending.condition,
+                // Where the flow is written in the XML does not matter (Zeebe accepts a flow
+                // written outside the sub-process it runs in); it runs in its source's scope.
+                parent: process.elements[source.0 as usize].parent,
+                documentation: pending.documentation,
+                span: pending.span,
+            });
+        }
+
+        for (boundary, attached_to) in std::mem::take(&mut builder.attachments) {
+            let event = &process.elements[boundary.0 as usize];
+            let event_id = event.id.clone();
+            let host = attached_to
+                .as_ref()
+                .and_then(|r| by_id.get(&r.id).copied())
+                .filter(|&host| is_activity(&process.elements[host.0 as usize].kind));
+            match host {
+                Some(host) => {
+                    if let ElementKind::BoundaryEvent { attached_to, .. } =
+                        &mut process.elements[boundary.0 as usize].kind
+                    {
+                        *attached_to = host;
+                    }
+                    process.elements[host.0 as usize]
+                        .boundary_events
+                        .push(boundary);
+                }
+                None => {
+                    let (offset, detail) = match &attached_to {
+                        Some(r) => (
+                            r.span.start,
+                            format!(" ('{}' is not an activity of this process)", r.id),
+                        ),
+                        None => (event.span.start, String::new()),
+                    };
+                    self.error(
+                        offset,
+                        Rule::BoundaryEvent,
+                        Some(&event_id),
+                        format!("Must be attached to an activity{detail}"),
+                    );
+                }
+            }
+        }
+
+        for (element, default) in std::mem::take(&mut builder.defaults) {
+            match flow_ids.get(&default.id) {
+                Some(&flow) => process.elements[element.0 as usize].default_flow = Some(flow),
+                None => {
+                    let element_id = process.elements[element.0 as usize].id.clone();
+                    self.error(
+                        default.span.start,
+                        Rule::UnresolvedReference,
+                        Some(&element_id),
+                        format!(
+                            "The default flow '{}' is not a sequence flow of this process",
+                            default.id
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn flow_end(
+        &mut self,
+        by_id: &HashMap<String, ElementIdx>,
+        reference: Option<&RawRef>,
+        flow: &PendingFlow,
+        attribute: &str,
+        unresolved: &str,
+    ) -> Option<ElementIdx> {
+        let eid = (!flow.id.is_empty()).then_some(flow.id.as_str());
+        match reference {
+            Some(r) if !r.id.is_empty() => match by_id.get(&r.id) {
+                Some(&idx) => Some(idx),
+                None => {
+                    self.error(
+                        r.span.start,
+                        Rule::UnresolvedReference,
+                        eid,
+                        format!("SequenceFlow has {attribute} '{}' {unresolved}", r.id),
+                    );
+                    None
+                }
+            },
+            _ => {
+                self.error(
+                    flow.span.start,
+                    Rule::UnresolvedReference,
+                    eid,
+                    format!("SequenceFlow is missing required attribute {attribute}"),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// Extension elements that only matter on one kind of element and are kept outside `Zeebe`.
+#[derive(Default)]
+struct Extras {
+    version_tag: Option<String>,
+    user_task_forms: Vec<UserTaskForm>,
+}
+
+/// `zeebe:` elements that may appear at most once in one `bpmn:extensionElements`.
+const SINGLE_EXTENSIONS: &[&str] = &[
+    "taskDefinition",
+    "ioMapping",
+    "taskHeaders",
+    "subscription",
+    "calledElement",
+    "calledDecision",
+    "script",
+    "userTask",
+    "assignmentDefinition",
+    "taskSchedule",
+    "priorityDefinition",
+    "formDefinition",
+    "executionListeners",
+    "taskListeners",
+    "adHoc",
+    "linkedResources",
+    "publishMessage",
+    "jobPriorityDefinition",
+    "versionTag",
+];
+
+/// Gives every element that waits for a message the `zeebe:subscription` of that message, so the
+/// runtime finds the correlation key on the element.
+fn copy_subscriptions(definitions: &mut Definitions) {
+    let subscriptions: HashMap<&str, &Subscription> = definitions
+        .messages
+        .iter()
+        .filter_map(|m| Some((m.id.as_str(), m.subscription.as_ref()?)))
+        .collect();
+    if subscriptions.is_empty() {
+        return;
+    }
+    for process in &mut definitions.processes {
+        for element in &mut process.elements {
+            let message_ref = match &element.kind {
+                ElementKind::Task(TaskKind::Receive { message_ref, .. }) => message_ref.as_deref(),
+                ElementKind::StartEvent { .. }
+                | ElementKind::IntermediateCatchEvent
+                | ElementKind::BoundaryEvent { .. } => {
+                    element.event_definitions.iter().find_map(|d| match d {
+                        EventDefinition::Message { message_ref, .. } => message_ref.as_deref(),
+                        _ => None,
+                    })
+                }
+                _ => None,
+            };
+            if let Some(subscription) = message_ref.and_then(|r| subscriptions.get(r)) {
+                element
+                    .zeebe
+                    .subscription
+                    .get_or_insert_with(|| (*subscription).clone());
+            }
+        }
+    }
+}
+
+fn attr_expr(attr: &Attr<'_>) -> Expr {
+    Expr {
+        text: attr.value.to_string(),
+        span: attr.span,
+    }
+}
+
+/// The trimmed text of an element as an expression; an empty element gives an empty text at
+/// the element's position.
+fn text_expr(node: &Node<'_>) -> Expr {
+    match &node.text {
+        Some(text) => {
+            let leading = text.value.len() - text.value.trim_start().len();
+            let trimmed = text.value.trim();
+            let start = text.span.start + leading as u32;
+            Expr {
+                text: trimmed.to_string(),
+                span: Span {
+                    start,
+                    end: start + trimmed.len() as u32,
+                },
+            }
+        }
+        None => Expr {
+            text: String::new(),
+            span: Span {
+                start: node.start,
+                end: node.start,
+            },
+        },
+    }
+}
+
+fn is_activity(kind: &ElementKind) -> bool {
+    matches!(
+        kind,
+        ElementKind::Task(_) | ElementKind::SubProcess(_) | ElementKind::CallActivity
+    )
+}
+
+/// `callChoreography` → `CallChoreography`, as Zeebe names element types in messages.
+fn upper_first(local: &str) -> String {
+    let mut chars = local.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,407 @@
+//! Events: subscriptions of catch events, boundary events and event sub-processes, and the
+//! throw side (errors with the nearest-scope and catch-all rules across call activities,
+//! escalations that raise no incident when uncaught).
+
+use std::sync::Arc;
+
+use super::executable::{EventDef, ExecutableProcess};
+use super::lifecycle::State;
+use super::processor::{Failure, Step};
+use super::records::{
+    BpmnElementType as T, ErrorType, Key, OtherIntent, RecordValue, ValueType, VariableDocument,
+};
+use super::state::{EventTrigger, Interruption, JobState};
+use super::{Cmd, Engine, Rejection};
+use crate::model::ElementIdx;
+
+/// Which kind of event is thrown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ThrowKind {
+    Error,
+    Escalation,
+}
+
+/// A catch event found for a thrown error or escalation.
+#[derive(Debug, Clone)]
+pub(crate) struct Catch {
+    /// The element instance the catch belongs to: the activity a boundary event is attached to,
+    /// or the scope holding the event sub-process.
+    pub instance: Key,
+    /// The boundary event or the event sub-process start event.
+    pub element: ElementIdx,
+    pub boundary: bool,
+    pub interrupting: bool,
+}
+
+impl Engine {
+    /// Opens the subscriptions of an activity's boundary events and a container's event
+    /// sub-processes.
+    pub(crate) fn subscribe_to_events(&mut self, key: Key) -> Step {
+        let inst = &self.instances[&key];
+        let p = self.process(inst.proc).clone();
+        let Some(e) = inst.element() else {
+            return self.subscribe_event_subprocesses(key, &p, None);
+        };
+        for b in p.model_element(e).boundary_events.clone() {
+            match &p.element(b).event {
+                EventDef::Error { .. }
+                | EventDef::Escalation { .. }
+                | EventDef::Compensation { .. } => {}
+                other => {
+                    return Err(unsupported(&p, b, other));
+                }
+            }
+        }
+        if matches!(
+            inst.element_type,
+            T::SubProcess | T::AdHocSubProcess | T::EventSubProcess
+        ) {
+            self.subscribe_event_subprocesses(key, &p, Some(e))?;
+        }
+        Ok(())
+    }
+
+    fn subscribe_event_subprocesses(
+        &mut self,
+        _key: Key,
+        p: &Arc<ExecutableProcess>,
+        scope: Option<ElementIdx>,
+    ) -> Step {
+        for esp in p.scope_of(scope).event_subprocesses.clone() {
+            for start in p.model_element(esp).children.clone() {
+                if p.element(start).element_type != T::StartEvent {
+                    continue;
+                }
+                match &p.element(start).event {
+                    EventDef::Error { .. } | EventDef::Escalation { .. } => {}
+                    other => return Err(unsupported(p, start, other)),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the subscriptions an element instance opened.
+    pub(crate) fn unsubscribe_from_events(&mut self, key: Key) {
+        if let Some(i) = self.instances.get_mut(&key) {
+            i.subscriptions.clear();
+        }
+    }
+
+    /// Events that need more than pass-through: error, escalation, signal, compensation throws
+    /// and the catch events that wait for something.
+    pub(crate) fn activate_event_specific(&mut self, key: Key) -> Step {
+        let inst = &self.instances[&key];
+        let p = self.process(inst.proc).clone();
+        let e = inst.element().expect("event");
+        let el = p.element(e);
+        match (&el.event, el.element_type) {
+            (EventDef::Error { code }, T::EndEvent) => {
+                let code = match code {
+                    Some(c) => self.eval_string(c, key)?,
+                    None => String::new(),
+                };
+                match self.find_catch(key, ThrowKind::Error, &code) {
+                    Some(c) => {
+                        self.transition(key, State::Activated)?;
+                        self.trigger_catch(c, None);
+                        Ok(())
+                    }
+                    None => Err(self.unhandled_error(key, &code, "")),
+                }
+            }
+            (EventDef::Escalation { code }, T::EndEvent | T::IntermediateThrowEvent) => {
+                let code = match code {
+                    Some(c) => self.eval_string(c, key)?,
+                    None => String::new(),
+                };
+                self.transition(key, State::Activated)?;
+                let catch = self.find_catch(key, ThrowKind::Escalation, &code);
+                let escalated = catch.is_some();
+                let interrupting = catch.as_ref().is_some_and(|c| c.interrupting);
+                let inst = &self.instances[&key];
+                let (proc, pi) = (inst.proc, inst.process_instance_key);
+                let esc_key = self.new_key();
+                self.event(
+                    ValueType::Escalation,
+                    if escalated {
+                        OtherIntent::Escalated
+                    } else {
+                        OtherIntent::NotEscalated
+                    },
+                    Some(esc_key),
+                    RecordValue::Escalation {
+                        proc,
+                        process_instance_key: pi,
+                        throw_element: e,
+                        catch_element: catch.as_ref().map(|c| c.element),
+                        escalation_code: Arc::from(code.as_str()),
+                    },
+                );
+                if let Some(c) = catch {
+                    self.trigger_catch(c, None);
+                }
+                // An interrupting catch terminates the thrower's scope; otherwise the flow goes on.
+                if !interrupting {
+                    self.queue.push_back(Cmd::Complete(key));
+                }
+                Ok(())
+            }
+            (other, _) => Err(unsupported(&p, e, other)),
+        }
+    }
+
+    fn unhandled_error(&self, key: Key, code: &str, message: &str) -> Failure {
+        let _ = key;
+        Failure::new(
+            ErrorType::UnhandledErrorEvent,
+            format!(
+                "Expected to throw an error event with the code '{code}' with message '{message}', but it was not caught. No error events are available in the scope."
+            ),
+        )
+    }
+
+    /// Finds the nearest catch event for an error or escalation thrown at `from`: boundary
+    /// events of each instance on the way up, event sub-processes of each scope, and across call
+    /// activities into the parent process. A catch with the matching code beats a catch-all on
+    /// the same level.
+    pub(crate) fn find_catch(&self, from: Key, kind: ThrowKind, code: &str) -> Option<Catch> {
+        let mut current = Some(from);
+        let mut came_from_inside = false;
+        while let Some(k) = current {
+            let inst = self.instances.get(&k)?;
+            let p = self.process(inst.proc);
+            let mut specific: Option<Catch> = None;
+            let mut catch_all: Option<Catch> = None;
+            let mut consider = |element: ElementIdx,
+                                boundary: bool,
+                                code_expr: Option<&super::expr::Expr>,
+                                interrupting: bool| {
+                let c = Catch {
+                    instance: k,
+                    element,
+                    boundary,
+                    interrupting,
+                };
+                match code_expr.and_then(|x| x.as_static()) {
+                    Some(s) if s == code => {
+                        if specific.is_none() {
+                            specific = Some(c);
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        if code_expr.is_none() && catch_all.is_none() {
+                            catch_all = Some(c);
+                        }
+                    }
+                }
+            };
+            // Event sub-processes of a scope catch what is thrown inside it.
+            if came_from_inside {
+                let scope = inst.element();
+                let is_container = matches!(
+                    inst.element_type,
+                    T::Process | T::SubProcess | T::EventSubProcess | T::AdHocSubProcess
+                );
+                if is_container {
+                    for esp in &p.scope_of(scope).event_subprocesses {
+                        for start in &p.model_element(*esp).children {
+                            let s = p.element(*start);
+                            if s.element_type != T::StartEvent {
+                                continue;
+                            }
+                            match (&s.event, kind) {
+                                (EventDef::Error { code }, ThrowKind::Error) => {
+                                    consider(*start, false, code.as_ref(), true)
+                                }
+                                (EventDef::Escalation { code }, ThrowKind::Escalation) => {
+                                    consider(*start, false, code.as_ref(), s.interrupting)
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+            // Boundary events of the instance (the body of a multi-instance activity carries them).
+            if let Some(e) = inst.element()
+                && inst.loop_counter == 0
+                && inst.element_type != T::AdHocSubProcessInnerInstance
+                && (came_from_inside || kind == ThrowKind::Error)
+            {
+                for b in &p.model_element(e).boundary_events {
+                    let be = p.element(*b);
+                    match (&be.event, kind) {
+                        (EventDef::Error { code }, ThrowKind::Error) => {
+                            consider(*b, true, code.as_ref(), true)
+                        }
+                        (EventDef::Escalation { code }, ThrowKind::Escalation) => {
+                            consider(*b, true, code.as_ref(), be.interrupting)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if let Some(c) = specific.or(catch_all) {
+                return Some(c);
+            }
+            came_from_inside = true;
+            current = match inst.flow_scope {
+                Some(s) => Some(s),
+                None => inst.parent.map(|(_, call_activity)| call_activity),
+            };
+        }
+        None
+    }
+
+    /// Starts a catch event: an interrupting boundary event terminates its activity first, an
+    /// interrupting event sub-process terminates the other children of its scope first.
+    pub(crate) fn trigger_catch(&mut self, c: Catch, variables: Option<Arc<VariableDocument>>) {
+        let trigger = EventTrigger {
+            element: c.element,
+            variables,
+        };
+        if c.boundary {
+            if c.interrupting {
+                if let Some(i) = self.instances.get_mut(&c.instance) {
+                    i.triggers.push(trigger);
+                }
+                self.queue.push_back(Cmd::Terminate(c.instance));
+            } else if let Some(scope) = self.instances.get(&c.instance).and_then(|i| i.flow_scope) {
+                self.activate_child(scope, trigger.element, trigger.variables);
+            }
+            return;
+        }
+        // Event sub-process start event.
+        let p = self.process(self.instances[&c.instance].proc).clone();
+        let esp = p
+            .model_element(c.element)
+            .parent
+            .expect("start event inside an event sub-process");
+        if c.interrupting {
+            let Some(scope) = self.instances.get_mut(&c.instance) else {
+                return;
+            };
+            scope.interruption = Some(Interruption::EventSubProcess);
+            scope.triggers.push(EventTrigger {
+                element: esp,
+                variables: trigger.variables.clone(),
+            });
+            self.pending_esp_start.insert(c.instance, trigger);
+            if self.terminate_children(c.instance) {
+                let t = self
+                    .instances
+                    .get_mut(&c.instance)
+                    .expect("exists")
+                    .triggers
+                    .remove(0);
+                self.activate_child(c.instance, t.element, None);
+            }
+        } else {
+            self.pending_esp_start.insert(c.instance, trigger);
+            self.activate_child(c.instance, esp, None);
+        }
+    }
+
+    /// An event sub-process was activated: start its triggered start event.
+    pub(crate) fn activate_event_subprocess(&mut self, key: Key) -> Step {
+        let scope = self.instances[&key]
+            .flow_scope
+            .expect("event sub-processes have a scope");
+        let trigger = self.pending_esp_start.remove(&scope);
+        self.subscribe_to_events(key)?;
+        self.transition(key, State::Activated)?;
+        if let Some(t) = trigger {
+            self.activate_child(key, t.element, t.variables);
+        }
+        Ok(())
+    }
+
+    /// Throws a BPMN error from a job.
+    pub fn throw_error(
+        &mut self,
+        job_key: Key,
+        error_code: &str,
+        error_message: &str,
+        variables: VariableDocument,
+    ) -> Result<(), Rejection> {
+        let start = self.begin();
+        let Some(job) = self.jobs.get(&job_key) else {
+            return Err(Rejection::new(
+                super::RejectionType::NotFound,
+                format!(
+                    "Expected to throw an error for job with key '{job_key}', but no such job was found"
+                ),
+            ));
+        };
+        if !matches!(job.state, JobState::Activatable | JobState::Activated) {
+            return Err(Rejection::new(
+                super::RejectionType::InvalidState,
+                format!(
+                    "Expected to throw an error for job with key '{job_key}', but it is in state 'FAILED'"
+                ),
+            ));
+        }
+        if job.kind == super::JobKind::ExecutionListener {
+            return Err(Rejection::new(
+                super::RejectionType::InvalidArgument,
+                format!(
+                    "Expected to throw an error for job with key '{job_key}', but it is an execution listener job, which cannot throw BPMN errors"
+                ),
+            ));
+        }
+        let ei = job.element_instance_key;
+        let message = super::jobs::truncate_message(error_message);
+        if let Some(j) = self.jobs.get_mut(&job_key) {
+            j.state = JobState::ErrorThrown;
+            j.error_code = Some(Arc::from(error_code));
+            j.error_message = Some(Arc::from(message.as_str()));
+        }
+        let vars = Arc::new(variables);
+        let value = self.job_value(&self.jobs[&job_key], Some(vars.clone()));
+        self.event(
+            ValueType::Job,
+            OtherIntent::ErrorThrown,
+            Some(job_key),
+            RecordValue::Job(Box::new(value)),
+        );
+        match self.find_catch(ei, ThrowKind::Error, error_code) {
+            Some(c) => {
+                self.jobs.remove(&job_key);
+                if let Some(i) = self.instances.get_mut(&ei) {
+                    i.job = None;
+                }
+                let vars = (!vars.is_empty()).then_some(vars);
+                self.trigger_catch(c, vars);
+            }
+            None => {
+                let f = self.unhandled_error(ei, error_code, &message);
+                self.create_incident(ei, Some(job_key), f);
+            }
+        }
+        self.run(start)
+    }
+}
+
+fn unsupported(p: &ExecutableProcess, e: ElementIdx, def: &EventDef) -> Failure {
+    let what = match def {
+        EventDef::Message { .. } => "message",
+        EventDef::Timer(_) => "timer",
+        EventDef::Signal { .. } => "signal",
+        EventDef::Conditional { .. } => "conditional",
+        EventDef::Compensation { .. } => "compensation",
+        EventDef::Link { .. } => "link",
+        EventDef::Error { .. } => "error",
+        EventDef::Escalation { .. } => "escalation",
+        EventDef::Terminate => "terminate",
+        EventDef::None => "none",
+    };
+    Failure::new(
+        ErrorType::Unknown,
+        format!(
+            "The {what} event '{}' is not supported by this engine version yet",
+            p.element(e).id
+        ),
+    )
+}

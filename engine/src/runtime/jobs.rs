@@ -1,0 +1,494 @@
+//! Jobs: creation for tasks, listeners and ad-hoc sub-processes; the job commands (complete,
+//! fail with retries and backoff, throw an error, update retries, activate with a timeout); and
+//! the time-driven events (timeout, backoff over).
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use super::executable::{JobDef, ListenerDef};
+use super::lifecycle::State;
+use super::processor::{Failure, Step};
+use super::records::{
+    ErrorType, JobKind, JobValue, Key, ListenerEventType, OtherIntent, RecordValue, Rejection,
+    RejectionType, ValueType, VariableDocument,
+};
+use super::state::{Job, JobState};
+use super::{Cmd, Engine};
+
+/// Zeebe's limit on error messages stored on jobs and incidents.
+const MAX_ERROR_MESSAGE: usize = 500;
+
+/// What a worker sends when it completes the job of an ad-hoc sub-process.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AdHocJobResult {
+    /// Elements to activate, each with the variables of its inner instance.
+    pub activate_elements: Vec<(String, VariableDocument)>,
+    pub completion_condition_fulfilled: bool,
+    pub cancel_remaining_instances: bool,
+}
+
+/// The result part of a job completion.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobResult {
+    AdHocSubProcess(AdHocJobResult),
+    /// A task listener's answer: deny the transition, or correct task fields.
+    UserTask {
+        denied: bool,
+        denied_reason: Option<String>,
+        corrections: VariableDocument,
+    },
+}
+
+pub(crate) fn truncate_message(m: &str) -> String {
+    if m.chars().count() <= MAX_ERROR_MESSAGE {
+        m.to_owned()
+    } else {
+        let mut s: String = m.chars().take(MAX_ERROR_MESSAGE).collect();
+        s.push_str("...");
+        s
+    }
+}
+
+impl Engine {
+    pub(crate) fn job_value(
+        &self,
+        job: &Job,
+        variables: Option<Arc<VariableDocument>>,
+    ) -> JobValue {
+        JobValue {
+            proc: job.proc,
+            process_instance_key: job.process_instance_key,
+            element: job.element,
+            element_instance_key: job.element_instance_key,
+            job_type: job.job_type.clone(),
+            kind: job.kind,
+            listener_event_type: job.listener_event_type,
+            retries: job.retries,
+            retry_backoff: job.retry_backoff,
+            recurring_time: job.backoff_until,
+            worker: job.worker.clone(),
+            deadline: job.deadline,
+            timeout: None,
+            error_message: job.error_message.clone(),
+            error_code: job.error_code.clone(),
+            custom_headers: job.custom_headers.clone(),
+            variables,
+        }
+    }
+
+    fn job_event(
+        &mut self,
+        intent: OtherIntent,
+        key: Key,
+        variables: Option<Arc<VariableDocument>>,
+    ) {
+        let Some(job) = self.jobs.get(&key) else {
+            return;
+        };
+        let value = self.job_value(job, variables);
+        self.event(
+            ValueType::Job,
+            intent,
+            Some(key),
+            RecordValue::Job(Box::new(value)),
+        );
+    }
+
+    /// Evaluates a job definition's type and retries in the element's scope.
+    pub(crate) fn eval_job_def(
+        &self,
+        key: Key,
+        job_type: &super::expr::Expr,
+        retries: &super::expr::Expr,
+    ) -> Result<(Arc<str>, i32), Failure> {
+        let t = self.eval_string(job_type, key)?;
+        let r = self.eval_int(retries, key)?;
+        Ok((Arc::from(t), r as i32))
+    }
+
+    /// Creates a job for an element instance and remembers it on the instance.
+    pub(crate) fn create_job(
+        &mut self,
+        key: Key,
+        kind: JobKind,
+        listener_event_type: ListenerEventType,
+        job_type: Arc<str>,
+        retries: i32,
+        headers: Arc<IndexMap<String, String>>,
+    ) -> Key {
+        let job_key = self.new_key();
+        let inst = &self.instances[&key];
+        let job = Job {
+            key: job_key,
+            state: JobState::Activatable,
+            kind,
+            listener_event_type,
+            job_type,
+            retries,
+            proc: inst.proc,
+            process_instance_key: inst.process_instance_key,
+            element: inst.element().expect("jobs belong to flow nodes"),
+            element_instance_key: key,
+            custom_headers: headers,
+            worker: None,
+            deadline: None,
+            backoff_until: None,
+            retry_backoff: 0,
+            error_message: None,
+            error_code: None,
+        };
+        self.jobs.insert(job_key, job);
+        if let Some(i) = self.instances.get_mut(&key) {
+            i.job = Some(job_key);
+        }
+        self.job_event(OtherIntent::Created, job_key, None);
+        self.job_feed.push(job_key);
+        job_key
+    }
+
+    /// Service, send, job-based script/business-rule/user tasks and message throw events.
+    pub(crate) fn activate_job_task(&mut self, key: Key) -> Step {
+        let p = self.process(self.instances[&key].proc).clone();
+        let e = self.instances[&key].element().expect("task");
+        let def: &JobDef = p.element(e).job.as_ref().ok_or_else(|| {
+            Failure::new(
+                ErrorType::Unknown,
+                format!(
+                    "Expected element '{}' to have a job definition",
+                    p.element(e).id
+                ),
+            )
+        })?;
+        let (job_type, retries) = self.eval_job_def(key, &def.job_type, &def.retries)?;
+        self.subscribe_to_events(key)?;
+        self.create_job(
+            key,
+            JobKind::BpmnElement,
+            ListenerEventType::Unspecified,
+            job_type,
+            retries,
+            def.headers.clone(),
+        );
+        self.transition(key, State::Activated)?;
+        Ok(())
+    }
+
+    /// Creates the job of an execution listener.
+    pub(crate) fn create_listener_job(
+        &mut self,
+        key: Key,
+        l: &ListenerDef,
+        event: ListenerEventType,
+    ) -> Step {
+        let (job_type, retries) = self.eval_job_def(key, &l.job_type, &l.retries)?;
+        self.create_job(
+            key,
+            JobKind::ExecutionListener,
+            event,
+            job_type,
+            retries,
+            Arc::new(IndexMap::new()),
+        );
+        Ok(())
+    }
+
+    /// Cancels the open job of an element instance (when it is terminated).
+    pub(crate) fn cancel_job_of(&mut self, key: Key) {
+        let job = self.instances.get_mut(&key).and_then(|i| i.job.take());
+        if let Some(j) = job
+            && self.jobs.contains_key(&j)
+        {
+            self.job_event(OtherIntent::Canceled, j, None);
+            self.jobs.remove(&j);
+        }
+    }
+
+    fn check_job(&self, key: Key, action: &str, allowed: &[JobState]) -> Result<&Job, Rejection> {
+        let job = self.jobs.get(&key).ok_or_else(|| {
+            Rejection::new(
+                RejectionType::NotFound,
+                format!("Expected to {action} job with key '{key}', but no such job was found"),
+            )
+        })?;
+        if !allowed.contains(&job.state) {
+            let state = match job.state {
+                JobState::Activatable | JobState::Activated => "ACTIVATABLE",
+                JobState::FailedBackoff | JobState::Failed => "FAILED",
+                JobState::ErrorThrown => "ERROR_THROWN",
+            };
+            return Err(Rejection::new(
+                RejectionType::InvalidState,
+                format!("Expected to {action} job with key '{key}', but it is in state '{state}'"),
+            ));
+        }
+        Ok(job)
+    }
+
+    fn reject_job(&mut self, intent: OtherIntent, key: Key, rejection: Rejection) -> Rejection {
+        let value = self
+            .jobs
+            .get(&key)
+            .map(|j| RecordValue::Job(Box::new(self.job_value(j, None))));
+        match value {
+            Some(v) => self.reject(
+                ValueType::Job,
+                super::Intent::Other(intent),
+                Some(key),
+                v,
+                rejection,
+            ),
+            None => rejection,
+        }
+    }
+
+    /// Completes a job with variables.
+    pub fn complete_job(
+        &mut self,
+        job_key: Key,
+        variables: VariableDocument,
+    ) -> Result<(), Rejection> {
+        self.complete_job_with_result(job_key, variables, None)
+    }
+
+    /// Completes a job with variables and a result (ad-hoc sub-process, task listener).
+    pub fn complete_job_with_result(
+        &mut self,
+        job_key: Key,
+        variables: VariableDocument,
+        result: Option<JobResult>,
+    ) -> Result<(), Rejection> {
+        let start = self.begin();
+        let kind = match self.check_job(
+            job_key,
+            "complete",
+            &[JobState::Activatable, JobState::Activated],
+        ) {
+            Ok(j) => j.kind,
+            Err(r) => return Err(self.reject_job(OtherIntent::Complete, job_key, r)),
+        };
+        if kind == JobKind::AdHocSubProcess
+            && let Some(JobResult::AdHocSubProcess(r)) = &result
+            && let Err(rej) = self.check_ad_hoc_result(job_key, r)
+        {
+            return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
+        }
+        let variables = Arc::new(variables);
+        self.job_event(OtherIntent::Completed, job_key, Some(variables.clone()));
+        let job = self.jobs.remove(&job_key).expect("checked");
+        let ei = job.element_instance_key;
+        if let Some(i) = self.instances.get_mut(&ei)
+            && i.job == Some(job_key)
+        {
+            i.job = None;
+        }
+        match job.kind {
+            JobKind::BpmnElement => {
+                if let Some(i) = self.instances.get_mut(&ei) {
+                    i.completion_vars = Some(variables);
+                }
+                self.queue.push_back(Cmd::Complete(ei));
+            }
+            JobKind::ExecutionListener => {
+                let state = self.instances.get(&ei).map(|i| i.state);
+                match state {
+                    Some(State::Activating) => self.merge_local(ei, &variables),
+                    Some(_) => self.merge_propagating(ei, &variables),
+                    None => {}
+                }
+                if let Some(i) = self.instances.get_mut(&ei) {
+                    i.listener_index += 1;
+                }
+                self.queue.push_back(Cmd::ContinueListeners(ei));
+            }
+            JobKind::AdHocSubProcess => {
+                let result = match result {
+                    Some(JobResult::AdHocSubProcess(r)) => r,
+                    _ => AdHocJobResult::default(),
+                };
+                self.complete_ad_hoc_job(ei, &variables, result);
+            }
+            JobKind::TaskListener => {
+                self.complete_task_listener_job(ei, &variables, result);
+            }
+        }
+        self.run(start)
+    }
+
+    /// Fails a job: with retries left it becomes activatable again (after the backoff); with none
+    /// left an incident is raised.
+    pub fn fail_job(
+        &mut self,
+        job_key: Key,
+        retries: i32,
+        error_message: &str,
+        retry_backoff_ms: i64,
+        variables: VariableDocument,
+    ) -> Result<(), Rejection> {
+        let start = self.begin();
+        if let Err(r) = self.check_job(
+            job_key,
+            "fail",
+            &[JobState::Activatable, JobState::Activated],
+        ) {
+            return Err(self.reject_job(OtherIntent::Fail, job_key, r));
+        }
+        let message = truncate_message(error_message);
+        let now = self.now;
+        let job = self.jobs.get_mut(&job_key).expect("checked");
+        job.retries = retries;
+        job.error_message = Some(Arc::from(message.as_str()));
+        job.retry_backoff = retry_backoff_ms;
+        job.worker = None;
+        job.deadline = None;
+        let ei = job.element_instance_key;
+        let kind = job.kind;
+        if retries > 0 {
+            if retry_backoff_ms > 0 {
+                job.state = JobState::FailedBackoff;
+                job.backoff_until = Some(now + retry_backoff_ms);
+            } else {
+                job.state = JobState::Activatable;
+                job.backoff_until = None;
+            }
+        } else {
+            job.state = JobState::Failed;
+        }
+        let vars = (!variables.is_empty()).then(|| Arc::new(variables));
+        self.job_event(OtherIntent::Failed, job_key, vars.clone());
+        if let Some(vars) = vars {
+            self.merge_local(ei, &vars);
+        }
+        if retries > 0 {
+            if retry_backoff_ms <= 0 {
+                self.job_feed.push(job_key);
+            }
+        } else {
+            let error_type = match kind {
+                JobKind::BpmnElement => ErrorType::JobNoRetries,
+                JobKind::ExecutionListener => ErrorType::ExecutionListenerNoRetries,
+                JobKind::TaskListener => ErrorType::TaskListenerNoRetries,
+                JobKind::AdHocSubProcess => ErrorType::AdHocSubProcessNoRetries,
+            };
+            let text = if message.is_empty() {
+                "No more retries left.".to_owned()
+            } else {
+                message
+            };
+            self.create_incident(ei, Some(job_key), Failure::new(error_type, text));
+        }
+        self.run(start)
+    }
+
+    /// Sets a job's retries (needed before resolving a no-retries incident).
+    pub fn update_job_retries(&mut self, job_key: Key, retries: i32) -> Result<(), Rejection> {
+        let start = self.begin();
+        if !self.jobs.contains_key(&job_key) {
+            let r = Rejection::new(
+                RejectionType::NotFound,
+                format!(
+                    "Expected to update retries for job with key '{job_key}', but no such job was found"
+                ),
+            );
+            return Err(r);
+        }
+        if retries < 1 {
+            return Err(self.reject_job(
+                OtherIntent::RetriesUpdated,
+                job_key,
+                Rejection::new(
+                    RejectionType::InvalidArgument,
+                    format!("Expected to update retries for job with key '{job_key}' with a positive amount of retries, but the amount given was '{retries}'"),
+                ),
+            ));
+        }
+        if let Some(j) = self.jobs.get_mut(&job_key) {
+            j.retries = retries;
+        }
+        self.job_event(OtherIntent::RetriesUpdated, job_key, None);
+        self.run(start)
+    }
+
+    /// Hands activatable jobs of a type to a worker for `timeout_ms` (Zeebe's ActivateJobs).
+    /// Returns the keys of the activated jobs, oldest first.
+    pub fn activate_jobs(
+        &mut self,
+        job_type: &str,
+        worker: &str,
+        timeout_ms: i64,
+        max_jobs: usize,
+    ) -> Vec<Key> {
+        let keys: Vec<Key> = self
+            .jobs
+            .values()
+            .filter(|j| j.state == JobState::Activatable && &*j.job_type == job_type)
+            .take(max_jobs)
+            .map(|j| j.key)
+            .collect();
+        if keys.is_empty() {
+            return keys;
+        }
+        let deadline = self.now + timeout_ms;
+        let worker: Arc<str> = Arc::from(worker);
+        for k in &keys {
+            if let Some(j) = self.jobs.get_mut(k) {
+                j.state = JobState::Activated;
+                j.deadline = Some(deadline);
+                j.worker = Some(worker.clone());
+            }
+        }
+        let batch_key = self.new_key();
+        self.event(
+            ValueType::JobBatch,
+            OtherIntent::Activated,
+            Some(batch_key),
+            RecordValue::JobBatch {
+                job_type: Arc::from(job_type),
+                worker,
+                timeout: timeout_ms,
+                job_keys: Arc::new(keys.clone()),
+            },
+        );
+        keys
+    }
+
+    /// Jobs whose activation timed out or whose backoff is over, in key order.
+    pub(crate) fn fire_due_jobs(&mut self) {
+        let now = self.now;
+        let timed_out: Vec<Key> = self
+            .jobs
+            .values()
+            .filter(|j| j.state == JobState::Activated && j.deadline.is_some_and(|d| d <= now))
+            .map(|j| j.key)
+            .collect();
+        for k in timed_out {
+            if let Some(j) = self.jobs.get_mut(&k) {
+                j.state = JobState::Activatable;
+            }
+            self.job_event(OtherIntent::TimedOut, k, None);
+            if let Some(j) = self.jobs.get_mut(&k) {
+                j.deadline = None;
+                j.worker = None;
+            }
+            self.job_feed.push(k);
+        }
+        let recurred: Vec<Key> = self
+            .jobs
+            .values()
+            .filter(|j| {
+                j.state == JobState::FailedBackoff && j.backoff_until.is_some_and(|d| d <= now)
+            })
+            .map(|j| j.key)
+            .collect();
+        for k in recurred {
+            if let Some(j) = self.jobs.get_mut(&k) {
+                j.state = JobState::Activatable;
+            }
+            self.job_event(OtherIntent::RecurredAfterBackoff, k, None);
+            if let Some(j) = self.jobs.get_mut(&k) {
+                j.backoff_until = None;
+            }
+            self.job_feed.push(k);
+        }
+    }
+}

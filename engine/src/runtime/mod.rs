@@ -1,0 +1,728 @@
+//! The token engine: Zeebe's semantics, deterministic, in process.
+//!
+//! The engine state changes only through commands (the public methods of [`Engine`]). A command
+//! is applied like Zeebe's stream processor does it: it writes event records and enqueues
+//! follow-up commands (activate, complete, terminate an element instance, ...) into a FIFO queue
+//! that is processed until it is empty before the call returns. This reproduces Zeebe's record
+//! order (breadth first). Every change is written to the event log ([`Engine::records`]);
+//! assertions and coverage read that log.
+//!
+//! Determinism: no wall clock (time is the engine clock, moved by commands), no randomness, no
+//! hash-order output (hash maps are used for lookups by key only, never iterated into output).
+//!
+//! `Engine` is plain data and `Clone` (deployments are shared behind `Arc`): cloning is the
+//! snapshot/restore seam.
+
+pub mod ad_hoc;
+mod call_activity;
+mod events;
+pub mod executable;
+pub mod expr;
+mod gateways;
+mod incidents;
+mod jobs;
+pub mod lifecycle;
+mod multi_instance;
+mod processor;
+mod query;
+pub mod records;
+mod render;
+pub mod state;
+mod tasks;
+mod user_tasks;
+mod variables;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use serde_json::Value as Json;
+
+pub use executable::{CompileError, ExecutableProcess};
+pub use jobs::{AdHocJobResult, JobResult};
+pub use lifecycle::State;
+pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView, VariableView};
+pub use records::{
+    BpmnElementType, BpmnEventType, ErrorType, Intent, JobKind, Key, Node, OtherIntent, PiIntent,
+    ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType, ValueType,
+    VariableDocument,
+};
+pub use state::JobState;
+pub use user_tasks::{UserTask, UserTaskState};
+
+use crate::model::{self, ElementIdx, FlowIdx};
+use records::{FIRST_KEY, PiValue};
+use state::{ElementInstance, Incident, Job, ProcessInstanceSummary};
+
+/// Settings of an engine.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// The most follow-up commands one public call may process before it stops with an error
+    /// (a loop without a wait state, e.g. script tasks in a cycle).
+    pub step_limit: usize,
+    /// The engine clock at start, epoch milliseconds (default 2025-01-01T00:00:00Z).
+    pub start_time_ms: i64,
+    /// Keep the event log (the bench turns it off to measure the engine alone).
+    pub keep_records: bool,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            step_limit: 100_000,
+            start_time_ms: 1_735_689_600_000,
+            keep_records: true,
+        }
+    }
+}
+
+/// A follow-up command in the processing queue.
+#[derive(Debug, Clone)]
+pub(crate) enum Cmd {
+    Activate(Box<Activation>),
+    Complete(Key),
+    Terminate(Key),
+    /// Terminate every active child of a scope (Zeebe's batch TERMINATE).
+    TerminateChildren(Key),
+    /// An execution listener job completed: run the next listener or finish the phase.
+    ContinueListeners(Key),
+}
+
+/// An `ACTIVATE_ELEMENT` command.
+#[derive(Debug, Clone)]
+pub(crate) struct Activation {
+    /// Pre-generated key (taken sequence flows, multi-instance children); else generated when
+    /// processed.
+    pub key: Option<Key>,
+    pub proc: ProcIdx,
+    pub process_instance_key: Key,
+    pub flow_scope: Option<Key>,
+    /// `None`: the process itself.
+    pub element: Option<ElementIdx>,
+    pub element_type: BpmnElementType,
+    /// The sequence flow that led here.
+    pub via_flow: Option<FlowIdx>,
+    /// Variables of the triggering event, set as local variables on activation.
+    pub variables: Option<Arc<VariableDocument>>,
+    /// For a child process instance: (parent process instance, call activity instance).
+    pub parent: Option<(Key, Key)>,
+    /// For multi-instance inner instances: the loop counter.
+    pub loop_counter: u32,
+}
+
+/// A decision's answer supplied by the caller (until the DMN evaluator is plugged in, and for
+/// mocks like CPT's `mockDmnDecision`).
+pub trait DecisionEvaluator: Send + Sync + std::fmt::Debug {
+    /// Evaluates the decision with this id against the variables visible at the task. `None`:
+    /// no such decision.
+    fn evaluate(
+        &self,
+        decision_id: &str,
+        variables: &dyn Fn(&str) -> Option<Json>,
+    ) -> Option<Result<DecisionOutcome, String>>;
+}
+
+/// The result of a decision evaluation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecisionOutcome {
+    pub output: Json,
+    /// 1-based indexes of the matched rules.
+    pub matched_rules: Vec<u32>,
+}
+
+/// The deterministic BPMN engine. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub(crate) config: EngineConfig,
+    pub(crate) processes: Vec<Arc<ExecutableProcess>>,
+    /// Latest version per BPMN process id.
+    pub(crate) latest: BTreeMap<Arc<str>, ProcIdx>,
+    pub(crate) next_key: Key,
+    pub(crate) now: i64,
+    pub(crate) records: Vec<Record>,
+    pub(crate) position: u64,
+    pub(crate) queue: VecDeque<Cmd>,
+    pub(crate) instances: FxHashMap<Key, ElementInstance>,
+    /// Variables created for an element instance before it exists (multi-instance children).
+    pub(crate) pending_vars: FxHashMap<Key, state::VarMap>,
+    pub(crate) process_instances: BTreeMap<Key, ProcessInstanceSummary>,
+    pub(crate) jobs: BTreeMap<Key, Job>,
+    /// Keys of jobs that became activatable, in order (see [`Engine::activatable_jobs_since`]).
+    pub(crate) job_feed: Vec<Key>,
+    pub(crate) incidents: BTreeMap<Key, Incident>,
+    pub(crate) decisions: BTreeMap<String, DecisionOutcome>,
+    pub(crate) decision_evaluator: Option<Arc<dyn DecisionEvaluator>>,
+    pub(crate) user_tasks: BTreeMap<Key, user_tasks::UserTask>,
+    /// The triggered start event of an event sub-process about to be activated, by scope.
+    pub(crate) pending_esp_start: FxHashMap<Key, state::EventTrigger>,
+    /// The element an ad-hoc inner instance will activate, by inner instance key.
+    pub(crate) pending_inner_element: FxHashMap<Key, ElementIdx>,
+    /// Terminate-after-element runtime instructions, by process instance.
+    pub(crate) terminate_after: FxHashMap<Key, Vec<Arc<str>>>,
+    /// Start instructions of a process instance being created.
+    pub(crate) start_instructions: FxHashMap<Key, Vec<ElementIdx>>,
+    /// Steps processed by the current public call.
+    pub(crate) steps: usize,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new(EngineConfig::default())
+    }
+}
+
+/// What a deployment produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeploymentInfo {
+    pub deployment_key: Key,
+    /// (BPMN process id, version, process definition key) per process.
+    pub processes: Vec<(String, i32, Key)>,
+}
+
+/// How to create a process instance.
+#[derive(Debug, Clone, Default)]
+pub struct CreateInstance {
+    pub bpmn_process_id: String,
+    /// A specific version (default: the latest).
+    pub version: Option<i32>,
+    pub variables: VariableDocument,
+    /// Start before these elements instead of at the none start event.
+    pub start_instructions: Vec<String>,
+    /// Terminate the instance as soon as one of these elements completes.
+    pub terminate_after: Vec<String>,
+}
+
+impl CreateInstance {
+    pub fn new(bpmn_process_id: impl Into<String>) -> Self {
+        CreateInstance {
+            bpmn_process_id: bpmn_process_id.into(),
+            ..Default::default()
+        }
+    }
+
+    pub fn variables(mut self, variables: VariableDocument) -> Self {
+        self.variables = variables;
+        self
+    }
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig) -> Engine {
+        Engine {
+            now: config.start_time_ms,
+            config,
+            processes: Vec::new(),
+            latest: BTreeMap::new(),
+            next_key: FIRST_KEY,
+            records: Vec::new(),
+            position: 0,
+            queue: VecDeque::new(),
+            instances: FxHashMap::default(),
+            pending_vars: FxHashMap::default(),
+            process_instances: BTreeMap::new(),
+            jobs: BTreeMap::new(),
+            job_feed: Vec::new(),
+            incidents: BTreeMap::new(),
+            decisions: BTreeMap::new(),
+            decision_evaluator: None,
+            user_tasks: BTreeMap::new(),
+            pending_esp_start: FxHashMap::default(),
+            pending_inner_element: FxHashMap::default(),
+            terminate_after: FxHashMap::default(),
+            start_instructions: FxHashMap::default(),
+            steps: 0,
+        }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// The engine clock, epoch milliseconds.
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
+    pub(crate) fn new_key(&mut self) -> Key {
+        let k = self.next_key;
+        self.next_key += 1;
+        k
+    }
+
+    pub(crate) fn write(
+        &mut self,
+        record_type: RecordType,
+        value_type: ValueType,
+        intent: Intent,
+        key: Option<Key>,
+        value: RecordValue,
+    ) {
+        self.position += 1;
+        if self.config.keep_records {
+            self.records.push(Record {
+                position: self.position,
+                key,
+                timestamp: self.now,
+                record_type,
+                value_type,
+                intent,
+                rejection: None,
+                value,
+            });
+        }
+    }
+
+    pub(crate) fn event(
+        &mut self,
+        value_type: ValueType,
+        intent: OtherIntent,
+        key: Option<Key>,
+        value: RecordValue,
+    ) {
+        self.write(
+            RecordType::Event,
+            value_type,
+            Intent::Other(intent),
+            key,
+            value,
+        );
+    }
+
+    pub(crate) fn reject(
+        &mut self,
+        value_type: ValueType,
+        intent: Intent,
+        key: Option<Key>,
+        value: RecordValue,
+        rejection: Rejection,
+    ) -> Rejection {
+        self.position += 1;
+        if self.config.keep_records {
+            self.records.push(Record {
+                position: self.position,
+                key,
+                timestamp: self.now,
+                record_type: RecordType::CommandRejection,
+                value_type,
+                intent,
+                rejection: Some(Box::new(rejection.clone())),
+                value,
+            });
+        }
+        rejection
+    }
+
+    pub(crate) fn pi_event(&mut self, intent: PiIntent, key: Key, value: PiValue) {
+        self.write(
+            RecordType::Event,
+            ValueType::ProcessInstance,
+            Intent::ProcessInstance(intent),
+            Some(key),
+            RecordValue::ProcessInstance(value),
+        );
+    }
+
+    pub(crate) fn process(&self, proc: ProcIdx) -> &Arc<ExecutableProcess> {
+        &self.processes[proc.0 as usize]
+    }
+
+    /// Deploys resources (BPMN files): parses them, runs Zeebe's deploy-time checks, compiles
+    /// every executable process. All or nothing; a rejection lists every problem with file,
+    /// line:column and element id.
+    pub fn deploy(
+        &mut self,
+        resources: &[crate::deploy::Resource],
+    ) -> Result<DeploymentInfo, Rejection> {
+        let checked = crate::deploy::check(resources).map_err(|d| {
+            Rejection::new(
+                RejectionType::InvalidArgument,
+                format!(
+                    "Expected to deploy new resources, but encountered the following errors:\n{d}"
+                ),
+            )
+        })?;
+        let mut info = DeploymentInfo {
+            deployment_key: 0,
+            processes: Vec::new(),
+        };
+        for resource in &checked {
+            let one = self.deploy_definitions(resource.source.name(), &resource.definitions)?;
+            if info.deployment_key == 0 {
+                info.deployment_key = one.deployment_key;
+            }
+            info.processes.extend(one.processes);
+        }
+        Ok(info)
+    }
+
+    /// Deploys one BPMN text (see [`Engine::deploy`]).
+    pub fn deploy_xml(&mut self, name: &str, xml: &str) -> Result<DeploymentInfo, Rejection> {
+        self.deploy(&[crate::deploy::Resource::new(name, xml.as_bytes().to_vec())])
+    }
+
+    /// Deploys the processes of a parsed definitions document. Each process becomes the latest
+    /// version of its BPMN process id (a new version only if it differs from the latest one).
+    pub fn deploy_definitions(
+        &mut self,
+        resource_name: &str,
+        definitions: &model::Definitions,
+    ) -> Result<DeploymentInfo, Rejection> {
+        let executable: Vec<&model::Process> = definitions
+            .processes
+            .iter()
+            .filter(|p| p.is_executable)
+            .collect();
+        if executable.is_empty() {
+            return Err(Rejection::new(
+                RejectionType::InvalidArgument,
+                format!(
+                    "Expected to deploy at least one executable process, but '{resource_name}' has none"
+                ),
+            ));
+        }
+        let deployment_key = self.new_key();
+        // Compile everything first: a deployment is all or nothing.
+        let mut compiled = Vec::new();
+        for process in executable {
+            let version = self
+                .latest
+                .get(process.id.as_str())
+                .map(|p| self.process(*p).version + 1)
+                .unwrap_or(1);
+            let key = self.new_key();
+            let exe = executable::compile(
+                executable::CompileInput {
+                    definitions,
+                    process,
+                },
+                key,
+                version,
+                deployment_key,
+                resource_name,
+            )
+            .map_err(|e| {
+                Rejection::new(
+                    RejectionType::InvalidArgument,
+                    format!("Expected to deploy new resources, but encountered the following errors:\n'{resource_name}': {e}"),
+                )
+            })?;
+            compiled.push(exe);
+        }
+        let mut info = DeploymentInfo {
+            deployment_key,
+            processes: Vec::new(),
+        };
+        for exe in compiled {
+            let idx = ProcIdx(self.processes.len() as u32);
+            info.processes
+                .push((exe.bpmn_process_id.to_string(), exe.version, exe.key));
+            let key = exe.key;
+            self.latest.insert(exe.bpmn_process_id.clone(), idx);
+            self.processes.push(Arc::new(exe));
+            self.event(
+                ValueType::Process,
+                OtherIntent::Created,
+                Some(key),
+                RecordValue::Process(idx),
+            );
+        }
+        if let Some(&(_, _, first)) = info.processes.first() {
+            let idx = self.latest_by_key(first);
+            self.event(
+                ValueType::Deployment,
+                OtherIntent::Created,
+                Some(deployment_key),
+                RecordValue::Process(idx),
+            );
+        }
+        Ok(info)
+    }
+
+    fn latest_by_key(&self, key: Key) -> ProcIdx {
+        ProcIdx(
+            self.processes
+                .iter()
+                .position(|p| p.key == key)
+                .unwrap_or_default() as u32,
+        )
+    }
+
+    /// The deployed process with this BPMN process id (latest version).
+    pub fn latest_process(&self, bpmn_process_id: &str) -> Option<&ExecutableProcess> {
+        self.latest
+            .get(bpmn_process_id)
+            .map(|i| &**self.process(*i))
+    }
+
+    /// All deployed process versions, in deployment order.
+    pub fn deployed_processes(&self) -> impl Iterator<Item = &ExecutableProcess> {
+        self.processes.iter().map(|p| &**p)
+    }
+
+    /// Runs queued follow-up commands until the queue is empty, or fails once the step limit is
+    /// reached.
+    pub(crate) fn run(&mut self, start_position: u64) -> Result<(), Rejection> {
+        while let Some(cmd) = self.queue.pop_front() {
+            self.steps += 1;
+            if self.steps > self.config.step_limit {
+                self.queue.clear();
+                return Err(self.step_limit_error(start_position));
+            }
+            self.process_cmd(cmd);
+        }
+        Ok(())
+    }
+
+    /// Starts a public command: resets the step counter and returns the position to report from.
+    pub(crate) fn begin(&mut self) -> u64 {
+        self.steps = 0;
+        self.position
+    }
+
+    fn step_limit_error(&self, start_position: u64) -> Rejection {
+        // Name the elements activated most often during this command.
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for r in self
+            .records
+            .iter()
+            .rev()
+            .take_while(|r| r.position > start_position)
+        {
+            if r.intent == Intent::ProcessInstance(PiIntent::ElementActivated)
+                && let RecordValue::ProcessInstance(v) = &r.value
+                && let Node::Element(e) = v.node
+            {
+                let id = self.process(v.proc).element(e).id.to_string();
+                *counts.entry(id).or_default() += 1;
+            }
+        }
+        let mut top: Vec<(String, usize)> = counts.into_iter().collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let names: Vec<String> = top
+            .iter()
+            .take(5)
+            .map(|(id, n)| format!("'{id}' ({n} times)"))
+            .collect();
+        let which = if names.is_empty() {
+            String::new()
+        } else {
+            format!(" Elements activated most often: {}.", names.join(", "))
+        };
+        Rejection::new(
+            RejectionType::ProcessingError,
+            format!(
+                "Stopped after {} steps without reaching a wait state (the limit is EngineConfig::step_limit); the process loops without waiting for a job, message, timer or user.{which}",
+                self.config.step_limit
+            ),
+        )
+    }
+
+    /// Moves the clock forward by `millis` and fires what fell due.
+    pub fn advance_clock(&mut self, millis: i64) -> Result<(), Rejection> {
+        let target = self.now.saturating_add(millis.max(0));
+        self.set_clock(target)
+    }
+
+    /// Sets the clock to an absolute time (epoch milliseconds) and fires what fell due.
+    pub fn set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
+        let start = self.begin();
+        self.now = epoch_millis;
+        self.event(
+            ValueType::Clock,
+            OtherIntent::Pinned,
+            None,
+            RecordValue::Clock { time: epoch_millis },
+        );
+        self.fire_due_jobs();
+        self.run(start)
+    }
+
+    /// Registers the output of a decision (like CPT's `mockDmnDecision`); a business rule task
+    /// calling `decision_id` then gets this output.
+    pub fn register_decision(&mut self, decision_id: impl Into<String>, output: Json) {
+        self.decisions.insert(
+            decision_id.into(),
+            DecisionOutcome {
+                output,
+                matched_rules: Vec::new(),
+            },
+        );
+    }
+
+    /// Plugs in a decision evaluator (the DMN engine); registered outputs take precedence.
+    pub fn set_decision_evaluator(&mut self, evaluator: Arc<dyn DecisionEvaluator>) {
+        self.decision_evaluator = Some(evaluator);
+    }
+}
+
+impl Engine {
+    /// Creates a process instance (latest version unless one is given), optionally starting
+    /// before given elements and with terminate-after-element runtime instructions.
+    pub fn create_instance(&mut self, request: CreateInstance) -> Result<Key, Rejection> {
+        let start = self.begin();
+        let proc = match request.version {
+            None => self.latest.get(request.bpmn_process_id.as_str()).copied(),
+            Some(v) => self
+                .processes
+                .iter()
+                .position(|p| *p.bpmn_process_id == *request.bpmn_process_id && p.version == v)
+                .map(|i| ProcIdx(i as u32)),
+        };
+        let Some(proc) = proc else {
+            return Err(Rejection::new(
+                RejectionType::NotFound,
+                match request.version {
+                    None => format!(
+                        "Expected to find process definition with process ID '{}', but none found",
+                        request.bpmn_process_id
+                    ),
+                    Some(v) => format!(
+                        "Expected to find process definition with process ID '{}' and version '{v}', but none found",
+                        request.bpmn_process_id
+                    ),
+                },
+            ));
+        };
+        let p = self.process(proc).clone();
+        let mut start_elements = Vec::new();
+        for id in &request.start_instructions {
+            match p.find(id) {
+                Some(e) => start_elements.push(e),
+                None => {
+                    return Err(Rejection::new(
+                        RejectionType::InvalidArgument,
+                        format!(
+                            "Expected to create instance of process with start instructions but no element found with id '{id}'."
+                        ),
+                    ));
+                }
+            }
+        }
+        for id in &request.terminate_after {
+            if p.find(id).is_none() {
+                return Err(Rejection::new(
+                    RejectionType::InvalidArgument,
+                    format!(
+                        "Expected to create instance of process with runtime instructions but no element found with id '{id}'."
+                    ),
+                ));
+            }
+        }
+        if start_elements.is_empty() && p.scope.none_start.is_none() {
+            return Err(Rejection::new(
+                RejectionType::InvalidState,
+                format!(
+                    "Expected to create instance of process with none start event, but there is no such event in process '{}'",
+                    p.bpmn_process_id
+                ),
+            ));
+        }
+        let pi = self.new_key();
+        for (name, value) in &request.variables {
+            self.set_pending_local(pi, proc, pi, name, Arc::new(value.clone()));
+        }
+        if !request.terminate_after.is_empty() {
+            self.terminate_after.insert(
+                pi,
+                request
+                    .terminate_after
+                    .iter()
+                    .map(|s| Arc::from(s.as_str()))
+                    .collect(),
+            );
+        }
+        if !start_elements.is_empty() {
+            self.start_instructions.insert(pi, start_elements);
+        }
+        self.queue.push_back(Cmd::Activate(Box::new(Activation {
+            key: Some(pi),
+            proc,
+            process_instance_key: pi,
+            flow_scope: None,
+            element: None,
+            element_type: BpmnElementType::Process,
+            via_flow: None,
+            variables: None,
+            parent: None,
+            loop_counter: 0,
+        })));
+        self.event(
+            ValueType::ProcessInstanceCreation,
+            OtherIntent::Created,
+            Some(pi),
+            RecordValue::ProcessInstanceCreation {
+                proc,
+                process_instance_key: pi,
+                variables: Arc::new(request.variables.clone()),
+                start_instructions: Arc::new(request.start_instructions.clone()),
+            },
+        );
+        self.run(start)?;
+        Ok(pi)
+    }
+
+    /// Cancels a process instance: every element instance is terminated.
+    pub fn cancel_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
+        let start = self.begin();
+        match self.instances.get(&process_instance_key) {
+            Some(i) if i.element_type == BpmnElementType::Process => {
+                if i.parent.is_some() {
+                    return Err(Rejection::new(
+                        RejectionType::InvalidState,
+                        format!(
+                            "Expected to cancel a process instance with key '{process_instance_key}', but it is created by a parent process instance. Cancel the root process instance '{}' instead.",
+                            i.parent.map(|p| p.0).unwrap_or_default()
+                        ),
+                    ));
+                }
+            }
+            _ => {
+                return Err(Rejection::new(
+                    RejectionType::NotFound,
+                    format!(
+                        "Expected to cancel a process instance with key '{process_instance_key}', but no such process was found"
+                    ),
+                ));
+            }
+        }
+        self.queue.push_back(Cmd::Terminate(process_instance_key));
+        self.run(start)
+    }
+
+    /// Sets variables on a scope (an element instance or the process instance): with `local`,
+    /// in exactly that scope; otherwise Zeebe's propagating merge.
+    pub fn set_variables(
+        &mut self,
+        scope_key: Key,
+        variables: VariableDocument,
+        local: bool,
+    ) -> Result<(), Rejection> {
+        let start = self.begin();
+        if !self.instances.contains_key(&scope_key) {
+            return Err(Rejection::new(
+                RejectionType::NotFound,
+                format!(
+                    "Expected to update variables for element with key '{scope_key}', but no such element was found"
+                ),
+            ));
+        }
+        let doc_key = self.new_key();
+        let vars = Arc::new(variables);
+        self.event(
+            ValueType::VariableDocument,
+            OtherIntent::Updated,
+            Some(doc_key),
+            RecordValue::VariableDocument {
+                scope_key,
+                local,
+                variables: vars.clone(),
+            },
+        );
+        if local {
+            self.merge_local(scope_key, &vars);
+        } else {
+            self.merge_propagating(scope_key, &vars);
+        }
+        self.run(start)
+    }
+}

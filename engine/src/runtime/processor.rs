@@ -1,0 +1,1078 @@
+//! The processing of follow-up commands: activate, complete and terminate element instances,
+//! take sequence flows, and let containers react when a child path ends. Per-family behaviour
+//! (tasks, gateways, events, sub-processes, ...) lives in the sibling modules; this module holds
+//! the lifecycle skeleton every element goes through.
+
+use std::sync::Arc;
+
+use super::executable::EventDef;
+use super::lifecycle::{self, State};
+use super::records::{
+    BpmnElementType as T, BpmnEventType, ErrorType, Intent, Key, Node, PiIntent, PiValue, ProcIdx,
+    RecordValue, Rejection, RejectionType, ValueType, VariableDocument,
+};
+use super::state::{ElementInstance, Interruption, ProcessInstanceSummary};
+use super::{Activation, Cmd, Engine};
+use crate::model::{ElementIdx, FlowIdx};
+
+/// A step that cannot go on: becomes an incident with Zeebe's error type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Failure {
+    pub error_type: ErrorType,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(error_type: ErrorType, message: impl Into<String>) -> Failure {
+        Failure {
+            error_type,
+            message: message.into(),
+        }
+    }
+}
+
+pub(crate) type Step = Result<(), Failure>;
+
+impl Engine {
+    pub(crate) fn process_cmd(&mut self, cmd: Cmd) {
+        match cmd {
+            Cmd::Activate(a) => self.activate(*a),
+            Cmd::Complete(k) => self.complete(k),
+            Cmd::Terminate(k) => self.terminate(k),
+            Cmd::ContinueListeners(k) => {
+                let state = self.instances.get(&k).map(|i| i.state);
+                let step = match state {
+                    Some(State::Activating) => self.after_on_activate(k),
+                    Some(State::Completing) => self.after_on_complete(k),
+                    _ => Ok(()),
+                };
+                if let Err(f) = step {
+                    self.create_incident(k, None, f);
+                }
+            }
+            Cmd::TerminateChildren(k) => {
+                let mut children = match self.instances.get(&k) {
+                    Some(i) => i.children.clone(),
+                    None => return,
+                };
+                children.sort_unstable();
+                for c in children {
+                    self.queue.push_back(Cmd::Terminate(c));
+                }
+            }
+        }
+    }
+
+    pub(crate) fn pi_value(&self, inst: &ElementInstance) -> PiValue {
+        let p = self.process(inst.proc);
+        let event_type = match inst.node {
+            Node::Element(e) if inst.element_type != T::MultiInstanceBody => {
+                p.element(e).event_type
+            }
+            Node::Element(e) => p.element(e).event_type,
+            _ => BpmnEventType::Unspecified,
+        };
+        let (parent_pi, parent_ei) = match inst.parent {
+            Some((a, b)) => (Some(a), Some(b)),
+            None => (None, None),
+        };
+        PiValue {
+            proc: inst.proc,
+            process_instance_key: inst.process_instance_key,
+            node: inst.node,
+            element_type: inst.element_type,
+            event_type,
+            flow_scope_key: inst.flow_scope,
+            parent_process_instance_key: parent_pi,
+            parent_element_instance_key: parent_ei,
+        }
+    }
+
+    pub(crate) fn element_id_of(&self, inst: &ElementInstance) -> Arc<str> {
+        let p = self.process(inst.proc);
+        match inst.node {
+            Node::Element(e) => p.element(e).id.clone(),
+            _ => p.bpmn_process_id.clone(),
+        }
+    }
+
+    /// Moves an instance to `to`, checking the lifecycle table and writing the record. Ending
+    /// states remove the instance, which is returned.
+    pub(crate) fn transition(
+        &mut self,
+        key: Key,
+        to: State,
+    ) -> Result<Option<ElementInstance>, Failure> {
+        let Some(inst) = self.instances.get(&key) else {
+            return Err(Failure::new(
+                ErrorType::Unknown,
+                format!("Expected element instance with key '{key}' to exist, but it does not"),
+            ));
+        };
+        if let Err(e) = lifecycle::check(
+            &self.element_id_of(inst),
+            inst.element_type,
+            Some(inst.state),
+            to,
+        ) {
+            return Err(Failure::new(ErrorType::Unknown, e.to_string()));
+        }
+        let value = self.pi_value(inst);
+        self.pi_event(to.intent(), key, value);
+        if matches!(to, State::Completed | State::Terminated) {
+            let inst = self.instances.remove(&key).expect("checked above");
+            if let Some(scope) = inst.flow_scope
+                && let Some(parent) = self.instances.get_mut(&scope)
+                && let Some(pos) = parent.children.iter().position(|c| *c == key)
+            {
+                parent.children.remove(pos);
+            }
+            if inst.element_type == T::Process
+                && let Some(s) = self.process_instances.get_mut(&key)
+            {
+                s.state = to;
+            }
+            Ok(Some(inst))
+        } else {
+            if let Some(i) = self.instances.get_mut(&key) {
+                i.state = to;
+            }
+            if to == State::Activated
+                && let Some(s) = self.process_instances.get_mut(&key)
+            {
+                s.state = to;
+            }
+            Ok(None)
+        }
+    }
+
+    /// Queues the activation of an element as a child of `scope`.
+    pub(crate) fn activate_child(
+        &mut self,
+        scope: Key,
+        element: ElementIdx,
+        variables: Option<Arc<VariableDocument>>,
+    ) {
+        let Some(s) = self.instances.get(&scope) else {
+            return;
+        };
+        let p = self.process(s.proc);
+        let element_type = if p.element(element).multi_instance.is_some() {
+            T::MultiInstanceBody
+        } else {
+            p.element(element).element_type
+        };
+        let a = Activation {
+            key: None,
+            proc: s.proc,
+            process_instance_key: s.process_instance_key,
+            flow_scope: Some(scope),
+            element: Some(element),
+            element_type,
+            via_flow: None,
+            variables,
+            parent: None,
+            loop_counter: 0,
+        };
+        self.queue.push_back(Cmd::Activate(Box::new(a)));
+    }
+
+    /// Takes a sequence flow out of a completed element in `scope`: writes SEQUENCE_FLOW_TAKEN
+    /// and queues the target's activation.
+    pub(crate) fn take_flow(
+        &mut self,
+        proc: ProcIdx,
+        process_instance_key: Key,
+        scope: Key,
+        flow: FlowIdx,
+    ) {
+        let p = self.process(proc).clone();
+        let target = p.model.flow(flow).target;
+        let flow_key = self.new_key();
+        let joining = is_join(&p, target);
+        if let Some(s) = self.instances.get_mut(&scope) {
+            s.active_flows.push(flow);
+            if joining {
+                match s.join_tokens.iter_mut().find(|(f, _)| *f == flow) {
+                    Some((_, n)) => *n += 1,
+                    None => s.join_tokens.push((flow, 1)),
+                }
+            }
+        }
+        let parent = self.instances.get(&scope).and_then(|s| s.parent);
+        self.pi_event(
+            PiIntent::SequenceFlowTaken,
+            flow_key,
+            PiValue {
+                proc,
+                process_instance_key,
+                node: Node::Flow(flow),
+                element_type: T::SequenceFlow,
+                event_type: BpmnEventType::Unspecified,
+                flow_scope_key: Some(scope),
+                parent_process_instance_key: parent.map(|p| p.0).filter(|_| false),
+                parent_element_instance_key: None,
+            },
+        );
+        let element_key = self.new_key();
+        let element_type = if p.element(target).multi_instance.is_some() {
+            T::MultiInstanceBody
+        } else {
+            p.element(target).element_type
+        };
+        self.queue.push_back(Cmd::Activate(Box::new(Activation {
+            key: Some(element_key),
+            proc,
+            process_instance_key,
+            flow_scope: Some(scope),
+            element: Some(target),
+            element_type,
+            via_flow: Some(flow),
+            variables: None,
+            parent: None,
+            loop_counter: 0,
+        })));
+    }
+
+    fn activate(&mut self, a: Activation) {
+        let p = self.process(a.proc).clone();
+        // The flow scope must still be active (it may have been terminated meanwhile).
+        if let Some(scope) = a.flow_scope {
+            let scope_ok = self.instances.get(&scope).is_some_and(|s| {
+                matches!(
+                    s.state,
+                    State::Activating | State::Activated | State::Completing
+                )
+            });
+            if !scope_ok {
+                if let (Some(flow), Some(s)) = (a.via_flow, self.instances.get_mut(&scope))
+                    && let Some(pos) = s.active_flows.iter().position(|f| *f == flow)
+                {
+                    s.active_flows.remove(pos);
+                }
+                let value = self.activation_value(&a);
+                self.reject(
+                    ValueType::ProcessInstance,
+                    Intent::ProcessInstance(PiIntent::ActivateElement),
+                    a.key,
+                    RecordValue::ProcessInstance(value),
+                    Rejection::new(
+                        RejectionType::InvalidState,
+                        "Expected flow scope instance to be not terminating, but it was."
+                            .to_owned(),
+                    ),
+                );
+                return;
+            }
+        }
+        // Joining gateways wait for a token on every incoming flow.
+        if let (Some(element), Some(scope), Some(_)) = (a.element, a.flow_scope, a.via_flow)
+            && is_join(&p, element)
+        {
+            let ready = self.join_ready(&p, scope, element);
+            if !ready {
+                let value = self.activation_value(&a);
+                let kind = if p.element(element).element_type == T::ParallelGateway {
+                    "parallel"
+                } else {
+                    "inclusive"
+                };
+                self.reject(
+                    ValueType::ProcessInstance,
+                    Intent::ProcessInstance(PiIntent::ActivateElement),
+                    a.key,
+                    RecordValue::ProcessInstance(value),
+                    Rejection::new(
+                        RejectionType::InvalidState,
+                        format!(
+                            "Expected to be able to activate {kind} gateway '{}', but not all sequence flows have been taken.",
+                            p.element(element).id
+                        ),
+                    ),
+                );
+                return;
+            }
+            self.consume_join_tokens(&p, scope, element);
+        } else if let (Some(flow), Some(scope)) = (a.via_flow, a.flow_scope)
+            && let Some(s) = self.instances.get_mut(&scope)
+            && let Some(pos) = s.active_flows.iter().position(|f| *f == flow)
+        {
+            s.active_flows.remove(pos);
+        }
+        let key = match a.key {
+            Some(k) => k,
+            None => self.new_key(),
+        };
+        let node = match a.element {
+            Some(e) => Node::Element(e),
+            None => Node::Process,
+        };
+        let vars = self.pending_vars.remove(&key).unwrap_or_default();
+        let inst = ElementInstance {
+            key,
+            proc: a.proc,
+            process_instance_key: a.process_instance_key,
+            node,
+            element_type: a.element_type,
+            flow_scope: a.flow_scope,
+            state: State::Activating,
+            children: Vec::new(),
+            active_flows: Vec::new(),
+            join_tokens: Vec::new(),
+            vars,
+            completion_vars: None,
+            job: None,
+            subscriptions: Vec::new(),
+            interruption: None,
+            triggers: Vec::new(),
+            parent: a.parent,
+            called_child: None,
+            loop_counter: a.loop_counter,
+            mi: None,
+            ad_hoc: None,
+            user_task: None,
+            listener_index: 0,
+            incident: None,
+        };
+        let value = self.pi_value(&inst);
+        self.instances.insert(key, inst);
+        if let Some(scope) = a.flow_scope
+            && let Some(s) = self.instances.get_mut(&scope)
+        {
+            s.children.push(key);
+        }
+        if a.element.is_none() {
+            self.process_instances.insert(
+                key,
+                ProcessInstanceSummary {
+                    proc: a.proc,
+                    state: State::Activating,
+                    parent_process_instance_key: a.parent.map(|p| p.0),
+                },
+            );
+        }
+        self.pi_event(PiIntent::ElementActivating, key, value);
+        if let Some(vars) = &a.variables {
+            self.merge_local(key, vars);
+        }
+        self.run_activation(key);
+    }
+
+    fn activation_value(&self, a: &Activation) -> PiValue {
+        let p = self.process(a.proc);
+        PiValue {
+            proc: a.proc,
+            process_instance_key: a.process_instance_key,
+            node: a.element.map(Node::Element).unwrap_or(Node::Process),
+            element_type: a.element_type,
+            event_type: a
+                .element
+                .map(|e| p.element(e).event_type)
+                .unwrap_or(BpmnEventType::Unspecified),
+            flow_scope_key: a.flow_scope,
+            parent_process_instance_key: a.parent.map(|x| x.0),
+            parent_element_instance_key: a.parent.map(|x| x.1),
+        }
+    }
+
+    /// Runs (or re-runs, after an incident) the activation steps of an instance in ACTIVATING.
+    pub(crate) fn run_activation(&mut self, key: Key) {
+        if let Err(f) = self.on_activate(key) {
+            self.create_incident(key, None, f);
+        }
+    }
+
+    /// Runs (or re-runs) the completion steps of an instance in COMPLETING.
+    pub(crate) fn run_completion(&mut self, key: Key) {
+        if let Err(f) = self.on_complete(key) {
+            self.create_incident(key, None, f);
+        }
+    }
+
+    fn element_of(
+        &self,
+        key: Key,
+    ) -> Option<(Arc<super::ExecutableProcess>, Option<ElementIdx>, T)> {
+        let i = self.instances.get(&key)?;
+        Some((self.process(i.proc).clone(), i.element(), i.element_type))
+    }
+
+    fn on_activate(&mut self, key: Key) -> Step {
+        let Some((p, element, ty)) = self.element_of(key) else {
+            return Ok(());
+        };
+        if ty == T::AdHocSubProcess {
+            self.ad_hoc_before_input_mappings(key);
+        }
+        if let Some(e) = element
+            && !matches!(ty, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance)
+        {
+            let el = p.element(e);
+            if !el.input_mappings.is_empty() {
+                self.apply_input_mappings(key, &el.input_mappings)?;
+            }
+        }
+        self.after_on_activate(key)
+    }
+
+    /// After input mappings: run the start execution listeners, then finalize.
+    pub(crate) fn after_on_activate(&mut self, key: Key) -> Step {
+        let Some((p, element, ty)) = self.element_of(key) else {
+            return Ok(());
+        };
+        let listeners = match (element, ty) {
+            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => &[][..],
+            (Some(e), _) => &p.element(e).start_listeners[..],
+            (None, _) => &[][..],
+        };
+        let index = self.instances[&key].listener_index as usize;
+        if let Some(l) = listeners.get(index) {
+            let l = l.clone();
+            return self.create_listener_job(key, &l, super::records::ListenerEventType::Start);
+        }
+        self.finalize_activation(key)
+    }
+
+    pub(crate) fn finalize_activation(&mut self, key: Key) -> Step {
+        let Some((p, element, ty)) = self.element_of(key) else {
+            return Ok(());
+        };
+        let Some(e) = element else {
+            // The process.
+            self.transition(key, State::Activated)?;
+            match self.start_instructions.remove(&key) {
+                Some(elements) => {
+                    for element in elements {
+                        self.activate_with_start_instruction(key, element)?;
+                    }
+                }
+                None => {
+                    if let Some(start) = p.scope.none_start {
+                        self.activate_child(key, start, None);
+                    }
+                }
+            }
+            return Ok(());
+        };
+        let el = p.element(e);
+        match ty {
+            T::SubProcess => {
+                self.subscribe_to_events(key)?;
+                self.transition(key, State::Activated)?;
+                if let Some(start) = el.scope.none_start {
+                    self.activate_child(key, start, None);
+                }
+                Ok(())
+            }
+            T::EventSubProcess => self.activate_event_subprocess(key),
+            T::MultiInstanceBody => self.activate_multi_instance_body(key),
+            T::CallActivity => self.activate_call_activity(key),
+            T::AdHocSubProcess => self.activate_ad_hoc(key),
+            T::AdHocSubProcessInnerInstance => self.activate_inner_instance(key),
+            T::ServiceTask | T::SendTask => self.activate_job_task(key),
+            T::ScriptTask => self.activate_script_task(key),
+            T::BusinessRuleTask => self.activate_business_rule_task(key),
+            T::UserTask => self.activate_user_task(key),
+            T::Task | T::ManualTask => {
+                self.transition(key, State::Activated)?;
+                self.queue.push_back(Cmd::Complete(key));
+                Ok(())
+            }
+            T::ExclusiveGateway | T::InclusiveGateway | T::ParallelGateway => {
+                self.activate_gateway(key)
+            }
+            T::StartEvent | T::BoundaryEvent => {
+                self.transition(key, State::Activated)?;
+                self.queue.push_back(Cmd::Complete(key));
+                Ok(())
+            }
+            T::IntermediateThrowEvent | T::EndEvent => match &el.event {
+                EventDef::None | EventDef::Link { .. } | EventDef::Terminate => {
+                    self.transition(key, State::Activated)?;
+                    self.queue.push_back(Cmd::Complete(key));
+                    Ok(())
+                }
+                EventDef::Message { .. } if el.job.is_some() => self.activate_job_task(key),
+                _ if el.job.is_some() => self.activate_job_task(key),
+                _ => self.activate_event_specific(key),
+            },
+            T::IntermediateCatchEvent if matches!(el.event, EventDef::Link { .. }) => {
+                self.transition(key, State::Activated)?;
+                self.queue.push_back(Cmd::Complete(key));
+                Ok(())
+            }
+            _ => self.activate_event_specific(key),
+        }
+    }
+
+    fn complete(&mut self, key: Key) {
+        let Some(inst) = self.instances.get(&key) else {
+            return;
+        };
+        if inst.state != State::Activated {
+            let value = self.pi_value(inst);
+            let state = inst.state;
+            self.reject(
+                ValueType::ProcessInstance,
+                Intent::ProcessInstance(PiIntent::CompleteElement),
+                Some(key),
+                RecordValue::ProcessInstance(value),
+                Rejection::new(
+                    RejectionType::InvalidState,
+                    format!(
+                        "Expected element instance with key '{key}' to be in state 'ELEMENT_ACTIVATED', but was 'ELEMENT_{state}'."
+                    ),
+                ),
+            );
+            return;
+        }
+        if let Err(f) = self.transition(key, State::Completing) {
+            self.create_incident(key, None, f);
+            return;
+        }
+        if let Some(i) = self.instances.get_mut(&key) {
+            i.listener_index = 0;
+        }
+        self.run_completion(key);
+    }
+
+    fn on_complete(&mut self, key: Key) -> Step {
+        let Some((p, element, ty)) = self.element_of(key) else {
+            return Ok(());
+        };
+        match element {
+            None => {}
+            Some(e) => {
+                let el = p.element(e);
+                match ty {
+                    T::MultiInstanceBody => self.complete_multi_instance_body(key)?,
+                    T::AdHocSubProcessInnerInstance => {}
+                    T::SubProcess | T::EventSubProcess => {
+                        self.unsubscribe_from_events(key);
+                        self.apply_output_mappings(key, &el.output_mappings, false)?;
+                    }
+                    T::AdHocSubProcess => self.complete_ad_hoc(key)?,
+                    T::CallActivity => self.complete_call_activity(key)?,
+                    _ => {
+                        let propagate_locals = match ty {
+                            T::StartEvent => true,
+                            T::BoundaryEvent => !matches!(el.event, EventDef::Error { .. }),
+                            T::IntermediateCatchEvent => el.after_event_based_gateway,
+                            _ => false,
+                        };
+                        self.apply_output_mappings(key, &el.output_mappings, propagate_locals)?;
+                        self.unsubscribe_from_events(key);
+                    }
+                }
+            }
+        }
+        self.after_on_complete(key)
+    }
+
+    /// After output mappings: run the end execution listeners, then finalize.
+    pub(crate) fn after_on_complete(&mut self, key: Key) -> Step {
+        let Some((p, element, ty)) = self.element_of(key) else {
+            return Ok(());
+        };
+        let listeners = match (element, ty) {
+            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => &[][..],
+            (Some(e), _) => &p.element(e).end_listeners[..],
+            (None, _) => &[][..],
+        };
+        let index = self.instances[&key].listener_index as usize;
+        if let Some(l) = listeners.get(index) {
+            let l = l.clone();
+            return self.create_listener_job(key, &l, super::records::ListenerEventType::End);
+        }
+        self.finalize_completion(key)
+    }
+
+    pub(crate) fn finalize_completion(&mut self, key: Key) -> Step {
+        let Some((p, element, ty)) = self.element_of(key) else {
+            return Ok(());
+        };
+        let Some(e) = element else {
+            // The process instance.
+            let inst = self.transition(key, State::Completed)?.expect("completed");
+            if let Some((_, call_activity)) = inst.parent {
+                self.on_called_process_completed(call_activity, &inst);
+            }
+            return Ok(());
+        };
+        let el = p.element(e);
+        // Elements whose flow is not continued by outgoing sequence flows.
+        let outgoing = &p.model_element(e).outgoing;
+        let is_link_throw =
+            ty == T::IntermediateThrowEvent && matches!(el.event, EventDef::Link { .. });
+        // Inner instances of a multi-instance activity and of an ad-hoc sub-process end a path
+        // of their container: the outgoing flows belong to the body.
+        let inner = self.instances[&key].loop_counter > 0 || ty == T::AdHocSubProcessInnerInstance;
+        let end_of_path = inner || (outgoing.is_empty() && !is_link_throw);
+        let scope = self.instances[&key].flow_scope;
+        if end_of_path && let Some(scope) = scope {
+            self.before_path_completed(scope, key)?;
+        }
+        let inst = self.transition(key, State::Completed)?.expect("completed");
+        let scope = inst.flow_scope.expect("elements have a flow scope");
+        if !inner && self.runtime_instruction_fires(&inst, &el.id) {
+            return Ok(());
+        }
+        if is_link_throw {
+            if let EventDef::Link {
+                target: Some(target),
+                ..
+            } = el.event
+            {
+                self.activate_child(scope, target, None);
+            }
+            return Ok(());
+        }
+        if ty == T::EndEvent && matches!(el.event, EventDef::Terminate) {
+            self.after_path_completed(scope, &inst);
+            self.terminate_scope_by_end_event(scope);
+            return Ok(());
+        }
+        if end_of_path {
+            self.after_path_completed(scope, &inst);
+        } else {
+            for f in outgoing.clone() {
+                self.take_flow(inst.proc, inst.process_instance_key, scope, f);
+            }
+        }
+        Ok(())
+    }
+
+    fn terminate_scope_by_end_event(&mut self, scope: Key) {
+        let Some(s) = self.instances.get_mut(&scope) else {
+            return;
+        };
+        if s.children.is_empty() {
+            return;
+        }
+        s.interruption = Some(Interruption::TerminateEndEvent);
+        self.terminate_children(scope);
+    }
+
+    /// Queues the termination of all children of a scope (Zeebe's batch TERMINATE, which takes
+    /// a key). Returns whether the scope had no children.
+    pub(crate) fn terminate_children(&mut self, scope: Key) -> bool {
+        let empty = self
+            .instances
+            .get(&scope)
+            .is_none_or(|s| s.children.is_empty());
+        if !empty {
+            let _batch_key = self.new_key();
+            self.queue.push_back(Cmd::TerminateChildren(scope));
+        }
+        empty
+    }
+
+    /// Zeebe's `beforeExecutionPathCompleted`: containers that collect output (multi-instance,
+    /// ad-hoc) do so before the child's COMPLETED record.
+    fn before_path_completed(&mut self, scope: Key, child: Key) -> Step {
+        let Some(s) = self.instances.get(&scope) else {
+            return Ok(());
+        };
+        match s.element_type {
+            T::MultiInstanceBody => self.multi_instance_child_completing(scope, child),
+            T::AdHocSubProcess => self.ad_hoc_child_completing(scope, child),
+            _ => Ok(()),
+        }
+    }
+
+    /// Zeebe's `afterExecutionPathCompleted`: a path inside `scope` ended with `child`.
+    pub(crate) fn after_path_completed(&mut self, scope: Key, child: &ElementInstance) {
+        let Some(s) = self.instances.get(&scope) else {
+            return;
+        };
+        if s.state != State::Activated {
+            return;
+        }
+        match s.element_type {
+            T::MultiInstanceBody => self.multi_instance_child_completed(scope, child),
+            T::AdHocSubProcess => self.ad_hoc_child_completed(scope, child),
+            _ => {
+                if s.children.is_empty() && s.active_flows.is_empty() {
+                    self.queue.push_back(Cmd::Complete(scope));
+                }
+            }
+        }
+    }
+
+    fn terminate(&mut self, key: Key) {
+        let Some(inst) = self.instances.get(&key) else {
+            return;
+        };
+        if matches!(
+            inst.state,
+            State::Terminating | State::Completed | State::Terminated
+        ) {
+            let value = self.pi_value(inst);
+            let state = inst.state;
+            self.reject(
+                ValueType::ProcessInstance,
+                Intent::ProcessInstance(PiIntent::TerminateElement),
+                Some(key),
+                RecordValue::ProcessInstance(value),
+                Rejection::new(
+                    RejectionType::InvalidState,
+                    format!("Expected element instance with key '{key}' to be active, but was 'ELEMENT_{state}'."),
+                ),
+            );
+            return;
+        }
+        if let Err(f) = self.transition(key, State::Terminating) {
+            self.create_incident(key, None, f);
+            return;
+        }
+        self.on_terminate(key);
+    }
+
+    fn on_terminate(&mut self, key: Key) {
+        let Some(inst) = self.instances.get(&key) else {
+            return;
+        };
+        let ty = inst.element_type;
+        self.cancel_job_of(key);
+        self.unsubscribe_from_events(key);
+        self.resolve_incidents_of(key);
+        self.cancel_user_task_of(key);
+        match ty {
+            T::Process
+            | T::SubProcess
+            | T::EventSubProcess
+            | T::MultiInstanceBody
+            | T::AdHocSubProcess
+            | T::AdHocSubProcessInnerInstance => {
+                if self.terminate_children(key) {
+                    self.finalize_termination(key);
+                }
+            }
+            T::CallActivity => {
+                let child = self.instances.get(&key).and_then(|i| i.called_child);
+                match child.filter(|c| self.instances.contains_key(c)) {
+                    Some(c) => self.queue.push_back(Cmd::Terminate(c)),
+                    None => self.finalize_termination(key),
+                }
+            }
+            _ => self.finalize_termination(key),
+        }
+    }
+
+    /// Writes TERMINATED and lets the flow scope (or the parent process) react.
+    pub(crate) fn finalize_termination(&mut self, key: Key) {
+        let inst = match self.transition(key, State::Terminated) {
+            Ok(Some(i)) => i,
+            Ok(None) => return,
+            Err(f) => {
+                self.create_incident(key, None, f);
+                return;
+            }
+        };
+        match inst.flow_scope {
+            Some(scope) => {
+                // An interrupting boundary event waits for the activity to be gone.
+                if let Some(trigger) = inst.triggers.first().cloned()
+                    && self
+                        .instances
+                        .get(&scope)
+                        .is_some_and(|s| s.state == State::Activated)
+                {
+                    self.activate_child(scope, trigger.element, trigger.variables);
+                    return;
+                }
+                self.on_child_terminated(scope, &inst);
+            }
+            None => {
+                if let Some((_, call_activity)) = inst.parent {
+                    self.on_called_process_terminated(call_activity);
+                }
+            }
+        }
+    }
+
+    /// A child of `scope` was terminated.
+    pub(crate) fn on_child_terminated(&mut self, scope: Key, child: &ElementInstance) {
+        let Some(s) = self.instances.get(&scope) else {
+            return;
+        };
+        let no_children = s.children.is_empty();
+        match s.state {
+            State::Terminating if no_children => {
+                self.finalize_termination(scope);
+            }
+            State::Activated => match s.interruption {
+                Some(Interruption::TerminateEndEvent | Interruption::CompletionCondition) => {
+                    if no_children {
+                        self.queue.push_back(Cmd::Complete(scope));
+                    }
+                }
+                Some(Interruption::EventSubProcess) => {
+                    if no_children {
+                        let triggers = std::mem::take(
+                            &mut self.instances.get_mut(&scope).expect("exists").triggers,
+                        );
+                        if let Some(t) = triggers.into_iter().next() {
+                            self.activate_child(scope, t.element, t.variables);
+                        }
+                    }
+                }
+                None => {
+                    if s.element_type == T::AdHocSubProcess {
+                        self.ad_hoc_child_terminated(scope, child);
+                    } else if s.element_type == T::MultiInstanceBody {
+                        self.multi_instance_child_terminated(scope);
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+
+    /// Whether a joining gateway in `scope` has what it needs to activate.
+    fn join_ready(&self, p: &super::ExecutableProcess, scope: Key, gateway: ElementIdx) -> bool {
+        let Some(s) = self.instances.get(&scope) else {
+            return false;
+        };
+        let incoming = &p.model_element(gateway).incoming;
+        let tokens = |f: &FlowIdx| {
+            s.join_tokens
+                .iter()
+                .find(|(t, _)| t == f)
+                .map(|(_, n)| *n)
+                .unwrap_or(0)
+        };
+        if incoming.iter().all(|f| tokens(f) > 0) {
+            return true;
+        }
+        if p.element(gateway).element_type == T::ParallelGateway {
+            return false;
+        }
+        // Inclusive join: no active path can still reach the gateway.
+        !self.has_active_path_to(p, scope, gateway)
+    }
+
+    fn consume_join_tokens(
+        &mut self,
+        p: &super::ExecutableProcess,
+        scope: Key,
+        gateway: ElementIdx,
+    ) {
+        let incoming = p.model_element(gateway).incoming.clone();
+        let Some(s) = self.instances.get_mut(&scope) else {
+            return;
+        };
+        for f in incoming {
+            if let Some(pos) = s.join_tokens.iter().position(|(t, _)| *t == f) {
+                s.join_tokens[pos].1 -= 1;
+                if s.join_tokens[pos].1 == 0 {
+                    s.join_tokens.remove(pos);
+                }
+                if let Some(a) = s.active_flows.iter().position(|x| *x == f) {
+                    s.active_flows.remove(a);
+                }
+            }
+        }
+    }
+
+    /// Zeebe's inclusive-join reachability: does any active element (or pending flow) in the
+    /// scope have a path to the gateway that avoids incoming flows already taken?
+    fn has_active_path_to(
+        &self,
+        p: &super::ExecutableProcess,
+        scope: Key,
+        gateway: ElementIdx,
+    ) -> bool {
+        let Some(s) = self.instances.get(&scope) else {
+            return false;
+        };
+        let taken: Vec<FlowIdx> = s.join_tokens.iter().map(|(f, _)| *f).collect();
+        let mut starts: Vec<ElementIdx> = Vec::new();
+        for c in &s.children {
+            if let Some(ci) = self.instances.get(c) {
+                if ci.element_type == T::AdHocSubProcessInnerInstance {
+                    for cc in &ci.children {
+                        if let Some(e) = self.instances.get(cc).and_then(|x| x.element()) {
+                            starts.push(e);
+                        }
+                    }
+                } else if let Some(e) = ci.element() {
+                    starts.push(e);
+                }
+            }
+        }
+        for f in &s.active_flows {
+            starts.push(p.model.flow(*f).target);
+        }
+        starts.retain(|e| *e != gateway);
+        starts
+            .into_iter()
+            .any(|start| reaches(p, start, gateway, &taken))
+    }
+}
+
+/// A parallel or inclusive gateway with more than one incoming flow.
+fn is_join(p: &super::ExecutableProcess, element: ElementIdx) -> bool {
+    matches!(
+        p.element(element).element_type,
+        T::ParallelGateway | T::InclusiveGateway
+    ) && p.model_element(element).incoming.len() > 1
+}
+
+fn reaches(
+    p: &super::ExecutableProcess,
+    start: ElementIdx,
+    target: ElementIdx,
+    taken: &[FlowIdx],
+) -> bool {
+    let mut visited = vec![false; p.elements.len()];
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(e) = queue.pop_front() {
+        if e == target {
+            return true;
+        }
+        if std::mem::replace(&mut visited[e.0 as usize], true) {
+            continue;
+        }
+        let el = p.element(e);
+        if let EventDef::Link {
+            target: Some(t), ..
+        } = el.event
+            && el.element_type == T::IntermediateThrowEvent
+        {
+            queue.push_back(t);
+            continue;
+        }
+        let m = p.model_element(e);
+        for f in &m.outgoing {
+            if !taken.contains(f) {
+                queue.push_back(p.model.flow(*f).target);
+            }
+        }
+        for b in &m.boundary_events {
+            queue.push_back(*b);
+        }
+    }
+    false
+}
+
+impl Engine {
+    /// A terminate-after-element runtime instruction for this element: interrupt the instance.
+    fn runtime_instruction_fires(&mut self, inst: &ElementInstance, element_id: &Arc<str>) -> bool {
+        let pi = inst.process_instance_key;
+        let fires = self
+            .terminate_after
+            .get(&pi)
+            .is_some_and(|ids| ids.iter().any(|i| i == element_id));
+        if !fires {
+            return false;
+        }
+        let terminating = self
+            .instances
+            .get(&pi)
+            .is_none_or(|i| i.state == State::Terminating);
+        if terminating {
+            return false;
+        }
+        self.event(
+            ValueType::RuntimeInstruction,
+            super::records::OtherIntent::Interrupted,
+            Some(pi),
+            RecordValue::RuntimeInstruction {
+                proc: inst.proc,
+                process_instance_key: pi,
+                element_id: element_id.clone(),
+            },
+        );
+        self.queue.push_back(Cmd::Terminate(pi));
+        true
+    }
+
+    /// Starts a process instance before `element`: its enclosing sub-processes are activated
+    /// first (ACTIVATING, ACTIVATED, their event subscriptions), ad-hoc sub-processes with an
+    /// inner instance, then the element itself.
+    fn activate_with_start_instruction(&mut self, pi: Key, element: ElementIdx) -> Step {
+        let p = self.process(self.instances[&pi].proc).clone();
+        let mut chain = Vec::new();
+        let mut cur = p.model_element(element).parent;
+        while let Some(c) = cur {
+            chain.push(c);
+            cur = p.model_element(c).parent;
+        }
+        chain.reverse();
+        let mut scope = pi;
+        for container in chain {
+            // Reuse a container instance created by an earlier start instruction.
+            let existing = self.instances[&scope].children.iter().copied().find(|k| {
+                self.instances.get(k).is_some_and(|i| {
+                    i.element() == Some(container)
+                        && i.element_type != T::AdHocSubProcessInnerInstance
+                })
+            });
+            let key = match existing {
+                Some(k) => k,
+                None => {
+                    let ty = p.element(container).element_type;
+                    let key = self.create_instance_inline(scope, container, ty);
+                    self.subscribe_to_events(key)?;
+                    if ty == T::AdHocSubProcess
+                        && let Some(i) = self.instances.get_mut(&key)
+                    {
+                        i.ad_hoc = Some(Box::default());
+                    }
+                    self.transition(key, State::Activated)?;
+                    key
+                }
+            };
+            scope = key;
+            if p.element(container).element_type == T::AdHocSubProcess {
+                let inner =
+                    self.create_instance_inline(scope, container, T::AdHocSubProcessInnerInstance);
+                self.transition(inner, State::Activated)?;
+                scope = inner;
+            }
+        }
+        self.activate_child(scope, element, None);
+        Ok(())
+    }
+
+    /// Creates an element instance in ACTIVATING right away (start instructions).
+    fn create_instance_inline(&mut self, scope: Key, element: ElementIdx, element_type: T) -> Key {
+        let s = &self.instances[&scope];
+        let (proc, pi) = (s.proc, s.process_instance_key);
+        let key = self.new_key();
+        let inst = ElementInstance {
+            key,
+            proc,
+            process_instance_key: pi,
+            node: Node::Element(element),
+            element_type,
+            flow_scope: Some(scope),
+            state: State::Activating,
+            children: Vec::new(),
+            active_flows: Vec::new(),
+            join_tokens: Vec::new(),
+            vars: Default::default(),
+            completion_vars: None,
+            job: None,
+            subscriptions: Vec::new(),
+            interruption: None,
+            triggers: Vec::new(),
+            parent: None,
+            called_child: None,
+            loop_counter: 0,
+            mi: None,
+            ad_hoc: None,
+            user_task: None,
+            listener_index: 0,
+            incident: None,
+        };
+        let value = self.pi_value(&inst);
+        self.instances.insert(key, inst);
+        if let Some(s) = self.instances.get_mut(&scope) {
+            s.children.push(key);
+        }
+        self.pi_event(PiIntent::ElementActivating, key, value);
+        key
+    }
+}

@@ -1,0 +1,339 @@
+//! The query surface the test library reads: element instances, variables, jobs, incidents,
+//! user tasks, process instances and the records since a position.
+
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use super::Engine;
+use super::lifecycle::State;
+use super::records::{
+    BpmnElementType, ErrorType, JobKind, Key, ListenerEventType, Node, Record, VariableDocument,
+};
+use super::state::JobState;
+use super::user_tasks::UserTask;
+
+/// A live element instance.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ElementInstanceView {
+    pub key: Key,
+    pub process_instance_key: Key,
+    pub bpmn_process_id: Arc<str>,
+    /// The element id (`<id>#innerInstance` for ad-hoc inner instances; the process id for the
+    /// process instance).
+    pub element_id: String,
+    pub element_type: BpmnElementType,
+    pub state: State,
+    pub flow_scope_key: Option<Key>,
+    pub has_incident: bool,
+}
+
+/// A process instance, live or ended.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ProcessInstanceView {
+    pub key: Key,
+    pub bpmn_process_id: Arc<str>,
+    pub version: i32,
+    pub process_definition_key: Key,
+    pub state: State,
+    pub parent_process_instance_key: Option<Key>,
+}
+
+/// A variable of a scope.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct VariableView {
+    pub key: Key,
+    pub scope_key: Key,
+    pub name: Arc<str>,
+    pub value: Arc<Json>,
+}
+
+/// A job.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct JobView {
+    pub key: Key,
+    pub job_type: Arc<str>,
+    pub kind: JobKind,
+    pub listener_event_type: ListenerEventType,
+    pub state: JobState,
+    pub retries: i32,
+    pub process_instance_key: Key,
+    pub bpmn_process_id: Arc<str>,
+    pub element_id: Arc<str>,
+    pub element_instance_key: Key,
+    pub custom_headers: Arc<indexmap::IndexMap<String, String>>,
+    pub error_message: Option<Arc<str>>,
+    pub deadline: Option<i64>,
+}
+
+/// An open incident.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IncidentView {
+    pub key: Key,
+    pub error_type: ErrorType,
+    pub error_message: Arc<str>,
+    pub process_instance_key: Key,
+    pub bpmn_process_id: Arc<str>,
+    pub element_id: String,
+    pub element_instance_key: Key,
+    pub job_key: Option<Key>,
+}
+
+impl Engine {
+    fn element_id_text(
+        &self,
+        proc: super::ProcIdx,
+        node: Node,
+        element_type: BpmnElementType,
+    ) -> String {
+        let p = self.process(proc);
+        match node {
+            Node::Process => p.bpmn_process_id.to_string(),
+            Node::Element(e) if element_type == BpmnElementType::AdHocSubProcessInnerInstance => {
+                format!(
+                    "{}{}",
+                    p.element(e).id,
+                    super::ad_hoc::INNER_INSTANCE_SUFFIX
+                )
+            }
+            Node::Element(e) => p.element(e).id.to_string(),
+            Node::Flow(f) => p.model.flow(f).id.clone(),
+        }
+    }
+
+    fn view(&self, key: Key) -> Option<ElementInstanceView> {
+        let i = self.instances.get(&key)?;
+        Some(ElementInstanceView {
+            key,
+            process_instance_key: i.process_instance_key,
+            bpmn_process_id: self.process(i.proc).bpmn_process_id.clone(),
+            element_id: self.element_id_text(i.proc, i.node, i.element_type),
+            element_type: i.element_type,
+            state: i.state,
+            flow_scope_key: i.flow_scope,
+            has_incident: i.incident.is_some(),
+        })
+    }
+
+    /// The live element instances of a process instance (the process instance itself included),
+    /// by key.
+    pub fn element_instances(&self, process_instance_key: Key) -> Vec<ElementInstanceView> {
+        let mut keys: Vec<Key> = self
+            .instances
+            .values()
+            .filter(|i| i.process_instance_key == process_instance_key)
+            .map(|i| i.key)
+            .collect();
+        keys.sort_unstable();
+        keys.into_iter().filter_map(|k| self.view(k)).collect()
+    }
+
+    /// One live element instance.
+    pub fn element_instance(&self, key: Key) -> Option<ElementInstanceView> {
+        self.view(key)
+    }
+
+    /// The live children of an element instance, by key.
+    pub fn child_instances(&self, key: Key) -> Vec<ElementInstanceView> {
+        let mut keys = self
+            .instances
+            .get(&key)
+            .map(|i| i.children.clone())
+            .unwrap_or_default();
+        keys.sort_unstable();
+        keys.into_iter().filter_map(|k| self.view(k)).collect()
+    }
+
+    /// A process instance, live or ended.
+    pub fn process_instance(&self, key: Key) -> Option<ProcessInstanceView> {
+        let s = self.process_instances.get(&key)?;
+        let p = self.process(s.proc);
+        Some(ProcessInstanceView {
+            key,
+            bpmn_process_id: p.bpmn_process_id.clone(),
+            version: p.version,
+            process_definition_key: p.key,
+            state: s.state,
+            parent_process_instance_key: s.parent_process_instance_key,
+        })
+    }
+
+    /// Every process instance the engine has seen, by key.
+    pub fn process_instances(&self) -> Vec<ProcessInstanceView> {
+        self.process_instances
+            .keys()
+            .filter_map(|k| self.process_instance(*k))
+            .collect()
+    }
+
+    /// The local variables of a scope, in creation order.
+    pub fn variables(&self, scope_key: Key) -> Vec<VariableView> {
+        self.instances
+            .get(&scope_key)
+            .map(|i| {
+                i.vars
+                    .iter()
+                    .map(|v| VariableView {
+                        key: v.key,
+                        scope_key,
+                        name: v.name.clone(),
+                        value: v.value.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A variable as seen from a scope (walking up the scopes).
+    pub fn variable(&self, scope_key: Key, name: &str) -> Option<Arc<Json>> {
+        self.lookup_var(scope_key, name).cloned()
+    }
+
+    /// All variables visible from a scope as one document (inner names hide outer ones): what a
+    /// job worker receives.
+    pub fn visible_variables_of(&self, scope_key: Key) -> VariableDocument {
+        self.visible_variables(scope_key)
+    }
+
+    fn job_view(&self, j: &super::state::Job) -> JobView {
+        let p = self.process(j.proc);
+        JobView {
+            key: j.key,
+            job_type: j.job_type.clone(),
+            kind: j.kind,
+            listener_event_type: j.listener_event_type,
+            state: j.state,
+            retries: j.retries,
+            process_instance_key: j.process_instance_key,
+            bpmn_process_id: p.bpmn_process_id.clone(),
+            element_id: p.element(j.element).id.clone(),
+            element_instance_key: j.element_instance_key,
+            custom_headers: j.custom_headers.clone(),
+            error_message: j.error_message.clone(),
+            deadline: j.deadline,
+        }
+    }
+
+    /// One job.
+    pub fn job(&self, key: Key) -> Option<JobView> {
+        self.jobs.get(&key).map(|j| self.job_view(j))
+    }
+
+    /// Every open job, by key.
+    pub fn jobs(&self) -> Vec<JobView> {
+        self.jobs.values().map(|j| self.job_view(j)).collect()
+    }
+
+    /// Jobs a worker could take now (optionally of one type), oldest first.
+    pub fn activatable_jobs(&self, job_type: Option<&str>) -> Vec<JobView> {
+        self.jobs
+            .values()
+            .filter(|j| {
+                j.state == JobState::Activatable && job_type.is_none_or(|t| &*j.job_type == t)
+            })
+            .map(|j| self.job_view(j))
+            .collect()
+    }
+
+    /// Jobs that became activatable since `cursor` (a value this method returned before; start
+    /// with 0) and still are, in the order they became activatable, plus the new cursor. Cheap:
+    /// it looks only at what changed.
+    pub fn activatable_jobs_since(&self, cursor: usize) -> (Vec<Key>, usize) {
+        let from = cursor.min(self.job_feed.len());
+        let keys = self.job_feed[from..]
+            .iter()
+            .copied()
+            .filter(|k| {
+                self.jobs
+                    .get(k)
+                    .is_some_and(|j| j.state == JobState::Activatable)
+            })
+            .collect();
+        (keys, self.job_feed.len())
+    }
+
+    /// Forgets the activatable-job history (the bench calls it between instances).
+    pub fn clear_job_feed(&mut self) {
+        self.job_feed.clear();
+    }
+
+    /// The variables a worker gets with the job: everything visible from its element instance.
+    pub fn job_variables(&self, key: Key) -> Option<VariableDocument> {
+        let j = self.jobs.get(&key)?;
+        Some(self.visible_variables(j.element_instance_key))
+    }
+
+    /// Open incidents, by key.
+    pub fn incidents(&self) -> Vec<IncidentView> {
+        self.incidents
+            .values()
+            .map(|i| IncidentView {
+                key: i.key,
+                error_type: i.error_type,
+                error_message: i.error_message.clone(),
+                process_instance_key: i.process_instance_key,
+                bpmn_process_id: self.process(i.proc).bpmn_process_id.clone(),
+                element_id: self.element_id_text(
+                    i.proc,
+                    i.node,
+                    self.instances
+                        .get(&i.element_instance_key)
+                        .map(|x| x.element_type)
+                        .unwrap_or(BpmnElementType::Unspecified),
+                ),
+                element_instance_key: i.element_instance_key,
+                job_key: i.job_key,
+            })
+            .collect()
+    }
+
+    /// Camunda user tasks (all states), by key.
+    pub fn user_tasks(&self) -> Vec<&UserTask> {
+        self.user_tasks.values().collect()
+    }
+
+    /// The element id of a user task.
+    pub fn user_task_element_id(&self, task: &UserTask) -> Arc<str> {
+        self.process(task.value.proc)
+            .element(task.value.element)
+            .id
+            .clone()
+    }
+
+    /// The whole event log.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// Records written after `position` (positions start at 1).
+    pub fn records_since(&self, position: u64) -> &[Record] {
+        let start = self.records.partition_point(|r| r.position <= position);
+        &self.records[start..]
+    }
+
+    /// The position of the last record written.
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// Drops the log (positions keep counting).
+    pub fn clear_records(&mut self) {
+        self.records.clear();
+    }
+
+    /// The element id of a record about an element (or the process id, or a flow id).
+    pub fn record_element_id(&self, r: &Record) -> Option<String> {
+        match &r.value {
+            super::RecordValue::ProcessInstance(v) => {
+                Some(self.element_id_text(v.proc, v.node, v.element_type))
+            }
+            super::RecordValue::Job(j) => {
+                Some(self.process(j.proc).element(j.element).id.to_string())
+            }
+            super::RecordValue::Incident(i) => {
+                Some(self.element_id_text(i.proc, i.element, BpmnElementType::Unspecified))
+            }
+            _ => None,
+        }
+    }
+}

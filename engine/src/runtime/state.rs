@@ -1,0 +1,209 @@
+//! The engine's mutable state: element instances, variables, jobs, incidents, timers,
+//! subscriptions, user tasks. Plain data, `Clone`, no behaviour beyond bookkeeping.
+
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use super::lifecycle::State;
+use super::records::{
+    BpmnElementType, JobKind, Key, ListenerEventType, Node, ProcIdx, VariableDocument,
+};
+use crate::model::{ElementIdx, FlowIdx};
+use indexmap::IndexMap;
+
+/// One variable of a scope.
+#[derive(Debug, Clone)]
+pub struct Var {
+    pub name: Arc<str>,
+    pub key: Key,
+    pub value: Arc<Json>,
+}
+
+/// The variables of one scope, in creation order. Small scopes are the rule, so a vector with a
+/// linear search beats hashing.
+#[derive(Debug, Clone, Default)]
+pub struct VarMap {
+    entries: Vec<Var>,
+}
+
+impl VarMap {
+    pub fn get(&self, name: &str) -> Option<&Var> {
+        self.entries.iter().find(|v| &*v.name == name)
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
+        self.entries.iter_mut().find(|v| &*v.name == name)
+    }
+
+    pub fn insert(&mut self, var: Var) {
+        self.entries.push(var);
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Var> {
+        self.entries.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// Multi-instance body bookkeeping.
+#[derive(Debug, Clone, Default)]
+pub struct MiState {
+    /// The collection as evaluated on activation.
+    pub count: usize,
+    /// Inner instances created so far (the next loop counter is `created + 1`).
+    pub created: usize,
+    pub completed: usize,
+    pub terminated: usize,
+    /// The completion condition held: remaining instances are being terminated.
+    pub condition_fulfilled: bool,
+}
+
+/// Ad-hoc sub-process bookkeeping.
+#[derive(Debug, Clone, Default)]
+pub struct AdHocState {
+    /// The job-worker mode's completion flag (`isCompletionConditionFulfilled`).
+    pub fulfilled: bool,
+    /// The open ad-hoc job, if any.
+    pub job: Option<Key>,
+}
+
+/// Why a scope is being emptied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interruption {
+    /// A terminate end event: the scope completes when its children are gone.
+    TerminateEndEvent,
+    /// An interrupting event sub-process: it starts when the children are gone.
+    EventSubProcess,
+    /// Cancel remaining instances (multi-instance completion condition, ad-hoc completion).
+    CompletionCondition,
+}
+
+/// An event waiting to start once the element it interrupts is gone, or a pending activation.
+#[derive(Debug, Clone)]
+pub struct EventTrigger {
+    /// The element to activate (boundary event, event sub-process start event).
+    pub element: ElementIdx,
+    pub variables: Option<Arc<VariableDocument>>,
+}
+
+/// One element instance (or the process instance itself).
+#[derive(Debug, Clone)]
+pub struct ElementInstance {
+    pub key: Key,
+    pub proc: ProcIdx,
+    pub process_instance_key: Key,
+    /// `Node::Process` for the process instance, else the flow node.
+    pub node: Node,
+    pub element_type: BpmnElementType,
+    pub flow_scope: Option<Key>,
+    pub state: State,
+    /// Active child element instances, in activation order.
+    pub children: Vec<Key>,
+    /// Sequence flows taken inside this scope whose target has not started activating yet.
+    pub active_flows: Vec<FlowIdx>,
+    /// Tokens waiting on incoming flows of joining gateways in this scope.
+    pub join_tokens: Vec<(FlowIdx, u32)>,
+    pub vars: VarMap,
+    /// Variables handed to the element on completion (job, message, user task, script result),
+    /// merged or output-mapped when it completes.
+    pub completion_vars: Option<Arc<VariableDocument>>,
+    /// The open job of this element (task job, listener job).
+    pub job: Option<Key>,
+    /// Subscriptions opened for this element instance (messages, timers, signals), by key.
+    pub subscriptions: Vec<Key>,
+    pub interruption: Option<Interruption>,
+    /// Events to start when this instance or its children are gone.
+    pub triggers: Vec<EventTrigger>,
+    /// For process instances started by a call activity: (parent process instance, call activity
+    /// instance).
+    pub parent: Option<(Key, Key)>,
+    /// For call activities: the child process instance.
+    pub called_child: Option<Key>,
+    /// For multi-instance inner instances: the loop counter (1-based).
+    pub loop_counter: u32,
+    pub mi: Option<Box<MiState>>,
+    pub ad_hoc: Option<Box<AdHocState>>,
+    /// For Camunda user tasks: the user task key.
+    pub user_task: Option<Key>,
+    /// Index of the next execution listener of the current phase to run.
+    pub listener_index: u32,
+    /// An open incident on this element instance (its step is retried on resolve).
+    pub incident: Option<Key>,
+}
+
+impl ElementInstance {
+    pub fn element(&self) -> Option<ElementIdx> {
+        match self.node {
+            Node::Element(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// The state of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum JobState {
+    /// Waiting for a worker (created, failed with retries, timed out, retries updated).
+    Activatable,
+    /// Handed to a worker, with a deadline.
+    Activated,
+    /// Failed with retries left and a backoff that has not passed yet.
+    FailedBackoff,
+    /// Failed with no retries left: an incident is open.
+    Failed,
+    /// An error was thrown and not caught: an incident is open.
+    ErrorThrown,
+}
+
+/// A job.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub key: Key,
+    pub state: JobState,
+    pub kind: JobKind,
+    pub listener_event_type: ListenerEventType,
+    pub job_type: Arc<str>,
+    pub retries: i32,
+    pub proc: ProcIdx,
+    pub process_instance_key: Key,
+    pub element: ElementIdx,
+    pub element_instance_key: Key,
+    pub custom_headers: Arc<IndexMap<String, String>>,
+    pub worker: Option<Arc<str>>,
+    pub deadline: Option<i64>,
+    pub backoff_until: Option<i64>,
+    pub retry_backoff: i64,
+    pub error_message: Option<Arc<str>>,
+    pub error_code: Option<Arc<str>>,
+}
+
+/// An open incident.
+#[derive(Debug, Clone)]
+pub struct Incident {
+    pub key: Key,
+    pub proc: ProcIdx,
+    pub process_instance_key: Key,
+    pub node: Node,
+    pub element_instance_key: Key,
+    pub job_key: Option<Key>,
+    pub error_type: super::records::ErrorType,
+    pub error_message: Arc<str>,
+}
+
+/// A process instance as the engine remembers it after it ended (element instances are removed
+/// when they end; the log keeps their history).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessInstanceSummary {
+    pub proc: ProcIdx,
+    pub state: State,
+    pub parent_process_instance_key: Option<Key>,
+}

@@ -1,0 +1,485 @@
+//! Variables: scopes, lookups along the scope chain, Zeebe's propagating merge, local merges,
+//! input and output mappings, and expression evaluation against a scope.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value as Json};
+
+use super::Engine;
+use super::executable::Mapping;
+use super::expr::{Expr, baton_feel_bridge};
+use super::processor::Failure;
+use super::records::{
+    ErrorType, Key, OtherIntent, RecordValue, ValueType, VariableDocument, VariableValue,
+};
+use super::state::Var;
+
+/// The JSON type name Zeebe prints in "Expected result of the expression ... to be ..." messages.
+pub(crate) fn json_type_name(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "NULL",
+        Json::Bool(_) => "BOOLEAN",
+        Json::Number(_) => "NUMBER",
+        Json::String(_) => "STRING",
+        Json::Array(_) => "ARRAY",
+        Json::Object(_) => "OBJECT",
+    }
+}
+
+impl Engine {
+    /// The value of a variable as seen from `scope` (the scope itself, then its flow scopes up to
+    /// the process instance).
+    pub(crate) fn lookup_var(&self, scope: Key, name: &str) -> Option<&Arc<Json>> {
+        let mut current = Some(scope);
+        while let Some(k) = current {
+            if let Some(inst) = self.instances.get(&k) {
+                if let Some(v) = inst.vars.get(name) {
+                    return Some(&v.value);
+                }
+                current = inst.flow_scope;
+            } else if let Some(vars) = self.pending_vars.get(&k) {
+                if let Some(v) = vars.get(name) {
+                    return Some(&v.value);
+                }
+                current = None;
+            } else {
+                current = None;
+            }
+        }
+        None
+    }
+
+    /// Evaluates an expression in a scope; `overlay` holds values that win over the scope's
+    /// (earlier mapping results, a completion's variables).
+    pub(crate) fn eval(
+        &self,
+        expr: &Expr,
+        scope: Key,
+        overlay: Option<&VariableDocument>,
+    ) -> Result<Json, Failure> {
+        match expr {
+            Expr::Static(s) => Ok(Json::String(s.to_string())),
+            Expr::Feel(f) => {
+                let lookup = |name: &str| -> Option<Json> {
+                    if let Some(v) = overlay.and_then(|o| o.get(name)) {
+                        return Some(v.clone());
+                    }
+                    self.lookup_var(scope, name).map(|v| (**v).clone())
+                };
+                let outcome = baton_feel_bridge::evaluate(&f.parsed, &f.source, &lookup, self.now);
+                outcome
+                    .result
+                    .map_err(|m| Failure::new(ErrorType::ExtractValueError, m))
+            }
+        }
+    }
+
+    pub(crate) fn eval_string(&self, expr: &Expr, scope: Key) -> Result<String, Failure> {
+        match self.eval(expr, scope, None)? {
+            Json::String(s) => Ok(s),
+            other => Err(Failure::new(
+                ErrorType::ExtractValueError,
+                format!(
+                    "Expected result of the expression '{}' to be 'STRING', but was '{}'.",
+                    expr_source(expr),
+                    json_type_name(&other)
+                ),
+            )),
+        }
+    }
+
+    pub(crate) fn eval_int(&self, expr: &Expr, scope: Key) -> Result<i64, Failure> {
+        let v = match expr {
+            Expr::Static(s) => match s.trim().parse::<i64>() {
+                Ok(n) => return Ok(n),
+                Err(_) => Json::String(s.to_string()),
+            },
+            Expr::Feel(_) => self.eval(expr, scope, None)?,
+        };
+        match &v {
+            Json::Number(n) => n
+                .as_i64()
+                .or_else(|| n.as_f64().map(|f| f as i64))
+                .ok_or(()),
+            _ => Err(()),
+        }
+        .map_err(|_| {
+            Failure::new(
+                ErrorType::ExtractValueError,
+                format!(
+                    "Expected result of the expression '{}' to be 'NUMBER', but was '{}'.",
+                    expr_source(expr),
+                    json_type_name(&v)
+                ),
+            )
+        })
+    }
+
+    pub(crate) fn eval_bool(&self, expr: &Expr, scope: Key) -> Result<bool, Failure> {
+        match self.eval(expr, scope, None)? {
+            Json::Bool(b) => Ok(b),
+            other => Err(Failure::new(
+                ErrorType::ExtractValueError,
+                format!(
+                    "Expected result of the expression '{}' to be 'BOOLEAN', but was '{}'.",
+                    expr_source(expr),
+                    json_type_name(&other)
+                ),
+            )),
+        }
+    }
+
+    pub(crate) fn eval_list(&self, expr: &Expr, scope: Key) -> Result<Vec<Json>, Failure> {
+        match self.eval(expr, scope, None)? {
+            Json::Array(a) => Ok(a),
+            other => Err(Failure::new(
+                ErrorType::ExtractValueError,
+                format!(
+                    "Expected result of the expression '{}' to be 'ARRAY', but was '{}'.",
+                    expr_source(expr),
+                    json_type_name(&other)
+                ),
+            )),
+        }
+    }
+
+    fn var_record(
+        &mut self,
+        intent: OtherIntent,
+        var_key: Key,
+        scope: Key,
+        name: Arc<str>,
+        value: Arc<Json>,
+    ) {
+        let (proc, pi) = match self.instances.get(&scope) {
+            Some(i) => (i.proc, i.process_instance_key),
+            None => return,
+        };
+        self.event(
+            ValueType::Variable,
+            intent,
+            Some(var_key),
+            RecordValue::Variable(VariableValue {
+                proc,
+                process_instance_key: pi,
+                scope_key: scope,
+                name,
+                value,
+            }),
+        );
+    }
+
+    /// Creates or updates a variable in exactly this scope (no propagation).
+    pub(crate) fn set_local(&mut self, scope: Key, name: &str, value: Arc<Json>) {
+        let existing = self
+            .instances
+            .get(&scope)
+            .and_then(|i| i.vars.get(name))
+            .map(|v| (v.key, v.name.clone(), v.value.clone()));
+        match existing {
+            Some((key, name, old)) => {
+                if *old != *value {
+                    if let Some(v) = self
+                        .instances
+                        .get_mut(&scope)
+                        .and_then(|i| i.vars.get_mut(&name))
+                    {
+                        v.value = value.clone();
+                    }
+                    self.var_record(OtherIntent::Updated, key, scope, name, value);
+                }
+            }
+            None => {
+                if !self.instances.contains_key(&scope) {
+                    return;
+                }
+                let key = self.new_key();
+                let name: Arc<str> = Arc::from(name);
+                if let Some(inst) = self.instances.get_mut(&scope) {
+                    inst.vars.insert(Var {
+                        name: name.clone(),
+                        key,
+                        value: value.clone(),
+                    });
+                }
+                self.var_record(OtherIntent::Created, key, scope, name, value);
+            }
+        }
+    }
+
+    /// Creates a variable for an element instance that is about to be activated (its key is
+    /// known): multi-instance children get `loopCounter` and the input element this way, before
+    /// their ACTIVATING record, as in Zeebe.
+    pub(crate) fn set_pending_local(
+        &mut self,
+        scope: Key,
+        proc: super::ProcIdx,
+        process_instance_key: Key,
+        name: &str,
+        value: Arc<Json>,
+    ) {
+        let key = self.new_key();
+        let name: Arc<str> = Arc::from(name);
+        let vars = self.pending_vars.entry(scope).or_default();
+        if let Some(v) = vars.get_mut(&name) {
+            v.value = value.clone();
+        } else {
+            vars.insert(Var {
+                name: name.clone(),
+                key,
+                value: value.clone(),
+            });
+        }
+        self.event(
+            ValueType::Variable,
+            OtherIntent::Created,
+            Some(key),
+            RecordValue::Variable(VariableValue {
+                proc,
+                process_instance_key,
+                scope_key: scope,
+                name,
+                value,
+            }),
+        );
+    }
+
+    /// Zeebe's `mergeLocalDocument`: every entry is set in this scope.
+    pub(crate) fn merge_local(&mut self, scope: Key, doc: &VariableDocument) {
+        for (name, value) in doc {
+            self.set_local(scope, name, Arc::new(value.clone()));
+        }
+    }
+
+    /// Zeebe's `mergeDocument`: starting at `scope`, each entry updates the first scope (walking
+    /// up) that holds the name with a different value; what is left is created or updated at the
+    /// root (the process instance).
+    pub(crate) fn merge_propagating(&mut self, scope: Key, doc: &VariableDocument) {
+        if doc.is_empty() {
+            return;
+        }
+        let mut remaining: Vec<(&String, &Json)> = doc.iter().collect();
+        let mut current = scope;
+        loop {
+            let Some(inst) = self.instances.get(&current) else {
+                return;
+            };
+            let Some(parent) = inst.flow_scope else {
+                break;
+            };
+            let mut i = 0;
+            while i < remaining.len() {
+                let (name, value) = remaining[i];
+                let hit = self
+                    .instances
+                    .get(&current)
+                    .and_then(|s| s.vars.get(name))
+                    .map(|v| (v.key, v.name.clone(), *v.value != *value));
+                match hit {
+                    Some((key, vname, true)) => {
+                        let value = Arc::new(value.clone());
+                        if let Some(v) = self
+                            .instances
+                            .get_mut(&current)
+                            .and_then(|s| s.vars.get_mut(name))
+                        {
+                            v.value = value.clone();
+                        }
+                        self.var_record(OtherIntent::Updated, key, current, vname, value);
+                        remaining.remove(i);
+                    }
+                    _ => i += 1,
+                }
+            }
+            current = parent;
+        }
+        for (name, value) in remaining {
+            self.set_local(current, name, Arc::new(value.clone()));
+        }
+    }
+
+    /// The scope output mappings and propagation write to: the flow scope, except for
+    /// multi-instance inner instances, which keep their own (input/output element).
+    pub(crate) fn output_scope(&self, key: Key) -> Key {
+        match self.instances.get(&key) {
+            Some(i) if i.loop_counter > 0 => key,
+            Some(i) => i.flow_scope.unwrap_or(key),
+            None => key,
+        }
+    }
+
+    /// Evaluates mappings in order, each seeing the earlier results; returns the document.
+    fn evaluate_mappings(
+        &self,
+        scope: Key,
+        mappings: &[Mapping],
+        merge_with_scope: bool,
+    ) -> Result<VariableDocument, Failure> {
+        let mut doc = VariableDocument::new();
+        for m in mappings {
+            let value = match &m.source {
+                Some(e) => self.eval(e, scope, Some(&doc))?,
+                None => Json::Null,
+            };
+            put_path(&mut doc, &m.target, value, |name| {
+                if merge_with_scope {
+                    self.lookup_var(scope, name).map(|v| (**v).clone())
+                } else {
+                    None
+                }
+            });
+        }
+        Ok(doc)
+    }
+
+    /// Applies the element's input mappings as local variables of the instance.
+    pub(crate) fn apply_input_mappings(
+        &mut self,
+        key: Key,
+        mappings: &[Mapping],
+    ) -> Result<(), Failure> {
+        if mappings.is_empty() {
+            return Ok(());
+        }
+        let doc = self.evaluate_mappings(key, mappings, false)?;
+        self.merge_local(key, &doc);
+        Ok(())
+    }
+
+    /// Applies output mappings and the default-output rule when an element completes:
+    /// with output mappings, the completion variables become local and the mapped result is
+    /// merged into the output scope; without, the completion variables are merged starting at
+    /// the element itself; events that carry variables locally propagate them.
+    pub(crate) fn apply_output_mappings(
+        &mut self,
+        key: Key,
+        mappings: &[Mapping],
+        propagate_locals: bool,
+    ) -> Result<(), Failure> {
+        let completion = self
+            .instances
+            .get_mut(&key)
+            .and_then(|i| i.completion_vars.take());
+        if !mappings.is_empty() {
+            if let Some(vars) = &completion {
+                self.merge_local(key, vars);
+            }
+            let doc = self.evaluate_mappings(key, mappings, true)?;
+            let scope = self.output_scope(key);
+            self.merge_propagating(scope, &doc);
+        } else if let Some(vars) = completion {
+            self.merge_propagating(key, &vars);
+        } else if propagate_locals {
+            let locals: VariableDocument = self
+                .instances
+                .get(&key)
+                .map(|i| {
+                    i.vars
+                        .iter()
+                        .map(|v| (v.name.to_string(), (*v.value).clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let scope = self.output_scope(key);
+            self.merge_propagating(scope, &locals);
+        }
+        Ok(())
+    }
+
+    /// All variables visible from a scope, inner names hiding outer ones (for job variables).
+    pub(crate) fn visible_variables(&self, scope: Key) -> VariableDocument {
+        let mut chain = Vec::new();
+        let mut current = Some(scope);
+        while let Some(k) = current {
+            match self.instances.get(&k) {
+                Some(i) => {
+                    chain.push(k);
+                    current = i.flow_scope;
+                }
+                None => current = None,
+            }
+        }
+        let mut doc = VariableDocument::new();
+        for k in chain.iter().rev() {
+            for v in self.instances[k].vars.iter() {
+                doc.insert(v.name.to_string(), (*v.value).clone());
+            }
+        }
+        doc
+    }
+}
+
+/// Writes `value` at a dotted target path into the document. The top-level entry starts from an
+/// earlier result in the document, else from `base` (the scope's value, for output mappings).
+fn put_path(
+    doc: &mut VariableDocument,
+    path: &[Arc<str>],
+    value: Json,
+    base: impl Fn(&str) -> Option<Json>,
+) {
+    let Some((first, rest)) = path.split_first() else {
+        return;
+    };
+    if rest.is_empty() {
+        doc.insert(first.to_string(), value);
+        return;
+    }
+    let mut root = match doc.get(&**first) {
+        Some(v @ Json::Object(_)) => v.clone(),
+        _ => match base(first) {
+            Some(v @ Json::Object(_)) => v,
+            _ => Json::Object(Map::new()),
+        },
+    };
+    let mut node = &mut root;
+    for (i, seg) in rest.iter().enumerate() {
+        let obj = match node {
+            Json::Object(m) => m,
+            other => {
+                *other = Json::Object(Map::new());
+                match other {
+                    Json::Object(m) => m,
+                    _ => unreachable!("just set to an object"),
+                }
+            }
+        };
+        if i == rest.len() - 1 {
+            obj.insert(seg.to_string(), value);
+            break;
+        }
+        let entry = obj
+            .entry(seg.to_string())
+            .or_insert_with(|| Json::Object(Map::new()));
+        if !entry.is_object() {
+            *entry = Json::Object(Map::new());
+        }
+        node = entry;
+    }
+    doc.insert(first.to_string(), root);
+}
+
+pub(crate) fn expr_source(e: &Expr) -> String {
+    match e {
+        Expr::Static(s) => s.to_string(),
+        Expr::Feel(f) => f.source.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nested_targets_merge() {
+        let mut doc = VariableDocument::new();
+        let path: Vec<Arc<str>> = vec!["a".into(), "b".into(), "c".into()];
+        put_path(&mut doc, &path, json!(1), |_| {
+            Some(json!({"x": 2, "b": {"y": 3}}))
+        });
+        assert_eq!(doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}}));
+        let path: Vec<Arc<str>> = vec!["a".into(), "d".into()];
+        put_path(&mut doc, &path, json!(true), |_| None);
+        assert_eq!(doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}, "d": true}));
+    }
+}

@@ -1,0 +1,7 @@
+//! Behaviour tests of baton-engine: one test binary, one module per area.
+
+mod builder;
+mod core;
+mod corpus;
+mod fixtures;
+mod hostile;
