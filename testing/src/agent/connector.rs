@@ -21,6 +21,9 @@ use serde_json::{Map, Value, json};
 use super::tools::{ResolvedTools, ToolDefinition, read_elements, resolve_tools};
 use super::turn::{Arguments, TextCallStyle, Turn};
 
+/// Variables by name, in order (the engine's variable document).
+pub type Variables = IndexMap<String, Value>;
+
 /// One agent job, as the engine hands it to the worker.
 #[derive(Debug, Clone, Copy)]
 pub struct AgentJob<'a> {
@@ -34,7 +37,7 @@ pub struct AgentJob<'a> {
     pub retries: i32,
     /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
     /// `toolCallResults`, `provider`, `data`).
-    pub variables: &'a Map<String, Value>,
+    pub variables: &'a Variables,
     /// The task headers (`retryBackoff`, `elementTemplateVersion`, ...).
     pub headers: &'a IndexMap<String, String>,
     /// The engine clock as an ISO-8601 date-time with offset, for message timestamps.
@@ -52,7 +55,7 @@ pub enum JobAnswer {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobCompletion {
     /// Merged into the ad-hoc sub-process scope (`agentContext`, `toolCallResults`, `agent`).
-    pub variables: Map<String, Value>,
+    pub variables: Variables,
     pub activate_elements: Vec<ElementActivation>,
     pub completion_condition_fulfilled: bool,
     pub cancel_remaining_instances: bool,
@@ -62,7 +65,7 @@ pub struct JobCompletion {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElementActivation {
     pub element_id: String,
-    pub variables: Map<String, Value>,
+    pub variables: Variables,
 }
 
 /// A FailJob command, as the connector runtime sends it.
@@ -75,7 +78,7 @@ pub struct JobFailure {
     /// `<message> | Error variables: {error={…}}`, as the incident will show it.
     pub error_message: String,
     /// `{error: {type, message, code?}}`.
-    pub variables: Map<String, Value>,
+    pub variables: Variables,
     /// The connector's error code (`FAILED_MODEL_CALL`, ...), if it has one.
     pub code: Option<String>,
     /// The exception message alone.
@@ -648,7 +651,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
             {
                 tool_call.extend(arguments);
             }
-            let mut variables = Map::new();
+            let mut variables = Variables::new();
             variables.insert("toolCall".into(), Value::Object(tool_call));
             variables.insert("toolCallResult".into(), "".into());
             completion.activate_elements.push(ElementActivation {
@@ -672,7 +675,7 @@ impl FailureContext {
             "{{error={{type={exception}, message={message}{}}}}}",
             code.map(|c| format!(", code={c}")).unwrap_or_default()
         );
-        let mut variables = Map::new();
+        let mut variables = Variables::new();
         variables.insert("error".into(), Value::Object(error));
         let (retries, retry_backoff_ms, message_text) = match &self.backoff {
             Ok(backoff) => ((self.retries - 1).max(0), *backoff, message.clone()),
@@ -694,7 +697,7 @@ impl FailureContext {
     }
 }
 
-fn read_config(vars: &Map<String, Value>) -> Result<Config, Vec<String>> {
+fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
     let mut violations = Vec::new();
     if vars.get("provider").is_none_or(Value::is_null) {
         violations.push("provider: must not be null".to_string());

@@ -4,7 +4,7 @@
 
 use baton_testing::agent::{AgentJob, AgentMockFailure, AiAgentMock, JobAnswer};
 use indexmap::IndexMap;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// The template's tools, as Zeebe lists them in `adHocSubProcessElements` (hash order).
 pub fn support_tools() -> Value {
@@ -46,11 +46,11 @@ pub const SUPPORT_TOOL_ORDER: [&str; 3] = ["search-kb", "lookup-order", "create-
 pub struct Ahsp {
     pub element_id: String,
     /// The AHSP's local variables.
-    pub vars: Map<String, Value>,
+    pub vars: IndexMap<String, Value>,
     pub headers: IndexMap<String, String>,
     pub retries: i32,
     /// Tools activated and not completed yet: (element id, local variables).
-    pub running: Vec<(String, Map<String, Value>)>,
+    pub running: Vec<(String, IndexMap<String, Value>)>,
     pub completed: bool,
     /// Every job answer, as JSON.
     pub answers: Vec<Value>,
@@ -60,7 +60,7 @@ pub struct Ahsp {
 
 impl Ahsp {
     pub fn new(element_id: &str, elements: Value, data: Value) -> Ahsp {
-        let mut vars = Map::new();
+        let mut vars = IndexMap::new();
         vars.insert("adHocSubProcessElements".into(), elements);
         vars.insert("toolCallResults".into(), json!([]));
         vars.insert(
