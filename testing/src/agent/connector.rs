@@ -27,12 +27,12 @@ pub type Variables = IndexMap<String, Value>;
 /// One agent job, as the engine hands it to the worker.
 #[derive(Debug, Clone, Copy)]
 pub struct AgentJob<'a> {
-    pub job_key: i64,
+    pub job_key: u64,
     /// The ad-hoc sub-process element id.
     pub element_id: &'a str,
-    pub element_instance_key: i64,
-    pub process_instance_key: i64,
-    pub process_definition_key: i64,
+    pub element_instance_key: u64,
+    pub process_instance_key: u64,
+    pub process_definition_key: u64,
     /// The retries of the activated job.
     pub retries: i32,
     /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
@@ -139,8 +139,8 @@ pub struct PendingTurn {
     conversation_id: String,
     interrupted: bool,
     failure: FailureContext,
-    process_definition_key: i64,
-    process_instance_key: i64,
+    process_definition_key: u64,
+    process_instance_key: u64,
     now: Option<String>,
 }
 
@@ -821,10 +821,10 @@ fn id_text(id: &Value) -> String {
 }
 
 /// A stable stand-in for the connector's random conversation UUID.
-fn conversation_id_for(element_instance_key: i64) -> String {
+fn conversation_id_for(element_instance_key: u64) -> String {
     format!(
         "00000000-0000-4000-8000-{:012x}",
-        element_instance_key as u64 & 0xffff_ffff_ffff
+        element_instance_key & 0xffff_ffff_ffff
     )
 }
 
