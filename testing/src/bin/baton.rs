@@ -6,7 +6,10 @@ mod bench;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "baton", about = "Run and test Camunda 8 BPMN processes the way Zeebe does")]
+#[command(
+    name = "baton",
+    about = "Run and test Camunda 8 BPMN processes the way Zeebe does"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -9,7 +9,7 @@ use std::time::Instant;
 use baton_engine::runtime::{
     CreateInstance, Engine, EngineConfig, RecordValue, State, VariableDocument,
 };
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -62,16 +62,30 @@ fn load(args: &BenchArgs) -> Result<Workload, String> {
     let w = manifest
         .get("workloads")
         .and_then(|w| w.get(&args.workload))
-        .ok_or_else(|| format!("no workload '{}' in {}", args.workload, args.manifest.display()))?;
+        .ok_or_else(|| {
+            format!(
+                "no workload '{}' in {}",
+                args.workload,
+                args.manifest.display()
+            )
+        })?;
     let obj = |k: &str| -> VariableDocument {
         w.get(k)
             .and_then(Json::as_object)
             .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
             .unwrap_or_default()
     };
-    let dir = args.manifest.parent().map(PathBuf::from).unwrap_or_default();
+    let dir = args
+        .manifest
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default();
     Ok(Workload {
-        file: dir.join(w.get("file").and_then(Json::as_str).ok_or("workload without 'file'")?),
+        file: dir.join(
+            w.get("file")
+                .and_then(Json::as_str)
+                .ok_or("workload without 'file'")?,
+        ),
         process_id: w
             .get("process_id")
             .and_then(Json::as_str)
@@ -149,7 +163,12 @@ fn run_instance(
     Ok((counts, vars))
 }
 
-fn check(w: &Workload, counts: &BTreeMap<String, u64>, vars: &VariableDocument, items: &[Json]) -> Result<(), String> {
+fn check(
+    w: &Workload,
+    counts: &BTreeMap<String, u64>,
+    vars: &VariableDocument,
+    items: &[Json],
+) -> Result<(), String> {
     if *counts != w.jobs {
         return Err(format!("jobs per type {counts:?}, expected {:?}", w.jobs));
     }
@@ -173,7 +192,13 @@ pub fn run(args: BenchArgs) -> i32 {
     };
     let xml = match std::fs::read_to_string(&w.file) {
         Ok(x) => x,
-        Err(e) => return fail(&args.workload, args.n, format!("cannot read {}: {e}", w.file.display())),
+        Err(e) => {
+            return fail(
+                &args.workload,
+                args.n,
+                format!("cannot read {}: {e}", w.file.display()),
+            );
+        }
     };
     let mut engine = Engine::new(EngineConfig::default());
     let parse_start = Instant::now();
@@ -211,4 +236,3 @@ pub fn run(args: BenchArgs) -> i32 {
     );
     0
 }
-
