@@ -1,2 +1,6 @@
 //! baton-testing: process tests, job and AI-agent mocks, assertions and coverage.
 #![forbid(unsafe_code)]
+
+/// The `baton` command line: one module per subcommand.
+#[cfg(feature = "cli")]
+pub mod cli;

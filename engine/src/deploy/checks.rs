@@ -1222,8 +1222,8 @@ impl<'a> Checker<'a> {
                         Rule::UnsupportedEventDefinition,
                         id,
                         format!(
-                            "A {} start event is not allowed at the process level: process start events must be one of none, message, timer, signal or conditional",
-                            kind_of(definition)
+                            "{} start event is not allowed at the process level: process start events must be one of none, message, timer, signal or conditional",
+                            with_article(kind_of(definition))
                         ),
                     );
                 }
@@ -2294,6 +2294,16 @@ impl<'a> Checker<'a> {
             self.error(at, rule, id, problem);
         }
     }
+}
+
+/// `an error`, `a timer`.
+fn with_article(word: &str) -> String {
+    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "An"
+    } else {
+        "A"
+    };
+    format!("{article} {word}")
 }
 
 fn is_blank_empty(value: Option<&str>) -> bool {

@@ -71,19 +71,10 @@ pub fn check(resources: &[Resource]) -> Result<Vec<DeployedResource>, Diagnostic
 pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Diagnostic>) {
     if resource.content.len() > MAX_RESOURCE_BYTES {
         // Not even decoded: the text is never looked at.
-        let source = Source::new(resource.name.clone(), String::new());
-        let diagnostic = Diagnostic::at(
-            &source,
-            0,
-            Rule::ResourceTooLarge,
+        return (
             None,
-            format!(
-                "the resource has {} bytes, more than the {MAX_RESOURCE_BYTES} bytes Zeebe accepts \
-                 by default",
-                resource.content.len()
-            ),
+            vec![too_large(&resource.name, resource.content.len() as u64)],
         );
-        return (None, vec![diagnostic]);
     }
     let text = match String::from_utf8(resource.content.clone()) {
         Ok(text) => text,
@@ -121,6 +112,22 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
             definitions,
         }),
         diagnostics,
+    )
+}
+
+/// The diagnostic for a resource of `bytes` bytes, more than [`MAX_RESOURCE_BYTES`]: callers that
+/// read files use it without reading the whole file.
+pub fn too_large(name: &str, bytes: u64) -> Diagnostic {
+    let source = Source::new(name, String::new());
+    Diagnostic::at(
+        &source,
+        0,
+        Rule::ResourceTooLarge,
+        None,
+        format!(
+            "the resource has {bytes} bytes, more than the {MAX_RESOURCE_BYTES} bytes Zeebe \
+             accepts by default"
+        ),
     )
 }
 

@@ -67,11 +67,17 @@ pub fn parse(source: &Source) -> Parsed {
             root.start,
             Rule::NotBpmn,
             None,
-            format!(
-                "the root element is <{}>, not <definitions> of the BPMN 2.0 namespace \
-                 http://www.omg.org/spec/BPMN/20100524/MODEL",
-                root.local
-            ),
+            if root.local == "definitions" {
+                "the root element <definitions> is not in the BPMN 2.0 model namespace \
+                 http://www.omg.org/spec/BPMN/20100524/MODEL"
+                    .to_owned()
+            } else {
+                format!(
+                    "the root element is <{}>, not <definitions> of the BPMN 2.0 model namespace \
+                     http://www.omg.org/spec/BPMN/20100524/MODEL",
+                    root.local
+                )
+            },
         ));
         return Parsed {
             definitions: None,

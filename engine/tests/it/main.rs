@@ -3,3 +3,5 @@
 mod builder;
 mod core;
 mod corpus;
+mod fixtures;
+mod hostile;

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Instant;
 
 use baton_engine::runtime::{
@@ -11,8 +12,8 @@ use baton_engine::runtime::{
 };
 use serde_json::{Value as Json, json};
 
-#[derive(clap::Args)]
-pub struct BenchArgs {
+#[derive(clap::Args, Debug)]
+pub struct Args {
     /// The manifest.json of a generated workload directory.
     #[arg(long)]
     manifest: PathBuf,
@@ -24,12 +25,12 @@ pub struct BenchArgs {
     n: usize,
 }
 
-fn fail(workload: &str, instances: usize, error: impl std::fmt::Display) -> i32 {
+fn fail(workload: &str, instances: usize, error: impl std::fmt::Display) -> ExitCode {
     println!(
         "{}",
         json!({"engine": "baton", "workload": workload, "instances": instances, "error": error.to_string()})
     );
-    1
+    ExitCode::FAILURE
 }
 
 /// Peak resident set size of this process, from /proc (0 where unavailable).
@@ -54,7 +55,7 @@ struct Workload {
     expect: VariableDocument,
 }
 
-fn load(args: &BenchArgs) -> Result<Workload, String> {
+fn load(args: &Args) -> Result<Workload, String> {
     let text = std::fs::read_to_string(&args.manifest)
         .map_err(|e| format!("cannot read {}: {e}", args.manifest.display()))?;
     let manifest: Json =
@@ -185,8 +186,8 @@ fn check(
     Ok(())
 }
 
-pub fn run(args: BenchArgs) -> i32 {
-    let w = match load(&args) {
+pub fn run(args: &Args) -> ExitCode {
+    let w = match load(args) {
         Ok(w) => w,
         Err(e) => return fail(&args.workload, args.n, e),
     };
@@ -224,7 +225,7 @@ pub fn run(args: BenchArgs) -> i32 {
         "{}",
         json!({
             "engine": "baton",
-            "workload": args.workload,
+            "workload": &args.workload,
             "instances": args.n,
             "parse_ms": round(parse_ms),
             "total_ms": round(total_ms),
@@ -234,5 +235,5 @@ pub fn run(args: BenchArgs) -> i32 {
             "runtime": "rust",
         })
     );
-    0
+    ExitCode::SUCCESS
 }

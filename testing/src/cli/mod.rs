@@ -1,0 +1,33 @@
+//! The `baton` command line. Each subcommand is one module with an `Args` struct and a `run`
+//! function; adding one is a variant and a match arm here.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod validate;
+
+/// Runs BPMN processes the way Camunda 8 (Zeebe) does, inside tests.
+#[derive(Debug, Parser)]
+#[command(name = "baton", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Checks BPMN files the way Zeebe checks a deployment.
+    Validate(validate::Args),
+    /// Runs a benchmark workload of ../shared/bench and prints one JSON line.
+    Bench(bench::Args),
+}
+
+/// Parses the command line and runs the subcommand.
+pub fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Validate(args) => validate::run(&args),
+        Command::Bench(args) => bench::run(&args),
+    }
+}

@@ -1,0 +1,3 @@
+//! Behaviour tests of baton-testing: one test binary, one module per area.
+
+mod cli;
