@@ -1,0 +1,252 @@
+//! String functions, including the regex ones (java/XPath patterns through fancy-regex).
+
+use base64::Engine as _;
+
+use super::{Fail, Out, Registry, boolean, num, str_arg};
+use crate::eval::Eval;
+use crate::number::Number;
+use crate::value::Value;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add("substring", &["string", "start position"], substring);
+    r.add(
+        "substring",
+        &["string", "start position", "length"],
+        substring,
+    );
+    r.add("string length", &["string"], |_, a| {
+        Ok(Value::Number(Number::from(str_arg(&a[0])?.chars().count())))
+    });
+    r.add("upper case", &["string"], |_, a| {
+        Ok(Value::string(str_arg(&a[0])?.to_uppercase()))
+    });
+    r.add("lower case", &["string"], |_, a| {
+        Ok(Value::string(str_arg(&a[0])?.to_lowercase()))
+    });
+    r.add("substring before", &["string", "match"], |_, a| {
+        let (s, m) = (str_arg(&a[0])?, str_arg(&a[1])?);
+        Ok(Value::string(s.find(m).map(|i| &s[..i]).unwrap_or("")))
+    });
+    r.add("substring after", &["string", "match"], |_, a| {
+        let (s, m) = (str_arg(&a[0])?, str_arg(&a[1])?);
+        Ok(Value::string(
+            s.find(m).map(|i| &s[i + m.len()..]).unwrap_or(""),
+        ))
+    });
+    r.add("replace", &["input", "pattern", "replacement"], replace);
+    r.add(
+        "replace",
+        &["input", "pattern", "replacement", "flags"],
+        replace,
+    );
+    r.add("contains", &["string", "match"], |_, a| {
+        boolean(str_arg(&a[0])?.contains(str_arg(&a[1])?))
+    });
+    r.add("starts with", &["string", "match"], |_, a| {
+        boolean(str_arg(&a[0])?.starts_with(str_arg(&a[1])?))
+    });
+    r.add("ends with", &["string", "match"], |_, a| {
+        boolean(str_arg(&a[0])?.ends_with(str_arg(&a[1])?))
+    });
+    r.add("matches", &["input", "pattern"], matches);
+    r.add("matches", &["input", "pattern", "flags"], matches);
+    r.add("split", &["string", "delimiter"], split);
+    r.add("extract", &["input", "pattern"], extract);
+    r.add("trim", &["string"], |_, a| {
+        Ok(Value::string(str_arg(&a[0])?.trim()))
+    });
+    r.add("uuid", &[], uuid);
+    r.add("to base64", &["value"], |_, a| {
+        Ok(Value::string(
+            base64::engine::general_purpose::STANDARD.encode(str_arg(&a[0])?),
+        ))
+    });
+    r.add("from base64", &["value"], |_, a| {
+        let s = str_arg(&a[0])?;
+        base64::engine::general_purpose::STANDARD
+            .decode(s)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .map(Value::string)
+            .ok_or_else(|| Fail::Msg(format!("Invalid Base64 value '{s}'")))
+    });
+    r.add("is blank", &["string"], |_, a| {
+        boolean(str_arg(&a[0])?.trim().is_empty())
+    });
+}
+
+fn substring(_: &mut Eval, a: &[Value]) -> Out {
+    let s = str_arg(&a[0])?;
+    let start = num(&a[1])?.to_i64().ok_or(Fail::Illegal)?;
+    let chars: Vec<char> = s.chars().collect();
+    let len = chars.len() as i64;
+    let from = if start > 0 {
+        start - 1
+    } else if start < 0 {
+        len + start
+    } else {
+        0
+    };
+    let from = from.clamp(0, len);
+    let to = match a.get(2) {
+        Some(l) => {
+            let l = num(l)?.to_i64().ok_or(Fail::Illegal)?;
+            (from + l.max(0)).min(len)
+        }
+        None => len,
+    };
+    Ok(Value::string(
+        chars[from as usize..to.max(from) as usize]
+            .iter()
+            .collect::<String>(),
+    ))
+}
+
+/// Translates a java/XPath pattern with flags into a fancy-regex.
+pub(crate) fn regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::Regex, Fail> {
+    let mut prefix = String::new();
+    let mut literal = false;
+    if let Some(f) = flags {
+        for c in f.chars() {
+            match c {
+                's' | 'm' | 'i' | 'x' => prefix.push(c),
+                'q' => literal = true,
+                _ => return Err(Fail::Msg(format!("Illegal flag '{c}'"))),
+            }
+        }
+    }
+    let body = if literal {
+        fancy_regex::escape(pattern).into_owned()
+    } else {
+        translate(pattern)
+    };
+    let full = if prefix.is_empty() {
+        body
+    } else {
+        format!("(?{prefix}){body}")
+    };
+    if full.len() > 10_000 {
+        return Err(Fail::Msg("the pattern is too long".into()));
+    }
+    fancy_regex::RegexBuilder::new(&full)
+        .backtrack_limit(1_000_000)
+        .build()
+        .map_err(|e| Fail::Msg(format!("Illegal pattern '{pattern}': {e}")))
+}
+
+/// XPath character-class subtraction `[a-z-[aeiou]]` becomes `[a-z--[aeiou]]`.
+fn translate(p: &str) -> String {
+    p.replace("-[", "--[")
+}
+
+fn matches(_: &mut Eval, a: &[Value]) -> Out {
+    let input = str_arg(&a[0])?;
+    let flags = match a.get(2) {
+        Some(Value::String(f)) => Some(f.as_ref()),
+        None | Some(Value::Null) => None,
+        _ => return Err(Fail::Illegal),
+    };
+    let re = regex(str_arg(&a[1])?, flags)?;
+    re.is_match(input)
+        .map(Value::Boolean)
+        .map_err(|e| Fail::Msg(e.to_string()))
+}
+
+/// java's replacement syntax (`$1`, `\$`) in fancy-regex's (`${1}`, `$$`).
+fn replacement(r: &str) -> String {
+    let mut out = String::with_capacity(r.len());
+    let mut chars = r.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('$') => out.push_str("$$"),
+                Some(o) => out.push(o),
+                None => out.push('\\'),
+            },
+            '$' => {
+                let mut digits = String::new();
+                while let Some(d) = chars.peek().copied().filter(|d| d.is_ascii_digit()) {
+                    digits.push(d);
+                    chars.next();
+                }
+                if digits.is_empty() {
+                    out.push_str("$$");
+                } else {
+                    out.push_str(&format!("${{{digits}}}"));
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn replace(ev: &mut Eval, a: &[Value]) -> Out {
+    let input = str_arg(&a[0])?;
+    let flags = match a.get(3) {
+        Some(Value::String(f)) => Some(f.as_ref()),
+        None | Some(Value::Null) => None,
+        _ => return Err(Fail::Illegal),
+    };
+    let re = regex(str_arg(&a[1])?, flags)?;
+    let rep = replacement(str_arg(&a[2])?);
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in re.captures_iter(input) {
+        let caps = caps.map_err(|e| Fail::Msg(e.to_string()))?;
+        let m = caps.get(0).expect("group 0");
+        out.push_str(&input[last..m.start()]);
+        caps.expand(&rep, &mut out);
+        last = m.end();
+        ev.check_string(out.len()).map_err(Fail::Fatal)?;
+    }
+    out.push_str(&input[last..]);
+    Ok(Value::string(out))
+}
+
+fn split(_: &mut Eval, a: &[Value]) -> Out {
+    let input = str_arg(&a[0])?;
+    let re = regex(str_arg(&a[1])?, None)?;
+    let mut parts = Vec::new();
+    let mut last = 0;
+    for m in re.find_iter(input) {
+        let m = m.map_err(|e| Fail::Msg(e.to_string()))?;
+        if m.end() == 0 {
+            continue;
+        }
+        parts.push(Value::string(&input[last..m.start()]));
+        last = m.end();
+    }
+    parts.push(Value::string(&input[last..]));
+    Ok(Value::list(parts))
+}
+
+fn extract(_: &mut Eval, a: &[Value]) -> Out {
+    let input = str_arg(&a[0])?;
+    let re = regex(str_arg(&a[1])?, None)?;
+    let mut out = Vec::new();
+    for m in re.find_iter(input) {
+        let m = m.map_err(|e| Fail::Msg(e.to_string()))?;
+        out.push(Value::string(m.as_str()));
+    }
+    Ok(Value::list(out))
+}
+
+fn uuid(ev: &mut Eval, _: &[Value]) -> Out {
+    let hi = ev.next_random();
+    let lo = ev.next_random();
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&hi.to_be_bytes());
+    b[8..].copy_from_slice(&lo.to_be_bytes());
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Ok(Value::string(format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )))
+}

@@ -1,0 +1,113 @@
+//! What an evaluation reads from outside: variables, the clock, limits.
+
+use indexmap::IndexMap;
+
+use crate::value::Value;
+
+/// Where variables come from. The engine implements this over its scope chain.
+pub trait Variables {
+    /// The value of a variable, or `None` if there is no such variable.
+    fn get(&self, name: &str) -> Option<Value>;
+}
+
+impl Variables for () {
+    fn get(&self, _: &str) -> Option<Value> {
+        None
+    }
+}
+
+impl Variables for IndexMap<String, Value> {
+    fn get(&self, name: &str) -> Option<Value> {
+        IndexMap::get(self, name).cloned()
+    }
+}
+
+/// A FEEL context as variables (e.g. a decision's input data).
+pub struct ContextVars<'c>(pub &'c crate::value::Context);
+
+impl Variables for ContextVars<'_> {
+    fn get(&self, name: &str) -> Option<Value> {
+        self.0.get(name).cloned()
+    }
+}
+
+impl Variables for std::collections::BTreeMap<String, Value> {
+    fn get(&self, name: &str) -> Option<Value> {
+        std::collections::BTreeMap::get(self, name).cloned()
+    }
+}
+
+impl Variables for serde_json::Map<String, serde_json::Value> {
+    /// Converts on lookup with Zeebe's rules ([`Value::from_json`]).
+    fn get(&self, name: &str) -> Option<Value> {
+        serde_json::Map::get(self, name).map(Value::from_json)
+    }
+}
+
+impl<V: Variables + ?Sized> Variables for &V {
+    fn get(&self, name: &str) -> Option<Value> {
+        (**self).get(name)
+    }
+}
+
+/// Variables answered by a closure: `VarsFn(|name| ...)`.
+pub struct VarsFn<F>(pub F);
+
+impl<F: Fn(&str) -> Option<Value>> Variables for VarsFn<F> {
+    fn get(&self, name: &str) -> Option<Value> {
+        (self.0)(name)
+    }
+}
+
+/// Limits that turn runaway expressions into a failure instead of a hang.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Maximum nesting of evaluation (function calls, nested expressions).
+    pub max_depth: usize,
+    /// Maximum number of items a `for`, a range iteration or a list built by a function may have.
+    pub max_items: usize,
+    /// Maximum length of a string built by an operator or function, in bytes.
+    pub max_string_len: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_depth: 200,
+            max_items: 2_000_000,
+            max_string_len: 16 * 1024 * 1024,
+        }
+    }
+}
+
+/// The environment of an evaluation: the clock for `now()`/`today()` and the limits.
+#[derive(Clone, Debug)]
+pub struct Env {
+    /// What `now()` returns (`today()` is its date).
+    pub now: jiff::ZonedDateTime,
+    /// Runaway limits.
+    pub limits: Limits,
+    /// Seed of the deterministic generator behind `random number()` and `uuid()`.
+    pub seed: u64,
+}
+
+impl Default for Env {
+    /// 1970-01-01T00:00:00Z in UTC, default limits.
+    fn default() -> Env {
+        Env {
+            now: jiff::Timestamp::UNIX_EPOCH.to_zoned_datetime(jiff::tz::TimeZone::UTC),
+            limits: Limits::default(),
+            seed: 0,
+        }
+    }
+}
+
+impl Env {
+    /// An environment whose clock reads `now`.
+    pub fn at(now: jiff::ZonedDateTime) -> Env {
+        Env {
+            now,
+            ..Env::default()
+        }
+    }
+}

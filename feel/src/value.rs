@@ -1,0 +1,284 @@
+//! FEEL values: cheap to clone (lists, contexts, ranges and functions are behind an `Arc`,
+//! strings are `Arc<str>`), compared and printed as feel-scala does.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use jiff::SignedDuration;
+use jiff::civil;
+
+use crate::ast::Expr;
+use crate::number::Number;
+use crate::temporal::{DateTime, DisplayDate, DisplayDayTime, Time, YearMonthDuration};
+
+/// A FEEL value.
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    /// `null`
+    #[default]
+    Null,
+    /// `true` / `false`
+    Boolean(bool),
+    /// A decimal number.
+    Number(Number),
+    /// A string.
+    String(Arc<str>),
+    /// A calendar date.
+    Date(civil::Date),
+    /// A time of day, local or with an offset.
+    Time(Time),
+    /// A date and time, local or zoned.
+    DateTime(DateTime),
+    /// A days-and-time duration.
+    DayTimeDuration(SignedDuration),
+    /// A years-and-months duration.
+    YearMonthDuration(YearMonthDuration),
+    /// A list.
+    List(Arc<Vec<Value>>),
+    /// A context (ordered entries).
+    Context(Arc<Context>),
+    /// A range such as `[1..10)`.
+    Range(Arc<Range>),
+    /// A function (user-defined or built-in).
+    Function(Arc<Function>),
+}
+
+/// The entries of a FEEL context, in insertion order.
+pub type Context = IndexMap<Arc<str>, Value>;
+
+/// One end of a range.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// The end point (may be `null` for an open-ended range such as `< 5`).
+    pub value: Value,
+    /// `[`/`]` (true) or `(`/`)` (false).
+    pub closed: bool,
+}
+
+/// A FEEL range.
+#[derive(Clone, Debug)]
+pub struct Range {
+    /// The lower end.
+    pub start: Bound,
+    /// The upper end.
+    pub end: Bound,
+}
+
+/// A function value.
+#[derive(Debug)]
+pub enum Function {
+    /// `function(x, y) body` with the local names it saw when it was defined.
+    User {
+        /// Parameter names.
+        params: Vec<Arc<str>>,
+        /// The body (shared with the parsed expression).
+        body: Arc<Expr>,
+        /// Local variables visible where the function was defined (closure).
+        captured: Vec<(Arc<str>, Value)>,
+    },
+    /// A built-in function, by name (all its overloads).
+    Builtin(&'static str),
+}
+
+impl Value {
+    /// A string value.
+    pub fn string(s: impl Into<Arc<str>>) -> Value {
+        Value::String(s.into())
+    }
+
+    /// A number value from an integer.
+    pub fn int(i: i64) -> Value {
+        Value::Number(Number::from(i))
+    }
+
+    /// A list value.
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(items))
+    }
+
+    /// A context value.
+    pub fn context(entries: Context) -> Value {
+        Value::Context(Arc::new(entries))
+    }
+
+    /// True for `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The FEEL type name (`number`, `string`, `days and time duration`, ...).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "Null",
+            Value::Boolean(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Date(_) => "date",
+            Value::Time(_) => "time",
+            Value::DateTime(_) => "date and time",
+            Value::DayTimeDuration(_) => "days and time duration",
+            Value::YearMonthDuration(_) => "years and months duration",
+            Value::List(_) => "list",
+            Value::Context(_) => "context",
+            Value::Range(_) => "range",
+            Value::Function(_) => "function",
+        }
+    }
+
+    /// feel-scala's equality (`=`): `Some(bool)`, or `None` if the two are not comparable
+    /// (different types), which FEEL turns into `null`.
+    pub fn feel_eq(&self, other: &Value) -> Option<bool> {
+        Some(match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Null, _) | (_, Value::Null) => false,
+            (Value::Boolean(a), Value::Boolean(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Date(a), Value::Date(b)) => a == b,
+            (Value::Time(a), Value::Time(b)) => a.same(b)?,
+            (Value::DateTime(a), Value::DateTime(b)) => a.same(b)?,
+            (Value::DayTimeDuration(a), Value::DayTimeDuration(b)) => a == b,
+            (Value::YearMonthDuration(a), Value::YearMonthDuration(b)) => a == b,
+            (Value::List(a), Value::List(b)) => {
+                if a.len() != b.len() {
+                    return Some(false);
+                }
+                for (x, y) in a.iter().zip(b.iter()) {
+                    if !x.feel_eq(y).unwrap_or(false) {
+                        return Some(false);
+                    }
+                }
+                true
+            }
+            (Value::Context(a), Value::Context(b)) => {
+                if a.len() != b.len() {
+                    return Some(false);
+                }
+                for (k, x) in a.iter() {
+                    match b.get(k) {
+                        Some(y) => {
+                            if !x.feel_eq(y).unwrap_or(false) {
+                                return Some(false);
+                            }
+                        }
+                        None => return Some(false),
+                    }
+                }
+                true
+            }
+            (Value::Range(a), Value::Range(b)) => {
+                a.start.closed == b.start.closed
+                    && a.end.closed == b.end.closed
+                    && a.start.value.feel_eq(&b.start.value).unwrap_or(false)
+                    && a.end.value.feel_eq(&b.end.value).unwrap_or(false)
+            }
+            (Value::Function(a), Value::Function(b)) => Arc::ptr_eq(a, b),
+            _ => return None,
+        })
+    }
+
+    /// feel-scala's ordering (`<`, `>`, ...): `None` if the values are not comparable.
+    pub fn feel_cmp(&self, other: &Value) -> Option<Ordering> {
+        match (self, other) {
+            (Value::Number(a), Value::Number(b)) => Some(a.compare(b)),
+            (Value::String(a), Value::String(b)) => Some(compare_utf16(a, b)),
+            (Value::Date(a), Value::Date(b)) => Some(a.cmp(b)),
+            (Value::Time(a), Value::Time(b)) => a.compare(b),
+            (Value::DateTime(a), Value::DateTime(b)) => a.compare(b),
+            (Value::DayTimeDuration(a), Value::DayTimeDuration(b)) => Some(a.cmp(b)),
+            (Value::YearMonthDuration(a), Value::YearMonthDuration(b)) => Some(a.cmp(b)),
+            _ => None,
+        }
+    }
+
+    /// True if values of these two kinds can be ordered against each other.
+    pub fn is_comparable_with(&self, other: &Value) -> bool {
+        self.feel_cmp(other).is_some()
+    }
+}
+
+/// java's `String.compareTo` (UTF-16 code units).
+fn compare_utf16(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        return a.cmp(b);
+    }
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// feel-scala's `Val.toString`, used in warnings and by `string()` for lists/contexts.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Boolean(b) => write!(f, "{b}"),
+            Value::Number(n) => write!(f, "{n}"),
+            Value::String(s) => write!(f, "\"{s}\""),
+            Value::Date(d) => write!(f, "{}", DisplayDate(*d)),
+            Value::Time(t) => write!(f, "{t}"),
+            Value::DateTime(dt) => write!(f, "{dt}"),
+            Value::DayTimeDuration(d) => write!(f, "{}", DisplayDayTime(*d)),
+            Value::YearMonthDuration(d) => write!(f, "{d}"),
+            Value::List(items) => {
+                f.write_str("[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Context(c) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in c.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}:{v}")?;
+                }
+                f.write_str("}")
+            }
+            Value::Range(r) => {
+                write!(
+                    f,
+                    "{}{}..{}{}",
+                    if r.start.closed { "[" } else { "(" },
+                    r.start.value,
+                    r.end.value,
+                    if r.end.closed { "]" } else { ")" }
+                )
+            }
+            Value::Function(func) => match func.as_ref() {
+                Function::User { params, .. } => {
+                    write!(
+                        f,
+                        "function({})",
+                        params
+                            .iter()
+                            .map(|p| p.as_ref())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+                Function::Builtin(name) => write!(f, "function {name}"),
+            },
+        }
+    }
+}
+
+impl PartialEq for Value {
+    /// Structural equality for tests: FEEL equality where defined, type mismatch is unequal.
+    fn eq(&self, other: &Value) -> bool {
+        self.feel_eq(other).unwrap_or(false)
+    }
+}
+
+/// The text `string(x)` gives: like `Display`, but a top-level string is not quoted.
+pub fn to_feel_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,127 @@
+//! The public API: parse errors, warnings, JSON conversion, limits, clock, sharing.
+
+use baton_feel::{Env, Expression, Limits, UnaryTests, Value, VarsFn, WarningKind};
+use serde_json::json;
+
+#[test]
+fn parse_errors_name_the_expression_and_position() {
+    let e = Expression::parse("a + (b * ").unwrap_err();
+    insta::assert_snapshot!(e.to_string(), @r#"failed to parse expression 'a + (b * ': expected expression at 1:10, found end of input"#);
+    assert_eq!(e.offset, 9);
+}
+
+#[test]
+fn warnings_come_in_evaluation_order() {
+    let ev = Expression::parse("1 + x")
+        .unwrap()
+        .evaluate(&(), &Env::default());
+    assert_eq!(ev.result.unwrap(), Value::Null);
+    let kinds: Vec<_> = ev.warnings.iter().map(|w| w.to_string()).collect();
+    insta::assert_debug_snapshot!(kinds, @r#"
+    [
+        "[NO_VARIABLE_FOUND] No variable found with name 'x'",
+        "[INVALID_TYPE] Can't add 'null' to '1'",
+    ]
+    "#);
+}
+
+#[test]
+fn json_conversion_follows_zeebe() {
+    let vars = json!({"n": 1, "f": 0.1, "big": 12345678901234567890u64, "ctx": {"b": 1, "a": 2}});
+    let e = Expression::parse("{n: n * 2, f: f + 0.2, big: big, ctx: ctx, d: @\"2024-01-02T10:00:00@Europe/Berlin\", t: 1/3, dur: @\"P1DT2H\", ym: @\"P18M\", fn: function(x) x, r: date(\"2024-01-02\")}").unwrap();
+    let v = e
+        .evaluate(vars.as_object().unwrap(), &Env::default())
+        .result
+        .unwrap();
+    insta::assert_snapshot!(v.to_json().to_string(), @r#"{"n":2,"f":0.3,"big":-6101065172474983726,"ctx":{"b":1,"a":2},"d":"2024-01-02T10:00:00+01:00","t":0.3333333333333333,"dur":"P1DT2H","ym":"P1Y6M","fn":null,"r":"2024-01-02"}"#);
+}
+
+#[test]
+fn now_reads_the_callers_clock() {
+    let now: jiff::ZonedDateTime = "2025-03-01T12:00:00+01:00[Europe/Berlin]".parse().unwrap();
+    let env = Env::at(now);
+    let v = Expression::parse("string(today()) + \" \" + string(now())")
+        .unwrap()
+        .evaluate(&(), &env)
+        .value();
+    assert_eq!(
+        v,
+        Value::string("2025-03-01 2025-03-01T12:00:00@Europe/Berlin")
+    );
+}
+
+#[test]
+fn limits_stop_runaway_work() {
+    let env = Env {
+        limits: Limits {
+            max_items: 1000,
+            ..Limits::default()
+        },
+        ..Env::default()
+    };
+    let ev = Expression::parse("for i in 1..100000 return i")
+        .unwrap()
+        .evaluate(&(), &env);
+    let f = ev.result.unwrap_err();
+    assert!(f.message.contains("more than the limit of 1000"), "{f}");
+    let deep = Expression::parse("{f: function(n) f(n)}").unwrap();
+    let _ = deep.evaluate(&(), &Env::default());
+    let rec = VarsFn(|name: &str| {
+        (name == "f").then(|| {
+            Expression::parse("function(n) f(n + 1)")
+                .unwrap()
+                .evaluate(&(), &Env::default())
+                .value()
+        })
+    });
+    let ev = Expression::parse("f(1)")
+        .unwrap()
+        .evaluate(&rec, &Env::default());
+    assert!(ev.result.unwrap_err().message.contains("nested deeper"));
+}
+
+#[test]
+fn unary_tests_test_the_input() {
+    let t = UnaryTests::parse("< 10, [20..30]").unwrap();
+    let env = Env::default();
+    assert_eq!(
+        t.evaluate(&Value::int(25), &(), &env).value(),
+        Value::Boolean(true)
+    );
+    assert_eq!(
+        t.evaluate(&Value::int(15), &(), &env).value(),
+        Value::Boolean(false)
+    );
+    let n = UnaryTests::parse("\"x\"")
+        .unwrap()
+        .evaluate(&Value::Boolean(true), &(), &env);
+    assert_eq!(n.value(), Value::Null);
+    assert!(
+        n.warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::NotComparable)
+    );
+}
+
+#[test]
+fn expressions_are_shareable() {
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<Expression>();
+    assert_send_sync::<UnaryTests>();
+    assert_send_sync::<Value>();
+}
+
+#[test]
+fn from_ai_parameters_are_extracted() {
+    let e = Expression::parse(
+        "{url: fromAi(toolCall.url, \"The URL\", \"string\"), n: fromAi(value: toolCall.n, options: {required: false}), s: string(fromAi(toolCall.s))}",
+    )
+    .unwrap();
+    let ps = baton_feel::from_ai::extract(&e).unwrap();
+    let names: Vec<_> = ps.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["toolCall.url", "toolCall.n", "toolCall.s"]);
+    assert_eq!(ps[0].description.as_deref(), Some("The URL"));
+    assert_eq!(ps[1].options, Some(json!({"required": false})));
+    let bad = Expression::parse("fromAi(\"x\")").unwrap();
+    insta::assert_snapshot!(baton_feel::from_ai::extract(&bad).unwrap_err(), @"Expected fromAi() parameter 'value' to be a reference (e.g. 'toolCall.customParameter'), but received string 'x'.");
+}
