@@ -52,7 +52,7 @@ pub use user_tasks::{UserTask, UserTaskState};
 
 use crate::model::{self, ElementIdx, FlowIdx};
 use records::{FIRST_KEY, PiValue};
-use state::{ElementInstance, Incident, Job, ProcessInstanceSummary};
+use state::{Incident, Job, ProcessInstanceSummary};
 
 /// Settings of an engine.
 #[derive(Debug, Clone)]
@@ -142,11 +142,11 @@ pub struct Engine {
     pub(crate) records: Vec<Record>,
     pub(crate) position: u64,
     pub(crate) queue: VecDeque<Cmd>,
-    pub(crate) instances: FxHashMap<Key, ElementInstance>,
+    pub(crate) instances: state::InstanceStore,
     /// Variables created for an element instance before it exists (multi-instance children).
     pub(crate) pending_vars: FxHashMap<Key, state::VarMap>,
     pub(crate) process_instances: BTreeMap<Key, ProcessInstanceSummary>,
-    pub(crate) jobs: BTreeMap<Key, Job>,
+    pub(crate) jobs: BTreeMap<Key, Box<Job>>,
     /// Keys of jobs that became activatable, in order (see [`Engine::activatable_jobs_since`]).
     pub(crate) job_feed: Vec<Key>,
     pub(crate) incidents: BTreeMap<Key, Incident>,
@@ -217,7 +217,7 @@ impl Engine {
             records: Vec::new(),
             position: 0,
             queue: VecDeque::new(),
-            instances: FxHashMap::default(),
+            instances: state::InstanceStore::default(),
             pending_vars: FxHashMap::default(),
             process_instances: BTreeMap::new(),
             jobs: BTreeMap::new(),

@@ -14,6 +14,13 @@
 //! messages). Left out: `metadata.agentInstanceKey` (no agent-instance records), the assistant
 //! messages' provider fields (`modelId`, `messageId`, `metadata.framework`), and timestamps when
 //! the job carries no clock. Memory stores other than in-process are played as in-process.
+//!
+//! MCP clients (gateway tools) are played as the connector plays them: the first job activates
+//! each client with a `tools/list` call (state `TOOL_DISCOVERY`), the listed tools are offered as
+//! `MCP_<client>___<tool>`, a call of one activates the client with `tools/call`, and a single
+//! text block of its result reaches the model as text. A2A clients are not played (the mock says
+//! so). Not played either: `errorExpression` (a BPMN error from the connector), migration of a
+//! context from another process definition, documents in tool results.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -27,12 +34,12 @@ pub type Variables = IndexMap<String, Value>;
 /// One agent job, as the engine hands it to the worker.
 #[derive(Debug, Clone, Copy)]
 pub struct AgentJob<'a> {
-    pub job_key: i64,
+    pub job_key: u64,
     /// The ad-hoc sub-process element id.
     pub element_id: &'a str,
-    pub element_instance_key: i64,
-    pub process_instance_key: i64,
-    pub process_definition_key: i64,
+    pub element_instance_key: u64,
+    pub process_instance_key: u64,
+    pub process_definition_key: u64,
     /// The retries of the activated job.
     pub retries: i32,
     /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
@@ -138,9 +145,10 @@ pub struct PendingTurn {
     messages: Vec<Value>,
     conversation_id: String,
     interrupted: bool,
+    mcp_clients: Vec<String>,
     failure: FailureContext,
-    process_definition_key: i64,
-    process_instance_key: i64,
+    process_definition_key: u64,
+    process_instance_key: u64,
     now: Option<String>,
 }
 
@@ -183,6 +191,7 @@ struct FailureContext {
 
 const CONNECTOR_EXCEPTION: &str = "io.camunda.connector.api.error.ConnectorException";
 const INPUT_EXCEPTION: &str = "io.camunda.connector.api.error.ConnectorInputException";
+const MCP_DISCOVERY_PREFIX: &str = "MCP_toolsList_";
 const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
 const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 
@@ -227,6 +236,24 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
         .and_then(|c| c.get("state"))
         .and_then(Value::as_str)
         .unwrap_or("INITIALIZING");
+    let stored_tools = || -> Vec<ToolDefinition> {
+        context
+            .and_then(|c| c.get("toolDefinitions"))
+            .and_then(Value::as_array)
+            .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
+            .unwrap_or_default()
+    };
+    let mut mcp_clients: Vec<String> = context
+        .and_then(|c| c.pointer("/properties/mcpClients"))
+        .and_then(Value::as_array)
+        .map(|ids| {
+            ids.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut discovery_ids: Vec<String> = Vec::new();
     let tools = match state {
         "INITIALIZING" => {
             let elements = match vars.get("adHocSubProcessElements") {
@@ -237,24 +264,91 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
                 Ok(resolved) => resolved,
                 Err(error) => return fail(Some("AD_HOC_TOOL_SCHEMA_INVALID"), error.message),
             };
-            if !gateways.is_empty() {
-                let ids: Vec<String> = gateways
-                    .iter()
-                    .map(|g| format!("{} ({})", g.element_id, g.gateway_type))
-                    .collect();
+            let unsupported: Vec<String> = gateways
+                .iter()
+                .filter(|g| g.gateway_type != "mcpClient")
+                .map(|g| format!("{} ({})", g.element_id, g.gateway_type))
+                .collect();
+            if !unsupported.is_empty() {
                 return Err(Unsupported(format!(
-                    "the agent \"{}\" has gateway tools (MCP or A2A clients: {}); the mock does not play their tool discovery yet",
+                    "the agent \"{}\" has A2A client tools ({}); the mock does not play their agent-card discovery yet",
                     job.element_id,
-                    ids.join(", ")
+                    unsupported.join(", ")
                 )));
+            }
+            if !gateways.is_empty() {
+                // MCP clients list their tools first: one discovery call per client.
+                mcp_clients = gateways.iter().map(|g| g.element_id.clone()).collect();
+                let context = json!({
+                    "schemaVersion": 1,
+                    "state": "TOOL_DISCOVERY",
+                    "metadata": {
+                        "processDefinitionKey": job.process_definition_key,
+                        "processInstanceKey": job.process_instance_key,
+                    },
+                    "metrics": {"modelCalls": 0, "tokenUsage": super::turn::Usage::default().to_json(), "toolCalls": 0},
+                    "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
+                    "properties": {"mcpClients": mcp_clients},
+                });
+                let mut completion = JobCompletion::default();
+                completion.variables.insert("agentContext".into(), context);
+                completion
+                    .variables
+                    .insert("toolCallResults".into(), json!([]));
+                for client in &mcp_clients {
+                    let mut variables = Variables::new();
+                    variables.insert(
+                        "toolCall".into(),
+                        json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"}),
+                    );
+                    variables.insert("toolCallResult".into(), "".into());
+                    completion.activate_elements.push(ElementActivation {
+                        element_id: client.clone(),
+                        variables,
+                    });
+                }
+                return Ok(Step::Answer(JobAnswer::Complete(completion)));
             }
             tools
         }
-        "READY" => context
-            .and_then(|c| c.get("toolDefinitions"))
-            .and_then(Value::as_array)
-            .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
-            .unwrap_or_default(),
+        "TOOL_DISCOVERY" => {
+            let mut tools = stored_tools();
+            let results = vars.get("toolCallResults").and_then(Value::as_array);
+            for client in &mcp_clients {
+                let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
+                let Some(result) = results.and_then(|r| {
+                    r.iter()
+                        .find(|r| r.get("id").and_then(Value::as_str) == Some(id.as_str()))
+                }) else {
+                    // Discovery still running: wait.
+                    return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
+                };
+                let listed = result
+                    .pointer("/content/toolDefinitions")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                for definition in listed {
+                    let Some(name) = definition.get("name").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    tools.push(ToolDefinition {
+                        name: format!("MCP_{client}___{name}"),
+                        description: definition
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        input_schema: definition
+                            .get("inputSchema")
+                            .cloned()
+                            .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                    });
+                }
+                discovery_ids.push(id);
+            }
+            tools
+        }
+        "READY" => stored_tools(),
         other => {
             return Err(Unsupported(format!(
                 "the agent context of \"{}\" is in state {other}, which the mock does not play",
@@ -285,7 +379,15 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
     let results: Vec<&Value> = vars
         .get("toolCallResults")
         .and_then(Value::as_array)
-        .map(|r| r.iter().collect())
+        .map(|r| {
+            r.iter()
+                .filter(|r| {
+                    !r.get("id")
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| discovery_ids.iter().any(|d| d == id))
+                })
+                .collect()
+        })
         .unwrap_or_default();
     if conversation.is_none() && !results.is_empty() {
         return fail(
@@ -352,8 +454,16 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
             let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
             match by_id.get(&id) {
                 Some(result) => {
-                    let content = result.get("content").cloned().unwrap_or(Value::Null);
-                    let mut block = json!({"id": id, "name": name, "content": content_blocks(&content), "elementId": name});
+                    let mut content = result.get("content").cloned().unwrap_or(Value::Null);
+                    let element_id = result
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or(name)
+                        .to_string();
+                    if mcp_tool(name, &mcp_clients).is_some() {
+                        content = mcp_result_content(content);
+                    }
+                    let mut block = json!({"id": id, "name": name, "content": content_blocks(&content), "elementId": element_id});
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
                         block["completedAt"] = completed_at.clone();
                     } else if let Some(now) = &now {
@@ -440,6 +550,7 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
         messages,
         conversation_id,
         interrupted,
+        mcp_clients,
         failure,
         process_definition_key: job.process_definition_key,
         process_instance_key: job.process_instance_key,
@@ -472,6 +583,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
         mut messages,
         conversation_id,
         interrupted,
+        mcp_clients,
         failure,
         process_definition_key,
         process_instance_key,
@@ -571,7 +683,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
     if let Some(usage) = turn.usage() {
         metrics.usage.add(&usage);
     }
-    let agent_context = json!({
+    let mut agent_context = json!({
         "schemaVersion": 1,
         "state": "READY",
         "metadata": {
@@ -583,6 +695,9 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
         "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
         "conversation": {"type": "in-process", "conversationId": conversation_id, "messages": messages},
     });
+    if !mcp_clients.is_empty() {
+        agent_context["properties"] = json!({"mcpClients": mcp_clients});
+    }
 
     // The response handler runs on every turn: with the JSON format, any text must be JSON.
     let first_text = text.as_deref().filter(|t| !t.trim().is_empty());
@@ -640,6 +755,23 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
             .variables
             .insert("toolCallResults".into(), json!([]));
         for call in calls {
+            if let Some((client, mcp_name)) = mcp_tool(&call.name, &mcp_clients) {
+                let arguments = match &call.arguments {
+                    Arguments::Json(arguments) => arguments.clone(),
+                    Arguments::Raw(raw) => serde_json::from_str(raw).unwrap_or(Value::Null),
+                };
+                let mut variables = Variables::new();
+                variables.insert(
+                    "toolCall".into(),
+                    json!({"_meta": {"id": call.id, "name": client}, "method": "tools/call", "params": {"name": mcp_name, "arguments": arguments}}),
+                );
+                variables.insert("toolCallResult".into(), "".into());
+                completion.activate_elements.push(ElementActivation {
+                    element_id: client.to_string(),
+                    variables,
+                });
+                continue;
+            }
             let mut tool_call = Map::new();
             tool_call.insert("_meta".into(), json!({"id": call.id, "name": call.name}));
             if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
@@ -805,6 +937,29 @@ fn read_metrics(context: &Value) -> Metrics {
     }
 }
 
+/// `MCP_<client>___<tool>` of a known MCP client: (client, tool).
+fn mcp_tool<'n>(name: &'n str, clients: &[String]) -> Option<(&'n str, &'n str)> {
+    let rest = name.strip_prefix("MCP_")?;
+    let (client, tool) = rest.split_once("___")?;
+    clients
+        .iter()
+        .any(|c| c == client)
+        .then_some((client, tool))
+}
+
+/// An MCP call result as the model sees it: the text of a single text block, else the content list.
+fn mcp_result_content(content: Value) -> Value {
+    let Some(list) = content.get("content").and_then(Value::as_array) else {
+        return content;
+    };
+    match list.as_slice() {
+        [single] if single.get("type").and_then(Value::as_str) == Some("text") => {
+            single.get("text").cloned().unwrap_or(Value::Null)
+        }
+        _ => Value::Array(list.clone()),
+    }
+}
+
 fn role(message: &Value) -> &str {
     message
         .get("role")
@@ -821,10 +976,10 @@ fn id_text(id: &Value) -> String {
 }
 
 /// A stable stand-in for the connector's random conversation UUID.
-fn conversation_id_for(element_instance_key: i64) -> String {
+fn conversation_id_for(element_instance_key: u64) -> String {
     format!(
         "00000000-0000-4000-8000-{:012x}",
-        element_instance_key as u64 & 0xffff_ffff_ffff
+        element_instance_key & 0xffff_ffff_ffff
     )
 }
 

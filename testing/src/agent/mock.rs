@@ -60,8 +60,8 @@ pub struct AgentRequest {
     pub element_id: String,
     /// 1-based, counting every model call of this mock (failed ones too).
     pub model_call: u32,
-    pub job_key: i64,
-    pub process_instance_key: i64,
+    pub job_key: u64,
+    pub process_instance_key: u64,
     pub system_prompt: Option<String>,
     /// The user prompt, when this call carries it.
     pub user_prompt: Option<String>,

@@ -9,8 +9,9 @@
 //! - [`connector`] — the connector as a pure state machine: one job in, one answer out.
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
 //! - [`matchers`] — `assert_called_tools` and argument matchers.
+//! - [`on_engine`] — the one engine-aware part: answer an `Engine`'s agent job with a mock.
 //!
-//! Nothing here depends on the engine: a job is JSON variables plus keys ([`AgentJob`]), an
+//! Nothing else here depends on the engine: a job is JSON variables plus keys ([`AgentJob`]), an
 //! answer is a completion or a failure ([`JobAnswer`]).
 
 pub mod arguments;
@@ -18,6 +19,7 @@ pub mod cassette;
 pub mod connector;
 pub mod matchers;
 pub mod mock;
+pub mod on_engine;
 mod problems;
 pub mod tools;
 pub mod turn;

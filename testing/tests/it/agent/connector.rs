@@ -473,3 +473,70 @@ fn the_clock_stamps_messages_and_results() {
         "2026-08-07T10:00:00+02:00"
     );
 }
+
+#[test]
+fn mcp_clients_list_their_tools_before_the_first_model_call() {
+    let mut elements = support_tools();
+    elements.as_array_mut().unwrap().push(json!({"elementId": "Files", "elementName": "Files", "properties": {"io.camunda.agenticai.gateway.type": "mcpClient"}}));
+    let mut ahsp = Ahsp::new("support-agent", elements, support_data("Read /a"));
+    let mut mock = AiAgentMock::new(
+        "support-agent",
+        [
+            Turn::call("MCP_Files___readFile", json!({"path": "/a"})),
+            Turn::respond_json(json!({"answer": "It says hello.", "resolved": true})),
+        ],
+    )
+    .unwrap();
+    // Job 1: discovery, no model call.
+    ahsp.run_job(&mut mock).unwrap();
+    assert!(mock.requests().is_empty());
+    assert_eq!(
+        ahsp.running[0].1["toolCall"],
+        json!({"_meta": {"id": "MCP_toolsList_Files", "name": "Files"}, "method": "tools/list"})
+    );
+    assert_eq!(ahsp.vars["agentContext"]["state"], "TOOL_DISCOVERY");
+    ahsp.complete_tool(json!({"toolDefinitions": [{"name": "readFile", "description": "Reads a file",
+        "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}]}));
+    // Job 2: the tools are known; the model is asked with the user prompt and calls the MCP tool.
+    ahsp.run_job(&mut mock).unwrap();
+    let names: Vec<&str> = mock.requests()[0]
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "search-kb",
+            "create-ticket",
+            "lookup-order",
+            "MCP_Files___readFile"
+        ]
+    );
+    assert_eq!(mock.requests()[0].user_prompt.as_deref(), Some("Read /a"));
+    assert_eq!(
+        ahsp.running[0],
+        (
+            "Files".to_string(),
+            [
+                ("toolCall".to_string(), json!({"_meta": {"id": "call_1_1", "name": "Files"}, "method": "tools/call", "params": {"name": "readFile", "arguments": {"path": "/a"}}})),
+                ("toolCallResult".to_string(), json!("")),
+            ]
+            .into_iter()
+            .collect()
+        )
+    );
+    ahsp.complete_tool(json!({"name": "readFile", "content": [{"type": "text", "text": "hello"}], "isError": false}));
+    ahsp.run_job(&mut mock).unwrap();
+    assert!(ahsp.completed);
+    assert_eq!(
+        mock.requests()[1].tool_call_results,
+        json!([{"id": "call_1_1", "name": "MCP_Files___readFile", "content": "hello"}])
+    );
+    assert_eq!(
+        ahsp.vars["agentContext"]["properties"],
+        json!({"mcpClients": ["Files"]})
+    );
+    let results = &ahsp.vars["agentContext"]["conversation"]["messages"][3]["results"][0];
+    assert_eq!(results["elementId"], "Files");
+}

@@ -54,7 +54,7 @@ pub struct Ahsp {
     pub completed: bool,
     /// Every job answer, as JSON.
     pub answers: Vec<Value>,
-    pub next_job_key: i64,
+    pub next_job_key: u64,
     pub now: Option<String>,
 }
 

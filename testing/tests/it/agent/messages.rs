@@ -150,14 +150,14 @@ fn unused_turns() {
 }
 
 #[test]
-fn gateway_tools_are_named() {
+fn a2a_gateway_tools_are_named() {
     let mut elements = support_tools();
-    elements.as_array_mut().unwrap().push(json!({"elementId": "Files", "properties": {"io.camunda.agenticai.gateway.type": "mcpClient"}}));
+    elements.as_array_mut().unwrap().push(json!({"elementId": "Helper", "properties": {"io.camunda.agenticai.gateway.type": "a2aClient"}}));
     let mut ahsp = Ahsp::new("support-agent", elements, support_data("Hi"));
     let mut mock = AiAgentMock::new("support-agent", [Turn::respond_text("hi")]).unwrap();
     let error = ahsp.run_job(&mut mock).unwrap_err();
     assert_eq!(error.kind, AgentMockFailureKind::Unsupported);
-    insta::assert_snapshot!(error.message, @r#"the agent "support-agent" has gateway tools (MCP or A2A clients: Files (mcpClient)); the mock does not play their tool discovery yet"#);
+    insta::assert_snapshot!(error.message, @r#"the agent "support-agent" has A2A client tools (Helper (a2aClient)); the mock does not play their agent-card discovery yet"#);
 }
 
 #[test]
