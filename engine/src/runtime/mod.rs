@@ -29,6 +29,7 @@ pub mod records;
 mod render;
 pub mod state;
 mod tasks;
+pub mod timers;
 mod user_tasks;
 mod variables;
 
@@ -161,6 +162,7 @@ pub struct Engine {
     pub(crate) terminate_after: FxHashMap<Key, Vec<Arc<str>>>,
     /// Start instructions of a process instance being created.
     pub(crate) start_instructions: FxHashMap<Key, Vec<ElementIdx>>,
+    pub(crate) timers: BTreeMap<Key, timers::Timer>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
 }
@@ -230,6 +232,7 @@ impl Engine {
             pending_inner_element: FxHashMap::default(),
             terminate_after: FxHashMap::default(),
             start_instructions: FxHashMap::default(),
+            timers: BTreeMap::new(),
             steps: 0,
         }
     }
@@ -533,8 +536,17 @@ impl Engine {
             None,
             RecordValue::Clock { time: epoch_millis },
         );
+        // Fire what is due, let the engine react, and repeat: a cycle whose next due date has
+        // already passed fires again (bounded by the step limit).
         self.fire_due_jobs();
-        self.run(start)
+        self.run(start)?;
+        while self.fire_due_timers() {
+            self.run(start)?;
+            if self.steps > self.config.step_limit {
+                return Err(self.step_limit_error(start));
+            }
+        }
+        Ok(())
     }
 
     /// Registers the output of a decision (like CPT's `mockDmnDecision`); a business rule task

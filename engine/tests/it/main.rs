@@ -6,3 +6,4 @@ mod corpus;
 mod feel_wired;
 mod fixtures;
 mod hostile;
+mod timers;
