@@ -931,8 +931,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             },
             "conditionalEventDefinition" => {
                 let mut filter: Option<(Option<String>, Option<String>)> = None;
-                // The filter sits in the definition's extension elements; older models put it on
-                // the event itself.
+                // `zeebe:conditionalFilter` sits in the definition's own extension elements.
                 for (_, child) in self.children(node_id) {
                     if !child.is(Ns::Bpmn, "extensionElements") {
                         continue;
