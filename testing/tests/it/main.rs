@@ -1,3 +1,7 @@
 //! Behaviour tests of baton-testing: one test binary, one module per area.
 
 mod cli;
+mod failures;
+mod mocks;
+mod process_test;
+mod support;
