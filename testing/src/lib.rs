@@ -29,12 +29,14 @@
 //! - [`ProcessTest`] (`test`) — deployments, mocks, runs, the clock, the settle loop.
 //! - [`Deployment`] — deploy once, clone into each test.
 //! - [`mocks`] — [`Answer`], [`AnswerJob`] (the seam the AI Agent mock plugs into), job mocks.
+//! - [`agent`] — the AI Agent mock (the connector as a state machine, cassettes, matchers).
 //! - [`Run`] (`run`) — one instance: queries, actions, `assert_*`.
 //! - [`assertions`] — the checks ([`Check`]) behind every assertion and the CPT runner.
 //! - [`coverage`] — elements, flows and tools covered; text report; files and merging.
 //! - [`variables`], [`clock`] — JSON variables and matching; durations and instants.
 #![forbid(unsafe_code)]
 
+pub mod agent;
 pub mod assertions;
 pub mod clock;
 pub mod coverage;

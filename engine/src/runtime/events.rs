@@ -42,18 +42,27 @@ impl Engine {
         let Some(e) = inst.element() else {
             return self.subscribe_event_subprocesses(key, &p, None);
         };
-        for b in p.model_element(e).boundary_events.clone() {
+        // Boundary events attach to the multi-instance body, not to the inner instances.
+        let element_type = inst.element_type;
+        let boundaries =
+            if inst.loop_counter == 0 && element_type != T::AdHocSubProcessInnerInstance {
+                p.model_element(e).boundary_events.clone()
+            } else {
+                Vec::new()
+            };
+        for b in boundaries {
             match &p.element(b).event {
                 EventDef::Error { .. }
                 | EventDef::Escalation { .. }
                 | EventDef::Compensation { .. } => {}
+                EventDef::Timer(_) => self.create_timer(key, b)?,
                 other => {
                     return Err(unsupported(&p, b, other));
                 }
             }
         }
         if matches!(
-            inst.element_type,
+            element_type,
             T::SubProcess | T::AdHocSubProcess | T::EventSubProcess
         ) {
             self.subscribe_event_subprocesses(key, &p, Some(e))?;
@@ -63,7 +72,7 @@ impl Engine {
 
     fn subscribe_event_subprocesses(
         &mut self,
-        _key: Key,
+        key: Key,
         p: &Arc<ExecutableProcess>,
         scope: Option<ElementIdx>,
     ) -> Step {
@@ -74,6 +83,7 @@ impl Engine {
                 }
                 match &p.element(start).event {
                     EventDef::Error { .. } | EventDef::Escalation { .. } => {}
+                    EventDef::Timer(_) => self.create_timer(key, start)?,
                     other => return Err(unsupported(p, start, other)),
                 }
             }
@@ -83,9 +93,52 @@ impl Engine {
 
     /// Closes the subscriptions an element instance opened.
     pub(crate) fn unsubscribe_from_events(&mut self, key: Key) {
-        if let Some(i) = self.instances.get_mut(&key) {
-            i.subscriptions.clear();
+        let subs = match self.instances.get_mut(&key) {
+            Some(i) if !i.subscriptions.is_empty() => std::mem::take(&mut i.subscriptions),
+            _ => return,
+        };
+        for s in subs {
+            if self.timers.contains_key(&s) {
+                self.cancel_timer(s);
+            }
         }
+    }
+
+    /// An event-based gateway waits for the first of its following catch events.
+    pub(crate) fn activate_event_based_gateway(&mut self, key: Key) -> Step {
+        let inst = &self.instances[&key];
+        let p = self.process(inst.proc).clone();
+        let e = inst.element().expect("gateway");
+        for f in p.model_element(e).outgoing.clone() {
+            let target = p.model.flow(f).target;
+            match &p.element(target).event {
+                EventDef::Timer(_) => self.create_timer(key, target)?,
+                other => return Err(unsupported(&p, target, other)),
+            }
+        }
+        self.transition(key, State::Activated)?;
+        Ok(())
+    }
+
+    /// One of the events after an event-based gateway fired: the gateway completes and takes
+    /// that branch only.
+    pub(crate) fn trigger_event_based_gateway(
+        &mut self,
+        gateway: Key,
+        event: ElementIdx,
+        variables: Option<Arc<VariableDocument>>,
+    ) {
+        let Some(i) = self.instances.get_mut(&gateway) else {
+            return;
+        };
+        if i.state != State::Activated || !i.triggers.is_empty() {
+            return;
+        }
+        i.triggers.push(EventTrigger {
+            element: event,
+            variables,
+        });
+        self.queue.push_back(Cmd::Complete(gateway));
     }
 
     /// Events that need more than pass-through: error, escalation, signal, compensation throws
@@ -96,6 +149,11 @@ impl Engine {
         let e = inst.element().expect("event");
         let el = p.element(e);
         match (&el.event, el.element_type) {
+            (EventDef::Timer(_), T::IntermediateCatchEvent) => {
+                self.create_timer(key, e)?;
+                self.transition(key, State::Activated)?;
+                Ok(())
+            }
             (EventDef::Error { code }, T::EndEvent) => {
                 let code = match code {
                     Some(c) => self.eval_string(c, key)?,

@@ -138,7 +138,7 @@ impl Engine {
             error_message: None,
             error_code: None,
         };
-        self.jobs.insert(job_key, job);
+        self.jobs.insert(job_key, Box::new(job));
         if let Some(i) = self.instances.get_mut(&key) {
             i.job = Some(job_key);
         }

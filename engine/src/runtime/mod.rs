@@ -29,6 +29,7 @@ pub mod records;
 mod render;
 pub mod state;
 mod tasks;
+pub mod timers;
 mod user_tasks;
 mod variables;
 
@@ -52,7 +53,7 @@ pub use user_tasks::{UserTask, UserTaskState};
 
 use crate::model::{self, ElementIdx, FlowIdx};
 use records::{FIRST_KEY, PiValue};
-use state::{ElementInstance, Incident, Job, ProcessInstanceSummary};
+use state::{Incident, Job, ProcessInstanceSummary};
 
 /// Settings of an engine.
 #[derive(Debug, Clone)]
@@ -142,11 +143,11 @@ pub struct Engine {
     pub(crate) records: Vec<Record>,
     pub(crate) position: u64,
     pub(crate) queue: VecDeque<Cmd>,
-    pub(crate) instances: FxHashMap<Key, ElementInstance>,
+    pub(crate) instances: state::InstanceStore,
     /// Variables created for an element instance before it exists (multi-instance children).
     pub(crate) pending_vars: FxHashMap<Key, state::VarMap>,
     pub(crate) process_instances: BTreeMap<Key, ProcessInstanceSummary>,
-    pub(crate) jobs: BTreeMap<Key, Job>,
+    pub(crate) jobs: BTreeMap<Key, Box<Job>>,
     /// Keys of jobs that became activatable, in order (see [`Engine::activatable_jobs_since`]).
     pub(crate) job_feed: Vec<Key>,
     pub(crate) incidents: BTreeMap<Key, Incident>,
@@ -161,6 +162,7 @@ pub struct Engine {
     pub(crate) terminate_after: FxHashMap<Key, Vec<Arc<str>>>,
     /// Start instructions of a process instance being created.
     pub(crate) start_instructions: FxHashMap<Key, Vec<ElementIdx>>,
+    pub(crate) timers: BTreeMap<Key, timers::Timer>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
 }
@@ -217,7 +219,7 @@ impl Engine {
             records: Vec::new(),
             position: 0,
             queue: VecDeque::new(),
-            instances: FxHashMap::default(),
+            instances: state::InstanceStore::default(),
             pending_vars: FxHashMap::default(),
             process_instances: BTreeMap::new(),
             jobs: BTreeMap::new(),
@@ -230,6 +232,7 @@ impl Engine {
             pending_inner_element: FxHashMap::default(),
             terminate_after: FxHashMap::default(),
             start_instructions: FxHashMap::default(),
+            timers: BTreeMap::new(),
             steps: 0,
         }
     }
@@ -533,8 +536,17 @@ impl Engine {
             None,
             RecordValue::Clock { time: epoch_millis },
         );
+        // Fire what is due, let the engine react, and repeat: a cycle whose next due date has
+        // already passed fires again (bounded by the step limit).
         self.fire_due_jobs();
-        self.run(start)
+        self.run(start)?;
+        while self.fire_due_timers() {
+            self.run(start)?;
+            if self.steps > self.config.step_limit {
+                return Err(self.step_limit_error(start));
+            }
+        }
+        Ok(())
     }
 
     /// Registers the output of a decision (like CPT's `mockDmnDecision`); a business rule task

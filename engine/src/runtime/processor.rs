@@ -186,6 +186,19 @@ impl Engine {
         scope: Key,
         flow: FlowIdx,
     ) {
+        self.take_flow_with(proc, process_instance_key, scope, flow, None);
+    }
+
+    /// Takes a flow; the target gets `variables` as local variables (an event after an
+    /// event-based gateway).
+    pub(crate) fn take_flow_with(
+        &mut self,
+        proc: ProcIdx,
+        process_instance_key: Key,
+        scope: Key,
+        flow: FlowIdx,
+        variables: Option<Arc<VariableDocument>>,
+    ) {
         let p = self.process(proc).clone();
         let target = p.model.flow(flow).target;
         let flow_key = self.new_key();
@@ -228,7 +241,7 @@ impl Engine {
             element: Some(target),
             element_type,
             via_flow: Some(flow),
-            variables: None,
+            variables,
             parent: None,
             loop_counter: 0,
         })));
@@ -481,6 +494,7 @@ impl Engine {
             T::ExclusiveGateway | T::InclusiveGateway | T::ParallelGateway => {
                 self.activate_gateway(key)
             }
+            T::EventBasedGateway => self.activate_event_based_gateway(key),
             T::StartEvent | T::BoundaryEvent => {
                 self.transition(key, State::Activated)?;
                 self.queue.push_back(Cmd::Complete(key));
@@ -496,7 +510,11 @@ impl Engine {
                 _ if el.job.is_some() => self.activate_job_task(key),
                 _ => self.activate_event_specific(key),
             },
-            T::IntermediateCatchEvent if matches!(el.event, EventDef::Link { .. }) => {
+            // A link catch passes through; a catch event after an event-based gateway is only
+            // activated once its event happened.
+            T::IntermediateCatchEvent
+                if matches!(el.event, EventDef::Link { .. }) || el.after_event_based_gateway =>
+            {
                 self.transition(key, State::Activated)?;
                 self.queue.push_back(Cmd::Complete(key));
                 Ok(())
@@ -630,6 +648,17 @@ impl Engine {
         if ty == T::EndEvent && matches!(el.event, EventDef::Terminate) {
             self.after_path_completed(scope, &inst);
             self.terminate_scope_by_end_event(scope);
+            return Ok(());
+        }
+        if ty == T::EventBasedGateway {
+            if let Some(t) = inst.triggers.first().cloned()
+                && let Some(f) = outgoing
+                    .iter()
+                    .copied()
+                    .find(|f| p.model.flow(*f).target == t.element)
+            {
+                self.take_flow_with(inst.proc, inst.process_instance_key, scope, f, t.variables);
+            }
             return Ok(());
         }
         if end_of_path {

@@ -316,6 +316,12 @@ impl Engine {
         self.position
     }
 
+    /// Forgets process instances that have ended (the bench calls it between instances so the
+    /// summaries do not pile up).
+    pub fn forget_ended_instances(&mut self) {
+        self.process_instances.retain(|_, s| s.state.is_active());
+    }
+
     /// Drops the log (positions keep counting).
     pub fn clear_records(&mut self) {
         self.records.clear();

@@ -207,3 +207,70 @@ pub struct ProcessInstanceSummary {
     pub state: State,
     pub parent_process_instance_key: Option<Key>,
 }
+
+/// Element instances by key: a slab of instances plus a key → slot index, so inserting and
+/// removing never moves the (large) instances around a hash table. Iteration is by slot, so
+/// callers that produce output sort by key.
+#[derive(Debug, Clone, Default)]
+pub struct InstanceStore {
+    slots: Vec<Option<ElementInstance>>,
+    free: Vec<u32>,
+    index: rustc_hash::FxHashMap<Key, u32>,
+}
+
+impl InstanceStore {
+    pub fn get(&self, key: &Key) -> Option<&ElementInstance> {
+        let slot = *self.index.get(key)?;
+        self.slots[slot as usize].as_ref()
+    }
+
+    pub fn get_mut(&mut self, key: &Key) -> Option<&mut ElementInstance> {
+        let slot = *self.index.get(key)?;
+        self.slots[slot as usize].as_mut()
+    }
+
+    pub fn contains_key(&self, key: &Key) -> bool {
+        self.index.contains_key(key)
+    }
+
+    pub fn insert(&mut self, key: Key, instance: ElementInstance) {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(instance);
+                s
+            }
+            None => {
+                self.slots.push(Some(instance));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.index.insert(key, slot);
+    }
+
+    pub fn remove(&mut self, key: &Key) -> Option<ElementInstance> {
+        let slot = self.index.remove(key)?;
+        self.free.push(slot);
+        self.slots[slot as usize].take()
+    }
+
+    /// Live instances, in slot order (not key order).
+    pub fn values(&self) -> impl Iterator<Item = &ElementInstance> {
+        self.slots.iter().filter_map(Option::as_ref)
+    }
+
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+}
+
+impl std::ops::Index<&Key> for InstanceStore {
+    type Output = ElementInstance;
+
+    fn index(&self, key: &Key) -> &ElementInstance {
+        self.get(key).expect("element instance exists")
+    }
+}

@@ -3,5 +3,7 @@
 mod builder;
 mod core;
 mod corpus;
+mod feel_wired;
 mod fixtures;
 mod hostile;
+mod timers;

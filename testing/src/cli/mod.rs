@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod validate;
 
 /// Runs BPMN processes the way Camunda 8 (Zeebe) does, inside tests.
@@ -19,11 +20,14 @@ struct Cli {
 enum Command {
     /// Checks BPMN files the way Zeebe checks a deployment.
     Validate(validate::Args),
+    /// Runs a benchmark workload of ../shared/bench and prints one JSON line.
+    Bench(bench::Args),
 }
 
 /// Parses the command line and runs the subcommand.
 pub fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Validate(args) => validate::run(&args),
+        Command::Bench(args) => bench::run(&args),
     }
 }

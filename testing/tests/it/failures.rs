@@ -42,16 +42,16 @@ fn the_panic_message_is_the_failure_message() {
 fn instance_states() {
     let (test, run) = waiting_at_ship();
     insta::assert_snapshot!(
-        "completed",
+        "instance_completed",
         failure(&run, Check::InstanceState(InstanceState::Completed))
     );
     insta::assert_snapshot!(
-        "terminated",
+        "instance_terminated",
         failure(&run, Check::InstanceState(InstanceState::Terminated))
     );
     test.mock_job("shipping").complete();
     insta::assert_snapshot!(
-        "active",
+        "instance_active",
         failure(&run, Check::InstanceState(InstanceState::Active))
     );
 }
@@ -60,18 +60,18 @@ fn instance_states() {
 fn incidents_and_failures() {
     let (test, run) = waiting_at_ship();
     insta::assert_snapshot!(
-        "has_incidents",
+        "run_has_incidents",
         failure(&run, Check::HasActiveIncidents(true))
     );
     insta::assert_snapshot!(
-        "incident",
+        "run_incident",
         failure(
             &run,
             Check::Incident(IncidentExpectation::at("ship").of_type(ErrorType::JobNoRetries))
         )
     );
     insta::assert_snapshot!(
-        "failed",
+        "run_failed",
         failure(
             &run,
             Check::Failed {
@@ -81,18 +81,18 @@ fn incidents_and_failures() {
     );
     test.mock_job("shipping").fail("carrier down");
     insta::assert_snapshot!(
-        "no_incidents",
+        "run_no_incidents",
         failure(&run, Check::HasActiveIncidents(false))
     );
     insta::assert_snapshot!(
-        "incident_other_type",
+        "run_incident_other_type",
         failure(
             &run,
             Check::Incident(IncidentExpectation::any().of_type(ErrorType::IoMappingError))
         )
     );
     insta::assert_snapshot!(
-        "failed_with",
+        "run_failed_with",
         failure(
             &run,
             Check::Failed {
@@ -119,33 +119,39 @@ fn element_states() {
         )
     };
     insta::assert_snapshot!(
-        "passed",
+        "elements_passed",
         elements(&["charge", "ship", "done"], ElementsState::Completed)
     );
     insta::assert_snapshot!(
-        "not_passed",
+        "elements_not_passed",
         elements(&["start", "ship"], ElementsState::NotCompleted)
     );
-    insta::assert_snapshot!("waiting_at", elements(&["charge"], ElementsState::Active));
     insta::assert_snapshot!(
-        "not_waiting_at",
+        "elements_waiting_at",
+        elements(&["charge"], ElementsState::Active)
+    );
+    insta::assert_snapshot!(
+        "elements_not_waiting_at",
         elements(&["ship"], ElementsState::NotActive)
     );
     insta::assert_snapshot!(
-        "not_entered",
+        "elements_not_entered",
         elements(&["charge", "done"], ElementsState::NotActivated)
     );
     insta::assert_snapshot!(
-        "waiting_exactly",
+        "elements_waiting_exactly",
         elements(&["charge"], ElementsState::ActiveExactly)
     );
-    insta::assert_snapshot!("terminated", elements(&["ship"], ElementsState::Terminated));
     insta::assert_snapshot!(
-        "in_order",
+        "elements_terminated",
+        elements(&["ship"], ElementsState::Terminated)
+    );
+    insta::assert_snapshot!(
+        "elements_in_order",
         elements(&["charge", "start"], ElementsState::CompletedInOrder)
     );
     insta::assert_snapshot!(
-        "in_order_missing",
+        "elements_in_order_missing",
         elements(&["start", "done"], ElementsState::CompletedInOrder)
     );
     let by_name = failure(
@@ -155,7 +161,7 @@ fn element_states() {
             state: ElementsState::Completed,
         },
     );
-    insta::assert_snapshot!("by_name", by_name);
+    insta::assert_snapshot!("elements_by_name", by_name);
 }
 
 #[test]
@@ -172,12 +178,12 @@ fn element_counts() {
         )
     };
     insta::assert_snapshot!(
-        "completed_times",
+        "count_completed_times",
         count("charge", ElementState::Completed, 2)
     );
-    insta::assert_snapshot!("active_times", count("ship", ElementState::Active, 2));
+    insta::assert_snapshot!("count_active_times", count("ship", ElementState::Active, 2));
     insta::assert_snapshot!(
-        "terminated_times",
+        "count_terminated_times",
         count("ship", ElementState::Terminated, 1)
     );
 }
@@ -196,21 +202,21 @@ fn variables() {
         )
     };
     insta::assert_snapshot!(
-        "exact",
+        "variables_exact",
         vars(
             json!({"amount": 41, "paid": true, "receipt": {"id": "R-1"}, "missing": 1}),
             Matching::Exact
         )
     );
     insta::assert_snapshot!(
-        "partial",
+        "variables_partial",
         vars(
             json!({"receipt": {"id": "R-2", "lines": [1, 2]}, "customer": {"name": "Bob"}}),
             Matching::Partial
         )
     );
     insta::assert_snapshot!(
-        "names",
+        "variables_names",
         failure(
             &run,
             Check::VariableNames {
@@ -220,7 +226,7 @@ fn variables() {
         )
     );
     insta::assert_snapshot!(
-        "local_no_instance",
+        "variables_local_no_instance",
         failure(
             &run,
             Check::Variables {
@@ -236,7 +242,7 @@ fn variables() {
 fn user_tasks_and_decisions() {
     let (_test, run) = waiting_at_ship();
     insta::assert_snapshot!(
-        "user_task",
+        "check_user_task",
         failure(
             &run,
             Check::UserTask {
@@ -252,7 +258,7 @@ fn user_tasks_and_decisions() {
         )
     );
     insta::assert_snapshot!(
-        "decision",
+        "check_decision",
         failure(
             &run,
             Check::Decision {

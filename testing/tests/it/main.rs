@@ -1,5 +1,6 @@
 //! Behaviour tests of baton-testing: one test binary, one module per area.
 
+mod agent;
 mod cli;
 mod failures;
 mod mocks;

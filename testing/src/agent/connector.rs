@@ -1,0 +1,1208 @@
+//! The AI Agent Sub-process connector (`io.camunda.agenticai:aiagent-job-worker:1`) as a pure
+//! state machine: one agent job in, one answer out (complete with an ad-hoc sub-process result,
+//! or fail), with the model call in between left to the caller.
+//!
+//! [`prepare`] reads the job as the connector does (input validation, tool resolution, the
+//! stored conversation, which tool results have arrived) and either answers at once (a no-op
+//! completion while results are missing, a failure) or asks for a model call. [`finish`] takes the
+//! model's turn and builds the completion: the `agentContext` the connector persists, the tools to
+//! activate with their `toolCall`, or the final `agent` variable.
+//!
+//! What `agentContext` holds: `schemaVersion`, `state`, `metadata` (process definition and
+//! instance keys, `lastIterationKey`), `metrics` (`modelCalls`, `tokenUsage`, `toolCalls`),
+//! `toolDefinitions` and the in-process `conversation` (system, user, assistant and tool-result
+//! messages). Left out: `metadata.agentInstanceKey` (no agent-instance records), the assistant
+//! messages' provider fields (`modelId`, `messageId`, `metadata.framework`), and timestamps when
+//! the job carries no clock. Memory stores other than in-process are played as in-process.
+//!
+//! MCP clients (gateway tools) are played as the connector plays them: the first job activates
+//! each client with a `tools/list` call (state `TOOL_DISCOVERY`), the listed tools are offered as
+//! `MCP_<client>___<tool>`, a call of one activates the client with `tools/call`, and a single
+//! text block of its result reaches the model as text. A2A clients are not played (the mock says
+//! so). Not played either: `errorExpression` (a BPMN error from the connector), migration of a
+//! context from another process definition, documents in tool results.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use super::tools::{ResolvedTools, ToolDefinition, read_elements, resolve_tools};
+use super::turn::{Arguments, TextCallStyle, Turn};
+
+/// Variables by name, in order (the engine's variable document).
+pub type Variables = IndexMap<String, Value>;
+
+/// One agent job, as the engine hands it to the worker.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentJob<'a> {
+    pub job_key: u64,
+    /// The ad-hoc sub-process element id.
+    pub element_id: &'a str,
+    pub element_instance_key: u64,
+    pub process_instance_key: u64,
+    pub process_definition_key: u64,
+    /// The retries of the activated job.
+    pub retries: i32,
+    /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
+    /// `toolCallResults`, `provider`, `data`).
+    pub variables: &'a Variables,
+    /// The task headers (`retryBackoff`, `elementTemplateVersion`, ...).
+    pub headers: &'a IndexMap<String, String>,
+    /// The engine clock as an ISO-8601 date-time with offset, for message timestamps.
+    pub now: Option<&'a str>,
+}
+
+/// What the worker answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobAnswer {
+    Complete(JobCompletion),
+    Fail(JobFailure),
+}
+
+/// A job completion with an ad-hoc sub-process result.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobCompletion {
+    /// Merged into the ad-hoc sub-process scope (`agentContext`, `toolCallResults`, `agent`).
+    pub variables: Variables,
+    pub activate_elements: Vec<ElementActivation>,
+    pub completion_condition_fulfilled: bool,
+    pub cancel_remaining_instances: bool,
+}
+
+/// One element to activate, with the local variables of its inner instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementActivation {
+    pub element_id: String,
+    pub variables: Variables,
+}
+
+/// A FailJob command, as the connector runtime sends it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobFailure {
+    /// `max(retries - 1, 0)`, or 0 for input errors.
+    pub retries: i32,
+    /// The `retryBackoff` header in milliseconds (none when the header is absent).
+    pub retry_backoff_ms: Option<u64>,
+    /// `<message> | Error variables: {error={…}}`, as the incident will show it.
+    pub error_message: String,
+    /// `{error: {type, message, code?}}`.
+    pub variables: Variables,
+    /// The connector's error code (`FAILED_MODEL_CALL`, ...), if it has one.
+    pub code: Option<String>,
+    /// The exception message alone.
+    pub message: String,
+}
+
+impl JobCompletion {
+    /// A completion that changes nothing (the connector waits for more results).
+    pub fn is_no_op(&self) -> bool {
+        self.variables.is_empty()
+            && self.activate_elements.is_empty()
+            && !self.completion_condition_fulfilled
+            && !self.cancel_remaining_instances
+    }
+}
+
+/// The response format of the final answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseFormat {
+    Text {
+        parse_json: bool,
+    },
+    Json {
+        schema: Option<Value>,
+        schema_name: Option<String>,
+    },
+}
+
+/// What the model is asked on one call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelInput {
+    pub system_prompt: Option<String>,
+    /// The user prompt, when this call carries it (the first call, or a re-entry).
+    pub user_prompt: Option<String>,
+    /// The tools offered.
+    pub tools: Vec<ToolDefinition>,
+    /// The tool results of this call, in tool-call order: `[{id, name, content}]` (and
+    /// `interrupted: true` for calls cancelled by an event).
+    pub tool_call_results: Value,
+    /// The contents of the events (event sub-process results) this call carries.
+    pub events: Vec<Value>,
+    /// The conversation as sent: the stored messages plus this call's input, cut to the context
+    /// window.
+    pub messages: Vec<Value>,
+    pub response_format: ResponseFormat,
+}
+
+/// The connector is waiting for the model.
+#[derive(Debug, Clone)]
+pub struct PendingTurn {
+    pub input: ModelInput,
+    config: Config,
+    tools: Vec<ToolDefinition>,
+    metrics: Metrics,
+    last_iteration_key: u64,
+    /// The stored messages (system first) plus this call's input messages.
+    messages: Vec<Value>,
+    conversation_id: String,
+    interrupted: bool,
+    mcp_clients: Vec<String>,
+    failure: FailureContext,
+    process_definition_key: u64,
+    process_instance_key: u64,
+    now: Option<String>,
+}
+
+/// The first half of a job: answer now, or ask the model.
+#[derive(Debug, Clone)]
+pub enum Step {
+    Answer(JobAnswer),
+    AskModel(Box<PendingTurn>),
+}
+
+/// Something the connector does that the mock cannot play.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+#[derive(Debug, Clone)]
+struct Config {
+    system_prompt: Option<String>,
+    user_prompt: Option<String>,
+    user_documents: Vec<Value>,
+    max_model_calls: u64,
+    context_window_size: usize,
+    interrupt_on_events: bool,
+    format: ResponseFormat,
+    include_assistant_message: bool,
+    include_agent_context: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Metrics {
+    model_calls: u64,
+    tool_calls: u64,
+    usage: super::turn::Usage,
+}
+
+#[derive(Debug, Clone)]
+struct FailureContext {
+    retries: i32,
+    backoff: Result<Option<u64>, String>,
+}
+
+const CONNECTOR_EXCEPTION: &str = "io.camunda.connector.api.error.ConnectorException";
+const INPUT_EXCEPTION: &str = "io.camunda.connector.api.error.ConnectorInputException";
+const MCP_DISCOVERY_PREFIX: &str = "MCP_toolsList_";
+const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
+const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
+
+/// Reads one agent job. `Err` is a connector feature the mock does not play.
+pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
+    let failure = FailureContext {
+        retries: job.retries,
+        backoff: parse_backoff(job.headers.get("retryBackoff").map(String::as_str)),
+    };
+    let fail = |code: Option<&str>, message: String| {
+        Ok(Step::Answer(JobAnswer::Fail(failure.fail(
+            CONNECTOR_EXCEPTION,
+            code,
+            message,
+        ))))
+    };
+    let vars = job.variables;
+
+    // Input binding and validation by the connector runtime: failures are incidents at once.
+    let config = match read_config(vars) {
+        Ok(config) => config,
+        Err(violations) => {
+            let message = format!(
+                "jakarta.validation.ValidationException: Found constraints violated while validating input: \n{}",
+                violations
+                    .iter()
+                    .map(|v| format!(" - {v}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            let mut failure = failure.fail(INPUT_EXCEPTION, None, message);
+            failure.retries = 0;
+            return Ok(Step::Answer(JobAnswer::Fail(failure)));
+        }
+    };
+
+    // Initialisation: an empty context resolves the tools from the engine's variable.
+    let context = vars
+        .get("agentContext")
+        .filter(|c| c.as_object().is_some_and(|o| !o.is_empty()));
+    let state = context
+        .and_then(|c| c.get("state"))
+        .and_then(Value::as_str)
+        .unwrap_or("INITIALIZING");
+    let stored_tools = || -> Vec<ToolDefinition> {
+        context
+            .and_then(|c| c.get("toolDefinitions"))
+            .and_then(Value::as_array)
+            .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
+            .unwrap_or_default()
+    };
+    let mut mcp_clients: Vec<String> = context
+        .and_then(|c| c.pointer("/properties/mcpClients"))
+        .and_then(Value::as_array)
+        .map(|ids| {
+            ids.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut discovery_ids: Vec<String> = Vec::new();
+    let tools = match state {
+        "INITIALIZING" => {
+            let elements = match vars.get("adHocSubProcessElements") {
+                Some(value) => read_elements(value).map_err(Unsupported)?,
+                None => Vec::new(),
+            };
+            let ResolvedTools { tools, gateways } = match resolve_tools(&elements) {
+                Ok(resolved) => resolved,
+                Err(error) => return fail(Some("AD_HOC_TOOL_SCHEMA_INVALID"), error.message),
+            };
+            let unsupported: Vec<String> = gateways
+                .iter()
+                .filter(|g| g.gateway_type != "mcpClient")
+                .map(|g| format!("{} ({})", g.element_id, g.gateway_type))
+                .collect();
+            if !unsupported.is_empty() {
+                return Err(Unsupported(format!(
+                    "the agent \"{}\" has A2A client tools ({}); the mock does not play their agent-card discovery yet",
+                    job.element_id,
+                    unsupported.join(", ")
+                )));
+            }
+            if !gateways.is_empty() {
+                // MCP clients list their tools first: one discovery call per client.
+                mcp_clients = gateways.iter().map(|g| g.element_id.clone()).collect();
+                let context = json!({
+                    "schemaVersion": 1,
+                    "state": "TOOL_DISCOVERY",
+                    "metadata": {
+                        "processDefinitionKey": job.process_definition_key,
+                        "processInstanceKey": job.process_instance_key,
+                    },
+                    "metrics": {"modelCalls": 0, "tokenUsage": super::turn::Usage::default().to_json(), "toolCalls": 0},
+                    "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
+                    "properties": {"mcpClients": mcp_clients},
+                });
+                let mut completion = JobCompletion::default();
+                completion.variables.insert("agentContext".into(), context);
+                completion
+                    .variables
+                    .insert("toolCallResults".into(), json!([]));
+                for client in &mcp_clients {
+                    let mut variables = Variables::new();
+                    variables.insert(
+                        "toolCall".into(),
+                        json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"}),
+                    );
+                    variables.insert("toolCallResult".into(), "".into());
+                    completion.activate_elements.push(ElementActivation {
+                        element_id: client.clone(),
+                        variables,
+                    });
+                }
+                return Ok(Step::Answer(JobAnswer::Complete(completion)));
+            }
+            tools
+        }
+        "TOOL_DISCOVERY" => {
+            let mut tools = stored_tools();
+            let results = vars.get("toolCallResults").and_then(Value::as_array);
+            for client in &mcp_clients {
+                let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
+                let Some(result) = results.and_then(|r| {
+                    r.iter()
+                        .find(|r| r.get("id").and_then(Value::as_str) == Some(id.as_str()))
+                }) else {
+                    // Discovery still running: wait.
+                    return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
+                };
+                let listed = result
+                    .pointer("/content/toolDefinitions")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                for definition in listed {
+                    let Some(name) = definition.get("name").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    tools.push(ToolDefinition {
+                        name: format!("MCP_{client}___{name}"),
+                        description: definition
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        input_schema: definition
+                            .get("inputSchema")
+                            .cloned()
+                            .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                    });
+                }
+                discovery_ids.push(id);
+            }
+            tools
+        }
+        "READY" => stored_tools(),
+        other => {
+            return Err(Unsupported(format!(
+                "the agent context of \"{}\" is in state {other}, which the mock does not play",
+                job.element_id
+            )));
+        }
+    };
+
+    let metrics = context.map(read_metrics).unwrap_or_default();
+    let last_iteration_key = context
+        .and_then(|c| c.pointer("/metadata/lastIterationKey"))
+        .and_then(Value::as_u64);
+    let conversation = context.and_then(|c| c.get("conversation"));
+    let stored: Vec<Value> = conversation
+        .and_then(|c| c.get("messages"))
+        .and_then(Value::as_array)
+        .map(|m| m.iter().filter(|m| role(m) != "system").cloned().collect())
+        .unwrap_or_default();
+    let conversation_id = conversation
+        .and_then(|c| c.get("conversationId"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| conversation_id_for(job.element_instance_key));
+    let assistant_count = stored.iter().filter(|m| role(m) == "assistant").count() as u64;
+    let last_iteration_key = last_iteration_key.unwrap_or(assistant_count);
+
+    // Split the results: entries without an id are events.
+    let results: Vec<&Value> = vars
+        .get("toolCallResults")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter(|r| {
+                    !r.get("id")
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| discovery_ids.iter().any(|d| d == id))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if conversation.is_none() && !results.is_empty() {
+        return fail(
+            Some("TOOL_CALL_RESULTS_ON_EMPTY_CONTEXT"),
+            "Agent received tool call results, but the agent context was empty (no previous conversation). Is the context configured correctly?"
+                .to_string(),
+        );
+    }
+    let (events, tool_results): (Vec<&Value>, Vec<&Value>) = results
+        .into_iter()
+        .partition(|r| r.get("id").is_none_or(Value::is_null));
+    let mut by_id: IndexMap<String, &Value> = IndexMap::new();
+    for result in &tool_results {
+        let id = id_text(&result["id"]);
+        if by_id.insert(id.clone(), result).is_some() {
+            return fail(
+                None,
+                format!(
+                    "Duplicate key {id} (attempted merging values of two tool call results with this id)"
+                ),
+            );
+        }
+    }
+
+    let now = job.now.map(str::to_string);
+    let stamp = |mut message: Value| {
+        if let Some(now) = &now {
+            message["metadata"] = json!({"timestamp": now});
+        }
+        message
+    };
+    let event_messages: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            stamp(event_message(
+                e.get("content").unwrap_or(&Value::Null),
+                config.interrupt_on_events,
+            ))
+        })
+        .collect();
+    let event_contents: Vec<Value> = events
+        .iter()
+        .map(|e| e.get("content").cloned().unwrap_or(Value::Null))
+        .collect();
+
+    let pending_calls: Vec<&Value> = stored
+        .iter()
+        .rev()
+        .find(|m| role(m) == "assistant")
+        .and_then(|m| m.get("toolCalls"))
+        .and_then(Value::as_array)
+        .map(|calls| calls.iter().collect())
+        .unwrap_or_default();
+
+    let mut input_messages = Vec::new();
+    let mut seen_results = Vec::new();
+    let mut interrupted = false;
+    let mut user_prompt = None;
+    if !pending_calls.is_empty() {
+        let interrupt = config.interrupt_on_events && !event_messages.is_empty();
+        let mut blocks = Vec::new();
+        for call in &pending_calls {
+            let id = id_text(call.get("id").unwrap_or(&Value::Null));
+            let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+            match by_id.get(&id) {
+                Some(result) => {
+                    let mut content = result.get("content").cloned().unwrap_or(Value::Null);
+                    let element_id = result
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or(name)
+                        .to_string();
+                    if mcp_tool(name, &mcp_clients).is_some() {
+                        content = mcp_result_content(content);
+                    }
+                    let mut block = json!({"id": id, "name": name, "content": content_blocks(&content), "elementId": element_id});
+                    if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
+                        block["completedAt"] = completed_at.clone();
+                    } else if let Some(now) = &now {
+                        block["completedAt"] = now.clone().into();
+                    }
+                    blocks.push(block);
+                    seen_results.push(json!({"id": id, "name": name, "content": content}));
+                }
+                None if interrupt => {
+                    interrupted = true;
+                    let mut block = json!({"id": id, "name": name, "content": content_blocks(&CANCELLED_TOOL_CALL.into()), "elementId": name, "interrupted": true});
+                    if let Some(now) = &now {
+                        block["completedAt"] = now.clone().into();
+                    }
+                    blocks.push(block);
+                    seen_results.push(json!({"id": id, "name": name, "content": CANCELLED_TOOL_CALL, "interrupted": true}));
+                }
+                // Not every call has a result yet: wait for the next job.
+                None => return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default()))),
+            }
+        }
+        input_messages.push(stamp(
+            json!({"role": "tool_call_result", "results": blocks}),
+        ));
+        input_messages.extend(event_messages);
+    } else {
+        let mut content = Vec::new();
+        if let Some(prompt) = config
+            .user_prompt
+            .as_deref()
+            .filter(|p| !p.trim().is_empty())
+        {
+            content.push(json!({"type": "text", "text": prompt}));
+            user_prompt = Some(prompt.to_string());
+        }
+        for document in &config.user_documents {
+            content.push(json!({"type": "document", "document": document}));
+        }
+        if !content.is_empty() {
+            input_messages.push(stamp(json!({"role": "user", "content": content})));
+        }
+        input_messages.extend(event_messages);
+    }
+    if input_messages.is_empty() {
+        return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
+    }
+
+    // The model-call limit counts what earlier jobs persisted.
+    if metrics.model_calls >= config.max_model_calls {
+        return fail(
+            Some("MAXIMUM_NUMBER_OF_MODEL_CALLS_REACHED"),
+            format!(
+                "Maximum number of model calls reached (modelCalls: {}, limit: {})",
+                metrics.model_calls, config.max_model_calls
+            ),
+        );
+    }
+
+    let mut messages = Vec::with_capacity(stored.len() + input_messages.len() + 1);
+    if let Some(system) = config
+        .system_prompt
+        .as_deref()
+        .filter(|p| !p.trim().is_empty())
+    {
+        messages.push(json!({"role": "system", "content": [{"type": "text", "text": system}]}));
+    }
+    messages.extend(stored);
+    messages.extend(input_messages);
+    let input = ModelInput {
+        system_prompt: config.system_prompt.clone(),
+        user_prompt,
+        tools: tools.clone(),
+        tool_call_results: Value::Array(seen_results),
+        events: event_contents,
+        messages: window(&messages, config.context_window_size),
+        response_format: config.format.clone(),
+    };
+    Ok(Step::AskModel(Box::new(PendingTurn {
+        input,
+        config,
+        tools,
+        metrics,
+        last_iteration_key,
+        messages,
+        conversation_id,
+        interrupted,
+        mcp_clients,
+        failure,
+        process_definition_key: job.process_definition_key,
+        process_instance_key: job.process_instance_key,
+        now,
+    })))
+}
+
+/// A tool call as the mock sends it on: id assigned, arguments as the model wrote them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: Arguments,
+}
+
+impl PendingTurn {
+    /// The model calls persisted before this one.
+    pub fn persisted_model_calls(&self) -> u64 {
+        self.metrics.model_calls
+    }
+}
+
+/// The second half of a job: the model answered with `turn`; `calls` are its tool calls with ids.
+pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobAnswer {
+    let PendingTurn {
+        config,
+        tools,
+        mut metrics,
+        last_iteration_key,
+        mut messages,
+        conversation_id,
+        interrupted,
+        mcp_clients,
+        failure,
+        process_definition_key,
+        process_instance_key,
+        now,
+        input: _,
+    } = pending;
+    let fail = |code: Option<&str>, message: String| {
+        JobAnswer::Fail(failure.fail(CONNECTOR_EXCEPTION, code, message))
+    };
+
+    let (text, parsed_json): (Option<String>, Option<Value>) = match turn {
+        Turn::Error(error) => {
+            let message = if error.message.trim().is_empty() {
+                "RuntimeException".to_string()
+            } else {
+                error.message.clone()
+            };
+            return fail(
+                Some("FAILED_MODEL_CALL"),
+                format!("Model call failed: {message}"),
+            );
+        }
+        Turn::ToolCalls(turn) => (turn.text.clone(), None),
+        Turn::Response(response) => match (&response.text, &response.json) {
+            (Some(text), json) => (Some(text.clone()), json.clone()),
+            (None, Some(json)) => (Some(json.to_string()), Some(json.clone())),
+            (None, None) => (None, None),
+        },
+        Turn::ToolCallAsText(call) => (
+            Some(tool_call_text(&call.name, &call.arguments, call.style)),
+            None,
+        ),
+    };
+
+    // The provider's tool calls become the assistant message; arguments must be a JSON object.
+    let mut assistant_calls = Vec::with_capacity(calls.len());
+    for call in calls {
+        let arguments = match &call.arguments {
+            Arguments::Json(Value::Object(arguments)) => Value::Object(arguments.clone()),
+            Arguments::Json(other) => {
+                return fail(
+                    None,
+                    format!(
+                        "Failed to deserialize tool call results for tool '{}': {}",
+                        call.name,
+                        not_an_object(other)
+                    ),
+                );
+            }
+            Arguments::Raw(raw) => match serde_json::from_str::<Value>(raw) {
+                Ok(Value::Object(arguments)) => Value::Object(arguments),
+                Ok(other) => {
+                    return fail(
+                        None,
+                        format!(
+                            "Failed to deserialize tool call results for tool '{}': {}",
+                            call.name,
+                            not_an_object(&other)
+                        ),
+                    );
+                }
+                Err(error) => {
+                    return fail(
+                        None,
+                        format!(
+                            "Failed to deserialize tool call results for tool '{}': {}",
+                            call.name,
+                            parser_message(&error)
+                        ),
+                    );
+                }
+            },
+        };
+        assistant_calls.push(json!({"id": call.id, "name": call.name, "arguments": arguments}));
+    }
+
+    let mut assistant = Map::new();
+    assistant.insert("role".into(), "assistant".into());
+    if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
+        assistant.insert("content".into(), json!([{"type": "text", "text": text}]));
+    }
+    if !assistant_calls.is_empty() {
+        assistant.insert("toolCalls".into(), Value::Array(assistant_calls));
+    }
+    assistant.insert(
+        "stopReason".into(),
+        if calls.is_empty() { "STOP" } else { "TOOL_USE" }.into(),
+    );
+    if let Some(now) = &now {
+        assistant.insert("metadata".into(), json!({"timestamp": now}));
+    }
+    let assistant = Value::Object(assistant);
+    messages.push(assistant.clone());
+
+    metrics.model_calls += 1;
+    metrics.tool_calls += calls.len() as u64;
+    if let Some(usage) = turn.usage() {
+        metrics.usage.add(&usage);
+    }
+    let mut agent_context = json!({
+        "schemaVersion": 1,
+        "state": "READY",
+        "metadata": {
+            "processDefinitionKey": process_definition_key,
+            "processInstanceKey": process_instance_key,
+            "lastIterationKey": last_iteration_key + 1,
+        },
+        "metrics": {"modelCalls": metrics.model_calls, "tokenUsage": metrics.usage.to_json(), "toolCalls": metrics.tool_calls},
+        "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
+        "conversation": {"type": "in-process", "conversationId": conversation_id, "messages": messages},
+    });
+    if !mcp_clients.is_empty() {
+        agent_context["properties"] = json!({"mcpClients": mcp_clients});
+    }
+
+    // The response handler runs on every turn: with the JSON format, any text must be JSON.
+    let first_text = text.as_deref().filter(|t| !t.trim().is_empty());
+    let mut response = Map::new();
+    if let Some(first_text) = first_text {
+        match &config.format {
+            ResponseFormat::Text { parse_json } => {
+                response.insert("responseText".into(), first_text.into());
+                if *parse_json
+                    && let Some(json) = parsed_json
+                        .clone()
+                        .or_else(|| parse_response_json(first_text).ok())
+                {
+                    response.insert("responseJson".into(), json);
+                }
+            }
+            ResponseFormat::Json { .. } => match parsed_json
+                .clone()
+                .map(Ok)
+                .unwrap_or_else(|| parse_response_json(first_text))
+            {
+                Ok(json) => {
+                    response.insert("responseJson".into(), json);
+                }
+                Err(message) => {
+                    return fail(
+                        Some("FAILED_TO_PARSE_RESPONSE_CONTENT"),
+                        format!("Failed to parse response content as JSON: {message}"),
+                    );
+                }
+            },
+        }
+    }
+
+    let mut completion = JobCompletion {
+        cancel_remaining_instances: interrupted,
+        ..JobCompletion::default()
+    };
+    completion
+        .variables
+        .insert("agentContext".into(), agent_context.clone());
+    if calls.is_empty() {
+        if config.include_assistant_message {
+            response.insert("responseMessage".into(), assistant);
+        }
+        if config.include_agent_context {
+            response.insert("context".into(), agent_context);
+        }
+        completion
+            .variables
+            .insert("agent".into(), Value::Object(response));
+        completion.completion_condition_fulfilled = true;
+    } else {
+        completion
+            .variables
+            .insert("toolCallResults".into(), json!([]));
+        for call in calls {
+            if let Some((client, mcp_name)) = mcp_tool(&call.name, &mcp_clients) {
+                let arguments = match &call.arguments {
+                    Arguments::Json(arguments) => arguments.clone(),
+                    Arguments::Raw(raw) => serde_json::from_str(raw).unwrap_or(Value::Null),
+                };
+                let mut variables = Variables::new();
+                variables.insert(
+                    "toolCall".into(),
+                    json!({"_meta": {"id": call.id, "name": client}, "method": "tools/call", "params": {"name": mcp_name, "arguments": arguments}}),
+                );
+                variables.insert("toolCallResult".into(), "".into());
+                completion.activate_elements.push(ElementActivation {
+                    element_id: client.to_string(),
+                    variables,
+                });
+                continue;
+            }
+            let mut tool_call = Map::new();
+            tool_call.insert("_meta".into(), json!({"id": call.id, "name": call.name}));
+            if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
+                for (key, value) in arguments {
+                    tool_call.insert(key.clone(), value.clone());
+                }
+            } else if let Arguments::Raw(raw) = &call.arguments
+                && let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(raw)
+            {
+                tool_call.extend(arguments);
+            }
+            let mut variables = Variables::new();
+            variables.insert("toolCall".into(), Value::Object(tool_call));
+            variables.insert("toolCallResult".into(), "".into());
+            completion.activate_elements.push(ElementActivation {
+                element_id: call.name.clone(),
+                variables,
+            });
+        }
+    }
+    JobAnswer::Complete(completion)
+}
+
+impl FailureContext {
+    fn fail(&self, exception: &str, code: Option<&str>, message: String) -> JobFailure {
+        let mut error = Map::new();
+        error.insert("type".into(), exception.into());
+        error.insert("message".into(), message.clone().into());
+        if let Some(code) = code {
+            error.insert("code".into(), code.into());
+        }
+        let rendered = format!(
+            "{{error={{type={exception}, message={message}{}}}}}",
+            code.map(|c| format!(", code={c}")).unwrap_or_default()
+        );
+        let mut variables = Variables::new();
+        variables.insert("error".into(), Value::Object(error));
+        let (retries, retry_backoff_ms, message_text) = match &self.backoff {
+            Ok(backoff) => ((self.retries - 1).max(0), *backoff, message.clone()),
+            // An unreadable backoff header fails the job for good, with its own message.
+            Err(header_message) => (0, None, header_message.clone()),
+        };
+        let mut error_message = format!("{message_text} | Error variables: {rendered}");
+        if error_message.chars().count() > 6000 {
+            error_message = error_message.chars().take(6000).collect();
+        }
+        JobFailure {
+            retries,
+            retry_backoff_ms,
+            error_message,
+            variables,
+            code: code.map(str::to_string),
+            message: message_text,
+        }
+    }
+}
+
+fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
+    let mut violations = Vec::new();
+    if vars.get("provider").is_none_or(Value::is_null) {
+        violations.push("provider: must not be null".to_string());
+    }
+    let Some(data) = vars.get("data").filter(|d| d.is_object()) else {
+        violations.push("data: must not be null".to_string());
+        return Err(violations);
+    };
+    let text = |pointer: &str| {
+        data.pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let user_prompt = text("/userPrompt/prompt");
+    if user_prompt.as_deref().is_none_or(|p| p.trim().is_empty()) {
+        violations.push("data.userPrompt.prompt: must not be blank".to_string());
+    }
+    let max_model_calls = match data.pointer("/limits/maxModelCalls") {
+        None | Some(Value::Null) => 10,
+        Some(value) => match value.as_i64() {
+            Some(n) if n >= 1 => n as u64,
+            _ => {
+                violations.push(
+                    "data.limits.maxModelCalls: must be greater than or equal to 1".to_string(),
+                );
+                10
+            }
+        },
+    };
+    let interrupt_on_events = match data.get("events").filter(|e| !e.is_null()) {
+        None => false,
+        Some(events) => match events.get("behavior").and_then(Value::as_str) {
+            Some("INTERRUPT_TOOL_CALLS") => true,
+            Some(_) => false,
+            None => {
+                violations.push("data.events.behavior: must not be null".to_string());
+                false
+            }
+        },
+    };
+    let context_window_size = data
+        .pointer("/memory/contextWindowSize")
+        .and_then(Value::as_u64)
+        .unwrap_or(20) as usize;
+    let format = match text("/response/format/type").as_deref() {
+        Some("json") => ResponseFormat::Json {
+            schema: data
+                .pointer("/response/format/schema")
+                .filter(|s| !s.is_null())
+                .cloned(),
+            schema_name: text("/response/format/schemaName"),
+        },
+        _ => ResponseFormat::Text {
+            parse_json: data
+                .pointer("/response/format/parseJson")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        },
+    };
+    let flag = |pointer: &str| {
+        data.pointer(pointer)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    if !violations.is_empty() {
+        return Err(violations);
+    }
+    Ok(Config {
+        system_prompt: text("/systemPrompt/prompt"),
+        user_prompt,
+        user_documents: data
+            .pointer("/userPrompt/documents")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
+        max_model_calls,
+        context_window_size,
+        interrupt_on_events,
+        format,
+        include_assistant_message: flag("/response/includeAssistantMessage"),
+        include_agent_context: flag("/response/includeAgentContext"),
+    })
+}
+
+fn read_metrics(context: &Value) -> Metrics {
+    let Some(metrics) = context.get("metrics") else {
+        return Metrics::default();
+    };
+    let count = |pointer: &str| {
+        metrics
+            .pointer(pointer)
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    Metrics {
+        model_calls: count("/modelCalls"),
+        tool_calls: count("/toolCalls"),
+        usage: super::turn::Usage {
+            input_token_count: count("/tokenUsage/inputTokenCount"),
+            output_token_count: count("/tokenUsage/outputTokenCount"),
+            cache_read_token_count: count("/tokenUsage/cacheReadTokenCount"),
+            cache_creation_token_count: count("/tokenUsage/cacheCreationTokenCount"),
+            reasoning_token_count: count("/tokenUsage/reasoningTokenCount"),
+        },
+    }
+}
+
+/// `MCP_<client>___<tool>` of a known MCP client: (client, tool).
+fn mcp_tool<'n>(name: &'n str, clients: &[String]) -> Option<(&'n str, &'n str)> {
+    let rest = name.strip_prefix("MCP_")?;
+    let (client, tool) = rest.split_once("___")?;
+    clients
+        .iter()
+        .any(|c| c == client)
+        .then_some((client, tool))
+}
+
+/// An MCP call result as the model sees it: the text of a single text block, else the content list.
+fn mcp_result_content(content: Value) -> Value {
+    let Some(list) = content.get("content").and_then(Value::as_array) else {
+        return content;
+    };
+    match list.as_slice() {
+        [single] if single.get("type").and_then(Value::as_str) == Some("text") => {
+            single.get("text").cloned().unwrap_or(Value::Null)
+        }
+        _ => Value::Array(list.clone()),
+    }
+}
+
+fn role(message: &Value) -> &str {
+    message
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// A result id as text (the connector reads ids as strings).
+fn id_text(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A stable stand-in for the connector's random conversation UUID.
+fn conversation_id_for(element_instance_key: u64) -> String {
+    format!(
+        "00000000-0000-4000-8000-{:012x}",
+        element_instance_key & 0xffff_ffff_ffff
+    )
+}
+
+/// A tool result's content as the connector stores it: text, object, or nothing.
+fn content_blocks(content: &Value) -> Value {
+    match content {
+        Value::Null => json!([]),
+        Value::String(text) if text.trim().is_empty() => json!([]),
+        Value::String(text) => json!([{"type": "text", "text": text}]),
+        other => json!([{"type": "object", "content": other}]),
+    }
+}
+
+/// The user message for an event (an event sub-process result).
+fn event_message(content: &Value, interrupt: bool) -> Value {
+    let empty = match content {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    let block = if empty {
+        let detail = if interrupt {
+            "All in-flight tool executions were canceled."
+        } else {
+            "Execution waited for all in-flight tool executions to complete before proceeding."
+        };
+        json!({"type": "text", "text": format!("{EMPTY_EVENT} {detail}")})
+    } else if let Value::String(text) = content {
+        json!({"type": "text", "text": text})
+    } else {
+        json!({"type": "object", "content": content})
+    };
+    json!({"role": "user", "content": [block]})
+}
+
+/// The connector's context window: at most `size` messages, the system message kept, the oldest
+/// dropped first, and tool results whose tool-call message was dropped go with it.
+fn window(messages: &[Value], size: usize) -> Vec<Value> {
+    if messages.len() <= size {
+        return messages.to_vec();
+    }
+    let (system, rest): (Vec<&Value>, Vec<&Value>) =
+        messages.iter().partition(|m| role(m) == "system");
+    let keep = size.saturating_sub(system.len());
+    let mut rest: Vec<&Value> = rest[rest.len().saturating_sub(keep)..].to_vec();
+    while rest.first().is_some_and(|m| role(m) == "tool_call_result") {
+        rest.remove(0);
+    }
+    system.into_iter().chain(rest).cloned().collect()
+}
+
+/// The text a model writes when it puts a tool call into its reply.
+fn tool_call_text(name: &str, arguments: &Value, style: TextCallStyle) -> String {
+    let call = json!({"name": name, "arguments": arguments}).to_string();
+    match style {
+        TextCallStyle::Json => call,
+        TextCallStyle::Tagged => format!("<tool_call>\n{call}\n</tool_call>"),
+        TextCallStyle::Fenced => format!("```json\n{call}\n```"),
+    }
+}
+
+/// Parses a response text as JSON, after removing a Markdown code fence around it.
+fn parse_response_json(text: &str) -> Result<Value, String> {
+    let trimmed = text.trim();
+    let inner = trimmed
+        .strip_prefix("```")
+        .and_then(|rest| rest.strip_suffix("```"))
+        .map(|body| {
+            body.split_once('\n').map_or(body, |(first, after)| {
+                if first.trim().chars().all(|c| c.is_ascii_alphanumeric()) {
+                    after
+                } else {
+                    body
+                }
+            })
+        })
+        .unwrap_or(trimmed);
+    serde_json::from_str(inner).map_err(|e| parser_message(&e))
+}
+
+fn parser_message(error: &serde_json::Error) -> String {
+    error.to_string()
+}
+
+fn not_an_object(value: &Value) -> String {
+    let kind = match value {
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+        Value::Object(_) => "an object",
+    };
+    format!("expected a JSON object, got {kind}")
+}
+
+/// Reads an ISO-8601 duration as Java's `Duration.parse` does (`PT30S`, `PT5M`, `P1DT2H`, `PT0.5S`).
+fn parse_backoff(header: Option<&str>) -> Result<Option<u64>, String> {
+    let Some(header) = header else {
+        return Ok(None);
+    };
+    let invalid = || {
+        format!(
+            "Failed to parse retry backoff header. Expected ISO-8601 duration, e.g. PT5M, got: {header}"
+        )
+    };
+    let text = header.trim().to_ascii_uppercase();
+    let Some(rest) = text.strip_prefix('P') else {
+        return Err(invalid());
+    };
+    let (days, time) = match rest.split_once('T') {
+        Some((days, time)) => (days, Some(time)),
+        None => (rest, None),
+    };
+    let mut millis: f64 = 0.0;
+    let mut any = false;
+    if !days.is_empty() {
+        let n: f64 = days
+            .strip_suffix('D')
+            .and_then(|d| d.parse().ok())
+            .ok_or_else(invalid)?;
+        millis += n * 86_400_000.0;
+        any = true;
+    }
+    if let Some(mut time) = time {
+        if time.is_empty() {
+            return Err(invalid());
+        }
+        for (unit, factor) in [('H', 3_600_000.0), ('M', 60_000.0), ('S', 1_000.0)] {
+            if let Some(at) = time.find(unit) {
+                let n: f64 = time[..at]
+                    .replace(',', ".")
+                    .parse()
+                    .map_err(|_| invalid())?;
+                millis += n * factor;
+                time = &time[at + 1..];
+                any = true;
+            }
+        }
+        if !time.is_empty() {
+            return Err(invalid());
+        }
+    }
+    if !any || millis < 0.0 {
+        return Err(invalid());
+    }
+    Ok(Some(millis.round() as u64))
+}
+
+impl JobAnswer {
+    /// The answer as JSON, in the shape of Zeebe's REST API (`result.type = "adHocSubProcess"`,
+    /// FailJob's `retries`, `errorMessage`, `retryBackOff`, `variables`).
+    pub fn to_json(&self) -> Value {
+        match self {
+            JobAnswer::Complete(completion) => json!({
+                "complete": {
+                    "variables": completion.variables,
+                    "result": {
+                        "type": "adHocSubProcess",
+                        "activateElements": completion.activate_elements.iter().map(|a| json!({"elementId": a.element_id, "variables": a.variables})).collect::<Vec<_>>(),
+                        "isCompletionConditionFulfilled": completion.completion_condition_fulfilled,
+                        "isCancelRemainingInstances": completion.cancel_remaining_instances,
+                    }
+                }
+            }),
+            JobAnswer::Fail(failure) => json!({
+                "fail": {
+                    "retries": failure.retries,
+                    "retryBackOff": failure.retry_backoff_ms,
+                    "errorMessage": failure.error_message,
+                    "variables": failure.variables,
+                }
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_headers_read_like_java_durations() {
+        assert_eq!(parse_backoff(None), Ok(None));
+        assert_eq!(parse_backoff(Some("PT30S")), Ok(Some(30_000)));
+        assert_eq!(parse_backoff(Some("PT0S")), Ok(Some(0)));
+        assert_eq!(parse_backoff(Some("PT5M")), Ok(Some(300_000)));
+        assert_eq!(parse_backoff(Some("P1DT1H")), Ok(Some(90_000_000)));
+        assert_eq!(parse_backoff(Some("PT0.5S")), Ok(Some(500)));
+        assert!(parse_backoff(Some("30s")).is_err());
+        assert!(parse_backoff(Some("PT")).is_err());
+    }
+
+    #[test]
+    fn window_keeps_the_system_message_and_drops_orphaned_results() {
+        let sys = json!({"role": "system"});
+        let u1 = json!({"role": "user", "n": 1});
+        let a1 = json!({"role": "assistant", "toolCalls": [{}]});
+        let tcr = json!({"role": "tool_call_result"});
+        let a2 = json!({"role": "assistant", "n": 2});
+        assert_eq!(
+            window(&[u1.clone(), a1.clone(), tcr.clone(), a2.clone()], 2),
+            vec![a2.clone()]
+        );
+        assert_eq!(
+            window(
+                &[sys.clone(), u1.clone(), a1.clone(), tcr.clone(), a2.clone()],
+                3
+            ),
+            vec![sys.clone(), a2.clone()]
+        );
+        assert_eq!(window(&[sys.clone(), u1.clone()], 20), vec![sys, u1]);
+    }
+
+    #[test]
+    fn fenced_json_answers_parse() {
+        assert_eq!(
+            parse_response_json("```json\n{\"a\": 1}\n```"),
+            Ok(json!({"a": 1}))
+        );
+        assert_eq!(parse_response_json("  {\"a\": 1} "), Ok(json!({"a": 1})));
+        assert!(parse_response_json("<tool_call>\n{}\n</tool_call>").is_err());
+    }
+}

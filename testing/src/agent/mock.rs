@@ -1,0 +1,600 @@
+//! The AI agent mock: plays the connector for one agent element, taking the model's turns from a
+//! script, a cassette or a handler, and records what the model saw and which tools it called.
+//!
+//! Turns are used in order across every job of the element, so a process that enters the agent
+//! twice, or two runs in one test, read one script from start to end.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::arguments::{check_arguments, short_json};
+use super::cassette::{Cassette, CassetteError};
+use super::connector::{self, AgentJob, JobAnswer, ModelInput, ResponseFormat, SentToolCall, Step};
+use super::matchers::{ExpectedCall, check_called_tools};
+use super::tools::ToolDefinition;
+use super::turn::{Arguments, Turn};
+
+/// Where the turns come from.
+pub enum AgentScript {
+    /// Turns in order.
+    Turns(Vec<Turn>),
+    /// A cassette's turns; `source` names it in messages (its file).
+    Cassette { cassette: Cassette, source: String },
+    /// Your code decides each turn from the request (a model adapter, or a fake).
+    Handler(Box<dyn FnMut(&AgentRequest) -> Turn>),
+}
+
+impl AgentScript {
+    /// A handler: called once per model call with what the model would see.
+    pub fn handler(handler: impl FnMut(&AgentRequest) -> Turn + 'static) -> Self {
+        AgentScript::Handler(Box::new(handler))
+    }
+}
+
+impl From<Vec<Turn>> for AgentScript {
+    fn from(turns: Vec<Turn>) -> Self {
+        AgentScript::Turns(turns)
+    }
+}
+
+impl<const N: usize> From<[Turn; N]> for AgentScript {
+    fn from(turns: [Turn; N]) -> Self {
+        AgentScript::Turns(turns.into())
+    }
+}
+
+impl From<Cassette> for AgentScript {
+    fn from(cassette: Cassette) -> Self {
+        AgentScript::Cassette {
+            cassette,
+            source: "cassette".to_string(),
+        }
+    }
+}
+
+/// What the model saw on one call, and what it answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentRequest {
+    /// The agent element.
+    pub element_id: String,
+    /// 1-based, counting every model call of this mock (failed ones too).
+    pub model_call: u32,
+    pub job_key: u64,
+    pub process_instance_key: u64,
+    pub system_prompt: Option<String>,
+    /// The user prompt, when this call carries it.
+    pub user_prompt: Option<String>,
+    /// The tools offered, with their input schemas.
+    pub tools: Vec<ToolDefinition>,
+    /// This call's tool results in tool-call order: `[{id, name, content}]`.
+    pub tool_call_results: Value,
+    /// The contents of this call's events (event sub-process results).
+    pub events: Vec<Value>,
+    /// The conversation as sent (after the context window).
+    pub messages: Vec<Value>,
+    pub response_format: ResponseFormat,
+    /// The turn the model answered with; `None` when the script had no turn left.
+    pub turn: Option<Turn>,
+}
+
+/// One tool call the model made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallRecord {
+    pub model_call: u32,
+    pub id: String,
+    /// The tool (element id).
+    pub name: String,
+    /// The arguments; the raw text as a JSON string for arguments that are not JSON.
+    pub arguments: Value,
+}
+
+/// The mock cannot go on: the script and the process disagree. Fails the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentMockFailure {
+    pub kind: AgentMockFailureKind,
+    pub message: String,
+}
+
+/// The kinds of [`AgentMockFailure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentMockFailureKind {
+    /// A scripted call names a tool the agent does not have.
+    UnknownTool,
+    /// A scripted call's arguments do not fit the tool's parameters.
+    WrongArguments,
+    /// The process asked the model more often than the script has turns.
+    ScriptExhausted,
+    /// A turn in the script, or one a handler returned, is not valid.
+    InvalidTurn,
+    /// The cassette belongs to another agent element.
+    WrongCassette,
+    /// The process uses a connector feature the mock does not play.
+    Unsupported,
+}
+
+impl fmt::Display for AgentMockFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AgentMockFailure {}
+
+/// What to do when the script has no turn left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnExhausted {
+    /// Fail the run (the default: an extra model call is usually the bug a test looks for).
+    #[default]
+    Fail,
+    /// Answer with the last turn again.
+    RepeatLast,
+}
+
+enum Source {
+    Turns {
+        turns: Vec<Turn>,
+        next: usize,
+        cassette: Option<String>,
+    },
+    Handler(Box<dyn FnMut(&AgentRequest) -> Turn>),
+}
+
+/// The mock of one agent element.
+pub struct AiAgentMock {
+    element_id: String,
+    source: Source,
+    on_exhausted: OnExhausted,
+    tool_order: Vec<String>,
+    requests: Vec<AgentRequest>,
+    tool_calls: Vec<ToolCallRecord>,
+    played: Vec<Turn>,
+}
+
+impl fmt::Debug for AiAgentMock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AiAgentMock")
+            .field("element_id", &self.element_id)
+            .field("requests", &self.requests.len())
+            .field("tool_calls", &self.tool_calls)
+            .field("remaining_turns", &self.remaining_turns())
+            .finish()
+    }
+}
+
+impl AiAgentMock {
+    /// A mock for the agent element `element_id`. Every scripted turn is checked now, so a typo
+    /// fails at once; a cassette recorded for another element is refused.
+    pub fn new(
+        element_id: impl Into<String>,
+        script: impl Into<AgentScript>,
+    ) -> Result<Self, AgentMockFailure> {
+        let element_id = element_id.into();
+        let source = match script.into() {
+            AgentScript::Turns(turns) => {
+                check_turns(&turns, "the script")?;
+                Source::Turns {
+                    turns,
+                    next: 0,
+                    cassette: None,
+                }
+            }
+            AgentScript::Cassette { cassette, source } => {
+                cassette
+                    .check_agent(&element_id, &source)
+                    .map_err(|e| AgentMockFailure {
+                        kind: AgentMockFailureKind::WrongCassette,
+                        message: e.to_string(),
+                    })?;
+                cassette
+                    .validate(&source)
+                    .map_err(|e: CassetteError| AgentMockFailure {
+                        kind: AgentMockFailureKind::InvalidTurn,
+                        message: e.to_string(),
+                    })?;
+                Source::Turns {
+                    turns: cassette.turns,
+                    next: 0,
+                    cassette: Some(source),
+                }
+            }
+            AgentScript::Handler(handler) => Source::Handler(handler),
+        };
+        Ok(AiAgentMock {
+            element_id,
+            source,
+            on_exhausted: OnExhausted::Fail,
+            tool_order: Vec::new(),
+            requests: Vec::new(),
+            tool_calls: Vec::new(),
+            played: Vec::new(),
+        })
+    }
+
+    /// Answers every model call after the last turn with the last turn again.
+    pub fn repeat_last_turn(mut self) -> Self {
+        self.on_exhausted = OnExhausted::RepeatLast;
+        self
+    }
+
+    /// Sets what happens when the script runs out.
+    pub fn on_exhausted(mut self, on_exhausted: OnExhausted) -> Self {
+        self.on_exhausted = on_exhausted;
+        self
+    }
+
+    /// The tools in model (document) order, for messages; Zeebe's variable lists them in hash order.
+    pub fn with_tool_order(
+        mut self,
+        tool_ids: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.tool_order = tool_ids.into_iter().map(Into::into).collect();
+        self
+    }
+
+    pub fn element_id(&self) -> &str {
+        &self.element_id
+    }
+
+    /// What the model saw on each call, oldest first.
+    pub fn requests(&self) -> &[AgentRequest] {
+        &self.requests
+    }
+
+    /// Every tool call the model made, in order.
+    pub fn tool_calls(&self) -> &[ToolCallRecord] {
+        &self.tool_calls
+    }
+
+    /// Turns of the script not played yet (0 for a handler).
+    pub fn remaining_turns(&self) -> usize {
+        match &self.source {
+            Source::Turns { turns, next, .. } => turns.len().saturating_sub(*next),
+            Source::Handler(_) => 0,
+        }
+    }
+
+    /// The turns played so far as a cassette for this element (to save a handler's answers).
+    pub fn cassette(&self) -> Cassette {
+        Cassette::new(self.element_id.clone(), self.played.clone())
+    }
+
+    /// `Err` with a message when turns of the script were not used.
+    pub fn check_all_turns_used(&self) -> Result<(), String> {
+        let remaining = self.remaining_turns();
+        if remaining == 0 {
+            return Ok(());
+        }
+        let Source::Turns { turns, next, .. } = &self.source else {
+            return Ok(());
+        };
+        let unused: Vec<String> = turns[*next..]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("  turn {}: {}", next + i + 1, t.describe()))
+            .collect();
+        Err(format!(
+            "the script of \"{}\" has {remaining} unused turn{} of {} (the agent made {} model call{}):\n{}",
+            self.element_id,
+            plural(remaining),
+            turns.len(),
+            self.requests.len(),
+            plural(self.requests.len()),
+            unused.join("\n")
+        ))
+    }
+
+    /// Panics with a message when turns of the script were not used.
+    #[track_caller]
+    pub fn assert_all_turns_used(&self) {
+        if let Err(message) = self.check_all_turns_used() {
+            panic!("{message}");
+        }
+    }
+
+    /// `Err` with a message when the tool calls differ from `expected` (the whole sequence).
+    pub fn check_called_tools(
+        &self,
+        expected: impl IntoIterator<Item = impl Into<ExpectedCall>>,
+    ) -> Result<(), String> {
+        let expected: Vec<ExpectedCall> = expected.into_iter().map(Into::into).collect();
+        check_called_tools(&self.element_id, &expected, &self.tool_calls)
+    }
+
+    /// Panics when the tool calls differ from `expected`: each entry a tool id, or a name with
+    /// arguments (literal JSON or matchers).
+    #[track_caller]
+    pub fn assert_called_tools(&self, expected: impl IntoIterator<Item = impl Into<ExpectedCall>>) {
+        if let Err(message) = self.check_called_tools(expected) {
+            panic!("{message}");
+        }
+    }
+
+    /// Answers one agent job as the connector would, with the next turn when the model is asked.
+    pub fn answer_job(&mut self, job: &AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
+        let step = connector::prepare(job).map_err(|e| AgentMockFailure {
+            kind: AgentMockFailureKind::Unsupported,
+            message: e.0,
+        })?;
+        let pending = match step {
+            Step::Answer(answer) => return Ok(answer),
+            Step::AskModel(pending) => pending,
+        };
+        let model_call = self.requests.len() as u32 + 1;
+        let mut request = request_from(&self.element_id, model_call, job, &pending.input);
+        let turn = match &mut self.source {
+            Source::Turns { turns, next, .. } => {
+                if *next < turns.len() {
+                    *next += 1;
+                    Some(turns[*next - 1].clone())
+                } else if self.on_exhausted == OnExhausted::RepeatLast {
+                    turns.last().cloned()
+                } else {
+                    None
+                }
+            }
+            Source::Handler(handler) => {
+                let turn = handler(&request);
+                if let Err(problems) = turn.validate("turn") {
+                    request.turn = Some(turn);
+                    self.requests.push(request);
+                    return Err(AgentMockFailure {
+                        kind: AgentMockFailureKind::InvalidTurn,
+                        message: format!(
+                            "invalid turn from the handler of \"{}\" for model call {model_call}: {problems}",
+                            self.element_id
+                        ),
+                    });
+                }
+                Some(turn)
+            }
+        };
+        let Some(turn) = turn else {
+            let script_len = match &self.source {
+                Source::Turns { turns, .. } => turns.len(),
+                Source::Handler(_) => 0,
+            };
+            let failure = self.exhausted(&request, script_len);
+            self.requests.push(request);
+            return Err(failure);
+        };
+        request.turn = Some(turn.clone());
+        self.played.push(turn.clone());
+
+        let calls: Vec<SentToolCall> = match &turn {
+            Turn::ToolCalls(tool_turn) => tool_turn
+                .calls
+                .iter()
+                .enumerate()
+                .map(|(k, call)| SentToolCall {
+                    id: call
+                        .id
+                        .clone()
+                        .unwrap_or_else(|| format!("call_{model_call}_{}", k + 1)),
+                    name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let checked = matches!(&turn, Turn::ToolCalls(t) if !t.unchecked);
+        let check = if checked {
+            self.check_calls(&pending.input.tools, &calls, model_call)
+        } else {
+            Ok(())
+        };
+        for call in &calls {
+            let arguments = match &call.arguments {
+                Arguments::Json(value) => value.clone(),
+                Arguments::Raw(raw) => Value::String(raw.clone()),
+            };
+            self.tool_calls.push(ToolCallRecord {
+                model_call,
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments,
+            });
+        }
+        self.requests.push(request);
+        check?;
+        Ok(connector::finish(*pending, &turn, &calls))
+    }
+
+    fn source_label(&self) -> String {
+        match &self.source {
+            Source::Turns {
+                cassette: Some(source),
+                ..
+            } => format!("the cassette {source}"),
+            Source::Turns { .. } => "the script".to_string(),
+            Source::Handler(_) => "the handler".to_string(),
+        }
+    }
+
+    fn check_calls(
+        &self,
+        tools: &[ToolDefinition],
+        calls: &[SentToolCall],
+        model_call: u32,
+    ) -> Result<(), AgentMockFailure> {
+        for call in calls {
+            let Some(tool) = tools.iter().find(|t| t.name == call.name) else {
+                return Err(AgentMockFailure {
+                    kind: AgentMockFailureKind::UnknownTool,
+                    message: format!(
+                        "unknown tool \"{}\". Tools of \"{}\": {}\n{} calls it in turn {model_call} ({}). Was the tool renamed or removed? Fix the turn, or re-record the cassette.",
+                        call.name,
+                        self.element_id,
+                        self.ordered_tool_names(tools).join(", "),
+                        capitalize(&self.source_label()),
+                        call.id
+                    ),
+                });
+            };
+            let Arguments::Json(arguments) = &call.arguments else {
+                continue;
+            };
+            let problems = check_arguments(tool, arguments);
+            if problems.is_empty() {
+                continue;
+            }
+            let lines: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+            return Err(AgentMockFailure {
+                kind: AgentMockFailureKind::WrongArguments,
+                message: format!(
+                    "wrong arguments for tool \"{}\" in turn {model_call} of {} of \"{}\" ({}):\n{}\n{}",
+                    call.name,
+                    self.source_label(),
+                    self.element_id,
+                    call.id,
+                    lines.join("\n"),
+                    describe_parameters(tool)
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn ordered_tool_names<'t>(&self, tools: &'t [ToolDefinition]) -> Vec<&'t str> {
+        let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        names.sort_by_key(|name| {
+            self.tool_order
+                .iter()
+                .position(|o| o == name)
+                .unwrap_or(usize::MAX)
+        });
+        names
+    }
+
+    fn exhausted(&self, request: &AgentRequest, script_len: usize) -> AgentMockFailure {
+        let mut carried = Vec::new();
+        if let Some(results) = request
+            .tool_call_results
+            .as_array()
+            .filter(|r| !r.is_empty())
+        {
+            let names: Vec<&str> = results
+                .iter()
+                .filter_map(|r| r.get("name").and_then(Value::as_str))
+                .collect();
+            carried.push(format!("results from {}", names.join(", ")));
+        }
+        if let Some(prompt) = &request.user_prompt {
+            carried.push(format!(
+                "the user prompt {}",
+                short_json(&Value::String(prompt.clone()))
+            ));
+        }
+        if !request.events.is_empty() {
+            carried.push(format!(
+                "{} event{}",
+                request.events.len(),
+                plural(request.events.len())
+            ));
+        }
+        let with = if carried.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", carried.join(" and "))
+        };
+        let again = if request.model_call > 1 { " again" } else { "" };
+        let what = if matches!(
+            &self.source,
+            Source::Turns {
+                cassette: Some(_),
+                ..
+            }
+        ) {
+            "cassette"
+        } else {
+            "script"
+        };
+        AgentMockFailure {
+            kind: AgentMockFailureKind::ScriptExhausted,
+            message: format!(
+                "the {what} has no turn {} — it has {}, all played. The agent asked the model{again}{with}. The process needed a model call that the {what} does not have: add a turn, or re-record the cassette.",
+                request.model_call, script_len
+            ),
+        }
+    }
+}
+
+fn request_from(
+    element_id: &str,
+    model_call: u32,
+    job: &AgentJob<'_>,
+    input: &ModelInput,
+) -> AgentRequest {
+    AgentRequest {
+        element_id: element_id.to_string(),
+        model_call,
+        job_key: job.job_key,
+        process_instance_key: job.process_instance_key,
+        system_prompt: input.system_prompt.clone(),
+        user_prompt: input.user_prompt.clone(),
+        tools: input.tools.clone(),
+        tool_call_results: input.tool_call_results.clone(),
+        events: input.events.clone(),
+        messages: input.messages.clone(),
+        response_format: input.response_format.clone(),
+        turn: None,
+    }
+}
+
+fn check_turns(turns: &[Turn], label: &str) -> Result<(), AgentMockFailure> {
+    let mut problems = Vec::new();
+    for (i, turn) in turns.iter().enumerate() {
+        if let Err(found) = turn.validate(&format!("turns[{i}]")) {
+            problems.extend(found.items().iter().map(ToString::to_string));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(AgentMockFailure {
+        kind: AgentMockFailureKind::InvalidTurn,
+        message: format!("invalid turn in {label}:\n  - {}", problems.join("\n  - ")),
+    })
+}
+
+/// `Parameters of "create-ticket": summary (string, required), priority (string)`.
+fn describe_parameters(tool: &ToolDefinition) -> String {
+    let required = tool.required();
+    let properties = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object);
+    let names = tool.parameter_names();
+    if names.is_empty() {
+        return format!("\"{}\" has no parameters", tool.name);
+    }
+    let described: Vec<String> = names
+        .iter()
+        .map(|name| {
+            let type_ = properties
+                .and_then(|p| p.get(*name))
+                .and_then(|s| s.get("type"))
+                .map(|t| t.as_str().map_or_else(|| t.to_string(), str::to_string))
+                .unwrap_or_default();
+            let req = if required.contains(name) {
+                ", required"
+            } else {
+                ""
+            };
+            format!("{name} ({type_}{req})")
+        })
+        .collect();
+    format!("Parameters of \"{}\": {}", tool.name, described.join(", "))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,41 @@
+//! The AI Agent mock: plays the AI Agent Sub-process connector (`io.camunda.agenticai:aiagent-job-worker:1`)
+//! turn by turn, with the model's turns scripted, replayed from a cassette, or computed by a handler.
+//!
+//! - [`turn`] — a model turn (tool calls, a response, an error, malformed replies) and its JSON form.
+//! - [`cassette`] — `{version: 1, agent, turns}` files: validated reading, atomic writing.
+//! - [`tools`] — `adHocSubProcessElements` → the tool definitions the model is offered, with the
+//!   connector's rules and messages.
+//! - [`arguments`] — a scripted call's arguments against the tool's schema.
+//! - [`connector`] — the connector as a pure state machine: one job in, one answer out.
+//! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
+//! - [`matchers`] — `assert_called_tools` and argument matchers.
+//! - [`on_engine`] — the one engine-aware part: answer an `Engine`'s agent job with a mock.
+//!
+//! Nothing else here depends on the engine: a job is JSON variables plus keys ([`AgentJob`]), an
+//! answer is a completion or a failure ([`JobAnswer`]).
+
+pub mod arguments;
+pub mod cassette;
+pub mod connector;
+pub mod matchers;
+pub mod mock;
+pub mod on_engine;
+mod problems;
+pub mod tools;
+pub mod turn;
+
+pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
+pub use connector::{
+    AgentJob, ElementActivation, JobAnswer, JobCompletion, JobFailure, ResponseFormat,
+};
+pub use matchers::{
+    ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,
+    object_containing, predicate, tool,
+};
+pub use mock::{
+    AgentMockFailure, AgentMockFailureKind, AgentRequest, AgentScript, AiAgentMock, OnExhausted,
+    ToolCallRecord,
+};
+pub use problems::{Problem, Problems};
+pub use tools::{ToolDefinition, ToolSchemaError};
+pub use turn::{Arguments, TextCallStyle, ToolCall, Turn, Usage};

@@ -1,0 +1,709 @@
+//! A model turn: what the scripted model answers on one call.
+//!
+//! A turn is tool calls (run in parallel by the ad-hoc sub-process), a final response, a failed
+//! model call, or one of the malformed replies real models send. The JSON form (used in cassettes,
+//! CPT test files and handler answers) is read with [`Turn::from_json`], which names the path of
+//! every problem.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value, json};
+
+use super::problems::{Problems, json_type};
+
+/// One model turn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Turn {
+    /// The model calls tools; they run in parallel, each in its own activation.
+    ToolCalls(ToolCallsTurn),
+    /// The model answers without calling tools: the agent ends.
+    Response(ResponseTurn),
+    /// The model writes a tool call into its text instead of sending one (a malformed reply:
+    /// the connector takes the text as the final answer).
+    ToolCallAsText(ToolCallAsTextTurn),
+    /// The model call fails (the provider answered with an error).
+    Error(ErrorTurn),
+}
+
+/// A turn that calls tools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallsTurn {
+    pub calls: Vec<ToolCall>,
+    /// Text the model sent alongside the calls (the connector parses it with the JSON response
+    /// format, as it does on every turn).
+    pub text: Option<String>,
+    /// Send the calls as they are, unchecked: an unknown tool or arguments that do not fit the
+    /// tool's schema get the connector's behaviour instead of failing the test.
+    pub unchecked: bool,
+    pub usage: Option<Usage>,
+}
+
+/// One tool call of a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The call id; `call_<modelCall>_<n>` when left out.
+    pub id: Option<String>,
+    /// The tool: an element id of the ad-hoc sub-process.
+    pub name: String,
+    pub arguments: Arguments,
+}
+
+/// The arguments of a tool call as the model sent them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arguments {
+    /// A JSON value; anything but an object is a malformed call.
+    Json(Value),
+    /// Text that is not JSON (a malformed reply, e.g. a Python-style dict).
+    Raw(String),
+}
+
+/// A final answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseTurn {
+    /// The model's text. When left out, the text is the JSON of `json`.
+    pub text: Option<String>,
+    /// The answer as JSON: what the connector parses out of the text when the response format
+    /// asks for JSON.
+    pub json: Option<Value>,
+    pub usage: Option<Usage>,
+}
+
+/// A tool call written into the reply's text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallAsTextTurn {
+    pub name: String,
+    pub arguments: Value,
+    pub style: TextCallStyle,
+    pub usage: Option<Usage>,
+}
+
+/// How a tool call written as text looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextCallStyle {
+    /// `{"name": …, "arguments": …}`
+    Json,
+    /// The same object between `<tool_call>` and `</tool_call>` lines.
+    Tagged,
+    /// The same object in a Markdown json code block.
+    Fenced,
+}
+
+/// A failed model call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorTurn {
+    /// The provider's error message.
+    pub message: String,
+}
+
+/// Token usage the provider reports for one call, named as the connector stores it in
+/// `agentContext.metrics.tokenUsage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    pub input_token_count: u64,
+    pub output_token_count: u64,
+    pub cache_read_token_count: u64,
+    pub cache_creation_token_count: u64,
+    pub reasoning_token_count: u64,
+}
+
+const USAGE_FIELDS: [&str; 5] = [
+    "inputTokenCount",
+    "outputTokenCount",
+    "cacheReadTokenCount",
+    "cacheCreationTokenCount",
+    "reasoningTokenCount",
+];
+
+impl Usage {
+    /// Input and output tokens.
+    pub fn new(input_token_count: u64, output_token_count: u64) -> Self {
+        Usage {
+            input_token_count,
+            output_token_count,
+            ..Usage::default()
+        }
+    }
+
+    /// Adds another call's usage, field by field.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_token_count += other.input_token_count;
+        self.output_token_count += other.output_token_count;
+        self.cache_read_token_count += other.cache_read_token_count;
+        self.cache_creation_token_count += other.cache_creation_token_count;
+        self.reasoning_token_count += other.reasoning_token_count;
+    }
+
+    /// The connector's `tokenUsage` object: input and output always, the others when not zero.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("inputTokenCount".into(), self.input_token_count.into());
+        object.insert("outputTokenCount".into(), self.output_token_count.into());
+        let optional = [
+            ("cacheReadTokenCount", self.cache_read_token_count),
+            ("cacheCreationTokenCount", self.cache_creation_token_count),
+            ("reasoningTokenCount", self.reasoning_token_count),
+        ];
+        for (name, count) in optional {
+            if count != 0 {
+                object.insert(name.into(), count.into());
+            }
+        }
+        Value::Object(object)
+    }
+
+    /// Reads a `tokenUsage`-shaped object (missing fields are 0).
+    pub fn from_json(value: &Value, path: &str, problems: &mut Problems) -> Option<Usage> {
+        let Some(object) = value.as_object() else {
+            problems.push(
+                path,
+                format!(
+                    "must be an object with {}, got {}",
+                    USAGE_FIELDS.join(", "),
+                    json_type(value)
+                ),
+            );
+            return None;
+        };
+        problems.unknown_fields(path, object, &USAGE_FIELDS);
+        let mut usage = Usage::default();
+        for (name, slot) in [
+            ("inputTokenCount", &mut usage.input_token_count),
+            ("outputTokenCount", &mut usage.output_token_count),
+            ("cacheReadTokenCount", &mut usage.cache_read_token_count),
+            (
+                "cacheCreationTokenCount",
+                &mut usage.cache_creation_token_count,
+            ),
+            ("reasoningTokenCount", &mut usage.reasoning_token_count),
+        ] {
+            if let Some(count) = object.get(name) {
+                match count.as_u64() {
+                    Some(count) => *slot = count,
+                    None => problems.push(
+                        &format!("{path}.{name}"),
+                        format!("must be a whole number of tokens (0 or more), got {count}"),
+                    ),
+                }
+            }
+        }
+        Some(usage)
+    }
+}
+
+impl ToolCall {
+    /// A call of `name` with JSON arguments (an object).
+    pub fn new(name: impl Into<String>, arguments: Value) -> Self {
+        ToolCall {
+            id: None,
+            name: name.into(),
+            arguments: Arguments::Json(arguments),
+        }
+    }
+
+    /// A call whose arguments are text that is not JSON, as a model sends it by mistake.
+    pub fn unparseable(name: impl Into<String>, raw_arguments: impl Into<String>) -> Self {
+        ToolCall {
+            id: None,
+            name: name.into(),
+            arguments: Arguments::Raw(raw_arguments.into()),
+        }
+    }
+
+    /// Gives the call an id (instead of `call_<modelCall>_<n>`).
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        if let Some(id) = &self.id {
+            object.insert("id".into(), id.clone().into());
+        }
+        object.insert("name".into(), self.name.clone().into());
+        match &self.arguments {
+            Arguments::Json(arguments) => {
+                if arguments.as_object().is_none_or(|o| !o.is_empty()) {
+                    object.insert("arguments".into(), arguments.clone());
+                }
+            }
+            Arguments::Raw(raw) => {
+                object.insert("rawArguments".into(), raw.clone().into());
+            }
+        }
+        Value::Object(object)
+    }
+}
+
+impl Turn {
+    /// Tool calls, run in parallel.
+    pub fn tool_calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
+        Turn::ToolCalls(ToolCallsTurn {
+            calls: calls.into_iter().collect(),
+            text: None,
+            unchecked: false,
+            usage: None,
+        })
+    }
+
+    /// One tool call.
+    pub fn call(name: impl Into<String>, arguments: Value) -> Self {
+        Turn::tool_calls([ToolCall::new(name, arguments)])
+    }
+
+    /// A final answer in text.
+    pub fn respond_text(text: impl Into<String>) -> Self {
+        Turn::Response(ResponseTurn {
+            text: Some(text.into()),
+            json: None,
+            usage: None,
+        })
+    }
+
+    /// A final answer as JSON (the model's text is this JSON).
+    pub fn respond_json(json: Value) -> Self {
+        Turn::Response(ResponseTurn {
+            text: None,
+            json: Some(json),
+            usage: None,
+        })
+    }
+
+    /// A final answer with both a text and its JSON.
+    pub fn respond(text: impl Into<String>, json: Value) -> Self {
+        Turn::Response(ResponseTurn {
+            text: Some(text.into()),
+            json: Some(json),
+            usage: None,
+        })
+    }
+
+    /// The model call fails with this provider error.
+    pub fn error(message: impl Into<String>) -> Self {
+        Turn::Error(ErrorTurn {
+            message: message.into(),
+        })
+    }
+
+    /// A tool call written into the text instead of sent as one.
+    pub fn tool_call_as_text(
+        name: impl Into<String>,
+        arguments: Value,
+        style: TextCallStyle,
+    ) -> Self {
+        Turn::ToolCallAsText(ToolCallAsTextTurn {
+            name: name.into(),
+            arguments,
+            style,
+            usage: None,
+        })
+    }
+
+    /// Sets the token usage the provider reports for this call (not for an error turn).
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        match &mut self {
+            Turn::ToolCalls(turn) => turn.usage = Some(usage),
+            Turn::Response(turn) => turn.usage = Some(usage),
+            Turn::ToolCallAsText(turn) => turn.usage = Some(usage),
+            Turn::Error(_) => {}
+        }
+        self
+    }
+
+    /// Adds text to a tool-call turn (ignored on other turns).
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        if let Turn::ToolCalls(turn) = &mut self {
+            turn.text = Some(text.into());
+        }
+        self
+    }
+
+    /// Sends the tool calls unchecked (see [`ToolCallsTurn::unchecked`]).
+    pub fn unchecked(mut self) -> Self {
+        if let Turn::ToolCalls(turn) = &mut self {
+            turn.unchecked = true;
+        }
+        self
+    }
+
+    /// The usage the turn reports.
+    pub fn usage(&self) -> Option<Usage> {
+        match self {
+            Turn::ToolCalls(turn) => turn.usage,
+            Turn::Response(turn) => turn.usage,
+            Turn::ToolCallAsText(turn) => turn.usage,
+            Turn::Error(_) => None,
+        }
+    }
+
+    /// A short description for messages: `tool calls lookup-order, search-kb`, `a response`, ...
+    pub fn describe(&self) -> String {
+        match self {
+            Turn::ToolCalls(turn) => {
+                let names: Vec<&str> = turn.calls.iter().map(|c| c.name.as_str()).collect();
+                format!("tool calls {}", names.join(", "))
+            }
+            Turn::Response(_) => "a response".to_string(),
+            Turn::ToolCallAsText(turn) => format!("a tool call of {} written as text", turn.name),
+            Turn::Error(turn) => format!("an error ({})", turn.message),
+        }
+    }
+
+    /// Checks a turn built in code (or returned by a handler) as a cassette turn is checked.
+    pub fn validate(&self, path: &str) -> Result<(), Problems> {
+        let mut problems = Problems::default();
+        // The JSON form is the single source of the rules.
+        Turn::from_json_into(&self.to_json(), path, &mut problems);
+        problems.into_result(())
+    }
+
+    /// The JSON form.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        let usage = self.usage();
+        match self {
+            Turn::ToolCalls(turn) => {
+                object.insert(
+                    "toolCalls".into(),
+                    Value::Array(turn.calls.iter().map(ToolCall::to_json).collect()),
+                );
+                if let Some(text) = &turn.text {
+                    object.insert("text".into(), text.clone().into());
+                }
+                if turn.unchecked {
+                    object.insert("unchecked".into(), true.into());
+                }
+            }
+            Turn::Response(turn) => {
+                if let Some(text) = &turn.text {
+                    object.insert("responseText".into(), text.clone().into());
+                }
+                if let Some(json) = &turn.json {
+                    object.insert("responseJson".into(), json.clone());
+                }
+            }
+            Turn::ToolCallAsText(turn) => {
+                let style = match turn.style {
+                    TextCallStyle::Json => "json",
+                    TextCallStyle::Tagged => "tagged",
+                    TextCallStyle::Fenced => "fenced",
+                };
+                object.insert(
+                    "toolCallAsText".into(),
+                    json!({"name": turn.name, "arguments": turn.arguments, "style": style}),
+                );
+            }
+            Turn::Error(turn) => {
+                object.insert("error".into(), turn.message.clone().into());
+            }
+        }
+        if let Some(usage) = usage {
+            object.insert("usage".into(), usage.to_json());
+        }
+        Value::Object(object)
+    }
+
+    /// Reads the JSON form; `path` names the turn in messages (`turns[0]`).
+    pub fn from_json(value: &Value, path: &str) -> Result<Turn, Problems> {
+        let mut problems = Problems::default();
+        let turn = Turn::from_json_into(value, path, &mut problems);
+        match turn {
+            Some(turn) if problems.is_empty() => Ok(turn),
+            _ => Err(problems),
+        }
+    }
+
+    pub(crate) fn from_json_into(
+        value: &Value,
+        path: &str,
+        problems: &mut Problems,
+    ) -> Option<Turn> {
+        let Some(object) = value.as_object() else {
+            problems.push(
+                path,
+                format!("must be an object (a turn), got {}", json_type(value)),
+            );
+            return None;
+        };
+        let usage = object
+            .get("usage")
+            .and_then(|u| Usage::from_json(u, &format!("{path}.usage"), problems));
+        let has = |k: &str| object.contains_key(k);
+        let kinds: Vec<&str> = [
+            "toolCalls",
+            "responseText",
+            "responseJson",
+            "toolCallAsText",
+            "error",
+        ]
+        .into_iter()
+        .filter(|k| has(k))
+        .collect();
+        let is_response = has("responseText") || has("responseJson");
+        let distinct = usize::from(has("toolCalls"))
+            + usize::from(is_response)
+            + usize::from(has("toolCallAsText"))
+            + usize::from(has("error"));
+        if distinct > 1 {
+            problems.push(
+                path,
+                format!(
+                    "mixes {}: a turn either calls tools (toolCalls), answers (responseText and/or responseJson), writes a tool call as text (toolCallAsText) or fails (error)",
+                    kinds.join(" and ")
+                ),
+            );
+            return None;
+        }
+        if has("toolCalls") {
+            problems.unknown_fields(path, object, &["toolCalls", "text", "unchecked", "usage"]);
+            let text = string_field(object, "text", path, problems);
+            let unchecked = match object.get("unchecked") {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(other) => {
+                    problems.push(
+                        &format!("{path}.unchecked"),
+                        format!("must be true or false, got {other}"),
+                    );
+                    false
+                }
+            };
+            let calls_path = format!("{path}.toolCalls");
+            let calls = match &object["toolCalls"] {
+                Value::Array(calls) if !calls.is_empty() => {
+                    let mut seen_ids: Vec<(&str, usize)> = Vec::new();
+                    let mut parsed = Vec::with_capacity(calls.len());
+                    for (i, call) in calls.iter().enumerate() {
+                        let call_path = format!("{calls_path}[{i}]");
+                        if let Some(call) = parse_tool_call(call, &call_path, problems) {
+                            parsed.push(call);
+                        }
+                        if let Some(id) = call.get("id").and_then(Value::as_str) {
+                            if let Some((_, first)) = seen_ids.iter().find(|(seen, _)| *seen == id)
+                            {
+                                problems.push(&format!("{call_path}.id"), format!("\"{id}\" repeats {calls_path}[{first}].id: ids of one turn must differ"));
+                            } else {
+                                seen_ids.push((id, i));
+                            }
+                        }
+                    }
+                    parsed
+                }
+                Value::Array(_) => {
+                    problems.push(&calls_path, "must not be empty: end the agent with a { \"responseText\" } or { \"responseJson\" } turn instead".to_string());
+                    Vec::new()
+                }
+                other => {
+                    problems.push(
+                        &calls_path,
+                        format!("must be an array of tool calls, got {}", json_type(other)),
+                    );
+                    Vec::new()
+                }
+            };
+            return Some(Turn::ToolCalls(ToolCallsTurn {
+                calls,
+                text,
+                unchecked,
+                usage,
+            }));
+        }
+        if is_response {
+            problems.unknown_fields(path, object, &["responseText", "responseJson", "usage"]);
+            let text = string_field(object, "responseText", path, problems);
+            let json = object.get("responseJson").cloned();
+            return Some(Turn::Response(ResponseTurn { text, json, usage }));
+        }
+        if has("toolCallAsText") {
+            problems.unknown_fields(path, object, &["toolCallAsText", "usage"]);
+            let inner_path = format!("{path}.toolCallAsText");
+            let Some(inner) = object["toolCallAsText"].as_object() else {
+                problems.push(
+                    &inner_path,
+                    format!(
+                        "must be an object with name, arguments and style, got {}",
+                        json_type(&object["toolCallAsText"])
+                    ),
+                );
+                return None;
+            };
+            problems.unknown_fields(&inner_path, inner, &["name", "arguments", "style"]);
+            let name = required_name(inner, &inner_path, problems);
+            let arguments = inner
+                .get("arguments")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            let style = match inner.get("style") {
+                None => TextCallStyle::Json,
+                Some(Value::String(s)) if s == "json" => TextCallStyle::Json,
+                Some(Value::String(s)) if s == "tagged" => TextCallStyle::Tagged,
+                Some(Value::String(s)) if s == "fenced" => TextCallStyle::Fenced,
+                Some(other) => {
+                    problems.push(
+                        &format!("{inner_path}.style"),
+                        format!("must be \"json\", \"tagged\" or \"fenced\", got {other}"),
+                    );
+                    TextCallStyle::Json
+                }
+            };
+            return Some(Turn::ToolCallAsText(ToolCallAsTextTurn {
+                name: name.unwrap_or_default(),
+                arguments,
+                style,
+                usage,
+            }));
+        }
+        if has("error") {
+            problems.unknown_fields(path, object, &["error"]);
+            return match &object["error"] {
+                Value::String(message) if !message.trim().is_empty() => {
+                    Some(Turn::Error(ErrorTurn {
+                        message: message.clone(),
+                    }))
+                }
+                other => {
+                    problems.push(
+                        &format!("{path}.error"),
+                        format!(
+                            "must be the provider's error message (a non-empty string), got {other}"
+                        ),
+                    );
+                    None
+                }
+            };
+        }
+        let before = problems.len();
+        problems.unknown_fields(
+            path,
+            object,
+            &[
+                "toolCalls",
+                "responseText",
+                "responseJson",
+                "toolCallAsText",
+                "error",
+                "usage",
+            ],
+        );
+        if problems.len() == before {
+            problems.push(path, "must have toolCalls, or responseText and/or responseJson (or toolCallAsText, or error)".to_string());
+        }
+        None
+    }
+}
+
+fn parse_tool_call(value: &Value, path: &str, problems: &mut Problems) -> Option<ToolCall> {
+    let Some(object) = value.as_object() else {
+        problems.push(
+            path,
+            format!(
+                "must be an object with name and arguments, got {}",
+                json_type(value)
+            ),
+        );
+        return None;
+    };
+    problems.unknown_fields(path, object, &["id", "name", "arguments", "rawArguments"]);
+    let name = required_name(object, path, problems);
+    let id = match object.get("id") {
+        None => None,
+        Some(Value::String(id)) if !id.trim().is_empty() => Some(id.clone()),
+        Some(other) => {
+            problems.push(
+                &format!("{path}.id"),
+                format!("must be a non-empty string, got {other}"),
+            );
+            None
+        }
+    };
+    let arguments = match (object.get("arguments"), object.get("rawArguments")) {
+        (Some(_), Some(_)) => {
+            problems.push(
+                path,
+                "has both arguments and rawArguments: give one".to_string(),
+            );
+            return None;
+        }
+        (Some(arguments), None) => {
+            if !arguments.is_object() {
+                problems.push(
+                    &format!("{path}.arguments"),
+                    format!("must be an object (write arguments that are not JSON as rawArguments), got {}", json_type(arguments)),
+                );
+            }
+            Arguments::Json(arguments.clone())
+        }
+        (None, Some(Value::String(raw))) => Arguments::Raw(raw.clone()),
+        (None, Some(other)) => {
+            problems.push(
+                &format!("{path}.rawArguments"),
+                format!(
+                    "must be the text the model sent (a string), got {}",
+                    json_type(other)
+                ),
+            );
+            return None;
+        }
+        (None, None) => Arguments::Json(Value::Object(Map::new())),
+    };
+    Some(ToolCall {
+        id,
+        name: name?,
+        arguments,
+    })
+}
+
+fn required_name(
+    object: &Map<String, Value>,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<String> {
+    match object.get("name") {
+        Some(Value::String(name)) if !name.trim().is_empty() => Some(name.clone()),
+        Some(other) => {
+            problems.push(
+                &format!("{path}.name"),
+                format!("must be a tool's element id (a non-empty string), got {other}"),
+            );
+            None
+        }
+        None => {
+            problems.push(
+                &format!("{path}.name"),
+                "is missing: name the tool (its element id)".to_string(),
+            );
+            None
+        }
+    }
+}
+
+fn string_field(
+    object: &Map<String, Value>,
+    field: &str,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<String> {
+    match object.get(field) {
+        None => None,
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(other) => {
+            problems.push(
+                &format!("{path}.{field}"),
+                format!("must be a string, got {}", json_type(other)),
+            );
+            None
+        }
+    }
+}
+
+impl Serialize for Turn {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Turn {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Turn::from_json(&value, "turn").map_err(serde::de::Error::custom)
+    }
+}

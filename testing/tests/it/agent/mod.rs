@@ -1,0 +1,8 @@
+//! The AI Agent mock, driven by JSON shaped like what the engine hands over.
+
+mod cassettes;
+mod connector;
+mod harness;
+mod matchers;
+mod messages;
+mod tools;
