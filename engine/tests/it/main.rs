@@ -6,4 +6,7 @@ mod corpus;
 mod feel_wired;
 mod fixtures;
 mod hostile;
+mod messages;
+mod signals;
 mod timers;
+mod xml;
