@@ -3,6 +3,7 @@
 mod builder;
 mod core;
 mod corpus;
+mod deployment;
 mod feel_wired;
 mod fixtures;
 mod hostile;
