@@ -129,13 +129,14 @@ impl Engine {
         }
     }
 
-    /// Evaluates the timer of `event` in the scope `owner` and schedules it.
-    pub(crate) fn create_timer(&mut self, owner: Key, event: ElementIdx) -> Result<(), Failure> {
-        let inst = &self.instances[&owner];
-        let (proc, pi) = (inst.proc, inst.process_instance_key);
-        let p = self.process(proc).clone();
+    /// Evaluates the timer definition of `event` in the scope `owner`.
+    pub(crate) fn plan_timer(&self, owner: Key, event: ElementIdx) -> Result<Schedule, Failure> {
+        let p = self.process(self.instances[&owner].proc);
         let EventDef::Timer(def) = &p.element(event).event else {
-            return Ok(());
+            return Err(Failure::new(
+                ErrorType::Unknown,
+                format!("Expected '{}' to be a timer event", p.element(event).id),
+            ));
         };
         let expr = match def {
             TimerDef::Duration(x) | TimerDef::Date(x) | TimerDef::Cycle(x) => x,
@@ -153,7 +154,13 @@ impl Engine {
                 ));
             }
         };
-        let s = schedule(def, &text, self.now)?;
+        schedule(def, &text, self.now)
+    }
+
+    /// Schedules an evaluated timer of `event` for the element instance `owner`.
+    pub(crate) fn write_timer(&mut self, owner: Key, event: ElementIdx, s: Schedule) {
+        let inst = &self.instances[&owner];
+        let (proc, pi) = (inst.proc, inst.process_instance_key);
         let key = self.new_key();
         let timer = Timer {
             key,
@@ -175,7 +182,6 @@ impl Engine {
         if let Some(i) = self.instances.get_mut(&owner) {
             i.subscriptions.push(key);
         }
-        Ok(())
     }
 
     /// Cancels a timer (its element instance is left).
