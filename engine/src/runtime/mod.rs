@@ -15,6 +15,7 @@
 
 pub mod ad_hoc;
 mod call_activity;
+pub mod cron;
 mod events;
 pub mod executable;
 pub mod expr;
@@ -22,11 +23,13 @@ mod gateways;
 mod incidents;
 mod jobs;
 pub mod lifecycle;
+mod messages;
 mod multi_instance;
 mod processor;
 mod query;
 pub mod records;
 mod render;
+mod signals;
 pub mod state;
 mod tasks;
 pub mod timers;
@@ -42,12 +45,17 @@ use serde_json::Value as Json;
 pub use executable::{CompileError, ExecutableProcess};
 pub use jobs::{AdHocJobResult, JobResult};
 pub use lifecycle::State;
+pub use messages::{
+    BufferedMessageView, CorrelatedMessageView, DEFAULT_MESSAGE_TTL_MS, MessageCorrelation,
+    MessageSubscriptionView, PublishMessage,
+};
 pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView, VariableView};
 pub use records::{
     BpmnElementType, BpmnEventType, ErrorType, Intent, JobKind, Key, Node, OtherIntent, PiIntent,
     ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType, ValueType,
     VariableDocument,
 };
+pub use signals::SignalSubscriptionView;
 pub use state::JobState;
 pub use user_tasks::{UserTask, UserTaskState};
 
@@ -87,6 +95,10 @@ pub(crate) enum Cmd {
     TerminateChildren(Key),
     /// An execution listener job completed: run the next listener or finish the phase.
     ContinueListeners(Key),
+    /// A command between the process side and the message side of a message subscription.
+    Message(Box<messages::MessageCmd>),
+    /// `SIGNAL BROADCAST` written by a signal throw or end event: name and variables.
+    BroadcastSignal(Box<(Arc<str>, Arc<VariableDocument>)>),
 }
 
 /// An `ACTIVATE_ELEMENT` command.
@@ -162,7 +174,13 @@ pub struct Engine {
     pub(crate) terminate_after: FxHashMap<Key, Vec<Arc<str>>>,
     /// Start instructions of a process instance being created.
     pub(crate) start_instructions: FxHashMap<Key, Vec<ElementIdx>>,
-    pub(crate) timers: BTreeMap<Key, timers::Timer>,
+    pub(crate) timers: timers::TimerState,
+    /// Message subscriptions, buffered messages, message start events.
+    pub(crate) messaging: messages::MessageState,
+    pub(crate) signal_subscriptions: signals::SignalSubscriptions,
+    /// The event start event (message, timer, signal) a process instance being created starts
+    /// at, with the event's variables.
+    pub(crate) event_starts: FxHashMap<Key, state::EventTrigger>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
 }
@@ -232,7 +250,10 @@ impl Engine {
             pending_inner_element: FxHashMap::default(),
             terminate_after: FxHashMap::default(),
             start_instructions: FxHashMap::default(),
-            timers: BTreeMap::new(),
+            timers: timers::TimerState::default(),
+            messaging: messages::MessageState::default(),
+            signal_subscriptions: BTreeMap::new(),
+            event_starts: FxHashMap::default(),
             steps: 0,
         }
     }
@@ -415,12 +436,14 @@ impl Engine {
             deployment_key,
             processes: Vec::new(),
         };
+        let mut replaced = Vec::new();
         for exe in compiled {
             let idx = ProcIdx(self.processes.len() as u32);
             info.processes
                 .push((exe.bpmn_process_id.to_string(), exe.version, exe.key));
             let key = exe.key;
-            self.latest.insert(exe.bpmn_process_id.clone(), idx);
+            let previous = self.latest.insert(exe.bpmn_process_id.clone(), idx);
+            replaced.push((previous, idx));
             self.processes.push(Arc::new(exe));
             self.event(
                 ValueType::Process,
@@ -438,7 +461,21 @@ impl Engine {
                 RecordValue::Process(idx),
             );
         }
+        // Start events that wait for an event belong to the latest version only.
+        let start = self.begin();
+        for (previous, idx) in replaced {
+            self.open_start_event_subscriptions(previous, idx);
+        }
+        self.run(start)?;
         Ok(info)
+    }
+
+    /// Replaces the start event subscriptions (message, timer, signal) of the version `previous`
+    /// with those of the new latest version `proc`.
+    fn open_start_event_subscriptions(&mut self, previous: Option<ProcIdx>, proc: ProcIdx) {
+        self.open_message_start_subscriptions(previous, proc);
+        self.open_signal_start_subscriptions(previous, proc);
+        self.open_timer_start_events(previous, proc);
     }
 
     fn latest_by_key(&self, key: Key) -> ProcIdx {
@@ -464,16 +501,28 @@ impl Engine {
 
     /// Runs queued follow-up commands until the queue is empty, or fails once the step limit is
     /// reached.
+    /// Timers that are due (their date passed, or the clock moved past them) fire once the
+    /// queue is empty, all due ones at a time; then the engine reacts, and so on: a cycle whose
+    /// next due date has already passed fires again (bounded by the step limit).
     pub(crate) fn run(&mut self, start_position: u64) -> Result<(), Rejection> {
-        while let Some(cmd) = self.queue.pop_front() {
-            self.steps += 1;
+        loop {
+            while let Some(cmd) = self.queue.pop_front() {
+                self.steps += 1;
+                if self.steps > self.config.step_limit {
+                    self.queue.clear();
+                    return Err(self.step_limit_error(start_position));
+                }
+                self.process_cmd(cmd);
+            }
+            if !self.timers.any_due(self.now) {
+                return Ok(());
+            }
+            self.fire_due_timers();
             if self.steps > self.config.step_limit {
                 self.queue.clear();
                 return Err(self.step_limit_error(start_position));
             }
-            self.process_cmd(cmd);
         }
-        Ok(())
     }
 
     /// Starts a public command: resets the step counter and returns the position to report from.
@@ -536,17 +585,11 @@ impl Engine {
             None,
             RecordValue::Clock { time: epoch_millis },
         );
+        self.expire_messages();
         // Fire what is due, let the engine react, and repeat: a cycle whose next due date has
         // already passed fires again (bounded by the step limit).
         self.fire_due_jobs();
-        self.run(start)?;
-        while self.fire_due_timers() {
-            self.run(start)?;
-            if self.steps > self.config.step_limit {
-                return Err(self.step_limit_error(start));
-            }
-        }
-        Ok(())
+        self.run(start)
     }
 
     /// Registers the output of a decision (like CPT's `mockDmnDecision`); a business rule task

@@ -50,6 +50,11 @@ impl Engine {
                     self.create_incident(k, None, f);
                 }
             }
+            Cmd::Message(m) => self.process_message_cmd(*m),
+            Cmd::BroadcastSignal(b) => {
+                let (name, variables) = *b;
+                self.broadcast(name, variables);
+            }
             Cmd::TerminateChildren(k) => {
                 let mut children = match self.instances.get(&k) {
                     Some(i) => i.children.clone(),
@@ -127,10 +132,11 @@ impl Engine {
             {
                 parent.children.remove(pos);
             }
-            if inst.element_type == T::Process
-                && let Some(s) = self.process_instances.get_mut(&key)
-            {
-                s.state = to;
+            if inst.element_type == T::Process {
+                if let Some(s) = self.process_instances.get_mut(&key) {
+                    s.state = to;
+                }
+                self.release_message_start_lock(key);
             }
             Ok(Some(inst))
         } else {
@@ -452,7 +458,12 @@ impl Engine {
         };
         let Some(e) = element else {
             // The process.
+            self.subscribe_to_events(key)?;
             self.transition(key, State::Activated)?;
+            if let Some(t) = self.event_starts.remove(&key) {
+                self.activate_child(key, t.element, t.variables);
+                return Ok(());
+            }
             match self.start_instructions.remove(&key) {
                 Some(elements) => {
                     for element in elements {
@@ -483,6 +494,11 @@ impl Engine {
             T::AdHocSubProcess => self.activate_ad_hoc(key),
             T::AdHocSubProcessInnerInstance => self.activate_inner_instance(key),
             T::ServiceTask | T::SendTask => self.activate_job_task(key),
+            T::ReceiveTask => {
+                self.subscribe_to_events(key)?;
+                self.transition(key, State::Activated)?;
+                Ok(())
+            }
             T::ScriptTask => self.activate_script_task(key),
             T::BusinessRuleTask => self.activate_business_rule_task(key),
             T::UserTask => self.activate_user_task(key),
@@ -559,7 +575,7 @@ impl Engine {
             return Ok(());
         };
         match element {
-            None => {}
+            None => self.unsubscribe_from_events(key),
             Some(e) => {
                 let el = p.element(e);
                 match ty {

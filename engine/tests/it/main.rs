@@ -7,4 +7,7 @@ mod deployment;
 mod feel_wired;
 mod fixtures;
 mod hostile;
+mod messages;
+mod signals;
 mod timers;
+mod xml;
