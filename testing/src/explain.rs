@@ -225,7 +225,7 @@ fn open_events(s: &Subject<'_>) -> Vec<String> {
         .engine
         .timers()
         .into_iter()
-        .filter(|t| t.process_instance_key == s.instance)
+        .filter(|t| t.process_instance_key == Some(s.instance))
         .collect();
     timers.sort_by_key(|t| (t.due, t.key));
     for t in timers {

@@ -349,7 +349,7 @@ impl Engine {
     /// retry backoff, a buffered message's expiry. A test moving the clock steps to each due
     /// time in turn, so what fires first can change what is due next.
     pub fn next_due_time(&self) -> Option<i64> {
-        let timers = self.timers.values().map(|t| t.due);
+        let timers = self.timers().into_iter().map(|t| t.due);
         let jobs = self.jobs.values().filter_map(|j| match j.state {
             JobState::Activated => j.deadline,
             JobState::FailedBackoff => j.backoff_until,
