@@ -15,6 +15,7 @@
 
 pub mod ad_hoc;
 mod call_activity;
+mod conditionals;
 pub mod cron;
 mod events;
 pub mod executable;
@@ -99,6 +100,8 @@ pub(crate) enum Cmd {
     Message(Box<messages::MessageCmd>),
     /// `SIGNAL BROADCAST` written by a signal throw or end event: name and variables.
     BroadcastSignal(Box<(Arc<str>, Arc<VariableDocument>)>),
+    /// `CONDITIONAL_SUBSCRIPTION TRIGGER`: a conditional event's condition holds.
+    TriggerConditional(Key),
 }
 
 /// An `ACTIVATE_ELEMENT` command.
@@ -178,6 +181,7 @@ pub struct Engine {
     /// Message subscriptions, buffered messages, message start events.
     pub(crate) messaging: messages::MessageState,
     pub(crate) signal_subscriptions: signals::SignalSubscriptions,
+    pub(crate) conditionals: conditionals::ConditionalState,
     /// The event start event (message, timer, signal) a process instance being created starts
     /// at, with the event's variables.
     pub(crate) event_starts: FxHashMap<Key, state::EventTrigger>,
@@ -253,6 +257,7 @@ impl Engine {
             timers: timers::TimerState::default(),
             messaging: messages::MessageState::default(),
             signal_subscriptions: BTreeMap::new(),
+            conditionals: conditionals::ConditionalState::default(),
             event_starts: FxHashMap::default(),
             steps: 0,
         }
@@ -476,6 +481,7 @@ impl Engine {
         self.open_message_start_subscriptions(previous, proc);
         self.open_signal_start_subscriptions(previous, proc);
         self.open_timer_start_events(previous, proc);
+        self.open_conditional_start_subscriptions(previous, proc);
     }
 
     fn latest_by_key(&self, key: Key) -> ProcIdx {
@@ -506,6 +512,10 @@ impl Engine {
     /// next due date has already passed fires again (bounded by the step limit).
     pub(crate) fn run(&mut self, start_position: u64) -> Result<(), Rejection> {
         loop {
+            // Variables changed by the command itself (a job's or a user's variables).
+            if !self.conditionals.changes.is_empty() {
+                self.check_conditionals();
+            }
             while let Some(cmd) = self.queue.pop_front() {
                 self.steps += 1;
                 if self.steps > self.config.step_limit {
@@ -513,6 +523,9 @@ impl Engine {
                     return Err(self.step_limit_error(start_position));
                 }
                 self.process_cmd(cmd);
+                if !self.conditionals.changes.is_empty() {
+                    self.check_conditionals();
+                }
             }
             if !self.timers.any_due(self.now) {
                 return Ok(());
