@@ -26,7 +26,7 @@ pub mod turn;
 
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
-    AgentJob, ElementActivation, JobAnswer, JobCompletion, JobFailure, ResponseFormat,
+    AgentJob, ElementActivation, JobAnswer, JobCompletion, JobFailure, ResponseFormat, Variables,
 };
 pub use matchers::{
     ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,
