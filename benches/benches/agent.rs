@@ -80,12 +80,12 @@ fn connector_only(c: &mut Criterion) {
                     process_instance_key: 2,
                     process_definition_key: 3,
                     retries: 3,
-                    variables: &vars,
+                    variables: vars.clone(),
                     headers: &headers,
                     now: None,
                 };
                 let JobAnswer::Complete(completion) =
-                    mock.answer_job(&job).expect("the script fits")
+                    mock.answer_job(job).expect("the script fits")
                 else {
                     panic!("failed")
                 };

@@ -32,7 +32,7 @@ use super::turn::{Arguments, TextCallStyle, Turn};
 pub type Variables = IndexMap<String, Value>;
 
 /// One agent job, as the engine hands it to the worker.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct AgentJob<'a> {
     pub job_key: u64,
     /// The ad-hoc sub-process element id.
@@ -43,8 +43,9 @@ pub struct AgentJob<'a> {
     /// The retries of the activated job.
     pub retries: i32,
     /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
-    /// `toolCallResults`, `provider`, `data`).
-    pub variables: &'a Variables,
+    /// `toolCallResults`, `provider`, `data`). Owned: answering a job moves the stored
+    /// conversation out of `agentContext` instead of copying it.
+    pub variables: Variables,
     /// The task headers (`retryBackoff`, `elementTemplateVersion`, ...).
     pub headers: &'a IndexMap<String, String>,
     /// The engine clock as an ISO-8601 date-time with offset, for message timestamps.
@@ -197,7 +198,7 @@ const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
 const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 
 /// Reads one agent job. `Err` is a connector feature the mock does not play.
-pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
+pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     let failure = FailureContext {
         retries: job.retries,
         backoff: parse_backoff(job.headers.get("retryBackoff").map(String::as_str)),
@@ -209,7 +210,7 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
             message,
         ))))
     };
-    let vars = job.variables;
+    let vars = &job.variables;
 
     // Input binding and validation by the connector runtime: failures are incidents at once.
     let config = match read_config(vars) {
@@ -428,12 +429,9 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
     {
         return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
     }
-    let (tools, tools_json) = if state == "READY" {
-        let stored_json = context
-            .and_then(|c| c.get("toolDefinitions"))
-            .cloned()
-            .unwrap_or_else(|| json!([]));
-        (stored_tools(), stored_json)
+    let tools_from_context = state == "READY";
+    let (tools, built_tools_json) = if tools_from_context {
+        (stored_tools(), Value::Null)
     } else {
         let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
         (tools, json)
@@ -547,7 +545,28 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
     {
         messages.push(json!({"role": "system", "content": [{"type": "text", "text": system}]}));
     }
-    messages.extend(stored.iter().filter(|m| role(m) != "system").cloned());
+    // The stored conversation and tool definitions are moved out of the job's variables.
+    let mut stored_context = job
+        .variables
+        .get_mut("agentContext")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    let stored_messages = match stored_context
+        .get_mut("conversation")
+        .and_then(|c| c.get_mut("messages"))
+    {
+        Some(Value::Array(messages)) => std::mem::take(messages),
+        _ => Vec::new(),
+    };
+    let tools_json = if tools_from_context {
+        stored_context
+            .get_mut("toolDefinitions")
+            .map(Value::take)
+            .unwrap_or_else(|| json!([]))
+    } else {
+        built_tools_json
+    };
+    messages.extend(stored_messages.into_iter().filter(|m| role(m) != "system"));
     messages.extend(input_messages);
     let input = ModelInput {
         system_prompt: config.system_prompt.clone(),

@@ -311,8 +311,8 @@ impl AiAgentMock {
     }
 
     /// Answers one agent job as the connector would, with the next turn when the model is asked.
-    pub fn answer_job(&mut self, job: &AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
-        let step = connector::prepare(job).map_err(|e| AgentMockFailure {
+    pub fn answer_job(&mut self, mut job: AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
+        let step = connector::prepare(&mut job).map_err(|e| AgentMockFailure {
             kind: AgentMockFailureKind::Unsupported,
             message: e.0,
         })?;
@@ -322,7 +322,7 @@ impl AiAgentMock {
         };
         let model_call = self.requests.len() as u32 + 1;
         let input = pending.take_input();
-        let mut request = request_from(&self.element_id, model_call, job, input);
+        let mut request = request_from(&self.element_id, model_call, &job, input);
         let turn = match &mut self.source {
             Source::Turns { turns, next, .. } => {
                 if *next < turns.len() {
