@@ -167,6 +167,8 @@ rules! {
     DuplicateProcessId = "duplicate-process-id",
     /// A reference (sourceRef, targetRef, attachedToRef, default, messageRef, ...) names no element of the right kind.
     UnresolvedReference = "unresolved-reference",
+    /// `bindingType="deployment"` names a process that is not part of the same deployment.
+    DeploymentBinding = "deployment-binding",
     /// The definitions hold no process with `isExecutable="true"`.
     NoExecutableProcess = "no-executable-process",
 

@@ -758,10 +758,10 @@ impl<'a> Eval<'a> {
         &mut self,
         it: &Iteration,
         scope: &Scope,
-    ) -> Result<Option<Arc<Vec<Value>>>, Failure> {
+    ) -> Result<Option<Items>, Failure> {
         match it {
             Iteration::List(x) => match self.eval(x, scope)? {
-                Value::List(items) => Ok(Some(items)),
+                Value::List(items) => Ok(Some(Items::List(items, 0))),
                 other => {
                     self.warn(
                         WarningKind::InvalidType,
@@ -784,12 +784,12 @@ impl<'a> Eval<'a> {
                         };
                         let n = (x.abs_diff(y) as usize).saturating_add(1);
                         self.check_items(n)?;
-                        let items: Vec<Value> = if x <= y {
-                            (x..=y).map(Value::int).collect()
-                        } else {
-                            (y..=x).rev().map(Value::int).collect()
-                        };
-                        Ok(Some(Arc::new(items)))
+                        // walked lazily: a range of a million numbers is never a list in memory
+                        Ok(Some(Items::Ints {
+                            next: x,
+                            last: y,
+                            done: false,
+                        }))
                     }
                     (Value::Date(x), Value::Date(y)) => {
                         let mut items = Vec::new();
@@ -806,7 +806,7 @@ impl<'a> Eval<'a> {
                                 Err(_) => break,
                             }
                         }
-                        Ok(Some(Arc::new(items)))
+                        Ok(Some(Items::List(Arc::new(items), 0)))
                     }
                     _ => {
                         self.warn(
@@ -853,14 +853,17 @@ impl<'a> Eval<'a> {
             self.check_items(out.len())?;
             return Ok(true);
         };
-        let Some(items) = self.iteration_values(it, scope)? else {
+        let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
-        for item in items.iter() {
+        if rest.is_empty() {
+            out.reserve(items.len());
+        }
+        while let Some(item) = items.next() {
             let s = Scope::One {
                 parent: scope,
                 name,
-                value: item,
+                value: &item,
             };
             if !self.for_level(rest, body, &s, out, uses_partial)? {
                 return Ok(false);
@@ -914,14 +917,17 @@ impl<'a> Eval<'a> {
             out.push(self.eval(cond, scope)?);
             return Ok(true);
         };
-        let Some(items) = self.iteration_values(it, scope)? else {
+        let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
-        for item in items.iter() {
+        if rest.is_empty() {
+            out.reserve(items.len());
+        }
+        while let Some(item) = items.next() {
             let s = Scope::One {
                 parent: scope,
                 name,
-                value: item,
+                value: &item,
             };
             if !self.quantified_level(rest, cond, &s, out, every)? {
                 return Ok(false);
@@ -1199,6 +1205,53 @@ impl<'a> Eval<'a> {
     }
 }
 
+/// What an iterator of `for`/`some`/`every` walks over.
+pub(crate) enum Items {
+    /// The items of a list, from an index.
+    List(Arc<Vec<Value>>, usize),
+    /// The integers from `next` to `last` (up or down), inclusive.
+    Ints { next: i64, last: i64, done: bool },
+}
+
+impl Items {
+    fn next(&mut self) -> Option<Value> {
+        match self {
+            Items::List(items, i) => {
+                let v = items.get(*i).cloned();
+                *i += 1;
+                v
+            }
+            Items::Ints { next, last, done } => {
+                if *done {
+                    return None;
+                }
+                let v = *next;
+                if v == *last {
+                    *done = true;
+                } else if v < *last {
+                    *next += 1;
+                } else {
+                    *next -= 1;
+                }
+                Some(Value::int(v))
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Items::List(items, i) => items.len().saturating_sub(*i),
+            Items::Ints { next, last, done } => {
+                if *done {
+                    0
+                } else {
+                    (next.abs_diff(*last) as usize).saturating_add(1)
+                }
+            }
+        }
+    }
+}
+
 /// Evaluated call arguments.
 pub(crate) enum CallArgs {
     Positional(Vec<Value>),
@@ -1385,7 +1438,7 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
                 .date(),
         )),
         (Date(x), Date(y)) if sub => Some(DayTimeDuration(x.duration_since(*y))),
-        (DateTime(x), DateTime(y)) if sub => match (x, y) {
+        (DateTime(x), DateTime(y)) if sub => match (x.as_ref(), y.as_ref()) {
             (crate::temporal::DateTime::Local(x), crate::temporal::DateTime::Local(y)) => {
                 Some(DayTimeDuration(x.duration_since(*y)))
             }
@@ -1394,32 +1447,12 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
             }
             _ => None,
         },
-        (DateTime(x), Date(y)) if sub => {
-            let y = y.to_datetime(jiff::civil::Time::midnight());
-            match x {
-                crate::temporal::DateTime::Local(x) => Some(DayTimeDuration(x.duration_since(y))),
-                crate::temporal::DateTime::Zoned(z) => {
-                    let yz = y.to_zoned_datetime(z.time_zone().clone()).ok()?;
-                    Some(DayTimeDuration(z.duration_since(&yz)))
-                }
-            }
-        }
-        (Date(x), DateTime(y)) if sub => {
-            let x = x.to_datetime(jiff::civil::Time::midnight());
-            match y {
-                crate::temporal::DateTime::Local(y) => Some(DayTimeDuration(x.duration_since(*y))),
-                crate::temporal::DateTime::Zoned(z) => {
-                    let xz = x.to_zoned_datetime(z.time_zone().clone()).ok()?;
-                    Some(DayTimeDuration(xz.duration_since(z)))
-                }
-            }
-        }
         (DateTime(dt), YearMonthDuration(m)) | (YearMonthDuration(m), DateTime(dt)) => {
             if matches!(b, DateTime(_)) && sub {
                 return None;
             }
             let months = sign * m.0;
-            Some(DateTime(match dt {
+            Some(Value::date_time(match dt.as_ref() {
                 crate::temporal::DateTime::Local(l) => {
                     crate::temporal::DateTime::Local(add_months_dt(*l, months)?)
                 }
@@ -1436,7 +1469,7 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
                 return None;
             }
             let x = if sub { -*x } else { *x };
-            Some(DateTime(match dt {
+            Some(Value::date_time(match dt.as_ref() {
                 crate::temporal::DateTime::Local(l) => {
                     crate::temporal::DateTime::Local(l.checked_add(x).ok()?)
                 }
@@ -1465,7 +1498,7 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
                 (n % 1_000_000_000) as i32,
             )
             .ok()?;
-            Some(Time(match t {
+            Some(Value::time(match t.as_ref() {
                 crate::temporal::Time::Local(_) => crate::temporal::Time::Local(nt),
                 crate::temporal::Time::Zoned { offset, zone, .. } => crate::temporal::Time::Zoned {
                     time: nt,
@@ -1487,11 +1520,11 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
                     }
                 }
             };
-            match (x, y) {
+            match (x.as_ref(), y.as_ref()) {
                 (crate::temporal::Time::Local(_), crate::temporal::Time::Local(_))
                 | (crate::temporal::Time::Zoned { .. }, crate::temporal::Time::Zoned { .. }) => {
                     Some(DayTimeDuration(SignedDuration::try_from_nanos_i128(
-                        to_nanos(x) - to_nanos(y),
+                        to_nanos(x.as_ref()) - to_nanos(y.as_ref()),
                     )?))
                 }
                 _ => None,
@@ -1522,7 +1555,7 @@ pub(crate) fn property(v: &Value, key: &str) -> Option<Value> {
     };
     match v {
         Value::Date(d) => date_prop(*d),
-        Value::Time(t) => time_prop(t.civil()).or_else(|| match (key, t) {
+        Value::Time(t) => time_prop(t.civil()).or_else(|| match (key, t.as_ref()) {
             ("time offset", Time::Zoned { offset, .. }) => Some(Value::DayTimeDuration(
                 crate::temporal::offset_duration(*offset),
             )),
@@ -1540,7 +1573,7 @@ pub(crate) fn property(v: &Value, key: &str) -> Option<Value> {
             let c = dt.civil();
             date_prop(c.date())
                 .or_else(|| time_prop(c.time()))
-                .or_else(|| match (key, dt) {
+                .or_else(|| match (key, dt.as_ref()) {
                     ("time offset", DateTime::Zoned(z)) => Some(Value::DayTimeDuration(
                         crate::temporal::offset_duration(z.offset()),
                     )),

@@ -118,7 +118,12 @@ fn write_json(v: &Value, out: &mut String) {
         }
         other => {
             let s = match other {
-                Value::DateTime(crate::temporal::DateTime::Zoned(z)) => {
+                Value::DateTime(dt)
+                    if matches!(dt.as_ref(), crate::temporal::DateTime::Zoned(_)) =>
+                {
+                    let crate::temporal::DateTime::Zoned(z) = dt.as_ref() else {
+                        return;
+                    };
                     let iso = crate::temporal::DateTime::Zoned(z.clone()).to_iso();
                     match crate::temporal::zone_name(z.time_zone()) {
                         Some(id) => format!("{iso}[{id}]"),

@@ -20,12 +20,50 @@ pub const PRECISION: u64 = 34;
 #[derive(Clone)]
 pub struct Number(Repr);
 
+/// Largest scale of the small representation (so that aligned values fit an `i128`).
+const SMALL_MAX_SCALE: u8 = 18;
+
 #[derive(Clone)]
 enum Repr {
-    /// A whole number with scale 0.
-    Int(i64),
-    /// Any other decimal (may be whole with a positive scale, e.g. `2.0`).
+    /// `m / 10^s`: whole numbers and everyday decimals (prices, rates) without allocation.
+    Small { m: i64, s: u8 },
+    /// Any other decimal.
     Dec(Arc<BigDecimal>),
+}
+
+const POW10: [i64; 19] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+    100_000_000_000_000,
+    1_000_000_000_000_000,
+    10_000_000_000_000_000,
+    100_000_000_000_000_000,
+    1_000_000_000_000_000_000,
+];
+
+/// Brings two small values to the same scale (as `i128`).
+fn align(m1: i64, s1: u8, m2: i64, s2: u8) -> (i128, i128, u8) {
+    let s = s1.max(s2);
+    let a = m1 as i128 * POW10[(s - s1) as usize] as i128;
+    let b = m2 as i128 * POW10[(s - s2) as usize] as i128;
+    (a, b, s)
+}
+
+fn small(m: i128, s: u8) -> Option<Number> {
+    let m = i64::try_from(m).ok()?;
+    Some(Number(Repr::Small { m, s }))
 }
 
 /// Rounding modes of `decimal(n, scale, mode)` and the rounding built-ins (java's `RoundingMode`).
@@ -97,21 +135,23 @@ fn ten_pow(n: u64) -> BigInt {
 
 impl Number {
     /// Zero.
-    pub const ZERO: Number = Number(Repr::Int(0));
+    pub const ZERO: Number = Number(Repr::Small { m: 0, s: 0 });
 
     fn dec(d: BigDecimal) -> Number {
         let (int, scale) = d.as_bigint_and_exponent();
-        if scale == 0
-            && let Some(i) = int.to_i64()
+        if (0..=SMALL_MAX_SCALE as i64).contains(&scale)
+            && let Some(m) = int.to_i64()
         {
-            return Number(Repr::Int(i));
+            return Number(Repr::Small { m, s: scale as u8 });
         }
         Number(Repr::Dec(Arc::new(d)))
     }
 
     fn big(&self) -> std::borrow::Cow<'_, BigDecimal> {
         match &self.0 {
-            Repr::Int(i) => std::borrow::Cow::Owned(BigDecimal::from(*i)),
+            Repr::Small { m, s } => {
+                std::borrow::Cow::Owned(BigDecimal::new(BigInt::from(*m), *s as i64))
+            }
             Repr::Dec(d) => std::borrow::Cow::Borrowed(d),
         }
     }
@@ -133,7 +173,7 @@ impl Number {
             return None;
         }
         if f == f.trunc() && f.abs() < 9.0e15 {
-            return Some(Number(Repr::Int(f as i64)));
+            return Some(Number(Repr::Small { m: f as i64, s: 0 }));
         }
         // Rust prints the shortest round-trip decimal, like java's Double.toString.
         let text = format!("{f:?}");
@@ -142,18 +182,46 @@ impl Number {
 
     /// Parses a decimal literal (`12`, `-3.5`, `.5`, `1e3`); `None` if it is not one.
     pub fn parse(text: &str) -> Option<Number> {
-        let t = text.trim_start_matches('+');
-        if t.is_empty() {
+        let t = text.strip_prefix('+').unwrap_or(text);
+        let (neg, digits) = match t.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, t),
+        };
+        if digits.is_empty() {
             return None;
         }
-        if t.len() <= 18
-            && t.bytes()
-                .enumerate()
-                .all(|(i, b)| b.is_ascii_digit() || (i == 0 && b == b'-' && t.len() > 1))
-        {
-            return t.parse::<i64>().ok().map(|i| Number(Repr::Int(i)));
+        // fast path: at most 18 digits and one point
+        let mut m: i64 = 0;
+        let mut n = 0;
+        let mut scale: Option<u8> = None;
+        let mut simple = true;
+        for b in digits.bytes() {
+            match b {
+                b'0'..=b'9' => {
+                    n += 1;
+                    if n > 18 {
+                        simple = false;
+                        break;
+                    }
+                    m = m * 10 + (b - b'0') as i64;
+                    if let Some(sc) = scale.as_mut() {
+                        *sc += 1;
+                    }
+                }
+                b'.' if scale.is_none() => scale = Some(0),
+                _ => {
+                    simple = false;
+                    break;
+                }
+            }
         }
-        if !t
+        if simple && n > 0 {
+            return Some(Number(Repr::Small {
+                m: if neg { -m } else { m },
+                s: scale.unwrap_or(0),
+            }));
+        }
+        if !digits
             .bytes()
             .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
         {
@@ -165,7 +233,11 @@ impl Number {
     /// The number as an `i64` if it is whole and fits.
     pub fn to_i64(&self) -> Option<i64> {
         match &self.0 {
-            Repr::Int(i) => Some(*i),
+            Repr::Small { m, s: 0 } => Some(*m),
+            Repr::Small { m, s } => {
+                let p = POW10[*s as usize];
+                (m % p == 0).then(|| m / p)
+            }
             Repr::Dec(d) => {
                 if d.is_integer() {
                     d.with_scale(0).to_i64()
@@ -179,7 +251,7 @@ impl Number {
     /// java's `longValue()`: truncates the fraction, wraps beyond 64 bits.
     pub fn to_i64_wrapping(&self) -> i64 {
         match &self.0 {
-            Repr::Int(i) => *i,
+            Repr::Small { m, s } => m / POW10[*s as usize],
             Repr::Dec(d) => {
                 let (int, _) = d
                     .with_scale_round(0, RoundingMode::Down)
@@ -194,10 +266,11 @@ impl Number {
         }
     }
 
-    /// The nearest double.
+    /// The nearest double (correctly rounded).
     pub fn to_f64(&self) -> f64 {
         match &self.0 {
-            Repr::Int(i) => *i as f64,
+            Repr::Small { m, s: 0 } => *m as f64,
+            Repr::Small { m, s } => format!("{m}e-{s}").parse::<f64>().unwrap_or(f64::NAN),
             Repr::Dec(d) => d.to_string().parse::<f64>().unwrap_or(f64::NAN),
         }
     }
@@ -205,7 +278,7 @@ impl Number {
     /// True if the value has no fractional part (`2.0` is whole).
     pub fn is_integer(&self) -> bool {
         match &self.0 {
-            Repr::Int(_) => true,
+            Repr::Small { m, s } => m % POW10[*s as usize] == 0,
             Repr::Dec(d) => d.is_integer(),
         }
     }
@@ -213,7 +286,7 @@ impl Number {
     /// True for zero.
     pub fn is_zero(&self) -> bool {
         match &self.0 {
-            Repr::Int(i) => *i == 0,
+            Repr::Small { m, .. } => *m == 0,
             Repr::Dec(d) => d.is_zero(),
         }
     }
@@ -221,7 +294,7 @@ impl Number {
     /// The sign: -1, 0 or 1.
     pub fn signum(&self) -> i32 {
         match &self.0 {
-            Repr::Int(i) => i.signum() as i32,
+            Repr::Small { m, .. } => m.signum() as i32,
             Repr::Dec(d) => {
                 if d.is_zero() {
                     0
@@ -236,30 +309,33 @@ impl Number {
 
     /// `self + other`, rounded to 34 digits.
     pub fn add(&self, other: &Number) -> Number {
-        if let (Repr::Int(a), Repr::Int(b)) = (&self.0, &other.0)
-            && let Some(r) = a.checked_add(*b)
-        {
-            return Number(Repr::Int(r));
+        if let (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) = (&self.0, &other.0) {
+            let (x, y, s) = align(*a, *sa, *b, *sb);
+            if let Some(r) = small(x + y, s) {
+                return r;
+            }
         }
         Number::from_big_decimal(self.big().as_ref() + other.big().as_ref())
     }
 
     /// `self - other`, rounded to 34 digits.
     pub fn sub(&self, other: &Number) -> Number {
-        if let (Repr::Int(a), Repr::Int(b)) = (&self.0, &other.0)
-            && let Some(r) = a.checked_sub(*b)
-        {
-            return Number(Repr::Int(r));
+        if let (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) = (&self.0, &other.0) {
+            let (x, y, s) = align(*a, *sa, *b, *sb);
+            if let Some(r) = small(x - y, s) {
+                return r;
+            }
         }
         Number::from_big_decimal(self.big().as_ref() - other.big().as_ref())
     }
 
     /// `self * other`, rounded to 34 digits.
     pub fn mul(&self, other: &Number) -> Number {
-        if let (Repr::Int(a), Repr::Int(b)) = (&self.0, &other.0)
-            && let Some(r) = a.checked_mul(*b)
+        if let (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) = (&self.0, &other.0)
+            && sa + sb <= SMALL_MAX_SCALE
+            && let Some(r) = small(*a as i128 * *b as i128, sa + sb)
         {
-            return Number(Repr::Int(r));
+            return r;
         }
         Number::from_big_decimal(self.big().as_ref() * other.big().as_ref())
     }
@@ -271,12 +347,11 @@ impl Number {
         if other.is_zero() {
             return None;
         }
-        if let (Repr::Int(a), Repr::Int(b)) = (&self.0, &other.0)
-            && *b != 0
+        if let (Repr::Small { m: a, s: 0 }, Repr::Small { m: b, s: 0 }) = (&self.0, &other.0)
             && a % b == 0
             && let Some(q) = a.checked_div(*b)
         {
-            return Some(Number(Repr::Int(q)));
+            return Some(Number(Repr::Small { m: q, s: 0 }));
         }
         let (ua, sa) = self.big().as_bigint_and_exponent();
         let (ub, sb) = other.big().as_bigint_and_exponent();
@@ -292,23 +367,20 @@ impl Number {
         let db = BigDecimal::from(ub.clone()).digits() as i64;
         let shift = (PRECISION as i64 + 2 - (da - db)).max(0) as u64;
         let num = &ua * ten_pow(shift);
-        let (q, r) = (num.clone() / &ub, num % &ub);
+        let (q, r) = (&num / &ub, &num % &ub);
         let scale = preferred + shift as i64;
-        let mut result = if r.is_zero() {
-            BigDecimal::new(q, scale)
-        } else {
+        if !r.is_zero() {
             // inexact: append a sticky digit so that HALF_EVEN sees "more than half"
-            let sticky = &q * BigInt::from(10u8)
-                + if q.is_negative() || (q.is_zero() && (ua.is_negative() != ub.is_negative())) {
-                    BigInt::from(-1)
-                } else {
-                    BigInt::from(1)
-                };
-            let d = BigDecimal::new(sticky, scale + 1);
+            let sticky = if q.is_negative() {
+                BigInt::from(-1)
+            } else {
+                BigInt::from(1)
+            };
+            let d = BigDecimal::new(&q * BigInt::from(10u8) + sticky, scale + 1);
             return Some(Number::from_big_decimal(d));
-        };
+        }
         // exact: strip trailing zeros down to the preferred scale
-        result = round_to_precision(result);
+        let result = round_to_precision(BigDecimal::new(q, scale));
         let (mut int, mut sc) = result.into_bigint_and_exponent();
         let ten = BigInt::from(10u8);
         while sc > preferred && !int.is_zero() && (&int % &ten).is_zero() {
@@ -321,7 +393,7 @@ impl Number {
     /// Negation.
     pub fn neg(&self) -> Number {
         match &self.0 {
-            Repr::Int(i) if *i != i64::MIN => Number(Repr::Int(-i)),
+            Repr::Small { m, s } if *m != i64::MIN => Number(Repr::Small { m: -m, s: *s }),
             _ => Number::dec(-self.big().into_owned()),
         }
     }
@@ -341,31 +413,33 @@ impl Number {
         match exponent.to_i64() {
             Some(e) if (-999_999_999..=999_999_999).contains(&e) => {
                 if e >= 0 {
-                    if let Repr::Int(b) = &self.0
+                    if let Repr::Small { m: b, s: 0 } = &self.0
                         && let Ok(e32) = u32::try_from(e)
                         && let Some(r) = b.checked_pow(e32)
                     {
-                        return Some(Number(Repr::Int(r)));
+                        return Some(Number(Repr::Small { m: r, s: 0 }));
                     }
                     let base = self.big().into_owned();
                     Some(Number::from_big_decimal(pow_rounded(&base, e as u64)))
                 } else {
                     let p = pow_rounded(&self.big(), (-e) as u64);
-                    Number::from_big_decimal(p).div_one_by()
+                    Number::from(1).div(&Number::from_big_decimal(p))
                 }
             }
             _ => Number::from_f64(self.to_f64().powf(exponent.to_f64())),
         }
     }
 
-    fn div_one_by(&self) -> Option<Number> {
-        Number::from(1).div(self)
-    }
-
     /// Compares by value (`2.0 = 2`).
     pub fn compare(&self, other: &Number) -> Ordering {
         match (&self.0, &other.0) {
-            (Repr::Int(a), Repr::Int(b)) => a.cmp(b),
+            (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) => {
+                if sa == sb {
+                    return a.cmp(b);
+                }
+                let (x, y, _) = align(*a, *sa, *b, *sb);
+                x.cmp(&y)
+            }
             _ => self.big().as_ref().cmp(other.big().as_ref()),
         }
     }
@@ -373,23 +447,31 @@ impl Number {
     /// The scale (digits after the point; negative for `1E+3`).
     pub fn scale(&self) -> i64 {
         match &self.0 {
-            Repr::Int(_) => 0,
+            Repr::Small { s, .. } => *s as i64,
             Repr::Dec(d) => d.as_bigint_and_exponent().1,
         }
     }
 
     /// Sets the scale, rounding with `mode` (java's `setScale`).
     pub fn with_scale(&self, scale: i64, mode: Rounding) -> Number {
-        if scale == 0
-            && let Repr::Int(_) = self.0
-        {
-            return self.clone();
+        if let Repr::Small { m, s } = &self.0 {
+            if scale == *s as i64 {
+                return self.clone();
+            }
+            if scale > *s as i64
+                && scale <= SMALL_MAX_SCALE as i64
+                && let Some(r) = small(
+                    *m as i128 * POW10[(scale - *s as i64) as usize] as i128,
+                    scale as u8,
+                )
+            {
+                return r;
+            }
         }
         Number::dec(self.big().with_scale_round(scale, mode.mode()))
     }
 
-    /// Rounds to `scale` decimal places, then drops the scale back to 0 if the result is whole
-    /// and `scale` is 0.
+    /// Rounds to `scale` decimal places with `mode`.
     pub fn round(&self, scale: i64, mode: Rounding) -> Number {
         self.with_scale(scale, mode)
     }
@@ -399,10 +481,11 @@ impl Number {
         if other.is_zero() {
             return None;
         }
-        if let (Repr::Int(a), Repr::Int(b)) = (&self.0, &other.0)
-            && let Some(r) = a.checked_rem(*b)
-        {
-            return Some(Number(Repr::Int(r)));
+        if let (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) = (&self.0, &other.0) {
+            let (x, y, s) = align(*a, *sa, *b, *sb);
+            if let Some(r) = small(x % y, s) {
+                return Some(r);
+            }
         }
         let a = self.big();
         let b = other.big();
@@ -412,7 +495,14 @@ impl Number {
     /// Removes trailing zeros of the fraction (`2.50` → `2.5`, `2.0` → `2`).
     pub fn normalized(&self) -> Number {
         match &self.0 {
-            Repr::Int(_) => self.clone(),
+            Repr::Small { m, s } => {
+                let (mut m, mut s) = (*m, *s);
+                while s > 0 && m % 10 == 0 {
+                    m /= 10;
+                    s -= 1;
+                }
+                Number(Repr::Small { m, s })
+            }
             Repr::Dec(d) => {
                 let n = d.normalized();
                 let (int, scale) = n.as_bigint_and_exponent();
@@ -428,7 +518,7 @@ impl Number {
     /// java's `BigDecimal.toPlainString()`.
     pub fn to_plain_string(&self) -> String {
         match &self.0 {
-            Repr::Int(i) => i.to_string(),
+            Repr::Small { .. } => self.to_string(),
             Repr::Dec(d) => d.to_plain_string(),
         }
     }
@@ -462,20 +552,20 @@ fn pow_rounded(base: &BigDecimal, exp: u64) -> BigDecimal {
 
 impl From<i64> for Number {
     fn from(i: i64) -> Number {
-        Number(Repr::Int(i))
+        Number(Repr::Small { m: i, s: 0 })
     }
 }
 
 impl From<i32> for Number {
     fn from(i: i32) -> Number {
-        Number(Repr::Int(i as i64))
+        Number(Repr::Small { m: i as i64, s: 0 })
     }
 }
 
 impl From<usize> for Number {
     fn from(i: usize) -> Number {
         match i64::try_from(i) {
-            Ok(i) => Number(Repr::Int(i)),
+            Ok(i) => Number(Repr::Small { m: i, s: 0 }),
             Err(_) => Number::dec(BigDecimal::from(i as u128)),
         }
     }
@@ -505,7 +595,29 @@ impl fmt::Display for Number {
     /// java's `BigDecimal.toString()` (scientific notation for very small or scaled-up values).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Repr::Int(i) => write!(f, "{i}"),
+            Repr::Small { m, s: 0 } => write!(f, "{m}"),
+            Repr::Small { m, s } => {
+                let digits = m.unsigned_abs().to_string();
+                let s = *s as usize;
+                let sign = if *m < 0 { "-" } else { "" };
+                if digits.len() > s {
+                    let (int, frac) = digits.split_at(digits.len() - s);
+                    write!(f, "{sign}{int}.{frac}")
+                } else {
+                    // java switches to E notation below 1E-6
+                    let adjusted = digits.len() as i64 - 1 - s as i64;
+                    if adjusted < -6 {
+                        let (first, rest) = digits.split_at(1);
+                        if rest.is_empty() {
+                            write!(f, "{sign}{first}E{adjusted}")
+                        } else {
+                            write!(f, "{sign}{first}.{rest}E{adjusted}")
+                        }
+                    } else {
+                        write!(f, "{sign}0.{}{digits}", "0".repeat(s - digits.len()))
+                    }
+                }
+            }
             Repr::Dec(d) => {
                 let (int, scale) = d.as_bigint_and_exponent();
                 let digits = int.abs().to_string();

@@ -266,13 +266,24 @@ pub fn unescape(raw: &str) -> String {
 
 // ---------- the parser ----------
 
+/// Something the parser looked for at the error position.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expected {
+    /// A literal token, shown quoted.
+    Token(&'static str),
+    /// A kind of thing, shown as is.
+    Label(&'static str),
+}
+
 struct Parser<'s> {
     src: &'s str,
     pos: usize,
     depth: usize,
     /// Furthest position where something was expected, and what.
     err_pos: usize,
-    expected: Vec<String>,
+    expected: Vec<Expected>,
+    /// The position up to which whitespace was last skipped (skipping again is a no-op).
+    ws_end: usize,
     fatal: Option<ParseError>,
 }
 
@@ -290,6 +301,7 @@ impl<'s> Parser<'s> {
             depth: 0,
             err_pos: 0,
             expected: Vec::new(),
+            ws_end: usize::MAX,
             fatal: None,
         }
     }
@@ -298,33 +310,51 @@ impl<'s> Parser<'s> {
         &self.src[self.pos..]
     }
 
-    fn expect(&mut self, what: &str) {
+    fn note(&mut self, what: Expected) {
         if self.pos > self.err_pos {
             self.err_pos = self.pos;
             self.expected.clear();
         }
-        if self.pos == self.err_pos && !self.expected.iter().any(|e| e == what) {
-            self.expected.push(what.to_string());
+        // deduplicated when the error is reported
+        if self.pos == self.err_pos && self.expected.len() < 64 {
+            self.expected.push(what);
         }
+    }
+
+    /// Records that something (`"expression"`, `"name"`) was expected here.
+    fn expect(&mut self, what: &'static str) {
+        self.note(Expected::Label(what));
     }
 
     /// Records that the literal token `t` was expected here.
-    fn expect_token(&mut self, t: &str) {
-        if self.pos >= self.err_pos {
-            self.expect(&format!("'{t}'"));
-        }
+    fn expect_token(&mut self, t: &'static str) {
+        self.note(Expected::Token(t));
     }
 
     fn ws(&mut self) {
+        if self.pos == self.ws_end {
+            return;
+        }
+        self.skip_ws();
+        self.ws_end = self.pos;
+    }
+
+    fn skip_ws(&mut self) {
         loop {
             let r = self.rest();
+            // fast exit: most positions start with a token
+            match r.as_bytes().first() {
+                Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'/') => {}
+                Some(b) if *b >= 0x80 => {}
+                _ => return,
+            }
             if let Ok((rest, _)) = whitespace(r)
                 .or_else(|_| line_comment(r))
                 .or_else(|_| block_comment(r))
             {
                 self.pos = self.src.len() - rest.len();
             } else {
-                break;
+                return;
             }
         }
     }
@@ -849,7 +879,7 @@ impl<'s> Parser<'s> {
         let start = self.pos;
         if self.rest().starts_with('-') {
             self.pos += 1;
-            let v = self.value()?;
+            let v = self.negation()?;
             if let ExprKind::Const(Value::Number(n)) = &v.kind {
                 return Some(Expr::new(
                     ExprKind::Const(Value::Number(n.neg())),
@@ -1048,7 +1078,7 @@ impl<'s> Parser<'s> {
                             let text = unescape(raw);
                             let v = match kw {
                                 "date" => temporal::parse_date(&text).map(Value::Date),
-                                "time" => temporal::parse_time(&text).map(Value::Time),
+                                "time" => temporal::parse_time(&text).map(Value::time),
                                 "date and time" => date_time_value(&text),
                                 _ => duration_value(&text),
                             };
@@ -1298,10 +1328,14 @@ impl<'s> Parser<'s> {
             Some((CmpOp::Le, 2))
         } else if r.starts_with(">=") {
             Some((CmpOp::Ge, 2))
+        } else if r.starts_with("!=") {
+            Some((CmpOp::Ne, 2))
         } else if r.starts_with('<') {
             Some((CmpOp::Lt, 1))
         } else if r.starts_with('>') {
             Some((CmpOp::Gt, 1))
+        } else if r.starts_with('=') {
+            Some((CmpOp::Eq, 1))
         } else {
             None
         };
@@ -1400,7 +1434,14 @@ impl<'s> Parser<'s> {
             }
             self.expect("end of input");
         }
-        let mut expected = std::mem::take(&mut self.expected);
+        let mut expected: Vec<String> = self
+            .expected
+            .iter()
+            .map(|e| match e {
+                Expected::Token(t) => format!("'{t}'"),
+                Expected::Label(l) => l.to_string(),
+            })
+            .collect();
         expected.sort();
         expected.dedup();
         Err(ParseError::new(
@@ -1421,7 +1462,7 @@ fn temporal_literal(text: &str) -> Value {
         return v;
     }
     if let Some(t) = temporal::parse_time(text) {
-        return Value::Time(t);
+        return Value::time(t);
     }
     duration_value(text).unwrap_or(Value::Null)
 }
@@ -1429,11 +1470,11 @@ fn temporal_literal(text: &str) -> Value {
 /// `date and time("...")` of a literal: a date-time, or a date at midnight.
 pub(crate) fn date_time_value(text: &str) -> Option<Value> {
     if let Some(d) = temporal::parse_date(text) {
-        return Some(Value::DateTime(temporal::DateTime::Local(
+        return Some(Value::date_time(temporal::DateTime::Local(
             d.to_datetime(jiff::civil::Time::midnight()),
         )));
     }
-    temporal::parse_date_time(text).map(Value::DateTime)
+    temporal::parse_date_time(text).map(Value::date_time)
 }
 
 /// `duration("...")`: years-months if it only has Y/M fields, else days-time.

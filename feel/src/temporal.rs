@@ -85,7 +85,11 @@ impl<'a> Cursor<'a> {
 
 fn parse_date_at(c: &mut Cursor) -> Option<civil::Date> {
     let neg = c.eat(b'-');
-    let (y, _) = c.digits(4, 9)?;
+    let start = c.pos;
+    let (y, n) = c.digits(4, 9)?;
+    if n > 4 && c.s[start] == b'0' {
+        return None;
+    }
     if !c.eat(b'-') {
         return None;
     }
@@ -220,7 +224,14 @@ pub fn parse_date_time(s: &str) -> Option<DateTime> {
     if !(c.eat(b'T') || c.eat(b't')) {
         return None;
     }
-    let t = parse_time_at(&mut c)?;
+    // 24:00:00 is the end of the day: midnight of the next one
+    let end_of_day = c.s[c.pos..].starts_with(b"24:00:00") && c.s.get(c.pos + 8) != Some(&b'.');
+    let (d, t) = if end_of_day {
+        c.pos += 8;
+        (d.tomorrow().ok()?, civil::Time::midnight())
+    } else {
+        (d, parse_time_at(&mut c)?)
+    };
     let dt = d.to_datetime(t);
     if c.done() {
         return Some(DateTime::Local(dt));

@@ -27,10 +27,10 @@ pub enum Value {
     String(Arc<str>),
     /// A calendar date.
     Date(civil::Date),
-    /// A time of day, local or with an offset.
-    Time(Time),
-    /// A date and time, local or zoned.
-    DateTime(DateTime),
+    /// A time of day, local or with an offset (behind an `Arc` to keep `Value` small).
+    Time(Arc<Time>),
+    /// A date and time, local or zoned (behind an `Arc` to keep `Value` small).
+    DateTime(Arc<DateTime>),
     /// A days-and-time duration.
     DayTimeDuration(SignedDuration),
     /// A years-and-months duration.
@@ -91,6 +91,16 @@ impl Value {
     /// A number value from an integer.
     pub fn int(i: i64) -> Value {
         Value::Number(Number::from(i))
+    }
+
+    /// A time value.
+    pub fn time(t: Time) -> Value {
+        Value::Time(Arc::new(t))
+    }
+
+    /// A date-and-time value.
+    pub fn date_time(dt: DateTime) -> Value {
+        Value::DateTime(Arc::new(dt))
     }
 
     /// A list value.

@@ -288,32 +288,33 @@ impl<'a> Checker<'a> {
             && let Some(name) = &message.name
             && name.feel().is_some()
         {
-            // Zeebe evaluates start event message names without variables; without a FEEL
-            // evaluator at deploy time, only an expression that reads no variable passes, which
-            // is every expression a modeler writes for this (`="order-created"`).
-            self.feel_constant(id, name);
+            self.constant_message_name(id, name);
         }
     }
 
-    /// A message name of a start event must be a constant string.
-    fn feel_constant(&mut self, id: &str, name: &Expr) {
-        let body = name.feel().unwrap_or("").trim();
-        let is_string_literal = body.len() >= 2
-            && body.starts_with('"')
-            && body.ends_with('"')
-            && !body[1..body.len() - 1].contains('"');
-        if !is_string_literal {
-            self.error(
-                name.span.start,
-                Rule::Message,
-                id,
-                format!(
-                    "Expected constant expression of type String for message name '{}', but it \
-                     is not a string literal",
-                    name.text
-                ),
-            );
-        }
+    /// Zeebe's `ProcessMessageStartEventMessageNameValidator`: the name of a message that starts
+    /// a process is evaluated at deploy time, without variables, and must be a string.
+    fn constant_message_name(&mut self, id: &str, name: &Expr) {
+        let Some(parsed) = name
+            .feel()
+            .and_then(|source| baton_feel::Expression::parse(source).ok())
+        else {
+            return;
+        };
+        let evaluation = parsed.evaluate(&(), &baton_feel::Env::default());
+        let message = match &evaluation.result {
+            Err(failure) => format!(
+                "Expected constant expression but found '{}', which could not be evaluated without context: {failure}",
+                name.text
+            ),
+            Ok(baton_feel::Value::String(_)) => return,
+            Ok(value) => format!(
+                "Expected constant expression of type String for message name '{}', but was {}",
+                name.text,
+                result_type(value)
+            ),
+        };
+        self.error(name.span.start, Rule::Message, id, message);
     }
 
     // --- processes -----------------------------------------------------------------------
@@ -869,7 +870,10 @@ impl<'a> Checker<'a> {
                  documentation for a list of supported elements: \
                  https://docs.camunda.io/docs/components/modeler/bpmn/bpmn-coverage/",
             ),
-            SubProcessKind::AdHoc(ad_hoc) => self.ad_hoc(process, idx, element, ad_hoc),
+            SubProcessKind::AdHoc(ad_hoc) => {
+                self.ad_hoc(process, idx, element, ad_hoc);
+                self.ai_tool_parameters(process, element);
+            }
             _ => {}
         }
         if starts.len() != 1 && !matches!(kind, SubProcessKind::AdHoc(_)) {
@@ -991,6 +995,56 @@ impl<'a> Checker<'a> {
                     id,
                     "Interrupting timer event with time cycle is not allowed.",
                 );
+            }
+        }
+    }
+
+    /// Zeebe's ad-hoc sub-process transformer reads the `fromAi()` parameters of every element
+    /// the sub-process can activate (direct children without incoming flow), one input mapping
+    /// at a time; the first mapping it cannot read rejects the deployment.
+    fn ai_tool_parameters(&mut self, process: &Process, ad_hoc: &Element) {
+        for &child in &ad_hoc.children {
+            let element = process.element(child);
+            let activatable = matches!(
+                element.kind,
+                ElementKind::Task(_)
+                    | ElementKind::SubProcess(SubProcessKind::Embedded | SubProcessKind::AdHoc(_))
+                    | ElementKind::CallActivity
+                    | ElementKind::IntermediateThrowEvent
+                    | ElementKind::IntermediateCatchEvent
+                    | ElementKind::Gateway(
+                        GatewayKind::Exclusive
+                            | GatewayKind::Inclusive
+                            | GatewayKind::Parallel
+                            | GatewayKind::EventBased { .. }
+                    )
+            );
+            if !activatable || !element.incoming.is_empty() {
+                continue;
+            }
+            for mapping in &element.zeebe.input_mappings {
+                let Some(source) = &mapping.source else {
+                    continue;
+                };
+                // A mapping that does not parse is reported as a FEEL syntax error already.
+                let Some(parsed) = source
+                    .feel()
+                    .and_then(|feel| baton_feel::Expression::parse(feel).ok())
+                else {
+                    continue;
+                };
+                if let Err(problem) = baton_feel::from_ai::extract(&parsed) {
+                    self.error(
+                        source.span.start,
+                        Rule::FromAi,
+                        &element.id,
+                        format!(
+                            "Failed to extract ad-hoc activity parameters for element '{}'. {problem}",
+                            element.id
+                        ),
+                    );
+                    break;
+                }
             }
         }
     }
@@ -1693,11 +1747,21 @@ impl<'a> Checker<'a> {
             TimerDefinition::Cycle(e) => (TimerField::Cycle, e),
         };
         self.expression(id, expr.span.start, Some(expr), Requirement::OPTIONAL);
-        // Static values are checked at deploy; expressions too for process timer start events
-        // (they have no variables), which needs a FEEL evaluator: those are left to activation.
-        if expr.feel().is_none()
-            && let Some(problem) = expressions::timer_problem(field, &expr.text)
-        {
+        let problem = match expr.feel() {
+            None => expressions::timer_problem(field, &expr.text),
+            // Process timer start events have no variables, so Zeebe evaluates their
+            // expressions at deploy time; other timers are evaluated on activation.
+            Some(source)
+                if element.parent.is_none()
+                    && matches!(element.kind, ElementKind::StartEvent { .. }) =>
+            {
+                baton_feel::Expression::parse(source)
+                    .ok()
+                    .and_then(|parsed| timer_value_problem(field, &parsed))
+            }
+            Some(_) => None,
+        };
+        if let Some(problem) = problem {
             self.error(expr.span.start, Rule::Timer, id, problem);
         }
         let _ = process;
@@ -2293,6 +2357,77 @@ impl<'a> Checker<'a> {
             };
             self.error(at, rule, id, problem);
         }
+        if let Some(expr) = expr {
+            self.feel(id, expr);
+        }
+    }
+
+    /// Parses a FEEL expression (`=...`) as Zeebe does at deploy time; a syntax error is
+    /// reported at its position in the file. `None` for static values and broken expressions.
+    fn feel(&mut self, id: &str, expr: &Expr) -> Option<baton_feel::Expression> {
+        let source = expr.feel()?;
+        match baton_feel::Expression::parse(source) {
+            Ok(parsed) => Some(parsed),
+            Err(error) => {
+                // The error offset is in the FEEL text; it maps onto the file only when the
+                // attribute held no escaped characters.
+                let raw = self
+                    .source
+                    .text()
+                    .get(expr.span.start as usize..expr.span.end as usize);
+                let at = if raw == Some(expr.text.as_str()) {
+                    expr.span.start + 1 + error.offset as u32
+                } else {
+                    expr.span.start
+                };
+                self.error(at, Rule::FeelSyntax, id, error.to_string());
+                None
+            }
+        }
+    }
+}
+
+/// The problem of a timer expression evaluated without variables, as Zeebe words it.
+fn timer_value_problem(field: TimerField, parsed: &baton_feel::Expression) -> Option<String> {
+    use baton_feel::Value;
+    let (name, expected) = match field {
+        TimerField::Duration => ("duration", "DURATION"),
+        TimerField::Date => ("date", "DATE_TIME"),
+        TimerField::Cycle => ("cycle", "STRING"),
+    };
+    let evaluation = parsed.evaluate(&(), &baton_feel::Env::default());
+    let detail = match (&evaluation.result, field) {
+        (Err(failure), _) => failure.to_string(),
+        (Ok(Value::String(text)), _) => {
+            return expressions::timer_problem(field, text);
+        }
+        (Ok(Value::DayTimeDuration(_) | Value::YearMonthDuration(_)), TimerField::Duration)
+        | (Ok(Value::DateTime(_)), TimerField::Date) => return None,
+        (Ok(value), _) => format!(
+            "Expected result of the expression '{}' to be '{expected}', but was '{}'.",
+            parsed.source(),
+            result_type(value)
+        ),
+    };
+    Some(format!("Invalid timer {name} expression ({detail})"))
+}
+
+/// Zeebe's name for the type of a FEEL result (`io.camunda.zeebe.el.ResultType`).
+fn result_type(value: &baton_feel::Value) -> &'static str {
+    use baton_feel::Value;
+    match value {
+        Value::Null => "NULL",
+        Value::Boolean(_) => "BOOLEAN",
+        Value::Number(_) => "NUMBER",
+        Value::String(_) => "STRING",
+        Value::Date(_) => "DATE",
+        Value::Time(_) => "TIME",
+        Value::DateTime(_) => "DATE_TIME",
+        Value::DayTimeDuration(_) => "DURATION",
+        Value::YearMonthDuration(_) => "PERIOD",
+        Value::List(_) => "ARRAY",
+        Value::Context(_) => "OBJECT",
+        _ => "UNKNOWN",
     }
 }
 

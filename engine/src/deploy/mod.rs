@@ -59,6 +59,7 @@ pub fn check(resources: &[Resource]) -> Result<Vec<DeployedResource>, Diagnostic
         }
     }
     check_process_ids(&deployed, &mut diagnostics);
+    check_deployment_bindings(&deployed, &mut diagnostics);
     if diagnostics.is_empty() {
         Ok(deployed)
     } else {
@@ -129,6 +130,40 @@ pub fn too_large(name: &str, bytes: u64) -> Diagnostic {
              accepts by default"
         ),
     )
+}
+
+/// Zeebe's `ZeebeCalledElementDeploymentBindingValidator`: a call activity bound with
+/// `bindingType="deployment"` calls a process of the same deployment.
+fn check_deployment_bindings(deployed: &[DeployedResource], diagnostics: &mut Vec<Diagnostic>) {
+    let ids: Vec<&str> = deployed
+        .iter()
+        .flat_map(|resource| resource.executable_processes())
+        .map(|process| process.id.as_str())
+        .collect();
+    for resource in deployed {
+        for process in resource.executable_processes() {
+            for element in &process.elements {
+                let Some(called) = &element.zeebe.called_element else {
+                    continue;
+                };
+                if called.binding_type.as_deref() != Some("deployment") {
+                    continue;
+                }
+                let process_id = called.process_id.as_ref().map_or("", |e| e.text.as_str());
+                if !ids.contains(&process_id) {
+                    diagnostics.push(Diagnostic::at(
+                        &resource.source,
+                        called.span.start,
+                        Rule::DeploymentBinding,
+                        Some(&element.id),
+                        format!(
+                            "Expected to find process with id '{process_id}' in current deployment, but not found."
+                        ),
+                    ));
+                }
+            }
+        }
+    }
 }
 
 /// Zeebe rejects a deployment in which two resources define the same process id.

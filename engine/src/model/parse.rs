@@ -5,7 +5,7 @@
 //! user sees every mistake at once. Zeebe's deployment rules about a well-formed model live in
 //! `deploy::checks`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::xml::{self, Attr, Document, Node, NodeId, Ns};
 use super::*;
@@ -88,7 +88,7 @@ pub fn parse(source: &Source) -> Parsed {
         source,
         doc: &doc,
         diagnostics,
-        ids: HashMap::new(),
+        ids: HashMap::default(),
     };
     parser.check_ids();
     let definitions = parser.definitions(doc.root);
@@ -157,11 +157,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn children(&self, id: NodeId) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + 's {
-        let doc = self.doc;
-        doc.node(id)
-            .children
-            .iter()
-            .map(move |&child| (child, doc.node(child)))
+        self.doc.children(id)
     }
 
     /// Reports every id used twice in the file. Ids of BPMN and DI elements share one space
@@ -377,10 +373,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn children_of(&self, node: &'s Node<'a>) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + 's {
-        let doc = self.doc;
-        node.children
-            .iter()
-            .map(move |&child| (child, doc.node(child)))
+        self.doc.children_of(node)
     }
 
     fn collaboration(&mut self, node_id: NodeId) -> Collaboration {
@@ -938,8 +931,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             },
             "conditionalEventDefinition" => {
                 let mut filter: Option<(Option<String>, Option<String>)> = None;
-                // The filter sits in the definition's extension elements; older models put it on
-                // the event itself.
+                // `zeebe:conditionalFilter` sits in the definition's own extension elements.
                 for (_, child) in self.children(node_id) {
                     if !child.is(Ns::Bpmn, "extensionElements") {
                         continue;
@@ -1203,7 +1195,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             .filter(|(_, e)| !e.id.is_empty())
             .map(|(i, e)| (e.id.clone(), ElementIdx(i as u32)))
             .collect();
-        let mut flow_ids: HashMap<String, FlowIdx> = HashMap::new();
+        let mut flow_ids: HashMap<String, FlowIdx> = HashMap::default();
         for pending in std::mem::take(&mut builder.flows) {
             let eid = (!pending.id.is_empty()).then_some(pending.id.as_str());
             let source = self.flow_end(

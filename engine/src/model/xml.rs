@@ -58,6 +58,9 @@ impl Ns {
 
 pub(crate) type NodeId = u32;
 
+/// No node: the end of a sibling chain.
+const NONE: NodeId = NodeId::MAX;
+
 #[derive(Debug)]
 pub(crate) struct Attr<'a> {
     pub ns: Ns,
@@ -81,7 +84,10 @@ pub(crate) struct Node<'a> {
     pub ns: Ns,
     pub local: Cow<'a, str>,
     pub attrs: Vec<Attr<'a>>,
-    pub children: Vec<NodeId>,
+    /// Children are a chain of siblings, so a node costs no allocation for them.
+    first_child: NodeId,
+    last_child: NodeId,
+    next_sibling: NodeId,
     /// Only kept for elements without element children (BPMN has no meaningful mixed content).
     pub text: Option<Text<'a>>,
     /// The `<` of the start tag.
@@ -116,12 +122,24 @@ impl<'a> Document<'a> {
         &self.nodes[id as usize]
     }
 
-    #[cfg(test)]
-    pub fn children(&self, id: NodeId) -> impl Iterator<Item = (NodeId, &Node<'a>)> {
-        self.node(id)
-            .children
-            .iter()
-            .map(move |&child| (child, self.node(child)))
+    /// The element children of a node, in document order.
+    pub fn children_of<'d>(
+        &'d self,
+        node: &Node<'a>,
+    ) -> impl Iterator<Item = (NodeId, &'d Node<'a>)> + 'd {
+        let mut next = node.first_child;
+        std::iter::from_fn(move || {
+            (next != NONE).then(|| {
+                let id = next;
+                let child = self.node(id);
+                next = child.next_sibling;
+                (id, child)
+            })
+        })
+    }
+
+    pub fn children<'d>(&'d self, id: NodeId) -> impl Iterator<Item = (NodeId, &'d Node<'a>)> + 'd {
+        self.children_of(self.node(id))
     }
 }
 
@@ -186,12 +204,7 @@ impl<'a> Builder<'a> {
                     self.open(&reader, &start, before)?;
                 }
                 Event::End(_) => {
-                    if let Some(id) = self.stack.pop() {
-                        let node = &mut self.nodes[id as usize];
-                        if !node.children.is_empty() {
-                            node.text = None;
-                        }
-                    }
+                    self.stack.pop();
                 }
                 Event::Text(text) => {
                     let value = self.borrow_or_own(text.xml10_content());
@@ -279,8 +292,13 @@ impl<'a> Builder<'a> {
             if key.as_namespace_binding().is_some() {
                 continue;
             }
-            let (resolved, attr_local) = reader.resolver().resolve_attribute(key);
-            let attr_ns = self.namespace(resolved, offset)?;
+            // Unprefixed attributes have no namespace: no lookup needed (most attributes).
+            let (attr_ns, attr_local) = if key.prefix().is_none() {
+                (Ns::None, key.local_name())
+            } else {
+                let (resolved, attr_local) = reader.resolver().resolve_attribute(key);
+                (self.namespace(resolved, offset)?, attr_local)
+            };
             let raw_start = self.offset_of(&attr.value).unwrap_or(offset as u32);
             let span = Span {
                 start: raw_start,
@@ -302,12 +320,25 @@ impl<'a> Builder<'a> {
             ns,
             local,
             attrs,
-            children: Vec::new(),
+            first_child: NONE,
+            last_child: NONE,
+            next_sibling: NONE,
             text: None,
             start: offset as u32,
         });
         match self.stack.last() {
-            Some(&parent) => self.nodes[parent as usize].children.push(id),
+            Some(&parent) => {
+                let parent = &mut self.nodes[parent as usize];
+                // Mixed content carries nothing in BPMN: an element with children keeps no text.
+                parent.text = None;
+                let previous = parent.last_child;
+                if previous == NONE {
+                    parent.first_child = id;
+                } else {
+                    self.nodes[previous as usize].next_sibling = id;
+                }
+                self.nodes[self.stack[self.stack.len() - 1] as usize].last_child = id;
+            }
             None if self.root.is_none() => self.root = Some(id),
             None => {
                 return Err(XmlError::malformed(
@@ -338,6 +369,9 @@ impl<'a> Builder<'a> {
             return Err(XmlError::malformed(start, "text outside the root element"));
         };
         let node = &mut self.nodes[open as usize];
+        if node.first_child != NONE {
+            return Ok(());
+        }
         match &mut node.text {
             None => {
                 node.text = Some(Text {

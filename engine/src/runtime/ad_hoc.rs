@@ -23,11 +23,38 @@ use crate::model::{self, ElementIdx};
 /// The suffix Zeebe gives inner instances of an ad-hoc sub-process.
 pub const INNER_INSTANCE_SUFFIX: &str = "#innerInstance";
 
-/// The `fromAi()` parameters of an element's input mappings, for `adHocSubProcessElements`.
-/// Extraction needs the FEEL parser; until it is wired in, elements are listed without
-/// parameters.
-pub(crate) fn from_ai_parameters(_element: &model::Element) -> Result<Vec<Json>, String> {
-    Ok(Vec::new())
+/// The `fromAi()` parameters of an element's own input mappings (FEEL sources only), for
+/// `adHocSubProcessElements`: `{name, description?, type?, schema?, options?}`, empty fields
+/// left out.
+pub(crate) fn from_ai_parameters(element: &model::Element) -> Result<Vec<Json>, String> {
+    let mut out = Vec::new();
+    for m in &element.zeebe.input_mappings {
+        let Some(source) = m.source.as_ref().and_then(|s| s.feel()) else {
+            continue;
+        };
+        let expr = baton_feel::Expression::parse(source).map_err(|e| e.to_string())?;
+        for p in baton_feel::from_ai::extract(&expr)? {
+            let mut obj = serde_json::Map::new();
+            obj.insert("name".into(), Json::String(p.name));
+            if let Some(d) = p.description.filter(|d| !d.is_empty()) {
+                obj.insert("description".into(), Json::String(d));
+            }
+            if let Some(t) = p.type_.filter(|t| !t.is_empty()) {
+                obj.insert("type".into(), Json::String(t));
+            }
+            for (key, value) in [("schema", p.schema), ("options", p.options)] {
+                match value {
+                    Some(Json::Object(o)) if o.is_empty() => {}
+                    Some(Json::Null) | None => {}
+                    Some(v) => {
+                        obj.insert(key.into(), v);
+                    }
+                }
+            }
+            out.push(Json::Object(obj));
+        }
+    }
+    Ok(out)
 }
 
 impl Engine {

@@ -34,58 +34,143 @@ pub(crate) struct Catch {
 }
 
 impl Engine {
-    /// Opens the subscriptions of an activity's boundary events and a container's event
-    /// sub-processes.
-    pub(crate) fn subscribe_to_events(&mut self, key: Key) -> Step {
+    /// The catch events an element instance subscribes to when it is activated: the event
+    /// itself (intermediate catch event, receive task), the events after an event-based gateway,
+    /// an activity's boundary events (the multi-instance body carries them, not the inner
+    /// instances) and the start events of a container's event sub-processes.
+    fn catch_events_of(&self, key: Key) -> Vec<ElementIdx> {
         let inst = &self.instances[&key];
-        let p = self.process(inst.proc).clone();
+        let p = self.process(inst.proc);
         let Some(e) = inst.element() else {
-            return self.subscribe_event_subprocesses(key, &p, None);
+            return esp_start_events(p, None);
         };
-        for b in p.model_element(e).boundary_events.clone() {
-            match &p.element(b).event {
-                EventDef::Error { .. }
-                | EventDef::Escalation { .. }
-                | EventDef::Compensation { .. } => {}
-                other => {
-                    return Err(unsupported(&p, b, other));
-                }
+        let ty = inst.element_type;
+        let mut events = Vec::new();
+        match ty {
+            T::IntermediateCatchEvent => return vec![e],
+            T::EventBasedGateway => {
+                return p
+                    .model_element(e)
+                    .outgoing
+                    .iter()
+                    .map(|f| p.model.flow(*f).target)
+                    .collect();
             }
+            T::ReceiveTask => events.push(e),
+            _ => {}
         }
-        if matches!(
-            inst.element_type,
-            T::SubProcess | T::AdHocSubProcess | T::EventSubProcess
-        ) {
-            self.subscribe_event_subprocesses(key, &p, Some(e))?;
+        if inst.loop_counter == 0 && ty != T::AdHocSubProcessInnerInstance {
+            events.extend(p.model_element(e).boundary_events.iter().copied());
         }
-        Ok(())
+        if matches!(ty, T::SubProcess | T::AdHocSubProcess | T::EventSubProcess) {
+            events.extend(esp_start_events(p, Some(e)));
+        }
+        events
     }
 
-    fn subscribe_event_subprocesses(
-        &mut self,
-        _key: Key,
-        p: &Arc<ExecutableProcess>,
-        scope: Option<ElementIdx>,
-    ) -> Step {
-        for esp in p.scope_of(scope).event_subprocesses.clone() {
-            for start in p.model_element(esp).children.clone() {
-                if p.element(start).element_type != T::StartEvent {
-                    continue;
+    /// Opens the subscriptions of an element instance's catch events (see
+    /// [`Engine::catch_events_of`]).
+    pub(crate) fn subscribe_to_events(&mut self, key: Key) -> Step {
+        let events = self.catch_events_of(key);
+        if events.is_empty() {
+            return Ok(());
+        }
+        self.open_event_subscriptions(key, &events)
+    }
+
+    /// Zeebe's `CatchEventBehavior.subscribeToEvents`: every expression (message names,
+    /// correlation keys, timers, signal names) is evaluated first, so a failure opens nothing;
+    /// then the message subscriptions, the timers and the signal subscriptions are opened.
+    pub(crate) fn open_event_subscriptions(&mut self, key: Key, events: &[ElementIdx]) -> Step {
+        let p = self.process(self.instances[&key].proc).clone();
+        let mut messages = Vec::new();
+        let mut timers = Vec::new();
+        let mut signals = Vec::new();
+        for &e in events {
+            match &p.element(e).event {
+                EventDef::Message { .. } => {
+                    if let Some(m) = self.plan_message(key, e)? {
+                        messages.push(m);
+                    }
                 }
-                match &p.element(start).event {
-                    EventDef::Error { .. } | EventDef::Escalation { .. } => {}
-                    other => return Err(unsupported(p, start, other)),
+                EventDef::Timer(_) => timers.push((e, self.plan_timer(key, e)?)),
+                EventDef::Signal { name } => {
+                    let name = match name {
+                        Some(x) => self.eval_string(x, key)?,
+                        None => String::new(),
+                    };
+                    signals.push((e, Arc::<str>::from(name.as_str())));
                 }
+                EventDef::Error { .. }
+                | EventDef::Escalation { .. }
+                | EventDef::Compensation { .. }
+                | EventDef::None
+                | EventDef::Link { .. } => {}
+                other => return Err(unsupported(&p, e, other)),
             }
+        }
+        for m in messages {
+            self.open_message_subscription(key, m);
+        }
+        for (e, schedule) in timers {
+            self.write_timer(key, e, schedule);
+        }
+        for (e, name) in signals {
+            self.open_signal_subscription(key, e, name);
         }
         Ok(())
     }
 
     /// Closes the subscriptions an element instance opened.
     pub(crate) fn unsubscribe_from_events(&mut self, key: Key) {
-        if let Some(i) = self.instances.get_mut(&key) {
-            i.subscriptions.clear();
+        let subs = match self.instances.get_mut(&key) {
+            Some(i) if !i.subscriptions.is_empty() => std::mem::take(&mut i.subscriptions),
+            _ => return,
+        };
+        // Zeebe's order: timers, then messages, then signals.
+        for s in &subs {
+            if self.timers.contains_key(s) {
+                self.cancel_timer(*s);
+            }
         }
+        for s in &subs {
+            if self.messaging.is_message_subscription(*s) {
+                self.close_message_subscription(*s);
+            }
+        }
+        for s in &subs {
+            if self.signal_subscriptions.contains_key(s) {
+                self.close_signal_subscription(*s);
+            }
+        }
+    }
+
+    /// An event-based gateway waits for the first of its following catch events.
+    pub(crate) fn activate_event_based_gateway(&mut self, key: Key) -> Step {
+        self.subscribe_to_events(key)?;
+        self.transition(key, State::Activated)?;
+        Ok(())
+    }
+
+    /// One of the events after an event-based gateway fired: the gateway completes and takes
+    /// that branch only.
+    pub(crate) fn trigger_event_based_gateway(
+        &mut self,
+        gateway: Key,
+        event: ElementIdx,
+        variables: Option<Arc<VariableDocument>>,
+    ) {
+        let Some(i) = self.instances.get_mut(&gateway) else {
+            return;
+        };
+        if i.state != State::Activated || !i.triggers.is_empty() {
+            return;
+        }
+        i.triggers.push(EventTrigger {
+            element: event,
+            variables,
+        });
+        self.queue.push_back(Cmd::Complete(gateway));
     }
 
     /// Events that need more than pass-through: error, escalation, signal, compensation throws
@@ -96,6 +181,24 @@ impl Engine {
         let e = inst.element().expect("event");
         let el = p.element(e);
         match (&el.event, el.element_type) {
+            (
+                EventDef::Timer(_) | EventDef::Message { .. } | EventDef::Signal { .. },
+                T::IntermediateCatchEvent,
+            ) => {
+                self.subscribe_to_events(key)?;
+                self.transition(key, State::Activated)?;
+                Ok(())
+            }
+            (EventDef::Signal { name }, T::IntermediateThrowEvent | T::EndEvent) => {
+                let name = match name {
+                    Some(x) => self.eval_string(x, key)?,
+                    None => String::new(),
+                };
+                self.throw_signal(key, &name);
+                self.transition(key, State::Activated)?;
+                self.queue.push_back(Cmd::Complete(key));
+                Ok(())
+            }
             (EventDef::Error { code }, T::EndEvent) => {
                 let code = match code {
                     Some(c) => self.eval_string(c, key)?,
@@ -382,6 +485,19 @@ impl Engine {
         }
         self.run(start)
     }
+}
+
+/// The start events of the event sub-processes directly inside a scope (`None`: the process).
+fn esp_start_events(p: &ExecutableProcess, scope: Option<ElementIdx>) -> Vec<ElementIdx> {
+    let mut out = Vec::new();
+    for esp in &p.scope_of(scope).event_subprocesses {
+        for start in &p.model_element(*esp).children {
+            if p.element(*start).element_type == T::StartEvent {
+                out.push(*start);
+            }
+        }
+    }
+    out
 }
 
 fn unsupported(p: &ExecutableProcess, e: ElementIdx, def: &EventDef) -> Failure {

@@ -72,14 +72,11 @@ pub mod baton_feel_bridge {
     use super::Json;
 
     /// A parsed FEEL expression.
-    #[derive(Debug)]
-    pub struct Parsed {
-        _private: (),
-    }
+    pub type Parsed = baton_feel::Expression;
 
     /// Parses FEEL source.
-    pub fn parse(_source: &str) -> Result<Parsed, String> {
-        Ok(Parsed { _private: () })
+    pub fn parse(source: &str) -> Result<Parsed, String> {
+        baton_feel::Expression::parse(source).map_err(|e| e.to_string())
     }
 
     /// The result of an evaluation: a JSON value (Zeebe's conversion) or a failure message, plus
@@ -89,18 +86,26 @@ pub mod baton_feel_bridge {
         pub warnings: Vec<String>,
     }
 
-    /// Evaluates against a variable lookup at the given instant.
+    /// Evaluates against a variable lookup at the given instant (epoch milliseconds, UTC).
     pub fn evaluate(
-        _parsed: &Parsed,
-        source: &str,
-        _lookup: &dyn Fn(&str) -> Option<Json>,
-        _now_ms: i64,
+        parsed: &Parsed,
+        _source: &str,
+        lookup: &dyn Fn(&str) -> Option<Json>,
+        now_ms: i64,
     ) -> Outcome {
+        let now = jiff::Timestamp::from_millisecond(now_ms)
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC);
+        let env = baton_feel::Env::at(now);
+        let vars =
+            baton_feel::VarsFn(|name: &str| lookup(name).map(|j| baton_feel::Value::from_json(&j)));
+        let evaluation = parsed.evaluate(&vars, &env);
         Outcome {
-            result: Err(format!(
-                "failed to evaluate expression '{source}': the FEEL evaluator is not wired into this build yet"
-            )),
-            warnings: Vec::new(),
+            result: evaluation
+                .result
+                .map(|v| v.to_json())
+                .map_err(|f| f.message),
+            warnings: evaluation.warnings.iter().map(|w| w.to_string()).collect(),
         }
     }
 }

@@ -22,13 +22,16 @@ mod gateways;
 mod incidents;
 mod jobs;
 pub mod lifecycle;
+mod messages;
 mod multi_instance;
 mod processor;
 mod query;
 pub mod records;
 mod render;
+mod signals;
 pub mod state;
 mod tasks;
+pub mod timers;
 mod user_tasks;
 mod variables;
 
@@ -41,12 +44,17 @@ use serde_json::Value as Json;
 pub use executable::{CompileError, ExecutableProcess};
 pub use jobs::{AdHocJobResult, JobResult};
 pub use lifecycle::State;
+pub use messages::{
+    BufferedMessageView, CorrelatedMessageView, DEFAULT_MESSAGE_TTL_MS, MessageCorrelation,
+    MessageSubscriptionView, PublishMessage,
+};
 pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView, VariableView};
 pub use records::{
     BpmnElementType, BpmnEventType, ErrorType, Intent, JobKind, Key, Node, OtherIntent, PiIntent,
     ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType, ValueType,
     VariableDocument,
 };
+pub use signals::SignalSubscriptionView;
 pub use state::JobState;
 pub use user_tasks::{UserTask, UserTaskState};
 
@@ -86,6 +94,10 @@ pub(crate) enum Cmd {
     TerminateChildren(Key),
     /// An execution listener job completed: run the next listener or finish the phase.
     ContinueListeners(Key),
+    /// A command between the process side and the message side of a message subscription.
+    Message(Box<messages::MessageCmd>),
+    /// `SIGNAL BROADCAST` written by a signal throw or end event: name and variables.
+    BroadcastSignal(Box<(Arc<str>, Arc<VariableDocument>)>),
 }
 
 /// An `ACTIVATE_ELEMENT` command.
@@ -161,6 +173,13 @@ pub struct Engine {
     pub(crate) terminate_after: FxHashMap<Key, Vec<Arc<str>>>,
     /// Start instructions of a process instance being created.
     pub(crate) start_instructions: FxHashMap<Key, Vec<ElementIdx>>,
+    pub(crate) timers: BTreeMap<Key, timers::Timer>,
+    /// Message subscriptions, buffered messages, message start events.
+    pub(crate) messaging: messages::MessageState,
+    pub(crate) signal_subscriptions: signals::SignalSubscriptions,
+    /// The event start event (message, timer, signal) a process instance being created starts
+    /// at, with the event's variables.
+    pub(crate) event_starts: FxHashMap<Key, state::EventTrigger>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
 }
@@ -230,6 +249,10 @@ impl Engine {
             pending_inner_element: FxHashMap::default(),
             terminate_after: FxHashMap::default(),
             start_instructions: FxHashMap::default(),
+            timers: BTreeMap::new(),
+            messaging: messages::MessageState::default(),
+            signal_subscriptions: BTreeMap::new(),
+            event_starts: FxHashMap::default(),
             steps: 0,
         }
     }
@@ -412,12 +435,14 @@ impl Engine {
             deployment_key,
             processes: Vec::new(),
         };
+        let mut replaced = Vec::new();
         for exe in compiled {
             let idx = ProcIdx(self.processes.len() as u32);
             info.processes
                 .push((exe.bpmn_process_id.to_string(), exe.version, exe.key));
             let key = exe.key;
-            self.latest.insert(exe.bpmn_process_id.clone(), idx);
+            let previous = self.latest.insert(exe.bpmn_process_id.clone(), idx);
+            replaced.push((previous, idx));
             self.processes.push(Arc::new(exe));
             self.event(
                 ValueType::Process,
@@ -435,7 +460,20 @@ impl Engine {
                 RecordValue::Process(idx),
             );
         }
+        // Start events that wait for an event belong to the latest version only.
+        let start = self.begin();
+        for (previous, idx) in replaced {
+            self.open_start_event_subscriptions(previous, idx);
+        }
+        self.run(start)?;
         Ok(info)
+    }
+
+    /// Replaces the start event subscriptions (message, timer, signal) of the version `previous`
+    /// with those of the new latest version `proc`.
+    fn open_start_event_subscriptions(&mut self, previous: Option<ProcIdx>, proc: ProcIdx) {
+        self.open_message_start_subscriptions(previous, proc);
+        self.open_signal_start_subscriptions(previous, proc);
     }
 
     fn latest_by_key(&self, key: Key) -> ProcIdx {
@@ -533,8 +571,18 @@ impl Engine {
             None,
             RecordValue::Clock { time: epoch_millis },
         );
+        self.expire_messages();
+        // Fire what is due, let the engine react, and repeat: a cycle whose next due date has
+        // already passed fires again (bounded by the step limit).
         self.fire_due_jobs();
-        self.run(start)
+        self.run(start)?;
+        while self.fire_due_timers() {
+            self.run(start)?;
+            if self.steps > self.config.step_limit {
+                return Err(self.step_limit_error(start));
+            }
+        }
+        Ok(())
     }
 
     /// Registers the output of a decision (like CPT's `mockDmnDecision`); a business rule task

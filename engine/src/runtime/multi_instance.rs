@@ -160,19 +160,7 @@ impl Engine {
                 "numberOfTerminatedInstances".into(),
                 Json::from(state.terminated),
             );
-            let fulfilled = match self.eval(cond, child, Some(&overlay))? {
-                Json::Bool(b) => b,
-                other => {
-                    return Err(Failure::new(
-                        ErrorType::ExtractValueError,
-                        format!(
-                            "Expected result of the expression '{}' to be 'BOOLEAN', but was '{}'.",
-                            super::variables::expr_source(cond),
-                            super::variables::json_type_name(&other)
-                        ),
-                    ));
-                }
-            };
+            let fulfilled = self.eval_bool_with(cond, child, Some(&overlay))?;
             if let Some(s) = self.instances.get_mut(&body).and_then(|i| i.mi.as_mut()) {
                 s.condition_fulfilled = fulfilled;
             }

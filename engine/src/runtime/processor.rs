@@ -50,6 +50,11 @@ impl Engine {
                     self.create_incident(k, None, f);
                 }
             }
+            Cmd::Message(m) => self.process_message_cmd(*m),
+            Cmd::BroadcastSignal(b) => {
+                let (name, variables) = *b;
+                self.broadcast(name, variables);
+            }
             Cmd::TerminateChildren(k) => {
                 let mut children = match self.instances.get(&k) {
                     Some(i) => i.children.clone(),
@@ -127,10 +132,11 @@ impl Engine {
             {
                 parent.children.remove(pos);
             }
-            if inst.element_type == T::Process
-                && let Some(s) = self.process_instances.get_mut(&key)
-            {
-                s.state = to;
+            if inst.element_type == T::Process {
+                if let Some(s) = self.process_instances.get_mut(&key) {
+                    s.state = to;
+                }
+                self.release_message_start_lock(key);
             }
             Ok(Some(inst))
         } else {
@@ -186,6 +192,19 @@ impl Engine {
         scope: Key,
         flow: FlowIdx,
     ) {
+        self.take_flow_with(proc, process_instance_key, scope, flow, None);
+    }
+
+    /// Takes a flow; the target gets `variables` as local variables (an event after an
+    /// event-based gateway).
+    pub(crate) fn take_flow_with(
+        &mut self,
+        proc: ProcIdx,
+        process_instance_key: Key,
+        scope: Key,
+        flow: FlowIdx,
+        variables: Option<Arc<VariableDocument>>,
+    ) {
         let p = self.process(proc).clone();
         let target = p.model.flow(flow).target;
         let flow_key = self.new_key();
@@ -228,7 +247,7 @@ impl Engine {
             element: Some(target),
             element_type,
             via_flow: Some(flow),
-            variables: None,
+            variables,
             parent: None,
             loop_counter: 0,
         })));
@@ -439,7 +458,12 @@ impl Engine {
         };
         let Some(e) = element else {
             // The process.
+            self.subscribe_to_events(key)?;
             self.transition(key, State::Activated)?;
+            if let Some(t) = self.event_starts.remove(&key) {
+                self.activate_child(key, t.element, t.variables);
+                return Ok(());
+            }
             match self.start_instructions.remove(&key) {
                 Some(elements) => {
                     for element in elements {
@@ -470,6 +494,11 @@ impl Engine {
             T::AdHocSubProcess => self.activate_ad_hoc(key),
             T::AdHocSubProcessInnerInstance => self.activate_inner_instance(key),
             T::ServiceTask | T::SendTask => self.activate_job_task(key),
+            T::ReceiveTask => {
+                self.subscribe_to_events(key)?;
+                self.transition(key, State::Activated)?;
+                Ok(())
+            }
             T::ScriptTask => self.activate_script_task(key),
             T::BusinessRuleTask => self.activate_business_rule_task(key),
             T::UserTask => self.activate_user_task(key),
@@ -481,6 +510,7 @@ impl Engine {
             T::ExclusiveGateway | T::InclusiveGateway | T::ParallelGateway => {
                 self.activate_gateway(key)
             }
+            T::EventBasedGateway => self.activate_event_based_gateway(key),
             T::StartEvent | T::BoundaryEvent => {
                 self.transition(key, State::Activated)?;
                 self.queue.push_back(Cmd::Complete(key));
@@ -496,7 +526,11 @@ impl Engine {
                 _ if el.job.is_some() => self.activate_job_task(key),
                 _ => self.activate_event_specific(key),
             },
-            T::IntermediateCatchEvent if matches!(el.event, EventDef::Link { .. }) => {
+            // A link catch passes through; a catch event after an event-based gateway is only
+            // activated once its event happened.
+            T::IntermediateCatchEvent
+                if matches!(el.event, EventDef::Link { .. }) || el.after_event_based_gateway =>
+            {
                 self.transition(key, State::Activated)?;
                 self.queue.push_back(Cmd::Complete(key));
                 Ok(())
@@ -541,7 +575,7 @@ impl Engine {
             return Ok(());
         };
         match element {
-            None => {}
+            None => self.unsubscribe_from_events(key),
             Some(e) => {
                 let el = p.element(e);
                 match ty {
@@ -630,6 +664,17 @@ impl Engine {
         if ty == T::EndEvent && matches!(el.event, EventDef::Terminate) {
             self.after_path_completed(scope, &inst);
             self.terminate_scope_by_end_event(scope);
+            return Ok(());
+        }
+        if ty == T::EventBasedGateway {
+            if let Some(t) = inst.triggers.first().cloned()
+                && let Some(f) = outgoing
+                    .iter()
+                    .copied()
+                    .find(|f| p.model.flow(*f).target == t.element)
+            {
+                self.take_flow_with(inst.proc, inst.process_instance_key, scope, f, t.variables);
+            }
             return Ok(());
         }
         if end_of_path {

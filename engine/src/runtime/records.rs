@@ -245,6 +245,7 @@ named_enum!(
         Correlating => "CORRELATING",
         NotCorrelated => "NOT_CORRELATED",
         Deleted => "DELETED",
+        Deleting => "DELETING",
         Creating => "CREATING",
         Broadcast => "BROADCAST",
         Broadcasted => "BROADCASTED",

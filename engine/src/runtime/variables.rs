@@ -57,8 +57,19 @@ impl Engine {
         scope: Key,
         overlay: Option<&VariableDocument>,
     ) -> Result<Json, Failure> {
+        self.eval_warn(expr, scope, overlay).map(|(v, _)| v)
+    }
+
+    /// Like [`Engine::eval`], with the warnings FEEL reported (Zeebe appends them to type
+    /// mismatch messages).
+    pub(crate) fn eval_warn(
+        &self,
+        expr: &Expr,
+        scope: Key,
+        overlay: Option<&VariableDocument>,
+    ) -> Result<(Json, Vec<String>), Failure> {
         match expr {
-            Expr::Static(s) => Ok(Json::String(s.to_string())),
+            Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
                 let lookup = |name: &str| -> Option<Json> {
                     if let Some(v) = overlay.and_then(|o| o.get(name)) {
@@ -67,24 +78,19 @@ impl Engine {
                     self.lookup_var(scope, name).map(|v| (**v).clone())
                 };
                 let outcome = baton_feel_bridge::evaluate(&f.parsed, &f.source, &lookup, self.now);
+                let warnings = outcome.warnings;
                 outcome
                     .result
+                    .map(|v| (v, warnings))
                     .map_err(|m| Failure::new(ErrorType::ExtractValueError, m))
             }
         }
     }
 
     pub(crate) fn eval_string(&self, expr: &Expr, scope: Key) -> Result<String, Failure> {
-        match self.eval(expr, scope, None)? {
-            Json::String(s) => Ok(s),
-            other => Err(Failure::new(
-                ErrorType::ExtractValueError,
-                format!(
-                    "Expected result of the expression '{}' to be 'STRING', but was '{}'.",
-                    expr_source(expr),
-                    json_type_name(&other)
-                ),
-            )),
+        match self.eval_warn(expr, scope, None)? {
+            (Json::String(s), _) => Ok(s),
+            (other, warnings) => Err(type_mismatch(expr, "STRING", &other, &warnings)),
         }
     }
 
@@ -116,30 +122,25 @@ impl Engine {
     }
 
     pub(crate) fn eval_bool(&self, expr: &Expr, scope: Key) -> Result<bool, Failure> {
-        match self.eval(expr, scope, None)? {
-            Json::Bool(b) => Ok(b),
-            other => Err(Failure::new(
-                ErrorType::ExtractValueError,
-                format!(
-                    "Expected result of the expression '{}' to be 'BOOLEAN', but was '{}'.",
-                    expr_source(expr),
-                    json_type_name(&other)
-                ),
-            )),
+        self.eval_bool_with(expr, scope, None)
+    }
+
+    pub(crate) fn eval_bool_with(
+        &self,
+        expr: &Expr,
+        scope: Key,
+        overlay: Option<&VariableDocument>,
+    ) -> Result<bool, Failure> {
+        match self.eval_warn(expr, scope, overlay)? {
+            (Json::Bool(b), _) => Ok(b),
+            (other, warnings) => Err(type_mismatch(expr, "BOOLEAN", &other, &warnings)),
         }
     }
 
     pub(crate) fn eval_list(&self, expr: &Expr, scope: Key) -> Result<Vec<Json>, Failure> {
-        match self.eval(expr, scope, None)? {
-            Json::Array(a) => Ok(a),
-            other => Err(Failure::new(
-                ErrorType::ExtractValueError,
-                format!(
-                    "Expected result of the expression '{}' to be 'ARRAY', but was '{}'.",
-                    expr_source(expr),
-                    json_type_name(&other)
-                ),
-            )),
+        match self.eval_warn(expr, scope, None)? {
+            (Json::Array(a), _) => Ok(a),
+            (other, warnings) => Err(type_mismatch(expr, "ARRAY", &other, &warnings)),
         }
     }
 
@@ -456,6 +457,28 @@ fn put_path(
         node = entry;
     }
     doc.insert(first.to_string(), root);
+}
+
+/// Zeebe's message for an expression result of the wrong type, with FEEL's warnings appended.
+pub(crate) fn type_mismatch(
+    expr: &Expr,
+    expected: &str,
+    got: &Json,
+    warnings: &[String],
+) -> Failure {
+    let mut message = format!(
+        "Expected result of the expression '{}' to be '{expected}', but was '{}'.",
+        expr_source(expr),
+        json_type_name(got)
+    );
+    if !warnings.is_empty() {
+        message.push_str(" The evaluation reported the following warnings:");
+        for w in warnings {
+            message.push('\n');
+            message.push_str(w);
+        }
+    }
+    Failure::new(ErrorType::ExtractValueError, message)
 }
 
 pub(crate) fn expr_source(e: &Expr) -> String {

@@ -40,7 +40,7 @@ const REJECTED: &[(&str, &[&str])] = &[
     // malformed shape); each rule mirrors a Zeebe validator message.
     (
         "bpmn/bpmnkit/packages/core/tests/fixtures/camunda-compat/agents.bpmn",
-        &["sequence-flow-condition", "start-events"],
+        &["from-ai", "sequence-flow-condition", "start-events"],
     ),
     (
         "bpmn/bpmnkit/packages/core/tests/fixtures/camunda-compat/events.bpmn",

@@ -3,5 +3,11 @@
 mod builder;
 mod core;
 mod corpus;
+mod deployment;
+mod feel_wired;
 mod fixtures;
 mod hostile;
+mod messages;
+mod signals;
+mod timers;
+mod xml;

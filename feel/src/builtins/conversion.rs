@@ -64,7 +64,7 @@ fn date_and_time(_: &mut Eval, a: &[Value]) -> Out {
         Value::String(s) => date_time_value(s)
             .ok_or_else(|| Fail::Msg(format!("Failed to parse date-time from '{s}'"))),
         Value::DateTime(dt) => Ok(Value::DateTime(dt.clone())),
-        Value::Date(d) => Ok(Value::DateTime(DateTime::Local(
+        Value::Date(d) => Ok(Value::date_time(DateTime::Local(
             d.to_datetime(civil::Time::midnight()),
         ))),
         _ => Err(Fail::Illegal),
@@ -79,7 +79,7 @@ fn date_and_time2(_: &mut Eval, a: &[Value]) -> Out {
             if let Value::String(zone) = &a[1] {
                 let tz = temporal::zone(zone)
                     .ok_or_else(|| Fail::Msg(format!("Unknown time zone '{zone}'")))?;
-                return Ok(Value::DateTime(DateTime::Zoned(match dt {
+                return Ok(Value::date_time(DateTime::Zoned(match dt.as_ref() {
                     DateTime::Zoned(z) => z.with_time_zone(tz),
                     DateTime::Local(l) => l
                         .to_zoned_datetime(tz)
@@ -91,20 +91,22 @@ fn date_and_time2(_: &mut Eval, a: &[Value]) -> Out {
         _ => return Err(Fail::Illegal),
     };
     match &a[1] {
-        Value::Time(Time::Local(t)) => Ok(Value::DateTime(DateTime::Local(d.to_datetime(*t)))),
-        Value::Time(Time::Zoned { time, offset, zone }) => {
-            let tz = zone.clone().unwrap_or_else(|| TimeZone::fixed(*offset));
-            d.to_datetime(*time)
-                .to_zoned_datetime(tz)
-                .map(|z| Value::DateTime(DateTime::Zoned(z)))
-                .map_err(|e| Fail::Msg(e.to_string()))
-        }
-        Value::DateTime(dt) => match dt {
-            DateTime::Local(l) => Ok(Value::DateTime(DateTime::Local(d.to_datetime(l.time())))),
+        Value::Time(t) => match t.as_ref() {
+            Time::Local(t) => Ok(Value::date_time(DateTime::Local(d.to_datetime(*t)))),
+            Time::Zoned { time, offset, zone } => {
+                let tz = zone.clone().unwrap_or_else(|| TimeZone::fixed(*offset));
+                d.to_datetime(*time)
+                    .to_zoned_datetime(tz)
+                    .map(|z| Value::date_time(DateTime::Zoned(z)))
+                    .map_err(|e| Fail::Msg(e.to_string()))
+            }
+        },
+        Value::DateTime(dt) => match dt.as_ref() {
+            DateTime::Local(l) => Ok(Value::date_time(DateTime::Local(d.to_datetime(l.time())))),
             DateTime::Zoned(z) => d
                 .to_datetime(z.datetime().time())
                 .to_zoned_datetime(z.time_zone().clone())
-                .map(|z| Value::DateTime(DateTime::Zoned(z)))
+                .map(|z| Value::date_time(DateTime::Zoned(z)))
                 .map_err(|e| Fail::Msg(e.to_string())),
         },
         _ => Err(Fail::Illegal),
@@ -118,12 +120,14 @@ fn time(_: &mut Eval, a: &[Value]) -> Out {
                 DateTime::Local(l) => Some(Time::Local(l.time())),
                 DateTime::Zoned(z) => Some(zoned_time_of(&z)),
             })
-            .map(Value::Time)
+            .map(Value::time)
             .ok_or_else(|| Fail::Msg(format!("Failed to parse time from '{s}'"))),
         Value::Time(t) => Ok(Value::Time(t.clone())),
-        Value::DateTime(DateTime::Local(l)) => Ok(Value::Time(Time::Local(l.time()))),
-        Value::DateTime(DateTime::Zoned(z)) => Ok(Value::Time(zoned_time_of(z))),
-        Value::Date(_) => Ok(Value::Time(Time::Zoned {
+        Value::DateTime(dt) => match dt.as_ref() {
+            DateTime::Local(l) => Ok(Value::time(Time::Local(l.time()))),
+            DateTime::Zoned(z) => Ok(Value::time(zoned_time_of(z))),
+        },
+        Value::Date(_) => Ok(Value::time(Time::Zoned {
             time: civil::Time::midnight(),
             offset: Offset::UTC,
             zone: None,
@@ -160,12 +164,12 @@ fn time3(_: &mut Eval, a: &[Value]) -> Out {
     )
     .map_err(|e| Fail::Msg(format!("Invalid time: {e}")))?;
     match a.get(3) {
-        None => Ok(Value::Time(Time::Local(t))),
-        Some(Value::Null) => Ok(Value::Time(Time::Local(t))),
+        None => Ok(Value::time(Time::Local(t))),
+        Some(Value::Null) => Ok(Value::time(Time::Local(t))),
         Some(Value::DayTimeDuration(d)) => {
             let off =
                 Offset::from_seconds(d.as_secs() as i32).map_err(|e| Fail::Msg(e.to_string()))?;
-            Ok(Value::Time(Time::Zoned {
+            Ok(Value::time(Time::Zoned {
                 time: t,
                 offset: off,
                 zone: None,

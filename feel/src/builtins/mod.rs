@@ -209,8 +209,12 @@ pub(crate) fn num(v: &Value) -> Result<&Number, Fail> {
     }
 }
 
+/// An integer argument; a fraction is cut off as java's `intValue()` does.
 pub(crate) fn int(v: &Value) -> Result<i64, Fail> {
-    num(v)?.to_i64().ok_or(Fail::Illegal)
+    num(v)?
+        .with_scale(0, crate::number::Rounding::Down)
+        .to_i64()
+        .ok_or(Fail::Illegal)
 }
 
 pub(crate) fn str_arg(v: &Value) -> Result<&str, Fail> {

@@ -2,7 +2,7 @@
 
 use base64::Engine as _;
 
-use super::{Fail, Out, Registry, boolean, num, str_arg};
+use super::{Fail, Out, Registry, boolean, str_arg};
 use crate::eval::Eval;
 use crate::number::Number;
 use crate::value::Value;
@@ -77,7 +77,7 @@ pub(crate) fn register(r: &mut Registry) {
 
 fn substring(_: &mut Eval, a: &[Value]) -> Out {
     let s = str_arg(&a[0])?;
-    let start = num(&a[1])?.to_i64().ok_or(Fail::Illegal)?;
+    let start = super::int(&a[1])?;
     let chars: Vec<char> = s.chars().collect();
     let len = chars.len() as i64;
     let from = if start > 0 {
@@ -90,7 +90,7 @@ fn substring(_: &mut Eval, a: &[Value]) -> Out {
     let from = from.clamp(0, len);
     let to = match a.get(2) {
         Some(l) => {
-            let l = num(l)?.to_i64().ok_or(Fail::Illegal)?;
+            let l = super::int(l)?;
             (from + l.max(0)).min(len)
         }
         None => len,

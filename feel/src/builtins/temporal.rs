@@ -9,7 +9,7 @@ use crate::value::Value;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add("now", &[], |ev, _| {
-        Ok(Value::DateTime(DateTime::Zoned(ev.env.now.clone())))
+        Ok(Value::date_time(DateTime::Zoned(ev.env.now.clone())))
     });
     r.add("today", &[], |ev, _| {
         Ok(Value::Date(ev.env.now.datetime().date()))

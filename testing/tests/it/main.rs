@@ -2,3 +2,7 @@
 
 mod agent;
 mod cli;
+mod failures;
+mod mocks;
+mod process_test;
+mod support;

@@ -1,0 +1,115 @@
+//! Parsing and deploy-checking BPMN: the 1000-task workload (target: under 5 ms), smaller
+//! workloads, and hostile inputs (each must be refused in well under a second).
+
+use std::hint::black_box;
+
+use baton_benches::generate_workloads;
+use baton_engine::deploy::{Resource, check};
+use baton_engine::model;
+use baton_engine::source::Source;
+use criterion::{Criterion, criterion_group, criterion_main};
+use quick_xml::events::Event;
+
+fn workloads(c: &mut Criterion) {
+    let dir = match generate_workloads() {
+        Ok(dir) => dir,
+        Err(reason) => {
+            eprintln!("bpmn_parse: workload benchmarks skipped: {reason}");
+            return;
+        }
+    };
+    for name in ["wide1000", "chain100", "parallel50"] {
+        let content = std::fs::read(dir.join(format!("{name}.bpmn"))).unwrap();
+        let resources = [Resource::new(format!("{name}.bpmn"), content.clone())];
+        assert!(check(&resources).is_ok(), "{name} must deploy");
+        c.bench_function(&format!("parse+check {name}"), |b| {
+            b.iter(|| check(black_box(&resources)).unwrap())
+        });
+        if name == "wide1000" {
+            // The floor: quick-xml alone reading every event and attribute of the file.
+            let text = String::from_utf8(content.clone()).unwrap();
+            c.bench_function("quick-xml events wide1000 (floor)", |b| {
+                b.iter(|| read_all_events(black_box(&text)))
+            });
+        }
+        let source = Source::new(name, String::from_utf8(content).unwrap());
+        c.bench_function(&format!("parse {name}"), |b| {
+            b.iter(|| model::parse(black_box(&source)))
+        });
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn read_all_events(text: &str) -> usize {
+    let mut reader = quick_xml::reader::NsReader::from_str(text);
+    let mut count = 0;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Eof) | Err(_) => return count,
+            Ok(Event::Start(e) | Event::Empty(e)) => {
+                count += e
+                    .attributes()
+                    .flatten()
+                    .map(|a| a.value.len())
+                    .sum::<usize>();
+            }
+            Ok(_) => count += 1,
+        }
+    }
+}
+
+fn hostile(c: &mut Criterion) {
+    let definitions =
+        r#"<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d">"#;
+    let mut laughs = String::from("<!DOCTYPE lolz [<!ENTITY lol \"lol\">");
+    for level in 1..10 {
+        let previous = if level == 1 {
+            "lol".to_owned()
+        } else {
+            format!("lol{}", level - 1)
+        };
+        laughs.push_str(&format!(
+            "<!ENTITY lol{level} \"{}\">",
+            format!("&{previous};").repeat(10)
+        ));
+    }
+    laughs.push_str("]>");
+    laughs.push_str(definitions);
+    let mut huge = definitions.as_bytes().to_vec();
+    huge.resize(50 * 1024 * 1024, b' ');
+    let deep = format!(
+        "{definitions}{}",
+        "<bpmn:extensionElements>".repeat(100_000)
+    );
+    let flood = format!(
+        "{definitions}{}</bpmn:definitions>",
+        "<a/>".repeat(1_000_000)
+    );
+    let mut state: u32 = 0x2545_f491;
+    let garbage: Vec<u8> = (0..4 * 1024 * 1024)
+        .map(|_| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (state >> 16) as u8
+        })
+        .collect();
+    let cases = [
+        ("billion laughs", laughs.into_bytes()),
+        ("50 MB file", huge),
+        ("100000 nested elements", deep.into_bytes()),
+        ("1000000 empty elements", flood.into_bytes()),
+        ("4 MB binary garbage", garbage),
+    ];
+    let mut group = c.benchmark_group("hostile");
+    group.sample_size(10);
+    for (name, content) in cases {
+        let resources = [Resource::new("hostile.bpmn", content)];
+        assert!(check(&resources).is_err(), "{name} must be refused");
+        group.bench_function(name, |b| {
+            b.iter(|| check(black_box(&resources)).unwrap_err())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, workloads, hostile);
+criterion_main!(benches);

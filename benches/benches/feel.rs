@@ -1,0 +1,130 @@
+//! FEEL: parse and evaluate typical Zeebe expressions (conditions, mappings, a fromAi() call,
+//! a context build, a filter), and the number arithmetic the evaluator is built on.
+//!
+//! `cargo bench -p baton-benches --bench feel`
+
+use std::hint::black_box;
+
+use baton_feel::{Env, Expression, Number, Value, Variables};
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+
+/// Variables as the engine holds them: JSON, converted on lookup.
+struct JsonScope(serde_json::Map<String, serde_json::Value>);
+
+impl Variables for JsonScope {
+    fn get(&self, name: &str) -> Option<Value> {
+        self.0.get(name).map(Value::from_json)
+    }
+}
+
+const EXPRESSIONS: &[(&str, &str)] = &[
+    ("condition", "amount > 1000"),
+    (
+        "condition-and",
+        "order.total >= 100 and order.country = \"DE\"",
+    ),
+    (
+        "condition-null-safe",
+        "is defined(approved) and approved = true",
+    ),
+    ("mapping-path", "order.customer.name"),
+    (
+        "mapping-string",
+        "\"Order \" + order.id + \" for \" + order.customer.name",
+    ),
+    (
+        "from-ai",
+        "fromAi(toolCall.email, \"The recipient's email address\", \"string\")",
+    ),
+    (
+        "context-build",
+        "{id: order.id, total: order.total * 1.19, items: count(order.items), first: order.items[1].sku}",
+    ),
+    ("filter", "order.items[price > 10].sku"),
+    (
+        "sum-for",
+        "sum(for item in order.items return item.price * item.quantity)",
+    ),
+    (
+        "date",
+        "date and time(order.created) + duration(\"P3D\") > date and time(\"2024-01-01T00:00:00Z\")",
+    ),
+];
+
+fn variables() -> JsonScope {
+    let v = json!({
+        "amount": 1500,
+        "approved": true,
+        "order": {
+            "id": "A-1001",
+            "total": 250.5,
+            "country": "DE",
+            "created": "2024-03-01T10:00:00Z",
+            "customer": {"name": "Ada", "email": "ada@example.com"},
+            "items": [
+                {"sku": "X-1", "price": 5, "quantity": 2},
+                {"sku": "X-2", "price": 20.5, "quantity": 1},
+                {"sku": "X-3", "price": 12, "quantity": 4}
+            ]
+        },
+        "toolCall": {"email": "bob@example.com"}
+    });
+    JsonScope(v.as_object().expect("object").clone())
+}
+
+fn parse(c: &mut Criterion) {
+    let mut g = c.benchmark_group("feel/parse");
+    for (name, src) in EXPRESSIONS {
+        g.bench_function(*name, |b| {
+            b.iter(|| Expression::parse(black_box(src)).expect("parses"))
+        });
+    }
+    g.finish();
+}
+
+fn evaluate(c: &mut Criterion) {
+    let vars = variables();
+    let env = Env::default();
+    let mut g = c.benchmark_group("feel/evaluate");
+    for (name, src) in EXPRESSIONS {
+        let e = Expression::parse(src).expect("parses");
+        assert!(e.evaluate(&vars, &env).result.is_ok(), "{name}");
+        g.bench_function(*name, |b| b.iter(|| e.evaluate(black_box(&vars), &env)));
+    }
+    // the same condition against native FEEL values (no JSON conversion on lookup)
+    let mut native = indexmap::IndexMap::new();
+    native.insert("amount".to_string(), Value::int(1500));
+    let e = Expression::parse("amount > 1000").expect("parses");
+    g.bench_function("condition-native-vars", |b| {
+        b.iter(|| e.evaluate(black_box(&native), &env))
+    });
+    g.finish();
+}
+
+fn numbers(c: &mut Criterion) {
+    let a = Number::parse("12345.678").expect("number");
+    let b = Number::parse("3.14159").expect("number");
+    let i = Number::from(1234);
+    let j = Number::from(5678);
+    let mut g = c.benchmark_group("feel/number");
+    g.bench_function("add-small-int", |bn| {
+        bn.iter(|| black_box(&i).add(black_box(&j)))
+    });
+    g.bench_function("add-decimal", |bn| {
+        bn.iter(|| black_box(&a).add(black_box(&b)))
+    });
+    g.bench_function("mul-decimal", |bn| {
+        bn.iter(|| black_box(&a).mul(black_box(&b)))
+    });
+    g.bench_function("div-decimal-34-digits", |bn| {
+        bn.iter(|| black_box(&a).div(black_box(&b)))
+    });
+    g.bench_function("compare-decimal", |bn| {
+        bn.iter(|| black_box(&a).compare(black_box(&b)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, parse, evaluate, numbers);
+criterion_main!(benches);

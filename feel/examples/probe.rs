@@ -1,0 +1,35 @@
+//! Ad-hoc timing of parse and evaluate (`cargo run --release -p baton-feel --example probe -- EXPR`).
+use std::hint::black_box;
+use std::time::Instant;
+
+use baton_feel::{Env, Expression, Value};
+
+fn main() {
+    let env = Env::default();
+    let src = std::env::args().nth(1).unwrap_or("amount > 1000".into());
+    let mut vars = indexmap::IndexMap::new();
+    vars.insert("amount".to_string(), Value::int(1500));
+    let n = 200_000;
+    let mut best_parse = f64::MAX;
+    let mut best_eval = f64::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        for _ in 0..n {
+            black_box(Expression::parse(black_box(&src)).unwrap());
+        }
+        best_parse = best_parse.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+        let e = Expression::parse(&src).unwrap();
+        let t = Instant::now();
+        for _ in 0..n {
+            black_box(e.evaluate(black_box(&vars), &env));
+        }
+        best_eval = best_eval.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+    }
+    println!(
+        "{src:?}: parse {best_parse:.0} ns, evaluate {best_eval:.0} ns -> {}",
+        Expression::parse(&src)
+            .unwrap()
+            .evaluate(&vars, &env)
+            .value()
+    );
+}

@@ -1,0 +1,102 @@
+//! The virtual clock as tests write it: ISO-8601 durations (`PT5M`, `P1D`, as Java's
+//! `Duration` reads them: days are 24 hours, no years, months or weeks) or
+//! `std::time::Duration`, and ISO-8601 instants (`2025-01-01T00:00:00Z`).
+
+use std::time::Duration;
+
+use jiff::{SpanRelativeTo, Timestamp, Unit};
+
+/// A length of virtual time: `"PT5M"`, `"P1DT2H"`, or a `std::time::Duration`.
+pub trait IntoDuration {
+    /// Milliseconds, or why the text is not a duration.
+    fn into_millis(self) -> Result<i64, String>;
+}
+
+impl IntoDuration for Duration {
+    fn into_millis(self) -> Result<i64, String> {
+        i64::try_from(self.as_millis()).map_err(|_| format!("duration {self:?} is too long"))
+    }
+}
+
+impl IntoDuration for &str {
+    fn into_millis(self) -> Result<i64, String> {
+        parse_duration(self)
+    }
+}
+
+impl IntoDuration for &String {
+    fn into_millis(self) -> Result<i64, String> {
+        parse_duration(self)
+    }
+}
+
+impl IntoDuration for String {
+    fn into_millis(self) -> Result<i64, String> {
+        parse_duration(&self)
+    }
+}
+
+/// Parses an ISO-8601 duration the way Java's `Duration.parse` accepts it (`PnDTnHnMn.nS`).
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    let span: jiff::Span = text.trim().parse().map_err(|e| {
+        format!("\"{text}\" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: {e}")
+    })?;
+    if span.get_years() != 0 || span.get_months() != 0 || span.get_weeks() != 0 {
+        return Err(format!(
+            "\"{text}\" uses years, months or weeks; a duration of the clock is days, hours, minutes and seconds (e.g. P30D)"
+        ));
+    }
+    let ms = span
+        .total((Unit::Millisecond, SpanRelativeTo::days_are_24_hours()))
+        .map_err(|e| format!("\"{text}\": {e}"))?;
+    if ms < 0.0 {
+        return Err(format!(
+            "\"{text}\" is negative; the clock only moves forward"
+        ));
+    }
+    Ok(ms.round() as i64)
+}
+
+/// Parses an ISO-8601 instant (`2025-01-01T00:00:00Z`, or with an offset) into epoch
+/// milliseconds.
+pub fn parse_instant(text: &str) -> Result<i64, String> {
+    let t: Timestamp = text.trim().parse().map_err(|e| {
+        format!("\"{text}\" is not an ISO-8601 instant such as 2025-01-01T09:00:00Z: {e}")
+    })?;
+    Ok(t.as_millisecond())
+}
+
+/// Epoch milliseconds as an ISO-8601 instant in UTC.
+pub fn format_instant(ms: i64) -> String {
+    match Timestamp::from_millisecond(ms) {
+        Ok(t) => t.to_string(),
+        Err(_) => format!("{ms} ms"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_like_java() {
+        assert_eq!(parse_duration("PT5M").unwrap(), 300_000);
+        assert_eq!(parse_duration("P1DT1H").unwrap(), 90_000_000);
+        assert_eq!(parse_duration("PT0.5S").unwrap(), 500);
+        assert_eq!(parse_duration("PT0S").unwrap(), 0);
+        assert!(parse_duration("P1M").unwrap_err().contains("months"));
+        assert!(parse_duration("five minutes").is_err());
+        assert_eq!(Duration::from_secs(2).into_millis().unwrap(), 2000);
+    }
+
+    #[test]
+    fn instants_round_trip() {
+        let ms = parse_instant("2025-01-01T00:00:00Z").unwrap();
+        assert_eq!(ms, 1_735_689_600_000);
+        assert_eq!(format_instant(ms), "2025-01-01T00:00:00Z");
+        assert_eq!(
+            parse_instant("2025-01-01T01:00:00+01:00").unwrap(),
+            1_735_689_600_000
+        );
+    }
+}

@@ -1,0 +1,398 @@
+//! Coverage: which elements were entered, which sequence flows were taken (recorded from the
+//! engine's log, not inferred) and which AI-agent tools were called, per process.
+//!
+//! - [`data`] — the serde model of coverage files and [`merge`](data::merge).
+//! - this module — collecting from a test, the counts ([`CoverageReport`]), the text report in
+//!   the seed's format, writing one file per test and merging a folder of them.
+
+pub mod data;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use baton_engine::runtime::{Engine, ExecutableProcess};
+
+use crate::journal::Journal;
+pub use data::{
+    COVERAGE_FORMAT, COVERAGE_VERSION, CoverageFile, ElementInfo, FlowInfo, ProcessCoverageData,
+    merge,
+};
+
+/// Covered out of total, with the ids not covered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoverageCount {
+    pub total: usize,
+    pub covered: usize,
+    /// Covered / total × 100, one decimal; 100 when total is 0.
+    pub percent: f64,
+    /// Ids not covered, in model order.
+    pub uncovered: Vec<String>,
+}
+
+impl CoverageCount {
+    fn of(all: &[&str], covered: &[String]) -> CoverageCount {
+        let uncovered: Vec<String> = all
+            .iter()
+            .filter(|id| !covered.iter().any(|c| c == *id))
+            .map(|id| id.to_string())
+            .collect();
+        CoverageCount::from_counts(all.len(), all.len() - uncovered.len(), uncovered)
+    }
+
+    fn from_counts(total: usize, covered: usize, uncovered: Vec<String>) -> CoverageCount {
+        let percent = if total == 0 {
+            100.0
+        } else {
+            (covered as f64 * 1000.0 / total as f64).round() / 10.0
+        };
+        CoverageCount {
+            total,
+            covered,
+            percent,
+            uncovered,
+        }
+    }
+
+    fn sum<'a>(counts: impl Iterator<Item = &'a CoverageCount>) -> CoverageCount {
+        let (mut total, mut covered) = (0, 0);
+        for c in counts {
+            total += c.total;
+            covered += c.covered;
+        }
+        CoverageCount::from_counts(total, covered, Vec::new())
+    }
+}
+
+impl fmt::Display for CoverageCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{} ({:.1}%)", self.covered, self.total, self.percent)
+    }
+}
+
+/// The coverage of one process.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcessCoverage {
+    pub process_id: String,
+    /// The resource it was deployed from.
+    pub source: String,
+    pub elements: CoverageCount,
+    pub flows: CoverageCount,
+    pub tools: CoverageCount,
+}
+
+/// Coverage per process and in total. `Display` is the text report:
+///
+/// ```text
+/// BPMN coverage
+///   ai-agent-tool-loop  elements 7/13 (53.8%)  flows 4/8 (50.0%)  tools 2/3 (66.7%)
+///     elements not reached: create-ticket, agent-failed, queue-for-human
+///     flows not taken: Flow_3, Flow_7
+///     tools never called: create-ticket
+/// ```
+///
+/// The `tools` column appears for processes with tools; a `total` line when there are several
+/// processes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoverageReport {
+    pub processes: Vec<ProcessCoverage>,
+    pub elements: CoverageCount,
+    pub flows: CoverageCount,
+    pub tools: CoverageCount,
+}
+
+impl CoverageReport {
+    /// The counts of coverage data (a test's, or merged files').
+    pub fn from_data(data: &[ProcessCoverageData]) -> CoverageReport {
+        let processes: Vec<ProcessCoverage> = data
+            .iter()
+            .map(|p| {
+                let elements: Vec<&str> = p.elements.iter().map(|e| e.id.as_str()).collect();
+                let flows: Vec<&str> = p.flows.iter().map(|f| f.id.as_str()).collect();
+                let tools: Vec<&str> = p.tools.iter().map(String::as_str).collect();
+                ProcessCoverage {
+                    process_id: p.process_id.clone(),
+                    source: p.source.clone(),
+                    elements: CoverageCount::of(&elements, &p.covered_elements),
+                    flows: CoverageCount::of(&flows, &p.taken_flows),
+                    tools: CoverageCount::of(&tools, &p.covered_elements),
+                }
+            })
+            .collect();
+        CoverageReport {
+            elements: CoverageCount::sum(processes.iter().map(|p| &p.elements)),
+            flows: CoverageCount::sum(processes.iter().map(|p| &p.flows)),
+            tools: CoverageCount::sum(processes.iter().map(|p| &p.tools)),
+            processes,
+        }
+    }
+
+    /// The coverage of one process id.
+    pub fn process(&self, process_id: &str) -> Option<&ProcessCoverage> {
+        self.processes.iter().find(|p| p.process_id == process_id)
+    }
+}
+
+impl fmt::Display for CoverageReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "BPMN coverage")?;
+        for p in &self.processes {
+            write!(
+                f,
+                "  {}  elements {}  flows {}",
+                p.process_id, p.elements, p.flows
+            )?;
+            if p.tools.total > 0 {
+                write!(f, "  tools {}", p.tools)?;
+            }
+            writeln!(f)?;
+            if !p.elements.uncovered.is_empty() {
+                writeln!(
+                    f,
+                    "    elements not reached: {}",
+                    p.elements.uncovered.join(", ")
+                )?;
+            }
+            if !p.flows.uncovered.is_empty() {
+                writeln!(f, "    flows not taken: {}", p.flows.uncovered.join(", "))?;
+            }
+            if !p.tools.uncovered.is_empty() {
+                writeln!(
+                    f,
+                    "    tools never called: {}",
+                    p.tools.uncovered.join(", ")
+                )?;
+            }
+        }
+        if self.processes.len() > 1 {
+            write!(
+                f,
+                "  total  elements {}  flows {}",
+                self.elements, self.flows
+            )?;
+            if self.tools.total > 0 {
+                write!(f, "  tools {}", self.tools)?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+/// The tools of a process: the activatable children of every job-worker ad-hoc sub-process.
+pub fn tools_of(p: &ExecutableProcess) -> Vec<String> {
+    let mut tools = Vec::new();
+    for e in &p.elements {
+        if let (Some(ad_hoc), Some(_)) = (&e.ad_hoc, &e.job) {
+            for t in &ad_hoc.activatable {
+                tools.push(p.element(*t).id.to_string());
+            }
+        }
+    }
+    tools
+}
+
+/// A stable hash of a process model's structure: ids, kinds, flows.
+fn model_hash(p: &ExecutableProcess) -> String {
+    let mut text = String::new();
+    text.push_str(&p.bpmn_process_id);
+    for e in &p.elements {
+        text.push('\n');
+        text.push_str(&e.id);
+        text.push(' ');
+        text.push_str(e.element_type.as_str());
+    }
+    for f in &p.model.flows {
+        text.push('\n');
+        text.push_str(&f.id);
+        text.push(' ');
+        text.push_str(&p.model.element(f.source).id);
+        text.push(' ');
+        text.push_str(&p.model.element(f.target).id);
+    }
+    format!("{:016x}", data::fnv1a(text.as_bytes()))
+}
+
+/// Coverage of every deployed process (except baton's generated stand-ins) from the journal.
+pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverageData> {
+    let mut out: Vec<ProcessCoverageData> = Vec::new();
+    for (i, p) in engine.deployed_processes().enumerate() {
+        if p.resource_name
+            .starts_with(crate::GENERATED_RESOURCE_PREFIX)
+        {
+            continue;
+        }
+        let hits = journal.hits.get(i);
+        let covered_elements = p
+            .model
+            .elements
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| hits.is_some_and(|h| h.elements.get(*j) == Some(&true)))
+            .map(|(_, e)| e.id.clone())
+            .collect();
+        let taken_flows = p
+            .model
+            .flows
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| hits.is_some_and(|h| h.flows.get(*j) == Some(&true)))
+            .map(|(_, f)| f.id.clone())
+            .collect();
+        let data = ProcessCoverageData {
+            process_id: p.bpmn_process_id.to_string(),
+            model_hash: model_hash(p),
+            source: p.resource_name.to_string(),
+            elements: p
+                .elements
+                .iter()
+                .map(|e| ElementInfo {
+                    id: e.id.to_string(),
+                    kind: e.element_type.as_str().to_owned(),
+                })
+                .collect(),
+            flows: p
+                .model
+                .flows
+                .iter()
+                .map(|f| FlowInfo {
+                    id: f.id.clone(),
+                    source: p.model.element(f.source).id.clone(),
+                    target: p.model.element(f.target).id.clone(),
+                })
+                .collect(),
+            tools: tools_of(p),
+            covered_elements,
+            taken_flows,
+        };
+        data::merge_process(&mut out, &data);
+    }
+    out
+}
+
+/// Why coverage files could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CoverageError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a baton coverage file: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("no coverage file (*.json) in {0}")]
+    Empty(PathBuf),
+}
+
+/// A file name for a test's coverage: the test name made safe, plus a hash of the content (no
+/// randomness: the same test with the same coverage writes the same file).
+pub fn file_name(test: &str, content: &str) -> String {
+    let mut safe: String = test
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.len() > 100 {
+        safe.truncate(100);
+    }
+    if safe.is_empty() {
+        safe.push_str("test");
+    }
+    format!("{safe}-{:016x}.json", data::fnv1a(content.as_bytes()))
+}
+
+/// Writes a coverage file into `dir` (created if missing) atomically: a temporary file, then a
+/// rename. Returns the path.
+pub fn write_file(dir: &Path, file: &CoverageFile) -> Result<PathBuf, CoverageError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CoverageError::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let json = file.to_json();
+    let name = file_name(file.tests.first().map_or("test", |s| s.as_str()), &json);
+    let path = dir.join(&name);
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, json).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io(&path))?;
+    Ok(path)
+}
+
+/// Reads every `*.json` coverage file of a folder (in name order) and merges them.
+pub fn merge_dir(dir: &Path) -> Result<CoverageFile, CoverageError> {
+    let io = |source| CoverageError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(io)?;
+    paths.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    paths.sort();
+    if paths.is_empty() {
+        return Err(CoverageError::Empty(dir.to_path_buf()));
+    }
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
+        let text = std::fs::read_to_string(&path).map_err(|source| CoverageError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let file = CoverageFile::from_json(&text)
+            .map_err(|message| CoverageError::Invalid { path, message })?;
+        files.push(file);
+    }
+    Ok(merge(&files))
+}
+
+impl crate::ProcessTest {
+    /// What this test covered so far, per deployed process.
+    pub fn coverage(&self) -> CoverageReport {
+        CoverageReport::from_data(&self.coverage_data())
+    }
+
+    /// The coverage data (what a coverage file holds).
+    pub fn coverage_data(&self) -> Vec<ProcessCoverageData> {
+        let mut inner = self.inner.borrow_mut();
+        inner.sync();
+        collect(&inner.engine, &inner.journal)
+    }
+
+    /// Writes this test's coverage file into `dir` now; returns its path.
+    pub fn write_coverage_to(&self, dir: &Path) -> Result<PathBuf, CoverageError> {
+        let file = CoverageFile::new(self.test_name(), self.coverage_data());
+        write_file(dir, &file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_has_one_decimal_and_is_100_when_empty() {
+        assert_eq!(CoverageCount::from_counts(13, 7, vec![]).percent, 53.8);
+        assert_eq!(CoverageCount::from_counts(3, 2, vec![]).percent, 66.7);
+        assert_eq!(CoverageCount::from_counts(0, 0, vec![]).percent, 100.0);
+        assert_eq!(
+            CoverageCount::from_counts(8, 4, vec![]).to_string(),
+            "4/8 (50.0%)"
+        );
+    }
+
+    #[test]
+    fn file_names_are_safe_and_content_addressed() {
+        let a = file_name("orders::happy path", "{}");
+        assert!(a.starts_with("orders__happy_path-"), "{a}");
+        assert_eq!(a, file_name("orders::happy path", "{}"));
+        assert_ne!(a, file_name("orders::happy path", "{ }"));
+    }
+}

@@ -1,0 +1,175 @@
+//! Deploying BPMN into a test: from files, from text, from a folder. A [`Deployment`] is parsed,
+//! checked and compiled once and then cloned into each test ([`Deployment::test`]), which costs
+//! microseconds: the compiled processes are shared, the state is not.
+
+use std::path::{Path, PathBuf};
+
+use baton_engine::deploy::Resource;
+use baton_engine::runtime::{Engine, EngineConfig};
+
+/// Why resources could not be deployed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeployError {
+    /// A file or folder could not be read.
+    #[error("could not read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The engine rejected the deployment; the message lists every problem as
+    /// `file:line:col: error[rule] element: message`.
+    #[error("{0}")]
+    Rejected(String),
+    /// A resource kind baton cannot deploy yet.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A folder with no `.bpmn` file in it.
+    #[error("no .bpmn file in {0} (searched recursively)")]
+    EmptyFolder(PathBuf),
+}
+
+/// Parsed, checked and compiled resources, ready to be cloned into tests. See the module
+/// documentation.
+#[derive(Debug, Clone)]
+pub struct Deployment {
+    pub(crate) engine: Engine,
+}
+
+impl Default for Deployment {
+    fn default() -> Self {
+        Deployment::new()
+    }
+}
+
+impl Deployment {
+    /// Nothing deployed yet, the clock at 2025-01-01T00:00:00Z.
+    pub fn new() -> Deployment {
+        Deployment {
+            engine: Engine::new(EngineConfig::default()),
+        }
+    }
+
+    /// Deploys one BPMN file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Deployment, DeployError> {
+        let mut d = Deployment::new();
+        d.add_file(path)?;
+        Ok(d)
+    }
+
+    /// Deploys BPMN text; `name` is how messages and coverage name it.
+    pub fn from_xml(name: &str, xml: &str) -> Result<Deployment, DeployError> {
+        let mut d = Deployment::new();
+        d.add_xml(name, xml)?;
+        Ok(d)
+    }
+
+    /// Deploys every `.bpmn` file of a folder and its sub-folders, as one deployment.
+    pub fn from_dir(dir: impl AsRef<Path>) -> Result<Deployment, DeployError> {
+        let mut d = Deployment::new();
+        d.add_dir(dir)?;
+        Ok(d)
+    }
+
+    /// Adds one BPMN file.
+    pub fn add_file(&mut self, path: impl AsRef<Path>) -> Result<&mut Self, DeployError> {
+        deploy_files(&mut self.engine, &[path.as_ref().to_path_buf()])?;
+        Ok(self)
+    }
+
+    /// Adds BPMN text.
+    pub fn add_xml(&mut self, name: &str, xml: &str) -> Result<&mut Self, DeployError> {
+        deploy_resources(
+            &mut self.engine,
+            &[Resource::new(name, xml.as_bytes().to_vec())],
+        )?;
+        Ok(self)
+    }
+
+    /// Adds every `.bpmn` file of a folder (recursively, in path order) as one deployment.
+    pub fn add_dir(&mut self, dir: impl AsRef<Path>) -> Result<&mut Self, DeployError> {
+        deploy_dir(&mut self.engine, dir.as_ref())?;
+        Ok(self)
+    }
+
+    /// The BPMN process ids deployed, in deployment order (latest versions only once).
+    pub fn process_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        for p in self.engine.deployed_processes() {
+            if !ids.iter().any(|i| **i == *p.bpmn_process_id) {
+                ids.push(p.bpmn_process_id.to_string());
+            }
+        }
+        ids
+    }
+
+    /// A fresh test on these deployments: its own engine state, mocks and coverage.
+    pub fn test(&self) -> crate::ProcessTest {
+        crate::ProcessTest::from_engine(self.engine.clone())
+    }
+}
+
+pub(crate) fn deploy_resources(
+    engine: &mut Engine,
+    resources: &[Resource],
+) -> Result<(), DeployError> {
+    if let Some(r) = resources.iter().find(|r| r.name.ends_with(".dmn")) {
+        return Err(DeployError::Unsupported(format!(
+            "{}: DMN files cannot be deployed yet (baton has no DMN evaluator in this build); mock the decision with ProcessTest::mock_decision",
+            r.name
+        )));
+    }
+    engine
+        .deploy(resources)
+        .map(|_| ())
+        .map_err(|r| DeployError::Rejected(r.message))
+}
+
+pub(crate) fn deploy_files(engine: &mut Engine, paths: &[PathBuf]) -> Result<(), DeployError> {
+    let mut resources = Vec::with_capacity(paths.len());
+    for path in paths {
+        let content = std::fs::read(path).map_err(|source| DeployError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        resources.push(Resource::new(path.display().to_string(), content));
+    }
+    deploy_resources(engine, &resources)
+}
+
+pub(crate) fn deploy_dir(engine: &mut Engine, dir: &Path) -> Result<(), DeployError> {
+    let mut files = Vec::new();
+    collect(dir, &mut files)?;
+    files.sort();
+    if !files
+        .iter()
+        .any(|f| f.extension().is_some_and(|e| e == "bpmn"))
+    {
+        return Err(DeployError::EmptyFolder(dir.to_path_buf()));
+    }
+    deploy_files(engine, &files)
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DeployError> {
+    let io = |source| DeployError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let hidden = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.') || n == "target");
+        if hidden {
+            continue;
+        }
+        if path.is_dir() {
+            collect(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "bpmn" || e == "dmn") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! ProcessTest basics: deploy, start, wait, complete, isolation, the clock, queries.
+
+use baton_testing::{Deployment, ProcessTest, RunState};
+use serde_json::json;
+
+use crate::support::{bpmn, panic_message};
+
+#[test]
+fn an_unmocked_job_waits_and_the_run_completes_it() {
+    let test = ProcessTest::from_file(bpmn("order.bpmn")).unwrap();
+    let run = test.start("order", json!({"amount": 42}));
+    assert_eq!(run.state(), RunState::Active);
+    assert_eq!(run.active_elements(), ["charge"]);
+    run.assert_waiting_at(["charge"]);
+    run.complete_job("charge", json!({"paid": true}));
+    run.complete_job("shipping", ()); // by job type
+    run.assert_completed()
+        .assert_passed(["charge", "ship"])
+        .assert_passed_in_order(["start", "charge", "ship", "done"])
+        .assert_variables(json!({"amount": 42, "paid": true}));
+    assert_eq!(
+        run.completed_elements(),
+        ["start", "charge", "ship", "done"]
+    );
+    assert_eq!(run.variable("paid"), Some(json!(true)));
+}
+
+#[test]
+fn mocks_answer_until_the_process_waits() {
+    let test = ProcessTest::from_file(bpmn("order.bpmn")).unwrap();
+    let payment = test
+        .mock_job("payment")
+        .complete_with(json!({"paid": true}));
+    let shipping = test
+        .mock_job("shipping")
+        .complete_with_fn(|job| json!({"tracking": format!("T-{}", job.variable("amount"))}));
+    let run = test.start("order", json!({"amount": 7}));
+    run.assert_completed()
+        .assert_variables(json!({"paid": true, "tracking": "T-7"}));
+    payment.assert_called(1);
+    assert_eq!(shipping.invocations()[0].element_id, "ship");
+    assert_eq!(shipping.invocations()[0].variables["paid"], json!(true));
+}
+
+#[test]
+fn tests_from_one_deployment_do_not_see_each_other() {
+    let deployment = Deployment::from_file(bpmn("order.bpmn")).unwrap();
+    let a = deployment.test();
+    let b = deployment.test();
+    a.mock_job("payment").complete();
+    let run_a = a.start("order", ());
+    let run_b = b.start("order", ());
+    run_a.assert_waiting_at(["ship"]);
+    run_b.assert_waiting_at(["charge"]);
+    assert_eq!(a.runs().len(), 1);
+    assert_eq!(b.runs().len(), 1);
+}
+
+#[test]
+fn starting_an_unknown_process_lists_the_deployed_ones() {
+    let test = ProcessTest::from_file(bpmn("order.bpmn")).unwrap();
+    let message = panic_message(|| {
+        test.start("invoice", ());
+    });
+    insta::assert_snapshot!(message);
+}
+
+#[test]
+fn completing_a_job_that_does_not_wait_explains_the_run() {
+    let test = ProcessTest::from_file(bpmn("order.bpmn")).unwrap();
+    test.mock_job("payment").complete();
+    let run = test.start("order", json!({"amount": 1}));
+    let message = panic_message(|| {
+        run.complete_job("charge", ());
+    });
+    insta::assert_snapshot!(message);
+}
+
+#[test]
+fn bad_bpmn_is_a_deploy_error_with_positions() {
+    let err = ProcessTest::from_xml(
+        "broken.bpmn",
+        r#"<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"><bpmn:process id="p" isExecutable="true"><bpmn:serviceTask id="t"/></bpmn:process></bpmn:definitions>"#,
+    )
+    .unwrap_err();
+    insta::assert_snapshot!(err.to_string());
+}
+
+#[test]
+fn a_folder_deploys_every_bpmn_file() {
+    let dir = bpmn("");
+    let test = ProcessTest::from_dir(&dir).unwrap();
+    assert!(test.process_ids().contains(&"order".to_owned()));
+}
+
+#[test]
+fn cancel_terminates_the_instance() {
+    let test = ProcessTest::from_file(bpmn("order.bpmn")).unwrap();
+    let run = test.start("order", ());
+    run.cancel();
+    run.assert_terminated()
+        .assert_terminated_elements(["charge"]);
+    assert_eq!(run.state(), RunState::Terminated);
+}
+
+#[test]
+fn set_variables_updates_the_process_scope() {
+    let test = ProcessTest::from_file(bpmn("order.bpmn")).unwrap();
+    let run = test.start("order", json!({"a": 1}));
+    run.set_variables(json!({"a": 2, "b": {"c": [1, 2]}}));
+    run.assert_variables(json!({"a": 2}))
+        .assert_variables_match(json!({"b": {"c": [1, 2]}}))
+        .assert_variable_names(["a", "b"]);
+}
+
+#[test]
+fn the_clock_moves_only_when_told() {
+    let test = ProcessTest::from_file(bpmn("order.bpmn"))
+        .unwrap()
+        .start_time("2026-03-01T08:00:00Z");
+    assert_eq!(test.now(), "2026-03-01T08:00:00Z");
+    test.advance_time("PT1H30M");
+    assert_eq!(test.now(), "2026-03-01T09:30:00Z");
+    test.advance_time(std::time::Duration::from_secs(30));
+    assert_eq!(test.now(), "2026-03-01T09:30:30Z");
+}

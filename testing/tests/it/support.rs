@@ -1,0 +1,26 @@
+//! Shared helpers: the test BPMN files and capturing a panic's message.
+
+use std::path::PathBuf;
+
+/// A BPMN file of `tests/it/bpmn`.
+pub fn bpmn(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/bpmn")
+        .join(name)
+}
+
+/// Runs `f`, which must panic, and returns the panic message.
+#[track_caller]
+pub fn panic_message(f: impl FnOnce()) -> String {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    match result {
+        Ok(()) => panic!("expected a panic"),
+        Err(e) => match e.downcast::<String>() {
+            Ok(s) => *s,
+            Err(e) => e
+                .downcast::<&str>()
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
+        },
+    }
+}
