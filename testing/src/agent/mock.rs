@@ -223,6 +223,11 @@ impl AiAgentMock {
         self
     }
 
+    /// Sets what happens when the script runs out, on a mock in use.
+    pub fn set_on_exhausted(&mut self, on_exhausted: OnExhausted) {
+        self.on_exhausted = on_exhausted;
+    }
+
     /// The tools in model (document) order, for messages; Zeebe's variable lists them in hash order.
     pub fn with_tool_order(
         mut self,
