@@ -51,6 +51,7 @@ impl Engine {
                 }
             }
             Cmd::Message(m) => self.process_message_cmd(*m),
+            Cmd::TriggerConditional(k) => self.trigger_conditional(k),
             Cmd::BroadcastSignal(b) => {
                 let (name, variables) = *b;
                 self.broadcast(name, variables);

@@ -125,3 +125,20 @@ fn from_ai_parameters_are_extracted() {
     let bad = Expression::parse("fromAi(\"x\")").unwrap();
     insta::assert_snapshot!(baton_feel::from_ai::extract(&bad).unwrap_err(), @"Expected fromAi() parameter 'value' to be a reference (e.g. 'toolCall.customParameter'), but received string 'x'.");
 }
+
+#[test]
+fn cached_vars_look_up_each_variable_once() {
+    use std::cell::Cell;
+    let calls = Cell::new(0);
+    let vars = baton_feel::CachedVars::new(VarsFn(|name: &str| {
+        calls.set(calls.get() + 1);
+        (name == "order").then(|| Value::from_json(&json!({"total": 250, "country": "DE"})))
+    }));
+    let e = Expression::parse("order.total > 100 and order.country = \"DE\" and missing = null")
+        .unwrap();
+    assert_eq!(
+        e.evaluate(&vars, &Env::default()).value(),
+        Value::Boolean(true)
+    );
+    assert_eq!(calls.get(), 2);
+}
