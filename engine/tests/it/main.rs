@@ -7,6 +7,7 @@ mod corpus;
 mod deployment;
 mod feel_wired;
 mod fixtures;
+mod golden;
 mod hostile;
 mod messages;
 mod signals;
