@@ -27,6 +27,11 @@ pub struct ExecutableProcess {
     pub resource_name: Arc<str>,
     /// The model as parsed (positions, names, documentation).
     pub model: model::Process,
+    /// The BPMN DI of this process's elements, flows, lanes, artifacts and pool (for the
+    /// coverage picture); empty when the file has none.
+    pub diagram: model::Diagram,
+    /// The pool (collaboration participant) that holds this process, if any.
+    pub participant: Option<model::Participant>,
     /// Per element of `model.elements`, same index.
     pub elements: Vec<ExecElement>,
     /// The process as a scope (none start event, event sub-processes, listeners).
@@ -454,12 +459,54 @@ pub fn compile(
         deployment_key,
         resource_name: Arc::from(resource_name),
         model: process.clone(),
+        diagram: process_diagram(defs, process),
+        participant: participant_of(defs, process).cloned(),
         elements,
         scope,
         event_start_events,
         execution_listeners,
         conditions,
     })
+}
+
+fn participant_of<'d>(
+    defs: &'d model::Definitions,
+    process: &model::Process,
+) -> Option<&'d model::Participant> {
+    defs.collaborations
+        .iter()
+        .flat_map(|c| &c.participants)
+        .find(|p| p.process_ref.as_deref() == Some(process.id.as_str()))
+}
+
+/// The part of the document's BPMN DI that draws this process.
+fn process_diagram(defs: &model::Definitions, process: &model::Process) -> model::Diagram {
+    let mut diagram = model::Diagram::default();
+    if defs.diagram.shapes.is_empty() && defs.diagram.edges.is_empty() {
+        return diagram;
+    }
+    let shape_ids = participant_of(defs, process)
+        .map(|p| p.id.as_str())
+        .into_iter()
+        .chain(process.lanes.iter().map(|l| l.id.as_str()))
+        .chain(process.elements.iter().map(|e| e.id.as_str()))
+        .chain(process.artifacts.iter().map(|a| a.id.as_str()));
+    for id in shape_ids {
+        if let Some(shape) = defs.diagram.shapes.get(id) {
+            diagram.shapes.insert(id.to_owned(), shape.clone());
+        }
+    }
+    let edge_ids = process
+        .flows
+        .iter()
+        .map(|f| f.id.as_str())
+        .chain(process.artifacts.iter().map(|a| a.id.as_str()));
+    for id in edge_ids {
+        if let Some(edge) = defs.diagram.edges.get(id) {
+            diagram.edges.insert(id.to_owned(), edge.clone());
+        }
+    }
+    diagram
 }
 
 fn scope_info(process: &model::Process, children: &[ElementIdx]) -> ScopeInfo {

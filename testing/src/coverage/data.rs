@@ -46,6 +46,10 @@ pub struct ProcessCoverageData {
     pub covered_elements: Vec<String>,
     /// Sequence flows taken at least once, in model order.
     pub taken_flows: Vec<String>,
+    /// The process's picture from its BPMN DI, for the HTML report; absent when the BPMN has
+    /// none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagram: Option<super::diagram::Diagram>,
 }
 
 /// A flow node of the model.
@@ -148,6 +152,9 @@ pub(crate) fn merge_process(into: &mut Vec<ProcessCoverageData>, p: &ProcessCove
                 &q.taken_flows,
                 &p.taken_flows,
             );
+            if q.diagram.is_none() {
+                q.diagram.clone_from(&p.diagram);
+            }
         }
         None => into.push(p.clone()),
     }

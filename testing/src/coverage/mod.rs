@@ -2,10 +2,15 @@
 //! engine's log, not inferred) and which AI-agent tools were called, per process.
 //!
 //! - [`data`] — the serde model of coverage files and [`merge`](data::merge).
+//! - [`diagram`] — the picture of a process (its BPMN DI) that a coverage file carries.
+//! - [`svg`] — a picture drawn with coverage marked; [`html`] — the report page.
 //! - this module — collecting from a test, the counts ([`CoverageReport`]), the text report in
 //!   the seed's format, writing one file per test and merging a folder of them.
 
 pub mod data;
+pub mod diagram;
+pub mod html;
+pub mod svg;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -53,13 +58,16 @@ impl CoverageCount {
         }
     }
 
+    /// The counts of several processes added up; `uncovered` lists every process's ids, in
+    /// process order.
     fn sum<'a>(counts: impl Iterator<Item = &'a CoverageCount>) -> CoverageCount {
-        let (mut total, mut covered) = (0, 0);
+        let (mut total, mut covered, mut uncovered) = (0, 0, Vec::new());
         for c in counts {
             total += c.total;
             covered += c.covered;
+            uncovered.extend(c.uncovered.iter().cloned());
         }
-        CoverageCount::from_counts(total, covered, Vec::new())
+        CoverageCount::from_counts(total, covered, uncovered)
     }
 }
 
@@ -95,6 +103,7 @@ pub struct ProcessCoverage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CoverageReport {
     pub processes: Vec<ProcessCoverage>,
+    /// The sums over the processes (`uncovered`: every process's ids, in process order).
     pub elements: CoverageCount,
     pub flows: CoverageCount,
     pub tools: CoverageCount,
@@ -263,6 +272,7 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             tools: tools_of(p),
             covered_elements,
             taken_flows,
+            diagram: diagram::of_process(p),
         };
         data::merge_process(&mut out, &data);
     }

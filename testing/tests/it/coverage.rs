@@ -238,3 +238,45 @@ fn bad_files_are_named_in_the_error() {
             .starts_with("no coverage file")
     );
 }
+
+#[test]
+fn the_report_level_counts_name_what_was_missed_in_every_process() {
+    // The seed's `t.coverage().tools` names the tools never called, as each process does.
+    let test = ProcessTest::from_file(template()).unwrap();
+    test.answer_jobs_of_element("support-agent", "scripted agent", scripted_agent());
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered"}}));
+    test.mock_job("email-send").complete();
+    test.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "Where is 1042?"}),
+    );
+    let report = test.coverage();
+    assert_eq!(report.tools.uncovered, ["search-kb", "create-ticket"]);
+    assert_eq!(report.tools.uncovered, report.processes[0].tools.uncovered);
+
+    // Several processes: every process's ids, in process order.
+    let test = ProcessTest::new();
+    test.deploy_file(bpmn("order.bpmn")).unwrap();
+    test.deploy_file(bpmn("payment.bpmn")).unwrap();
+    test.mock_job("payment").complete();
+    test.start("order", ());
+    let report = test.coverage();
+    assert_eq!(
+        report.elements.uncovered,
+        [
+            "done",
+            "start",
+            "await-payment",
+            "payment-timeout",
+            "confirm",
+            "confirmed",
+            "cancel-order",
+            "cancelled"
+        ]
+    );
+    assert_eq!(
+        report.flows.uncovered.len(),
+        report.flows.total - report.flows.covered
+    );
+}

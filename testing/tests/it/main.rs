@@ -3,6 +3,7 @@
 mod agent;
 mod cli;
 mod coverage;
+mod coverage_html;
 mod events;
 mod failures;
 mod features;
