@@ -115,7 +115,12 @@ impl Engine {
                 format!("Expected element instance with key '{key}' to exist, but it does not"),
             ));
         };
-        if let Err(e) = lifecycle::check(
+        // The element id is only looked up for the error (this runs for every transition).
+        if !lifecycle::can_transition(
+            lifecycle::Family::of(inst.element_type),
+            Some(inst.state),
+            to,
+        ) && let Err(e) = lifecycle::check(
             &self.element_id_of(inst),
             inst.element_type,
             Some(inst.state),
