@@ -277,6 +277,11 @@ impl Engine {
         {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
+        if kind == JobKind::TaskListener
+            && let Err(rej) = self.check_task_listener_result(job_key, &result)
+        {
+            return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
+        }
         let variables = Arc::new(variables);
         self.job_event(OtherIntent::Completed, job_key, Some(variables.clone()));
         let job = self.jobs.remove(&job_key).expect("checked");
