@@ -195,6 +195,11 @@ pub struct UserTaskDef {
     pub follow_up_date: Option<Expr>,
     pub priority: Option<Expr>,
     pub form_key: Option<Expr>,
+    /// `zeebe:formDefinition formId`: a deployed form, found as `form_binding` says (latest,
+    /// deployment, versionTag).
+    pub form_id: Option<Arc<str>>,
+    pub form_binding: Option<String>,
+    pub form_version_tag: Option<String>,
     pub headers: Arc<IndexMap<String, String>>,
     pub listeners: Vec<ListenerDef>,
 }
@@ -716,6 +721,14 @@ fn compile_element(
                 Some(x) => Some(expr(e, x)?),
                 None => None,
             },
+            form_id: z
+                .form
+                .as_ref()
+                .and_then(|f| f.form_id.as_ref())
+                .map(|x| Arc::from(x.text.trim_start_matches('=').trim()))
+                .filter(|x: &Arc<str>| !x.is_empty()),
+            form_binding: z.form.as_ref().and_then(|f| f.binding_type.clone()),
+            form_version_tag: z.form.as_ref().and_then(|f| f.version_tag.clone()),
             headers: Arc::new(z.task_headers.iter().cloned().collect()),
             listeners: listeners(e, &z.task_listeners)?,
         })

@@ -62,6 +62,7 @@ named_enum!(
     /// Zeebe's value types (the kinds of record).
     ValueType {
         Deployment => "DEPLOYMENT",
+        Form => "FORM",
         Process => "PROCESS",
         ProcessInstance => "PROCESS_INSTANCE",
         ProcessInstanceCreation => "PROCESS_INSTANCE_CREATION",
@@ -498,6 +499,11 @@ pub enum RecordValue {
     Signal(Box<SignalValue>),
     ConditionalSubscription(Box<ConditionalValue>),
     Compensation(Box<CompensationValue>),
+    /// `FORM`: a deployed form version.
+    Form {
+        form_id: Arc<str>,
+        version: i32,
+    },
     Escalation {
         proc: ProcIdx,
         process_instance_key: Key,

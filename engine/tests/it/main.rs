@@ -8,6 +8,7 @@ mod corpus;
 mod deployment;
 mod feel_wired;
 mod fixtures;
+mod forms;
 mod golden;
 mod hostile;
 mod listeners;
