@@ -78,6 +78,13 @@ impl Deployment {
         Ok(self)
     }
 
+    /// Adds several files as one deployment (all or nothing), as a CPT test class deploys its
+    /// resources.
+    pub fn add_files(&mut self, paths: &[PathBuf]) -> Result<&mut Self, DeployError> {
+        deploy_files(&mut self.engine, paths)?;
+        Ok(self)
+    }
+
     /// Adds BPMN text.
     pub fn add_xml(&mut self, name: &str, xml: &str) -> Result<&mut Self, DeployError> {
         deploy_resources(

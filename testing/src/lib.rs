@@ -56,7 +56,8 @@ pub mod cli;
 
 pub use assertions::{
     AssertionFailure, Check, DecisionExpectation, ElementSelector, ElementState, ElementsState,
-    IncidentExpectation, InstanceState, UserTaskExpectation, UserTaskSelector, VariableScope,
+    IncidentExpectation, InstanceState, MessageSubscriptionState, UserTaskExpectation,
+    UserTaskSelector, VariableScope,
 };
 pub use baton_engine::runtime::{ErrorType, Key, UserTaskState};
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};

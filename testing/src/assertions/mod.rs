@@ -161,6 +161,18 @@ pub struct DecisionExpectation {
     pub no_matched_rules: bool,
 }
 
+/// What a message subscription of a process instance must be (CPT's message subscription
+/// states).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageSubscriptionState {
+    /// An open subscription waits for the message.
+    Waiting,
+    /// No open subscription waits for it.
+    NotWaiting,
+    /// A message was correlated to the instance.
+    Correlated,
+}
+
 /// One check. See the module documentation for the semantics.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -207,6 +219,20 @@ pub enum Check {
         decision_id: String,
         expected: DecisionExpectation,
     },
+    /// A message subscription of the instance (by message name, and correlation key when
+    /// given) is in this state.
+    MessageSubscription {
+        message_name: String,
+        correlation_key: Option<String>,
+        state: MessageSubscriptionState,
+    },
+    /// The variable exists and the FEEL expression, evaluated with the context
+    /// `{<name>: <value>}` at the engine's clock, is `true` (CPT's `satisfiesExpression`).
+    VariableSatisfies {
+        scope: VariableScope,
+        name: String,
+        expression: String,
+    },
 }
 
 /// Runs one check.
@@ -233,6 +259,16 @@ pub(crate) fn check(s: &Subject<'_>, check: &Check) -> Result<(), AssertionFailu
             decision_id,
             expected,
         } => s.check_decision(decision_id, expected),
+        Check::MessageSubscription {
+            message_name,
+            correlation_key,
+            state,
+        } => s.check_message_subscription(message_name, correlation_key.as_deref(), *state),
+        Check::VariableSatisfies {
+            scope,
+            name,
+            expression,
+        } => s.check_variable_satisfies(scope, name, expression),
     };
     outcome.map_err(|(expected, actual)| AssertionFailure {
         expected,
@@ -946,10 +982,187 @@ impl<'a> Subject<'a> {
                     && d.process_instance_key
                         .is_none_or(|k| k == self.instance || family.contains(&k)) =>
             {
-                Some(d)
+                Some(&**d)
             }
             _ => None,
         });
+        compare_decision(decision_id, evaluation, e)
+    }
+
+    fn check_message_subscription(
+        &self,
+        name: &str,
+        correlation_key: Option<&str>,
+        state: MessageSubscriptionState,
+    ) -> Outcome {
+        let matches = |n: &str, k: &str| n == name && correlation_key.is_none_or(|c| c == k);
+        let message = match correlation_key {
+            Some(k) => format!("message \"{name}\" with correlation key \"{k}\""),
+            None => format!("message \"{name}\""),
+        };
+        let open = self.engine.message_subscriptions(self.instance);
+        let waiting = open
+            .iter()
+            .any(|s| matches(&s.message_name, &s.correlation_key));
+        let open_text = || {
+            if open.is_empty() {
+                "it has no open message subscription".to_owned()
+            } else {
+                format!(
+                    "its open message subscriptions are: {}",
+                    open.iter()
+                        .map(|s| format!(
+                            "\"{}\" (correlation key \"{}\") at \"{}\"",
+                            s.message_name, s.correlation_key, s.element_id
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        };
+        match state {
+            MessageSubscriptionState::Waiting if waiting => Ok(()),
+            MessageSubscriptionState::Waiting => {
+                Err((format!("{} to wait for {message}", self.who()), open_text()))
+            }
+            MessageSubscriptionState::NotWaiting if !waiting => Ok(()),
+            MessageSubscriptionState::NotWaiting => Err((
+                format!("{} not to wait for {message}", self.who()),
+                open_text(),
+            )),
+            MessageSubscriptionState::Correlated => {
+                let correlated = self.engine.correlated_messages(self.instance);
+                if correlated
+                    .iter()
+                    .any(|c| matches(&c.message_name, &c.correlation_key))
+                {
+                    return Ok(());
+                }
+                let actual = if correlated.is_empty() {
+                    "no message was correlated to it".to_owned()
+                } else {
+                    format!(
+                        "the messages correlated to it are: {}",
+                        correlated
+                            .iter()
+                            .map(|c| format!(
+                                "\"{}\" (correlation key \"{}\")",
+                                c.message_name, c.correlation_key
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                Err((format!("{} to have received {message}", self.who()), actual))
+            }
+        }
+    }
+
+    fn check_variable_satisfies(
+        &self,
+        scope: &VariableScope,
+        name: &str,
+        expression: &str,
+    ) -> Outcome {
+        let (key, what) = self.scope(scope);
+        let what = what.replace("variables", "variable");
+        let want = format!(
+            "{} {what} \"{name}\" to satisfy the expression {expression}",
+            self.who()
+        );
+        let key = key.map_err(|m| (want.clone(), m))?;
+        let Some(value) = self.journal.scope_variables(key).and_then(|v| v.get(name)) else {
+            return Err((want, format!("\"{name}\" does not exist")));
+        };
+        let parsed = baton_feel::Expression::parse(expression).map_err(|e| {
+            (
+                want.clone(),
+                format!("the expression is not valid FEEL: {e}"),
+            )
+        })?;
+        let mut context = Map::new();
+        context.insert(name.to_owned(), (**value).clone());
+        let now = jiff::Timestamp::from_millisecond(self.engine.now())
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+            .to_zoned(jiff::tz::TimeZone::UTC);
+        let evaluation = parsed.evaluate(&context, &baton_feel::Env::at(now));
+        match evaluation.result {
+            Ok(baton_feel::Value::Boolean(true)) => Ok(()),
+            Ok(other) => {
+                let mut actual = format!(
+                    "it is {} and the expression gives {other}",
+                    short(value, 80)
+                );
+                for w in &evaluation.warnings {
+                    actual.push_str(&format!("\n         ({w})"));
+                }
+                Err((want, actual))
+            }
+            Err(failure) => Err((
+                want,
+                format!(
+                    "it is {} and the expression fails: {failure}",
+                    short(value, 80)
+                ),
+            )),
+        }
+    }
+}
+
+/// Checks the first evaluation of a decision anywhere in the engine (standalone or by a
+/// business rule task), as CPT's `ASSERT_DECISION` does; the explanation lists the decisions
+/// evaluated.
+pub fn check_decision(
+    engine: &Engine,
+    decision_id: &str,
+    expected: &DecisionExpectation,
+) -> Result<(), AssertionFailure> {
+    let evaluations: Vec<&baton_engine::runtime::records::DecisionValue> = engine
+        .records()
+        .iter()
+        .filter_map(|r| match &r.value {
+            baton_engine::runtime::RecordValue::DecisionEvaluation(d) => Some(&**d),
+            _ => None,
+        })
+        .collect();
+    let first = evaluations
+        .iter()
+        .copied()
+        .find(|d| &*d.decision_id == decision_id);
+    compare_decision(decision_id, first, expected).map_err(|(expected, actual)| {
+        let mut explanation = String::from("decisions evaluated:");
+        if evaluations.is_empty() {
+            explanation.push_str(" none");
+        }
+        for d in &evaluations {
+            explanation.push_str(&format!(
+                "\n  {} → {}",
+                d.decision_id,
+                match &d.failure_message {
+                    Some(f) => format!("failed: {f}"),
+                    None => format!(
+                        "{} (matched rules {:?})",
+                        short(&d.output, 80),
+                        d.matched_rules
+                    ),
+                }
+            ));
+        }
+        AssertionFailure {
+            expected,
+            actual,
+            explanation,
+        }
+    })
+}
+
+/// Compares a decision evaluation (if there is one) with what is expected.
+fn compare_decision(
+    decision_id: &str,
+    evaluation: Option<&baton_engine::runtime::records::DecisionValue>,
+    e: &DecisionExpectation,
+) -> Outcome {
+    {
         let mut want = Vec::new();
         if let Some(o) = &e.output {
             want.push(format!("output {}", short(o, 80)));
