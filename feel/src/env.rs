@@ -50,6 +50,35 @@ impl<V: Variables + ?Sized> Variables for &V {
     }
 }
 
+/// Remembers what another [`Variables`] answered, so that a variable used several times in one
+/// evaluation (`order.total > 100 and order.country = "DE"`) is looked up and converted once.
+/// Make one per evaluation: it does not see later changes of the variables.
+pub struct CachedVars<V> {
+    inner: V,
+    cache: std::cell::RefCell<Vec<(Box<str>, Option<Value>)>>,
+}
+
+impl<V: Variables> CachedVars<V> {
+    /// Wraps `inner`.
+    pub fn new(inner: V) -> Self {
+        CachedVars {
+            inner,
+            cache: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl<V: Variables> Variables for CachedVars<V> {
+    fn get(&self, name: &str) -> Option<Value> {
+        if let Some((_, v)) = self.cache.borrow().iter().find(|(n, _)| n.as_ref() == name) {
+            return v.clone();
+        }
+        let v = self.inner.get(name);
+        self.cache.borrow_mut().push((name.into(), v.clone()));
+        v
+    }
+}
+
 /// Variables answered by a closure: `VarsFn(|name| ...)`.
 pub struct VarsFn<F>(pub F);
 

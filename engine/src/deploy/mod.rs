@@ -81,8 +81,9 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
         Ok(text) => text,
         Err(error) => {
             let offset = error.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(&resource.content).into_owned();
-            let source = Source::new(resource.name.clone(), text);
+            // The position only needs the text before the bad byte, which is valid UTF-8.
+            let valid = String::from_utf8_lossy(&resource.content[..offset]).into_owned();
+            let source = Source::new(resource.name.clone(), valid);
             let diagnostic = Diagnostic::at(
                 &source,
                 offset as u32,

@@ -86,6 +86,7 @@ impl Engine {
         let mut messages = Vec::new();
         let mut timers = Vec::new();
         let mut signals = Vec::new();
+        let mut conditionals = Vec::new();
         for &e in events {
             match &p.element(e).event {
                 EventDef::Message { .. } => {
@@ -101,6 +102,7 @@ impl Engine {
                     };
                     signals.push((e, Arc::<str>::from(name.as_str())));
                 }
+                EventDef::Conditional { .. } => conditionals.push(self.plan_conditional(key, e)?),
                 EventDef::Error { .. }
                 | EventDef::Escalation { .. }
                 | EventDef::Compensation { .. }
@@ -117,6 +119,9 @@ impl Engine {
         }
         for (e, name) in signals {
             self.open_signal_subscription(key, e, name);
+        }
+        for c in conditionals {
+            self.open_conditional_subscription(key, c);
         }
         Ok(())
     }
@@ -141,6 +146,11 @@ impl Engine {
         for s in &subs {
             if self.signal_subscriptions.contains_key(s) {
                 self.close_signal_subscription(*s);
+            }
+        }
+        for s in &subs {
+            if self.conditionals.is_subscription(*s) {
+                self.close_conditional_subscription(*s);
             }
         }
     }
@@ -182,7 +192,10 @@ impl Engine {
         let el = p.element(e);
         match (&el.event, el.element_type) {
             (
-                EventDef::Timer(_) | EventDef::Message { .. } | EventDef::Signal { .. },
+                EventDef::Timer(_)
+                | EventDef::Message { .. }
+                | EventDef::Signal { .. }
+                | EventDef::Conditional { .. },
                 T::IntermediateCatchEvent,
             ) => {
                 self.subscribe_to_events(key)?;

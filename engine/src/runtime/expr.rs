@@ -58,6 +58,15 @@ impl Expr {
         }
     }
 
+    /// The variables a FEEL expression reads (the roots of paths; names bound by `for`, `some`,
+    /// `every`, function parameters and context entries are not variables), in first-use order.
+    pub fn referenced_variables(&self) -> Vec<String> {
+        match self {
+            Expr::Static(_) => Vec::new(),
+            Expr::Feel(f) => baton_feel_bridge::referenced_variables(&f.parsed),
+        }
+    }
+
     /// The static text, if the expression is static.
     pub fn as_static(&self) -> Option<&str> {
         match self {
@@ -77,6 +86,102 @@ pub mod baton_feel_bridge {
     /// Parses FEEL source.
     pub fn parse(source: &str) -> Result<Parsed, String> {
         baton_feel::Expression::parse(source).map_err(|e| e.to_string())
+    }
+
+    /// The free variable names of an expression.
+    pub fn referenced_variables(parsed: &Parsed) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut bound = Vec::new();
+        walk(parsed.ast(), &mut bound, &mut out);
+        out
+    }
+
+    fn walk(e: &baton_feel::ast::Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
+        use baton_feel::ast::{Args, ExprKind as K, Iteration};
+        let iterations = |its: &[(std::sync::Arc<str>, Iteration)],
+                          body: &baton_feel::ast::Expr,
+                          bound: &mut Vec<String>,
+                          out: &mut Vec<String>| {
+            let depth = bound.len();
+            for (name, it) in its {
+                match it {
+                    Iteration::List(x) => walk(x, bound, out),
+                    Iteration::Range(a, b) => {
+                        walk(a, bound, out);
+                        walk(b, bound, out);
+                    }
+                }
+                bound.push(name.to_string());
+            }
+            walk(body, bound, out);
+            bound.truncate(depth);
+        };
+        let args = |a: &Args, bound: &mut Vec<String>, out: &mut Vec<String>| match a {
+            Args::Positional(xs) => xs.iter().for_each(|x| walk(x, bound, out)),
+            Args::Named(xs) => xs.iter().for_each(|(_, x)| walk(x, bound, out)),
+        };
+        match &e.kind {
+            K::Name(n) => {
+                if !bound.iter().any(|b| **b == **n) && !out.iter().any(|o| **o == **n) {
+                    out.push(n.to_string());
+                }
+            }
+            K::Const(_) | K::Input | K::AnyInput => {}
+            K::Path(x, _) | K::Neg(x) | K::InstanceOf(x, _) => walk(x, bound, out),
+            K::InputCompare(_, x)
+            | K::InputInRange(x)
+            | K::InputEqualTo(x)
+            | K::UnaryTest(x)
+            | K::NotTests(x) => walk(x, bound, out),
+            K::Filter(a, b)
+            | K::Arith(_, a, b)
+            | K::Compare(_, a, b)
+            | K::And(a, b)
+            | K::Or(a, b)
+            | K::In(a, b) => {
+                walk(a, bound, out);
+                // Inside a filter, `item` and the item's fields are not variables.
+                if matches!(e.kind, K::Filter(..)) {
+                    bound.push("item".to_owned());
+                    walk(b, bound, out);
+                    bound.pop();
+                } else {
+                    walk(b, bound, out);
+                }
+            }
+            K::Range { start, end, .. } => {
+                walk(start, bound, out);
+                walk(end, bound, out);
+            }
+            K::Between(a, b, c) | K::If(a, b, c) => {
+                walk(a, bound, out);
+                walk(b, bound, out);
+                walk(c, bound, out);
+            }
+            K::List(xs) | K::AnyOf(xs) => xs.iter().for_each(|x| walk(x, bound, out)),
+            K::Context(entries) => {
+                let depth = bound.len();
+                for (k, x) in entries {
+                    walk(x, bound, out);
+                    bound.push(k.to_string());
+                }
+                bound.truncate(depth);
+            }
+            K::For(its, body) | K::Some(its, body) | K::Every(its, body) => {
+                iterations(its, body, bound, out)
+            }
+            K::FunctionDef(params, body) => {
+                let depth = bound.len();
+                bound.extend(params.iter().map(|p| p.to_string()));
+                walk(body, bound, out);
+                bound.truncate(depth);
+            }
+            K::Call(_, a) => args(a, bound, out),
+            K::MethodCall(x, _, a) => {
+                walk(x, bound, out);
+                args(a, bound, out);
+            }
+        }
     }
 
     /// The result of an evaluation: a JSON value (Zeebe's conversion) or a failure message, plus
@@ -107,5 +212,32 @@ pub mod baton_feel_bridge {
                 .map_err(|f| f.message),
             warnings: evaluation.warnings.iter().map(|w| w.to_string()).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(text: &str) -> Vec<String> {
+        Expr::compile_text(text).unwrap().referenced_variables()
+    }
+
+    #[test]
+    fn referenced_variables_are_the_free_names() {
+        assert_eq!(vars("=x > 1 and y < 5"), ["x", "y"]);
+        assert_eq!(vars("=x.y.z = true"), ["x"]);
+        assert_eq!(
+            vars("=for i in items return i * factor"),
+            ["items", "factor"]
+        );
+        assert_eq!(
+            vars("=some o in orders satisfies o.total > limit"),
+            ["orders", "limit"]
+        );
+        assert_eq!(vars("=orders[item.total > limit]"), ["orders", "limit"]);
+        assert_eq!(vars("={a: base, b: a + 1}.b"), ["base"]);
+        assert_eq!(vars("=count(list) > max(1, n)"), ["list", "n"]);
+        assert!(vars("static").is_empty());
     }
 }

@@ -561,10 +561,22 @@ impl Engine {
         {
             return false;
         }
-        match i.flow_scope.and_then(|s| self.instances.get(&s)) {
-            Some(scope) => scope.interruption.is_none() && scope.state != State::Terminating,
-            None => true,
+        // No enclosing scope may be on its way out (terminating, interrupted by an event
+        // sub-process, or waiting for an interrupting boundary event).
+        let mut current = i.flow_scope;
+        while let Some(k) = current {
+            let Some(scope) = self.instances.get(&k) else {
+                return false;
+            };
+            if scope.interruption.is_some()
+                || scope.state == State::Terminating
+                || !scope.triggers.is_empty()
+            {
+                return false;
+            }
+            current = scope.flow_scope;
         }
+        true
     }
 
     /// `PROCESS_MESSAGE_SUBSCRIPTION CORRELATE`: the catch event is triggered.

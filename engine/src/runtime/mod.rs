@@ -15,6 +15,8 @@
 
 pub mod ad_hoc;
 mod call_activity;
+mod conditionals;
+pub mod cron;
 mod events;
 pub mod executable;
 pub mod expr;
@@ -98,6 +100,8 @@ pub(crate) enum Cmd {
     Message(Box<messages::MessageCmd>),
     /// `SIGNAL BROADCAST` written by a signal throw or end event: name and variables.
     BroadcastSignal(Box<(Arc<str>, Arc<VariableDocument>)>),
+    /// `CONDITIONAL_SUBSCRIPTION TRIGGER`: a conditional event's condition holds.
+    TriggerConditional(Key),
 }
 
 /// An `ACTIVATE_ELEMENT` command.
@@ -173,10 +177,11 @@ pub struct Engine {
     pub(crate) terminate_after: FxHashMap<Key, Vec<Arc<str>>>,
     /// Start instructions of a process instance being created.
     pub(crate) start_instructions: FxHashMap<Key, Vec<ElementIdx>>,
-    pub(crate) timers: BTreeMap<Key, timers::Timer>,
+    pub(crate) timers: timers::TimerState,
     /// Message subscriptions, buffered messages, message start events.
     pub(crate) messaging: messages::MessageState,
     pub(crate) signal_subscriptions: signals::SignalSubscriptions,
+    pub(crate) conditionals: conditionals::ConditionalState,
     /// The event start event (message, timer, signal) a process instance being created starts
     /// at, with the event's variables.
     pub(crate) event_starts: FxHashMap<Key, state::EventTrigger>,
@@ -249,9 +254,10 @@ impl Engine {
             pending_inner_element: FxHashMap::default(),
             terminate_after: FxHashMap::default(),
             start_instructions: FxHashMap::default(),
-            timers: BTreeMap::new(),
+            timers: timers::TimerState::default(),
             messaging: messages::MessageState::default(),
             signal_subscriptions: BTreeMap::new(),
+            conditionals: conditionals::ConditionalState::default(),
             event_starts: FxHashMap::default(),
             steps: 0,
         }
@@ -474,6 +480,8 @@ impl Engine {
     fn open_start_event_subscriptions(&mut self, previous: Option<ProcIdx>, proc: ProcIdx) {
         self.open_message_start_subscriptions(previous, proc);
         self.open_signal_start_subscriptions(previous, proc);
+        self.open_timer_start_events(previous, proc);
+        self.open_conditional_start_subscriptions(previous, proc);
     }
 
     fn latest_by_key(&self, key: Key) -> ProcIdx {
@@ -499,16 +507,35 @@ impl Engine {
 
     /// Runs queued follow-up commands until the queue is empty, or fails once the step limit is
     /// reached.
+    /// Timers that are due (their date passed, or the clock moved past them) fire once the
+    /// queue is empty, all due ones at a time; then the engine reacts, and so on: a cycle whose
+    /// next due date has already passed fires again (bounded by the step limit).
     pub(crate) fn run(&mut self, start_position: u64) -> Result<(), Rejection> {
-        while let Some(cmd) = self.queue.pop_front() {
-            self.steps += 1;
+        loop {
+            // Variables changed by the command itself (a job's or a user's variables).
+            if !self.conditionals.changes.is_empty() {
+                self.check_conditionals();
+            }
+            while let Some(cmd) = self.queue.pop_front() {
+                self.steps += 1;
+                if self.steps > self.config.step_limit {
+                    self.queue.clear();
+                    return Err(self.step_limit_error(start_position));
+                }
+                self.process_cmd(cmd);
+                if !self.conditionals.changes.is_empty() {
+                    self.check_conditionals();
+                }
+            }
+            if !self.timers.any_due(self.now) {
+                return Ok(());
+            }
+            self.fire_due_timers();
             if self.steps > self.config.step_limit {
                 self.queue.clear();
                 return Err(self.step_limit_error(start_position));
             }
-            self.process_cmd(cmd);
         }
-        Ok(())
     }
 
     /// Starts a public command: resets the step counter and returns the position to report from.
@@ -575,14 +602,7 @@ impl Engine {
         // Fire what is due, let the engine react, and repeat: a cycle whose next due date has
         // already passed fires again (bounded by the step limit).
         self.fire_due_jobs();
-        self.run(start)?;
-        while self.fire_due_timers() {
-            self.run(start)?;
-            if self.steps > self.config.step_limit {
-                return Err(self.step_limit_error(start));
-            }
-        }
-        Ok(())
+        self.run(start)
     }
 
     /// Registers the output of a decision (like CPT's `mockDmnDecision`); a business rule task

@@ -51,6 +51,7 @@ impl Engine {
                 }
             }
             Cmd::Message(m) => self.process_message_cmd(*m),
+            Cmd::TriggerConditional(k) => self.trigger_conditional(k),
             Cmd::BroadcastSignal(b) => {
                 let (name, variables) = *b;
                 self.broadcast(name, variables);
@@ -720,6 +721,15 @@ impl Engine {
         };
         match s.element_type {
             T::MultiInstanceBody => self.multi_instance_child_completing(scope, child),
+            // An event sub-process inside is not one of the ad-hoc activities.
+            T::AdHocSubProcess
+                if self
+                    .instances
+                    .get(&child)
+                    .is_some_and(|c| c.element_type == T::EventSubProcess) =>
+            {
+                Ok(())
+            }
             T::AdHocSubProcess => self.ad_hoc_child_completing(scope, child),
             _ => Ok(()),
         }

@@ -399,6 +399,18 @@ pub struct SignalValue {
     pub variables: Option<Arc<VariableDocument>>,
 }
 
+/// The value of a `CONDITIONAL_SUBSCRIPTION` record.
+#[derive(Debug, Clone)]
+pub struct ConditionalValue {
+    pub proc: ProcIdx,
+    /// The conditional event.
+    pub element: ElementIdx,
+    /// The element instance that subscribed (`None` for a root start event).
+    pub element_instance_key: Option<Key>,
+    pub process_instance_key: Option<Key>,
+    pub interrupting: bool,
+}
+
 /// The value of a `USER_TASK` record.
 #[derive(Debug, Clone)]
 pub struct UserTaskValue {
@@ -465,6 +477,7 @@ pub enum RecordValue {
     Message(Box<MessageValue>),
     Subscription(Box<SubscriptionValue>),
     Signal(Box<SignalValue>),
+    ConditionalSubscription(Box<ConditionalValue>),
     Escalation {
         proc: ProcIdx,
         process_instance_key: Key,

@@ -107,6 +107,11 @@ impl Engine {
                 self.process(s.proc).element(s.element).id,
                 key_text(r.key)
             ),
+            RecordValue::ConditionalSubscription(c) => format!(
+                " element=\"{}\" key={}",
+                self.process(c.proc).element(c.element).id,
+                key_text(r.key)
+            ),
             RecordValue::Signal(s) => {
                 format!(" name=\"{}\" key={}", s.signal_name, key_text(r.key))
             }

@@ -1,41 +1,85 @@
 //! Timers on the engine clock: ISO 8601 durations, dates and repeating intervals
-//! (`R5/PT10S`, `R/P1D`, `R3/2026-01-01T09:00Z/PT1H`), for intermediate catch events, boundary
-//! events (a non-interrupting cycle repeats from the previous due date) and event sub-process
-//! starts. Due timers fire when the clock is moved.
+//! (`R5/PT10S`, `R/P1D`, `R3/2026-01-01T09:00Z/PT1H`) and Spring cron cycles (`0 0 9 * * MON`),
+//! for intermediate catch events, boundary events and event sub-process starts (a
+//! non-interrupting cycle repeats from the previous due date), and timer start events
+//! (scheduled at deployment for the latest version; each firing starts an instance). A timer
+//! whose due date has passed (a zero or negative duration, a date in the past) fires as soon as
+//! the command that created it is processed; the others fire when the clock is moved.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::cron::CronExpression;
 use super::executable::{EventDef, TimerDef};
 use super::processor::Failure;
 use super::records::{ErrorType, Key, OtherIntent, ProcIdx, RecordValue, TimerValue, ValueType};
 use super::{Cmd, Engine};
 use crate::model::ElementIdx;
 
+/// How a cycle repeats.
+#[derive(Debug, Clone)]
+pub enum Repeat {
+    /// An ISO repeating interval: the next due date is the previous one plus the interval.
+    Interval(jiff::Span),
+    /// A cron expression: the next match after the previous due date.
+    Cron(Arc<CronExpression>),
+}
+
 /// A scheduled timer.
 #[derive(Debug, Clone)]
 pub struct Timer {
     pub key: Key,
     pub proc: ProcIdx,
-    pub process_instance_key: Key,
+    /// `None` for a timer start event.
+    pub process_instance_key: Option<Key>,
     /// The element instance the timer belongs to (the catch event, the activity of a boundary
-    /// event, the scope of an event sub-process).
-    pub element_instance_key: Key,
+    /// event, the scope of an event sub-process); `None` for a timer start event.
+    pub element_instance_key: Option<Key>,
     /// The timer event (catch, boundary or start event).
     pub target: ElementIdx,
     pub due: i64,
     /// Firings left including this one (-1: unbounded).
     pub repetitions: i32,
-    /// The interval of a cycle, for the next firing.
-    pub interval: Option<jiff::Span>,
+    /// How a cycle goes on after this firing.
+    pub repeat: Option<Repeat>,
 }
 
-/// A timer definition evaluated: first due date, repetitions, interval.
+/// Timers by key, with an index by due date.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TimerState {
+    by_key: BTreeMap<Key, Timer>,
+    by_due: BTreeSet<(i64, Key)>,
+}
+
+impl TimerState {
+    pub(crate) fn contains_key(&self, key: &Key) -> bool {
+        self.by_key.contains_key(key)
+    }
+
+    fn insert(&mut self, t: Timer) {
+        self.by_due.insert((t.due, t.key));
+        self.by_key.insert(t.key, t);
+    }
+
+    fn remove(&mut self, key: &Key) -> Option<Timer> {
+        let t = self.by_key.remove(key)?;
+        self.by_due.remove(&(t.due, t.key));
+        Some(t)
+    }
+
+    /// Whether a timer is due at `now`.
+    pub(crate) fn any_due(&self, now: i64) -> bool {
+        self.by_due.first().is_some_and(|(due, _)| *due <= now)
+    }
+}
+
+/// A timer definition evaluated: first due date, repetitions, how it repeats.
 pub(crate) struct Schedule {
     pub due: i64,
     pub repetitions: i32,
-    pub interval: Option<jiff::Span>,
+    pub repeat: Option<Repeat>,
 }
 
 fn bad(text: &str, what: &str) -> Failure {
@@ -72,22 +116,34 @@ pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule,
             Ok(Schedule {
                 due,
                 repetitions: 1,
-                interval: None,
+                repeat: None,
             })
         }
         TimerDef::Date(_) => Ok(Schedule {
             due: parse_instant(text).ok_or_else(|| bad(text, "date"))?,
             repetitions: 1,
-            interval: None,
+            repeat: None,
         }),
         TimerDef::Cycle(_) => {
             let Some(rest) = text.strip_prefix('R') else {
-                return Err(Failure::new(
-                    ErrorType::ExtractValueError,
-                    format!(
-                        "Invalid timer cycle expression '{text}': cron expressions are not supported by this engine version yet"
-                    ),
-                ));
+                // Not an ISO repeating interval: a cron expression, repeating forever.
+                let cron = CronExpression::parse(text).map_err(|e| {
+                    Failure::new(
+                        ErrorType::ExtractValueError,
+                        format!("Invalid timer cycle expression (failed to parse '{text}': {e})"),
+                    )
+                })?;
+                let due = cron.next_after(now).ok_or_else(|| {
+                    Failure::new(
+                        ErrorType::ExtractValueError,
+                        format!("Invalid timer cycle expression '{text}': it never matches"),
+                    )
+                })?;
+                return Ok(Schedule {
+                    due,
+                    repetitions: -1,
+                    repeat: Some(Repeat::Cron(Arc::new(cron))),
+                });
             };
             let mut parts = rest.split('/');
             let count = parts.next().unwrap_or("");
@@ -111,9 +167,17 @@ pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule,
             Ok(Schedule {
                 due,
                 repetitions,
-                interval: Some(span),
+                repeat: Some(Repeat::Interval(span)),
             })
         }
+    }
+}
+
+/// The due date after `due` of a repeating timer.
+fn next_due(repeat: &Repeat, due: i64) -> Option<i64> {
+    match repeat {
+        Repeat::Interval(span) => add_span(due, *span),
+        Repeat::Cron(cron) => cron.next_after(due),
     }
 }
 
@@ -121,8 +185,8 @@ impl Engine {
     fn timer_value(t: &Timer) -> TimerValue {
         TimerValue {
             proc: t.proc,
-            process_instance_key: Some(t.process_instance_key),
-            element_instance_key: Some(t.element_instance_key),
+            process_instance_key: t.process_instance_key,
+            element_instance_key: t.element_instance_key,
             target_element: t.target,
             due_date: t.due,
             repetitions: t.repetitions,
@@ -131,7 +195,18 @@ impl Engine {
 
     /// Evaluates the timer definition of `event` in the scope `owner`.
     pub(crate) fn plan_timer(&self, owner: Key, event: ElementIdx) -> Result<Schedule, Failure> {
-        let p = self.process(self.instances[&owner].proc);
+        let p = self.process(self.instances[&owner].proc).clone();
+        self.plan_timer_in(&p, Some(owner), event)
+    }
+
+    /// Evaluates a timer definition; without a scope (timer start events, at deployment) no
+    /// variables are visible.
+    fn plan_timer_in(
+        &self,
+        p: &super::ExecutableProcess,
+        owner: Option<Key>,
+        event: ElementIdx,
+    ) -> Result<Schedule, Failure> {
         let EventDef::Timer(def) = &p.element(event).event else {
             return Err(Failure::new(
                 ErrorType::Unknown,
@@ -141,7 +216,7 @@ impl Engine {
         let expr = match def {
             TimerDef::Duration(x) | TimerDef::Date(x) | TimerDef::Cycle(x) => x,
         };
-        let text = match self.eval(expr, owner, None)? {
+        let text = match self.eval(expr, owner.unwrap_or(0), None)? {
             Json::String(s) => s,
             other => {
                 return Err(Failure::new(
@@ -157,34 +232,77 @@ impl Engine {
         schedule(def, &text, self.now)
     }
 
+    fn add_timer(&mut self, timer: Timer) {
+        self.event(
+            ValueType::Timer,
+            OtherIntent::Created,
+            Some(timer.key),
+            RecordValue::Timer(Self::timer_value(&timer)),
+        );
+        if let Some(owner) = timer.element_instance_key
+            && let Some(i) = self.instances.get_mut(&owner)
+        {
+            i.subscriptions.push(timer.key);
+        }
+        self.timers.insert(timer);
+    }
+
     /// Schedules an evaluated timer of `event` for the element instance `owner`.
     pub(crate) fn write_timer(&mut self, owner: Key, event: ElementIdx, s: Schedule) {
         let inst = &self.instances[&owner];
         let (proc, pi) = (inst.proc, inst.process_instance_key);
         let key = self.new_key();
-        let timer = Timer {
+        self.add_timer(Timer {
             key,
             proc,
-            process_instance_key: pi,
-            element_instance_key: owner,
+            process_instance_key: Some(pi),
+            element_instance_key: Some(owner),
             target: event,
             due: s.due,
             repetitions: s.repetitions,
-            interval: s.interval,
-        };
-        self.event(
-            ValueType::Timer,
-            OtherIntent::Created,
-            Some(key),
-            RecordValue::Timer(Self::timer_value(&timer)),
-        );
-        self.timers.insert(key, timer);
-        if let Some(i) = self.instances.get_mut(&owner) {
-            i.subscriptions.push(key);
+            repeat: s.repeat,
+        });
+    }
+
+    /// Schedules the timer start events of a newly deployed latest version, canceling those of
+    /// the version it replaces. A start timer that cannot be evaluated is not scheduled (the
+    /// deploy checks reject what they can see).
+    pub(crate) fn open_timer_start_events(&mut self, previous: Option<ProcIdx>, proc: ProcIdx) {
+        if let Some(prev) = previous {
+            let old: Vec<Key> = self
+                .timers
+                .by_key
+                .values()
+                .filter(|t| t.proc == prev && t.element_instance_key.is_none())
+                .map(|t| t.key)
+                .collect();
+            for k in old {
+                self.cancel_timer(k);
+            }
+        }
+        let p = self.process(proc).clone();
+        for &e in &p.event_start_events {
+            if !matches!(p.element(e).event, EventDef::Timer(_)) {
+                continue;
+            }
+            let Ok(s) = self.plan_timer_in(&p, None, e) else {
+                continue;
+            };
+            let key = self.new_key();
+            self.add_timer(Timer {
+                key,
+                proc,
+                process_instance_key: None,
+                element_instance_key: None,
+                target: e,
+                due: s.due,
+                repetitions: s.repetitions,
+                repeat: s.repeat,
+            });
         }
     }
 
-    /// Cancels a timer (its element instance is left).
+    /// Cancels a timer (its element instance is left, or its start event's version replaced).
     pub(crate) fn cancel_timer(&mut self, key: Key) {
         if let Some(t) = self.timers.remove(&key) {
             self.event(
@@ -199,16 +317,16 @@ impl Engine {
     /// Fires every timer that is due, earliest first (ties by key). Returns whether any fired.
     pub(crate) fn fire_due_timers(&mut self) -> bool {
         let now = self.now;
-        let mut due: Vec<(i64, Key)> = self
+        let due: Vec<Key> = self
             .timers
-            .values()
-            .filter(|t| t.due <= now)
-            .map(|t| (t.due, t.key))
+            .by_due
+            .iter()
+            .take_while(|(d, _)| *d <= now)
+            .map(|(_, k)| *k)
             .collect();
-        due.sort_unstable();
         let fired = !due.is_empty();
         self.steps += due.len();
-        for (_, key) in due {
+        for key in due {
             let Some(t) = self.timers.remove(&key) else {
                 continue;
             };
@@ -218,26 +336,39 @@ impl Engine {
                 Some(key),
                 RecordValue::Timer(Self::timer_value(&t)),
             );
-            if let Some(i) = self.instances.get_mut(&t.element_instance_key)
-                && let Some(pos) = i.subscriptions.iter().position(|k| *k == key)
-            {
-                i.subscriptions.remove(pos);
-            }
-            self.trigger_event(t.element_instance_key, t.target, None);
-            // A cycle on a non-interrupting event repeats from the previous due date.
             let p = self.process(t.proc).clone();
-            let interrupting = p.element(t.target).interrupting;
-            let is_catch =
-                p.element(t.target).element_type == super::BpmnElementType::IntermediateCatchEvent;
-            if !interrupting
-                && !is_catch
-                && (t.repetitions > 1 || t.repetitions < 0)
-                && let Some(interval) = t.interval
-                && let Some(next) = add_span(t.due, interval)
-                && self.instances.contains_key(&t.element_instance_key)
+            let el = p.element(t.target);
+            let repeats = (t.repetitions > 1 || t.repetitions < 0) && t.repeat.is_some();
+            match t.element_instance_key {
+                None => {
+                    // A timer start event: a new instance, and the next firing of a cycle.
+                    let pi = self.new_key();
+                    self.start_instance_at_event(t.proc, pi, t.target, None);
+                }
+                Some(owner) => {
+                    if let Some(i) = self.instances.get_mut(&owner)
+                        && let Some(pos) = i.subscriptions.iter().position(|k| *k == key)
+                    {
+                        i.subscriptions.remove(pos);
+                    }
+                    if !self.can_trigger(owner) {
+                        continue;
+                    }
+                    self.trigger_event(owner, t.target, None);
+                    // Only a non-interrupting boundary event or event sub-process repeats.
+                    let is_catch =
+                        el.element_type == super::BpmnElementType::IntermediateCatchEvent;
+                    if el.interrupting || is_catch || !self.instances.contains_key(&owner) {
+                        continue;
+                    }
+                }
+            }
+            if repeats
+                && let Some(repeat) = &t.repeat
+                && let Some(next) = next_due(repeat, t.due)
             {
                 let key = self.new_key();
-                let timer = Timer {
+                self.add_timer(Timer {
                     key,
                     due: next,
                     repetitions: if t.repetitions < 0 {
@@ -246,17 +377,7 @@ impl Engine {
                         t.repetitions - 1
                     },
                     ..t
-                };
-                self.event(
-                    ValueType::Timer,
-                    OtherIntent::Created,
-                    Some(key),
-                    RecordValue::Timer(Self::timer_value(&timer)),
-                );
-                if let Some(i) = self.instances.get_mut(&timer.element_instance_key) {
-                    i.subscriptions.push(key);
-                }
-                self.timers.insert(key, timer);
+                });
             }
         }
         fired
@@ -318,6 +439,6 @@ impl Engine {
 
     /// Timers waiting, by key (for assertions).
     pub fn timers(&self) -> Vec<&Timer> {
-        self.timers.values().collect()
+        self.timers.by_key.values().collect()
     }
 }

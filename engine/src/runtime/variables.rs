@@ -156,6 +156,7 @@ impl Engine {
             Some(i) => (i.proc, i.process_instance_key),
             None => return,
         };
+        self.note_variable_change(scope, &name, intent == OtherIntent::Created);
         self.event(
             ValueType::Variable,
             intent,

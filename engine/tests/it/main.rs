@@ -1,11 +1,13 @@
 //! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod builder;
+mod conditionals;
 mod core;
 mod corpus;
 mod deployment;
 mod feel_wired;
 mod fixtures;
+mod golden;
 mod hostile;
 mod messages;
 mod signals;

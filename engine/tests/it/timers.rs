@@ -145,3 +145,138 @@ fn event_based_gateway_takes_the_first_timer() {
     assert!(!done.contains(&"e2".to_owned()));
     assert!(e.timers().is_empty(), "the other timer was canceled");
 }
+
+fn timer_start_process(id: &str, start_id: &str, definition: &str) -> String {
+    use crate::xml::*;
+    definitions(&process(
+        id,
+        &format!(
+            r#"<bpmn:startEvent id="{start_id}"><bpmn:timerEventDefinition>{definition}</bpmn:timerEventDefinition></bpmn:startEvent>{}{}"#,
+            crate::xml::service("work", "work"),
+            chain(&[start_id, "work"])
+        ),
+    ))
+}
+
+#[test]
+fn a_timer_start_event_cycle_starts_an_instance_per_firing() {
+    let mut e = Engine::default();
+    crate::xml::deploy(
+        &mut e,
+        &timer_start_process("tick", "every", "<bpmn:timeCycle>R3/PT1H</bpmn:timeCycle>"),
+    );
+    assert_eq!(e.timers().len(), 1);
+    assert_eq!(e.timers()[0].process_instance_key, None);
+    e.advance_clock(3_600_000).unwrap();
+    assert_eq!(e.process_instances().len(), 1);
+    // The clock jumps past the two remaining firings: both start an instance, then R3 is done.
+    e.advance_clock(10 * 3_600_000).unwrap();
+    assert_eq!(e.process_instances().len(), 3);
+    assert!(e.timers().is_empty());
+    insta::assert_snapshot!(e.render_log());
+}
+
+#[test]
+fn a_new_version_replaces_the_timer_start_events_of_the_previous_one() {
+    let mut e = Engine::default();
+    crate::xml::deploy(
+        &mut e,
+        &timer_start_process(
+            "tick",
+            "at",
+            "<bpmn:timeDate>2025-01-02T00:00:00Z</bpmn:timeDate>",
+        ),
+    );
+    let old = e.timers()[0].key;
+    crate::xml::deploy(
+        &mut e,
+        &timer_start_process(
+            "tick",
+            "daily",
+            "<bpmn:timeCycle>0 0 6 * * *</bpmn:timeCycle>",
+        ),
+    );
+    let timers = e.timers();
+    assert_eq!(timers.len(), 1);
+    assert_ne!(timers[0].key, old);
+    // Cron: the next 06:00 after the deployment (the clock starts at 2025-01-01T00:00Z).
+    assert_eq!(timers[0].due, 1_735_689_600_000 + 6 * 3_600_000);
+    assert_eq!(timers[0].repetitions, -1);
+    e.advance_clock(30 * 3_600_000).unwrap();
+    let started = e.process_instances();
+    assert_eq!(started.len(), 2, "06:00 on the 1st and on the 2nd");
+    assert!(started.iter().all(|p| p.version == 2));
+    assert_eq!(e.timers()[0].due, 1_735_689_600_000 + 54 * 3_600_000);
+}
+
+#[test]
+fn zero_and_negative_durations_and_past_dates_fire_at_once() {
+    for definition in [
+        "<bpmn:timeDuration>PT0S</bpmn:timeDuration>",
+        "<bpmn:timeDuration>-PT5M</bpmn:timeDuration>",
+        "<bpmn:timeDate>2020-01-01T00:00:00Z</bpmn:timeDate>",
+        "<bpmn:timeDate>=date and time(\"2024-12-31T23:00:00@Europe/Berlin\")</bpmn:timeDate>",
+    ] {
+        use crate::xml::*;
+        let xml = definitions(&process(
+            "now",
+            &format!(
+                r#"<bpmn:startEvent id="start" /><bpmn:intermediateCatchEvent id="wait"><bpmn:timerEventDefinition>{definition}</bpmn:timerEventDefinition></bpmn:intermediateCatchEvent><bpmn:endEvent id="end" />{}"#,
+                chain(&["start", "wait", "end"])
+            ),
+        ));
+        let mut e = Engine::default();
+        deploy(&mut e, &xml);
+        let pi = e.create_instance(CreateInstance::new("now")).unwrap();
+        assert_eq!(
+            e.process_instance(pi).unwrap().state,
+            State::Completed,
+            "{definition}"
+        );
+    }
+}
+
+#[test]
+fn a_cron_cycle_on_a_non_interrupting_boundary_event_repeats() {
+    let mut b = Builder::new("cron");
+    b.start("s")
+        .service("task", "work")
+        .end("done")
+        .end("nudged");
+    boundary(
+        &mut b,
+        "nudge",
+        "task",
+        false,
+        TimerDefinition::Cycle(Expr {
+            text: "0 */15 * * * *".into(),
+            span: Default::default(),
+        }),
+    );
+    b.chain(&["s", "task", "done"]).flow("nudge", "nudged");
+    let mut e = Engine::default();
+    e.deploy_definitions("c.bpmn", &b.build()).unwrap();
+    e.create_instance(CreateInstance::new("cron")).unwrap();
+    e.advance_clock(60 * 60_000).unwrap();
+    let nudges = completed(&e).iter().filter(|id| *id == "nudged").count();
+    assert_eq!(nudges, 4, ":15, :30, :45 and :00");
+    let bad = "0 0 25 * * *";
+    let mut b = Builder::new("badcron");
+    b.start("s").service("task", "work");
+    boundary(
+        &mut b,
+        "nudge",
+        "task",
+        false,
+        TimerDefinition::Cycle(Expr {
+            text: bad.into(),
+            span: Default::default(),
+        }),
+    );
+    b.chain(&["s", "task"]);
+    e.deploy_definitions("b.bpmn", &b.build()).unwrap();
+    e.create_instance(CreateInstance::new("badcron")).unwrap();
+    let incident = e.incidents().pop().unwrap();
+    assert_eq!(incident.error_type, ErrorType::ExtractValueError);
+    insta::assert_snapshot!(incident.error_message, @"Invalid timer cycle expression (failed to parse '0 0 25 * * *': Invalid hour field: 25 is not within 0-23)");
+}

@@ -161,15 +161,15 @@ pub struct DecisionExpectation {
     pub no_matched_rules: bool,
 }
 
-/// What a message subscription of a process instance must be (CPT's message subscription
-/// states).
+/// The state of a message subscription of a process instance (CPT's `IS_WAITING`,
+/// `IS_NOT_WAITING`, `IS_CORRELATED`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MessageSubscriptionState {
-    /// An open subscription waits for the message.
+pub enum SubscriptionState {
+    /// A subscription with the name (and key) is open.
     Waiting,
-    /// No open subscription waits for it.
+    /// No subscription with the name (and key) is open.
     NotWaiting,
-    /// A message was correlated to the instance.
+    /// A message with the name (and key) was correlated to the instance.
     Correlated,
 }
 
@@ -209,6 +209,13 @@ pub enum Check {
         expected: Map<String, Value>,
         matching: Matching,
     },
+    /// The instance waits for, does not wait for, or received a message with this name (and
+    /// correlation key, if given).
+    MessageSubscription {
+        message_name: String,
+        correlation_key: Option<String>,
+        state: SubscriptionState,
+    },
     /// A user task exists (in the instance or one it called) and has these fields.
     UserTask {
         task: UserTaskSelector,
@@ -218,13 +225,6 @@ pub enum Check {
     Decision {
         decision_id: String,
         expected: DecisionExpectation,
-    },
-    /// A message subscription of the instance (by message name, and correlation key when
-    /// given) is in this state.
-    MessageSubscription {
-        message_name: String,
-        correlation_key: Option<String>,
-        state: MessageSubscriptionState,
     },
     /// The variable exists and the FEEL expression, evaluated with the context
     /// `{<name>: <value>}` at the engine's clock, is `true` (CPT's `satisfiesExpression`).
@@ -254,16 +254,16 @@ pub(crate) fn check(s: &Subject<'_>, check: &Check) -> Result<(), AssertionFailu
             expected,
             matching,
         } => s.check_variables(scope, expected, *matching),
+        Check::MessageSubscription {
+            message_name,
+            correlation_key,
+            state,
+        } => s.check_subscription(message_name, correlation_key.as_deref(), *state),
         Check::UserTask { task, expected } => s.check_user_task(task, expected),
         Check::Decision {
             decision_id,
             expected,
         } => s.check_decision(decision_id, expected),
-        Check::MessageSubscription {
-            message_name,
-            correlation_key,
-            state,
-        } => s.check_message_subscription(message_name, correlation_key.as_deref(), *state),
         Check::VariableSatisfies {
             scope,
             name,
@@ -843,6 +843,71 @@ impl<'a> Subject<'a> {
         ))
     }
 
+    fn check_subscription(
+        &self,
+        name: &str,
+        key: Option<&str>,
+        state: SubscriptionState,
+    ) -> Outcome {
+        let message = match key {
+            Some(k) => format!("message \"{name}\" with correlation key \"{k}\""),
+            None => format!("message \"{name}\""),
+        };
+        let open = self.engine.message_subscriptions(self.instance);
+        let waiting = open
+            .iter()
+            .any(|s| &*s.message_name == name && key.is_none_or(|k| &*s.correlation_key == k));
+        let open_text = || {
+            if open.is_empty() {
+                "it waits for no message".to_owned()
+            } else {
+                format!(
+                    "it waits for {}",
+                    open.iter()
+                        .map(|s| format!(
+                            "\"{}\" (key \"{}\") at \"{}\"",
+                            s.message_name, s.correlation_key, s.element_id
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        };
+        match state {
+            SubscriptionState::Waiting if !waiting => {
+                Err((format!("{} to wait for {message}", self.who()), open_text()))
+            }
+            SubscriptionState::NotWaiting if waiting => Err((
+                format!("{} not to wait for {message}", self.who()),
+                open_text(),
+            )),
+            SubscriptionState::Correlated => {
+                let got = self.engine.correlated_messages(self.instance);
+                if got.iter().any(|m| {
+                    &*m.message_name == name && key.is_none_or(|k| &*m.correlation_key == k)
+                }) {
+                    return Ok(());
+                }
+                let actual = if got.is_empty() {
+                    "no message was correlated to it".to_owned()
+                } else {
+                    format!(
+                        "the messages correlated to it are {}",
+                        got.iter()
+                            .map(|m| format!(
+                                "\"{}\" (key \"{}\") at \"{}\"",
+                                m.message_name, m.correlation_key, m.element_id
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                Err((format!("{} to have received {message}", self.who()), actual))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn check_user_task(&self, sel: &UserTaskSelector, e: &UserTaskExpectation) -> Outcome {
         let family = self.journal.descendants(self.instance);
         let tasks: Vec<_> = self
@@ -987,75 +1052,6 @@ impl<'a> Subject<'a> {
             _ => None,
         });
         compare_decision(decision_id, evaluation, e)
-    }
-
-    fn check_message_subscription(
-        &self,
-        name: &str,
-        correlation_key: Option<&str>,
-        state: MessageSubscriptionState,
-    ) -> Outcome {
-        let matches = |n: &str, k: &str| n == name && correlation_key.is_none_or(|c| c == k);
-        let message = match correlation_key {
-            Some(k) => format!("message \"{name}\" with correlation key \"{k}\""),
-            None => format!("message \"{name}\""),
-        };
-        let open = self.engine.message_subscriptions(self.instance);
-        let waiting = open
-            .iter()
-            .any(|s| matches(&s.message_name, &s.correlation_key));
-        let open_text = || {
-            if open.is_empty() {
-                "it has no open message subscription".to_owned()
-            } else {
-                format!(
-                    "its open message subscriptions are: {}",
-                    open.iter()
-                        .map(|s| format!(
-                            "\"{}\" (correlation key \"{}\") at \"{}\"",
-                            s.message_name, s.correlation_key, s.element_id
-                        ))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        };
-        match state {
-            MessageSubscriptionState::Waiting if waiting => Ok(()),
-            MessageSubscriptionState::Waiting => {
-                Err((format!("{} to wait for {message}", self.who()), open_text()))
-            }
-            MessageSubscriptionState::NotWaiting if !waiting => Ok(()),
-            MessageSubscriptionState::NotWaiting => Err((
-                format!("{} not to wait for {message}", self.who()),
-                open_text(),
-            )),
-            MessageSubscriptionState::Correlated => {
-                let correlated = self.engine.correlated_messages(self.instance);
-                if correlated
-                    .iter()
-                    .any(|c| matches(&c.message_name, &c.correlation_key))
-                {
-                    return Ok(());
-                }
-                let actual = if correlated.is_empty() {
-                    "no message was correlated to it".to_owned()
-                } else {
-                    format!(
-                        "the messages correlated to it are: {}",
-                        correlated
-                            .iter()
-                            .map(|c| format!(
-                                "\"{}\" (correlation key \"{}\")",
-                                c.message_name, c.correlation_key
-                            ))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                Err((format!("{} to have received {message}", self.who()), actual))
-            }
-        }
     }
 
     fn check_variable_satisfies(

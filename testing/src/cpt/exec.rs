@@ -19,7 +19,7 @@ use super::model::{
 };
 use crate::assertions::{
     self, AssertionFailure, Check, DecisionExpectation, ElementSelector, ElementState,
-    ElementsState, InstanceState, MessageSubscriptionState, UserTaskExpectation, VariableScope,
+    ElementsState, InstanceState, SubscriptionState, UserTaskExpectation, VariableScope,
 };
 use crate::variables::Matching;
 use crate::{ProcessTest, Quiescent};
@@ -588,9 +588,9 @@ fn assert_message_subscription(
 ) -> Result<(), Failure> {
     let key = instance(ctx, &a.process_instance_selector)?;
     let state = match a.state {
-        model::MessageSubscriptionState::Waiting => MessageSubscriptionState::Waiting,
-        model::MessageSubscriptionState::NotWaiting => MessageSubscriptionState::NotWaiting,
-        model::MessageSubscriptionState::Correlated => MessageSubscriptionState::Correlated,
+        model::SubscriptionState::Waiting => SubscriptionState::Waiting,
+        model::SubscriptionState::NotWaiting => SubscriptionState::NotWaiting,
+        model::SubscriptionState::Correlated => SubscriptionState::Correlated,
     };
     check(
         ctx,

@@ -2,7 +2,9 @@
 
 mod cassettes;
 mod connector;
+mod engine;
 mod harness;
 mod matchers;
 mod messages;
+mod seed;
 mod tools;
