@@ -127,6 +127,12 @@ pub(crate) fn deploy_resources(
             r.name
         )));
     }
+    if let Some(r) = resources.iter().find(|r| r.name.ends_with(".form")) {
+        return Err(DeployError::Unsupported(format!(
+            "{}: forms cannot be deployed yet (baton does not run forms in this build; user tasks run without them)",
+            r.name
+        )));
+    }
     engine
         .deploy(resources)
         .map(|_| ())

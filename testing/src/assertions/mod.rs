@@ -1080,7 +1080,7 @@ impl<'a> Subject<'a> {
         context.insert(name.to_owned(), (**value).clone());
         let now = jiff::Timestamp::from_millisecond(self.engine.now())
             .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
-            .to_zoned(jiff::tz::TimeZone::UTC);
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC);
         let evaluation = parsed.evaluate(&context, &baton_feel::Env::at(now));
         match evaluation.result {
             Ok(baton_feel::Value::Boolean(true)) => Ok(()),

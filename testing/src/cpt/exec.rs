@@ -194,17 +194,14 @@ fn first_instance(engine: &Engine, process_id: &str) -> Option<Key> {
 /// The instance a `processInstanceSelector` selects, or a failure saying there is none.
 fn instance(ctx: &mut impl Ctx, sel: &ProcessSelector) -> Result<Key, Failure> {
     let id = process_id(sel).map_err(|m| fail(ctx, m))?;
-    let (found, deployed) = ctx.read(|e| {
-        (
-            first_instance(e, id),
-            e.latest_process(id).is_some(),
-        )
-    });
+    let (found, deployed) = ctx.read(|e| (first_instance(e, id), e.latest_process(id).is_some()));
     match found {
         Some(key) => Ok(key),
         None if !deployed => Err(fail(
             ctx,
-            format!("expected an instance of process \"{id}\"\n    but no process \"{id}\" is deployed"),
+            format!(
+                "expected an instance of process \"{id}\"\n    but no process \"{id}\" is deployed"
+            ),
         )),
         None => Err(fail(
             ctx,
@@ -238,7 +235,10 @@ fn find_job(
     }
     let matches = |j: &JobView| {
         sel.job_type.as_deref().is_none_or(|t| *j.job_type == *t)
-            && sel.element_id.as_deref().is_none_or(|t| *j.element_id == *t)
+            && sel
+                .element_id
+                .as_deref()
+                .is_none_or(|t| *j.element_id == *t)
             && sel
                 .process_definition_id
                 .as_deref()
@@ -387,7 +387,13 @@ pub(crate) fn run_generic(
             let vars = document(&b.variables);
             ctx.command(|e| e.broadcast_signal(&b.signal_name, vars))
                 .map(|_| ())
-                .map_err(|r| rejected(ctx, &format!("broadcasting signal \"{}\"", b.signal_name), r))
+                .map_err(|r| {
+                    rejected(
+                        ctx,
+                        &format!("broadcasting signal \"{}\"", b.signal_name),
+                        r,
+                    )
+                })
         }
         I::CompleteJob(c) => complete_job(ctx, c),
         I::CompleteJobAdHocSubProcess(c) => complete_ad_hoc(ctx, c),
@@ -401,9 +407,11 @@ pub(crate) fn run_generic(
                 .map_err(|r| rejected(ctx, &format!("correlating message \"{}\"", c.name), r))
         }
         I::PublishMessage(p) => {
-            let mut message =
-                PublishMessage::new(p.name.clone(), p.correlation_key.clone().unwrap_or_default())
-                    .variables(document(&p.variables));
+            let mut message = PublishMessage::new(
+                p.name.clone(),
+                p.correlation_key.clone().unwrap_or_default(),
+            )
+            .variables(document(&p.variables));
             if let Some(ttl) = p.time_to_live {
                 message = message.time_to_live(ttl);
             }
@@ -455,10 +463,7 @@ fn assert_process_instance(ctx: &mut impl Ctx, a: &AssertProcessInstance) -> Res
     Ok(())
 }
 
-fn assert_element_instances(
-    ctx: &mut impl Ctx,
-    a: &AssertElementInstances,
-) -> Result<(), Failure> {
+fn assert_element_instances(ctx: &mut impl Ctx, a: &AssertElementInstances) -> Result<(), Failure> {
     let elements = a
         .element_selectors
         .iter()
@@ -588,9 +593,9 @@ fn assert_message_subscription(
 ) -> Result<(), Failure> {
     let key = instance(ctx, &a.process_instance_selector)?;
     let state = match a.state {
-        model::SubscriptionState::Waiting => SubscriptionState::Waiting,
-        model::SubscriptionState::NotWaiting => SubscriptionState::NotWaiting,
-        model::SubscriptionState::Correlated => SubscriptionState::Correlated,
+        model::MessageSubscriptionState::Waiting => SubscriptionState::Waiting,
+        model::MessageSubscriptionState::NotWaiting => SubscriptionState::NotWaiting,
+        model::MessageSubscriptionState::Correlated => SubscriptionState::Correlated,
     };
     check(
         ctx,
@@ -680,7 +685,10 @@ fn assert_decision(ctx: &mut impl Ctx, a: &AssertDecision) -> Result<(), Failure
             Some(name) => format!(
                 "a decision selector by name (\"{name}\") needs the DMN model, which baton does not have for the evaluated decisions; select the decision by decisionDefinitionId"
             ),
-            None => "Decision selector must have either decisionDefinitionId or decisionDefinitionName".to_owned(),
+            None => {
+                "Decision selector must have either decisionDefinitionId or decisionDefinitionName"
+                    .to_owned()
+            }
         };
         return Err(fail(ctx, message));
     };
@@ -754,7 +762,10 @@ fn complete_ad_hoc(
     .map_err(|r| {
         rejected(
             ctx,
-            &format!("completing the job of ad-hoc sub-process \"{}\"", job.element_id),
+            &format!(
+                "completing the job of ad-hoc sub-process \"{}\"",
+                job.element_id
+            ),
             r,
         )
     })
@@ -764,7 +775,12 @@ fn complete_listener(
     ctx: &mut impl Ctx,
     c: &model::CompleteJobUserTaskListener,
 ) -> Result<(), Failure> {
-    let job = find_job(ctx, &c.job_selector, Some(JobKind::TaskListener), "complete")?;
+    let job = find_job(
+        ctx,
+        &c.job_selector,
+        Some(JobKind::TaskListener),
+        "complete",
+    )?;
     let mut corrections = VariableDocument::new();
     if !c.denied
         && let Some(k) = &c.corrections
@@ -845,7 +861,9 @@ fn resolve_incident(ctx: &mut impl Ctx, r: &model::ResolveIncident) -> Result<()
     }
     let found = ctx.read(|e| {
         e.incidents().into_iter().find(|i| {
-            sel.element_id.as_deref().is_none_or(|id| i.element_id == id)
+            sel.element_id
+                .as_deref()
+                .is_none_or(|id| i.element_id == id)
                 && sel
                     .process_definition_id
                     .as_deref()
@@ -868,7 +886,10 @@ fn resolve_incident(ctx: &mut impl Ctx, r: &model::ResolveIncident) -> Result<()
         ctx.command(|e| e.update_job_retries(job, 1)).map_err(|r| {
             rejected(
                 ctx,
-                &format!("setting the retries of the job at \"{}\"", incident.element_id),
+                &format!(
+                    "setting the retries of the job at \"{}\"",
+                    incident.element_id
+                ),
                 r,
             )
         })?;

@@ -3,10 +3,13 @@
 //! `$schema`), plus baton's two agent instructions `MOCK_AI_AGENT` and `ASSERT_AI_AGENT`.
 //!
 //! [`TestFile::parse`] reads a file and names the JSON path of every problem
-//! (`testCases[1].instructions[4].jobSelector.jobType: invalid type: ...`). Like the schema,
-//! unknown fields of an instruction are errors; unknown fields of the file and of a test case
-//! (`_integrationTestNotes`, `metadata`) are ignored. Selectors are checked when the instruction
-//! runs, as CPT's runner does, so the instructions before a bad one still run.
+//! (`testCases[1].instructions[4].jobSelector.jobType: invalid type: ...`). CPT's reader ignores
+//! unknown fields (real files that pass on CPT carry some, e.g. a `type` in `startInstructions`),
+//! so baton ignores them too and reports each one inside an instruction as a warning (it is
+//! usually a typo); unknown fields of the file and of a test case (`_integrationTestNotes`,
+//! `metadata`) are ignored silently. An unknown instruction type is an error, as in CPT.
+//! Selectors are checked when the instruction runs, as CPT's runner does, so the instructions
+//! before a bad one still run.
 
 use std::fmt;
 
@@ -77,14 +80,14 @@ fn error(path: impl Into<String>, message: impl Into<String>) -> FormatError {
 /// `{processDefinitionId}`: the latest version of a process (CREATE_PROCESS_INSTANCE) or any
 /// instance of it, child instances included (the `processInstanceSelector` of assertions).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProcessSelector {
     pub process_definition_id: Option<String>,
 }
 
 /// `{elementId}` or `{elementName}`; with both, the id wins.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ElementSelector {
     pub element_id: Option<String>,
     pub element_name: Option<String>,
@@ -92,7 +95,7 @@ pub struct ElementSelector {
 
 /// `{jobType, elementId, processDefinitionId}`: all given fields must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct JobSelector {
     pub job_type: Option<String>,
     pub element_id: Option<String>,
@@ -101,7 +104,7 @@ pub struct JobSelector {
 
 /// `{elementId, taskName, processDefinitionId}`: all given fields must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct UserTaskSelector {
     pub element_id: Option<String>,
     pub task_name: Option<String>,
@@ -110,7 +113,7 @@ pub struct UserTaskSelector {
 
 /// `{elementId, processDefinitionId}`: all given fields must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct IncidentSelector {
     pub element_id: Option<String>,
     pub process_definition_id: Option<String>,
@@ -118,7 +121,7 @@ pub struct IncidentSelector {
 
 /// `{decisionDefinitionId, decisionDefinitionName}` (ASSERT_DECISION).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct DecisionSelector {
     pub decision_definition_id: Option<String>,
     pub decision_definition_name: Option<String>,
@@ -126,14 +129,14 @@ pub struct DecisionSelector {
 
 /// `{decisionDefinitionId}` (EVALUATE_DECISION).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct DecisionDefinitionSelector {
     pub decision_definition_id: Option<String>,
 }
 
 /// `{messageName, correlationKey?}`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct MessageSelector {
     pub message_name: String,
     pub correlation_key: Option<String>,
@@ -212,7 +215,7 @@ pub enum MessageSubscriptionState {
 
 /// `{elementId}` of `startInstructions`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct StartInstruction {
     pub element_id: String,
 }
@@ -226,7 +229,7 @@ pub enum RuntimeInstructionType {
 
 /// `{type: TERMINATE_PROCESS_INSTANCE, afterElementId}` of `runtimeInstructions`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct RuntimeInstruction {
     #[serde(rename = "type")]
     pub kind: RuntimeInstructionType,
@@ -235,7 +238,7 @@ pub struct RuntimeInstruction {
 
 /// CREATE_PROCESS_INSTANCE.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CreateProcessInstance {
     pub process_definition_selector: ProcessSelector,
     #[serde(default)]
@@ -257,21 +260,21 @@ pub struct CreateProcessInstance {
 
 /// INCREASE_TIME.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct IncreaseTime {
     pub duration: String,
 }
 
 /// SET_TIME.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct SetTime {
     pub time: String,
 }
 
 /// COMPLETE_JOB.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CompleteJob {
     pub job_selector: JobSelector,
     #[serde(default)]
@@ -282,7 +285,7 @@ pub struct CompleteJob {
 
 /// THROW_BPMN_ERROR_FROM_JOB.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ThrowBpmnErrorFromJob {
     pub job_selector: JobSelector,
     pub error_code: String,
@@ -293,7 +296,7 @@ pub struct ThrowBpmnErrorFromJob {
 
 /// `{elementId, variables?}` of `activateElements`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ActivateElement {
     pub element_id: String,
     #[serde(default)]
@@ -302,7 +305,7 @@ pub struct ActivateElement {
 
 /// COMPLETE_JOB_AD_HOC_SUB_PROCESS.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CompleteJobAdHocSubProcess {
     pub job_selector: JobSelector,
     #[serde(default)]
@@ -317,7 +320,7 @@ pub struct CompleteJobAdHocSubProcess {
 
 /// The `corrections` of COMPLETE_JOB_USER_TASK_LISTENER.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct Corrections {
     pub assignee: Option<String>,
     pub due_date: Option<String>,
@@ -329,7 +332,7 @@ pub struct Corrections {
 
 /// COMPLETE_JOB_USER_TASK_LISTENER.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CompleteJobUserTaskListener {
     pub job_selector: JobSelector,
     #[serde(default)]
@@ -340,7 +343,7 @@ pub struct CompleteJobUserTaskListener {
 
 /// MOCK_JOB_WORKER_COMPLETE_JOB.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct MockJobWorkerCompleteJob {
     pub job_type: String,
     #[serde(default)]
@@ -351,7 +354,7 @@ pub struct MockJobWorkerCompleteJob {
 
 /// MOCK_JOB_WORKER_THROW_BPMN_ERROR.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct MockJobWorkerThrowBpmnError {
     pub job_type: String,
     pub error_code: String,
@@ -362,7 +365,7 @@ pub struct MockJobWorkerThrowBpmnError {
 
 /// COMPLETE_USER_TASK.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CompleteUserTask {
     pub user_task_selector: UserTaskSelector,
     #[serde(default)]
@@ -373,7 +376,7 @@ pub struct CompleteUserTask {
 
 /// ASSERT_USER_TASK.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertUserTask {
     pub user_task_selector: UserTaskSelector,
     pub state: Option<UserTaskState>,
@@ -388,7 +391,7 @@ pub struct AssertUserTask {
 
 /// PUBLISH_MESSAGE.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct PublishMessage {
     pub name: String,
     pub correlation_key: Option<String>,
@@ -401,7 +404,7 @@ pub struct PublishMessage {
 
 /// CORRELATE_MESSAGE.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CorrelateMessage {
     pub name: String,
     pub correlation_key: Option<String>,
@@ -411,7 +414,7 @@ pub struct CorrelateMessage {
 
 /// BROADCAST_SIGNAL.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct BroadcastSignal {
     pub signal_name: String,
     #[serde(default)]
@@ -420,14 +423,14 @@ pub struct BroadcastSignal {
 
 /// EVALUATE_CONDITIONAL_START_EVENT.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct EvaluateConditionalStartEvent {
     pub variables: Variables,
 }
 
 /// ASSERT_PROCESS_INSTANCE_MESSAGE_SUBSCRIPTION.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertMessageSubscription {
     pub process_instance_selector: ProcessSelector,
     pub message_selector: MessageSelector,
@@ -436,7 +439,7 @@ pub struct AssertMessageSubscription {
 
 /// ASSERT_PROCESS_INSTANCE.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertProcessInstance {
     pub process_instance_selector: ProcessSelector,
     pub state: Option<ProcessInstanceState>,
@@ -445,7 +448,7 @@ pub struct AssertProcessInstance {
 
 /// ASSERT_ELEMENT_INSTANCES.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertElementInstances {
     pub process_instance_selector: ProcessSelector,
     pub element_selectors: Vec<ElementSelector>,
@@ -454,7 +457,7 @@ pub struct AssertElementInstances {
 
 /// ASSERT_ELEMENT_INSTANCE.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertElementInstance {
     pub process_instance_selector: ProcessSelector,
     pub element_selector: ElementSelector,
@@ -465,7 +468,7 @@ pub struct AssertElementInstance {
 
 /// ASSERT_VARIABLES.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertVariables {
     pub process_instance_selector: ProcessSelector,
     pub element_selector: Option<ElementSelector>,
@@ -475,7 +478,7 @@ pub struct AssertVariables {
 
 /// `satisfiesJudge` of ASSERT_VARIABLE: an LLM judge (not run offline).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct JudgeAssertion {
     pub expectation: String,
     pub threshold: Option<f64>,
@@ -485,7 +488,7 @@ pub struct JudgeAssertion {
 
 /// `similarTo` of ASSERT_VARIABLE: embedding similarity (not run offline).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct SimilarTo {
     pub expected_value: String,
     pub threshold: Option<f64>,
@@ -493,7 +496,7 @@ pub struct SimilarTo {
 
 /// ASSERT_VARIABLE.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertVariable {
     pub process_instance_selector: ProcessSelector,
     pub element_selector: Option<ElementSelector>,
@@ -506,7 +509,7 @@ pub struct AssertVariable {
 
 /// UPDATE_VARIABLES.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct UpdateVariables {
     pub process_instance_selector: ProcessSelector,
     pub variables: Variables,
@@ -517,14 +520,14 @@ pub struct UpdateVariables {
 
 /// RESOLVE_INCIDENT.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ResolveIncident {
     pub incident_selector: IncidentSelector,
 }
 
 /// EVALUATE_DECISION.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct EvaluateDecision {
     pub decision_definition_selector: DecisionDefinitionSelector,
     #[serde(default)]
@@ -533,7 +536,7 @@ pub struct EvaluateDecision {
 
 /// ASSERT_DECISION.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertDecision {
     pub decision_selector: DecisionSelector,
     /// Any JSON; `null` is an expected output too.
@@ -547,7 +550,7 @@ pub struct AssertDecision {
 
 /// MOCK_DMN_DECISION.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct MockDmnDecision {
     pub decision_definition_id: String,
     /// 8.9: the output as an object.
@@ -559,7 +562,7 @@ pub struct MockDmnDecision {
 
 /// MOCK_CHILD_PROCESS.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct MockChildProcess {
     pub process_definition_id: String,
     pub version_tag: Option<String>,
@@ -576,7 +579,7 @@ pub struct ConditionalBehavior {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct ConditionalBehaviorJson {
     name: Option<String>,
     conditions: Vec<Value>,
@@ -585,14 +588,14 @@ struct ConditionalBehaviorJson {
 
 /// RELEASE_JOB (development line; not run by baton).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ReleaseJob {
     pub job_selector: JobSelector,
 }
 
 /// TRIGGER_TIMER (development line; not run by baton).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct TriggerTimer {
     pub process_instance_selector: ProcessSelector,
     pub element_selector: ElementSelector,
@@ -600,14 +603,14 @@ pub struct TriggerTimer {
 
 /// RUN_CALLED_PROCESS (development line; not run by baton).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct RunCalledProcess {
     pub element_selector: ElementSelector,
 }
 
 /// STUB_CALL_ACTIVITY_COMPLETE (development line; not run by baton).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct StubCallActivityComplete {
     pub element_selector: ElementSelector,
     #[serde(default)]
@@ -616,7 +619,7 @@ pub struct StubCallActivityComplete {
 
 /// STUB_CALL_ACTIVITY_THROW_ERROR (development line; not run by baton).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct StubCallActivityThrowError {
     pub element_selector: ElementSelector,
     pub error_code: String,
@@ -642,7 +645,7 @@ pub struct MockAiAgent {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct MockAiAgentJson {
     element_id: String,
     turns: Option<Vec<Value>>,
@@ -651,7 +654,7 @@ struct MockAiAgentJson {
 
 /// ASSERT_AI_AGENT (baton): what the agent mock of `elementId` saw and did.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AssertAiAgent {
     pub element_id: String,
     /// The whole sequence of tool calls: a tool id, or `{name, arguments}`.
@@ -797,8 +800,13 @@ impl Instruction {
         }
     }
 
-    /// Reads one instruction; `path` names it in errors.
-    pub fn from_json(value: &Value, path: &str) -> Result<Instruction, FormatError> {
+    /// Reads one instruction; `path` names it in errors. Unknown fields are ignored (as CPT
+    /// does) and named in `warnings`.
+    pub fn from_json(
+        value: &Value,
+        path: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<Instruction, FormatError> {
         let Some(object) = value.as_object() else {
             return Err(error(
                 path,
@@ -820,74 +828,84 @@ impl Instruction {
         let fields = Value::Object(fields);
         use Instruction as I;
         let instruction = match type_name {
-            "ASSERT_DECISION" => I::AssertDecision(read(fields, path)?),
+            "ASSERT_DECISION" => I::AssertDecision(read(fields, path, warnings)?),
             "ASSERT_ELEMENT_INSTANCE" => {
-                let a: AssertElementInstance = read(fields, path)?;
+                let a: AssertElementInstance = read(fields, path, warnings)?;
                 if a.amount == Some(0) {
                     return Err(error(format!("{path}.amount"), "must be at least 1"));
                 }
                 I::AssertElementInstance(a)
             }
-            "ASSERT_ELEMENT_INSTANCES" => I::AssertElementInstances(read(fields, path)?),
-            "ASSERT_PROCESS_INSTANCE" => I::AssertProcessInstance(read(fields, path)?),
+            "ASSERT_ELEMENT_INSTANCES" => I::AssertElementInstances(read(fields, path, warnings)?),
+            "ASSERT_PROCESS_INSTANCE" => I::AssertProcessInstance(read(fields, path, warnings)?),
             "ASSERT_PROCESS_INSTANCE_MESSAGE_SUBSCRIPTION" => {
-                I::AssertProcessInstanceMessageSubscription(read(fields, path)?)
+                I::AssertProcessInstanceMessageSubscription(read(fields, path, warnings)?)
             }
-            "ASSERT_USER_TASK" => I::AssertUserTask(read(fields, path)?),
-            "ASSERT_VARIABLE" => I::AssertVariable(read(fields, path)?),
-            "ASSERT_VARIABLES" => I::AssertVariables(read(fields, path)?),
-            "BROADCAST_SIGNAL" => I::BroadcastSignal(read(fields, path)?),
-            "COMPLETE_JOB" => I::CompleteJob(read(fields, path)?),
-            "COMPLETE_JOB_AD_HOC_SUB_PROCESS" => I::CompleteJobAdHocSubProcess(read(fields, path)?),
+            "ASSERT_USER_TASK" => I::AssertUserTask(read(fields, path, warnings)?),
+            "ASSERT_VARIABLE" => I::AssertVariable(read(fields, path, warnings)?),
+            "ASSERT_VARIABLES" => I::AssertVariables(read(fields, path, warnings)?),
+            "BROADCAST_SIGNAL" => I::BroadcastSignal(read(fields, path, warnings)?),
+            "COMPLETE_JOB" => I::CompleteJob(read(fields, path, warnings)?),
+            "COMPLETE_JOB_AD_HOC_SUB_PROCESS" => {
+                I::CompleteJobAdHocSubProcess(read(fields, path, warnings)?)
+            }
             "COMPLETE_JOB_USER_TASK_LISTENER" => {
-                I::CompleteJobUserTaskListener(read(fields, path)?)
+                I::CompleteJobUserTaskListener(read(fields, path, warnings)?)
             }
-            "COMPLETE_USER_TASK" => I::CompleteUserTask(read(fields, path)?),
+            "COMPLETE_USER_TASK" => I::CompleteUserTask(read(fields, path, warnings)?),
             "CONDITIONAL_BEHAVIOR" => {
-                let raw: ConditionalBehaviorJson = read(fields, path)?;
-                let steps = |list: &[Value], field: &str| -> Result<Vec<Step>, FormatError> {
+                let raw: ConditionalBehaviorJson = read(fields, path, warnings)?;
+                let mut steps = |list: &[Value], field: &str| -> Result<Vec<Step>, FormatError> {
                     list.iter()
                         .enumerate()
                         .map(|(i, v)| {
                             let at = format!("{path}.{field}[{i}]");
                             Ok(Step {
-                                instruction: Instruction::from_json(v, &at)?,
+                                instruction: Instruction::from_json(v, &at, warnings)?,
                                 json: v.clone(),
                             })
                         })
                         .collect()
                 };
+                let conditions = steps(&raw.conditions, "conditions")?;
+                let actions = steps(&raw.actions, "actions")?;
                 I::ConditionalBehavior(ConditionalBehavior {
                     name: raw.name,
-                    conditions: steps(&raw.conditions, "conditions")?,
-                    actions: steps(&raw.actions, "actions")?,
+                    conditions,
+                    actions,
                 })
             }
-            "CORRELATE_MESSAGE" => I::CorrelateMessage(read(fields, path)?),
-            "CREATE_PROCESS_INSTANCE" => I::CreateProcessInstance(read(fields, path)?),
+            "CORRELATE_MESSAGE" => I::CorrelateMessage(read(fields, path, warnings)?),
+            "CREATE_PROCESS_INSTANCE" => I::CreateProcessInstance(read(fields, path, warnings)?),
             "EVALUATE_CONDITIONAL_START_EVENT" => {
-                I::EvaluateConditionalStartEvent(read(fields, path)?)
+                I::EvaluateConditionalStartEvent(read(fields, path, warnings)?)
             }
-            "EVALUATE_DECISION" => I::EvaluateDecision(read(fields, path)?),
-            "INCREASE_TIME" => I::IncreaseTime(read(fields, path)?),
-            "MOCK_CHILD_PROCESS" => I::MockChildProcess(read(fields, path)?),
-            "MOCK_DMN_DECISION" => I::MockDmnDecision(read(fields, path)?),
-            "MOCK_JOB_WORKER_COMPLETE_JOB" => I::MockJobWorkerCompleteJob(read(fields, path)?),
+            "EVALUATE_DECISION" => I::EvaluateDecision(read(fields, path, warnings)?),
+            "INCREASE_TIME" => I::IncreaseTime(read(fields, path, warnings)?),
+            "MOCK_CHILD_PROCESS" => I::MockChildProcess(read(fields, path, warnings)?),
+            "MOCK_DMN_DECISION" => I::MockDmnDecision(read(fields, path, warnings)?),
+            "MOCK_JOB_WORKER_COMPLETE_JOB" => {
+                I::MockJobWorkerCompleteJob(read(fields, path, warnings)?)
+            }
             "MOCK_JOB_WORKER_THROW_BPMN_ERROR" => {
-                I::MockJobWorkerThrowBpmnError(read(fields, path)?)
+                I::MockJobWorkerThrowBpmnError(read(fields, path, warnings)?)
             }
-            "PUBLISH_MESSAGE" => I::PublishMessage(read(fields, path)?),
-            "RESOLVE_INCIDENT" => I::ResolveIncident(read(fields, path)?),
-            "SET_TIME" => I::SetTime(read(fields, path)?),
-            "THROW_BPMN_ERROR_FROM_JOB" => I::ThrowBpmnErrorFromJob(read(fields, path)?),
-            "UPDATE_VARIABLES" => I::UpdateVariables(read(fields, path)?),
-            "RELEASE_JOB" => I::ReleaseJob(read(fields, path)?),
-            "TRIGGER_TIMER" => I::TriggerTimer(read(fields, path)?),
-            "RUN_CALLED_PROCESS" => I::RunCalledProcess(read(fields, path)?),
-            "STUB_CALL_ACTIVITY_COMPLETE" => I::StubCallActivityComplete(read(fields, path)?),
-            "STUB_CALL_ACTIVITY_THROW_ERROR" => I::StubCallActivityThrowError(read(fields, path)?),
+            "PUBLISH_MESSAGE" => I::PublishMessage(read(fields, path, warnings)?),
+            "RESOLVE_INCIDENT" => I::ResolveIncident(read(fields, path, warnings)?),
+            "SET_TIME" => I::SetTime(read(fields, path, warnings)?),
+            "THROW_BPMN_ERROR_FROM_JOB" => I::ThrowBpmnErrorFromJob(read(fields, path, warnings)?),
+            "UPDATE_VARIABLES" => I::UpdateVariables(read(fields, path, warnings)?),
+            "RELEASE_JOB" => I::ReleaseJob(read(fields, path, warnings)?),
+            "TRIGGER_TIMER" => I::TriggerTimer(read(fields, path, warnings)?),
+            "RUN_CALLED_PROCESS" => I::RunCalledProcess(read(fields, path, warnings)?),
+            "STUB_CALL_ACTIVITY_COMPLETE" => {
+                I::StubCallActivityComplete(read(fields, path, warnings)?)
+            }
+            "STUB_CALL_ACTIVITY_THROW_ERROR" => {
+                I::StubCallActivityThrowError(read(fields, path, warnings)?)
+            }
             "MOCK_AI_AGENT" => {
-                let raw: MockAiAgentJson = read(fields, path)?;
+                let raw: MockAiAgentJson = read(fields, path, warnings)?;
                 let turns = match (raw.turns, raw.cassette) {
                     (Some(turns), None) => AgentTurns::Turns(turns),
                     (None, Some(cassette)) => AgentTurns::Cassette(cassette),
@@ -903,7 +921,7 @@ impl Instruction {
                     turns,
                 })
             }
-            "ASSERT_AI_AGENT" => I::AssertAiAgent(read(fields, path)?),
+            "ASSERT_AI_AGENT" => I::AssertAiAgent(read(fields, path, warnings)?),
             other => {
                 let known: Vec<&str> = INSTRUCTION_TYPES.iter().map(|(t, _)| *t).collect();
                 return Err(error(
@@ -927,9 +945,35 @@ impl Instruction {
     }
 }
 
-/// Deserializes the fields of an instruction, naming the path of a problem.
-fn read<T: DeserializeOwned>(fields: Value, path: &str) -> Result<T, FormatError> {
-    serde_path_to_error::deserialize(fields).map_err(|e| {
+/// Deserializes the fields of an instruction, naming the path of a problem; unknown fields
+/// are ignored and named in `warnings`.
+fn read<T: DeserializeOwned>(
+    fields: Value,
+    path: &str,
+    warnings: &mut Vec<String>,
+) -> Result<T, FormatError> {
+    let mut ignored = Vec::new();
+    let result = serde_path_to_error::deserialize(serde_ignored::Deserializer::new(
+        fields,
+        &mut |p: serde_ignored::Path<'_>| {
+            let (parent, field) = match &p {
+                serde_ignored::Path::Map { parent, key } => (json_path(parent), key.clone()),
+                other => (json_path(other), String::new()),
+            };
+            let at = if parent.is_empty() {
+                path.to_owned()
+            } else if parent.starts_with('[') {
+                format!("{path}{parent}")
+            } else {
+                format!("{path}.{parent}")
+            };
+            ignored.push(format!(
+                "{at}: unknown field `{field}` is ignored (as CPT ignores it)"
+            ));
+        },
+    ));
+    warnings.extend(ignored);
+    result.map_err(|e| {
         let inner = e.path().to_string();
         let at = if inner == "." || inner.is_empty() {
             path.to_owned()
@@ -938,6 +982,26 @@ fn read<T: DeserializeOwned>(fields: Value, path: &str) -> Result<T, FormatError
         };
         error(at, e.into_inner().to_string())
     })
+}
+
+/// A serde_ignored path as a JSON path (`startInstructions[0]`).
+fn json_path(p: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path as P;
+    match p {
+        P::Root => String::new(),
+        P::Seq { parent, index } => format!("{}[{index}]", json_path(parent)),
+        P::Map { parent, key } => {
+            let parent = json_path(parent);
+            if parent.is_empty() {
+                key.clone()
+            } else {
+                format!("{parent}.{key}")
+            }
+        }
+        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => {
+            json_path(parent)
+        }
+    }
 }
 
 /// `Some(value)` for a field that is present, `null` included.
@@ -968,9 +1032,7 @@ fn schema_version(url: &str) -> Option<(u32, u32)> {
 impl TestFile {
     /// Whether a JSON document is a test file: an object with a `testCases` array.
     pub fn is_test_file(value: &Value) -> bool {
-        value
-            .get("testCases")
-            .is_some_and(|cases| cases.is_array())
+        value.get("testCases").is_some_and(|cases| cases.is_array())
     }
 
     /// Reads a test file from JSON text.
@@ -1012,17 +1074,19 @@ impl TestFile {
             }
             None => return Err(error("", "missing field `testCases`")),
         };
+        let mut warnings = Vec::new();
         let mut test_cases = Vec::with_capacity(cases.len());
         for (i, case) in cases.iter().enumerate() {
-            test_cases.push(read_case(case, &format!("testCases[{i}]"))?);
+            test_cases.push(read_case(case, &format!("testCases[{i}]"), &mut warnings)?);
         }
         let mut file = TestFile {
             schema,
             process_id,
             test_cases,
-            warnings: Vec::new(),
+            warnings,
         };
-        file.warnings = file.newer_than_schema();
+        let newer = file.newer_than_schema();
+        file.warnings.extend(newer);
         Ok(file)
     }
 
@@ -1085,7 +1149,11 @@ fn optional_string(
     }
 }
 
-fn read_case(value: &Value, path: &str) -> Result<TestCase, FormatError> {
+fn read_case(
+    value: &Value,
+    path: &str,
+    warnings: &mut Vec<String>,
+) -> Result<TestCase, FormatError> {
     let Some(object) = value.as_object() else {
         return Err(error(
             path,
@@ -1116,7 +1184,7 @@ fn read_case(value: &Value, path: &str) -> Result<TestCase, FormatError> {
     let mut instructions = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
         instructions.push(Step {
-            instruction: Instruction::from_json(v, &format!("{path}.instructions[{i}]"))?,
+            instruction: Instruction::from_json(v, &format!("{path}.instructions[{i}]"), warnings)?,
             json: v.clone(),
         });
     }
@@ -1141,7 +1209,10 @@ mod tests {
     use serde_json::json;
 
     fn parse_one(instruction: Value) -> Result<Instruction, FormatError> {
-        Instruction::from_json(&instruction, "i")
+        let mut warnings = Vec::new();
+        let i = Instruction::from_json(&instruction, "i", &mut warnings)?;
+        assert_eq!(warnings, Vec::<String>::new());
+        Ok(i)
     }
 
     #[test]
@@ -1191,7 +1262,11 @@ mod tests {
         let Instruction::AssertDecision(d) = parse_one(samples[0].clone()).unwrap() else {
             unreachable!()
         };
-        assert_eq!(d.output, Some(Value::Null), "an explicit null output is kept");
+        assert_eq!(
+            d.output,
+            Some(Value::Null),
+            "an explicit null output is kept"
+        );
     }
 
     #[test]
@@ -1200,10 +1275,6 @@ mod tests {
             (
                 json!({"type": "COMPLETE_JOB", "jobSelector": {"jobType": 7}}),
                 "i.jobSelector.jobType: invalid type: integer `7`, expected a string",
-            ),
-            (
-                json!({"type": "COMPLETE_JOB", "jobSelector": {}, "variable": {}}),
-                "i: unknown field `variable`, expected one of `jobSelector`, `variables`, `useExampleData`",
             ),
             (
                 json!({"type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}, "state": "IS_DONE"}),
@@ -1226,6 +1297,26 @@ mod tests {
     }
 
     #[test]
+    fn unknown_fields_are_ignored_with_a_warning_as_cpt_ignores_them() {
+        let mut warnings = Vec::new();
+        let i = Instruction::from_json(
+            &json!({"type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {"processDefinitionId": "p"},
+                    "startInstructions": [{"type": "START_BEFORE_ELEMENT", "elementId": "a"}], "variable": {}}),
+            "i",
+            &mut warnings,
+        )
+        .unwrap();
+        assert_eq!(i.type_name(), "CREATE_PROCESS_INSTANCE");
+        assert_eq!(
+            warnings,
+            [
+                "i.startInstructions[0]: unknown field `type` is ignored (as CPT ignores it)",
+                "i: unknown field `variable` is ignored (as CPT ignores it)"
+            ]
+        );
+    }
+
+    #[test]
     fn files_ignore_unknown_root_and_case_fields_and_warn_about_newer_instructions() {
         let file = TestFile::parse(
             r#"{"$schema": "https://camunda.com/json-schema/cpt-test-cases/8.9/schema.json",
@@ -1237,15 +1328,23 @@ mod tests {
         assert_eq!(file.test_cases[0].name, "a");
         assert_eq!(
             file.warnings,
-            ["CONDITIONAL_BEHAVIOR is newer than the file's $schema (https://camunda.com/json-schema/cpt-test-cases/8.9/schema.json); baton reads it anyway"]
+            [
+                "CONDITIONAL_BEHAVIOR is newer than the file's $schema (https://camunda.com/json-schema/cpt-test-cases/8.9/schema.json); baton reads it anyway"
+            ]
         );
-        let e = TestFile::parse(r#"{"testCases": [{"name": "a", "instructions": [{"type": "SET_TIME"}]}]}"#)
-            .unwrap_err();
+        let e = TestFile::parse(
+            r#"{"testCases": [{"name": "a", "instructions": [{"type": "SET_TIME"}]}]}"#,
+        )
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
             "testCases[0].instructions[0]: missing field `time`"
         );
         let e = TestFile::parse("{\"testCases\": [}").unwrap_err();
-        assert!(e.to_string().starts_with("not valid JSON at line 1 column 16"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("not valid JSON at line 1 column 16"),
+            "{e}"
+        );
     }
 }

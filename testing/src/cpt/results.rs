@@ -79,9 +79,21 @@ impl CaseResult {
     }
 }
 
+/// A folder of test files and what was deployed for it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuiteInfo {
+    pub dir: PathBuf,
+    /// The resources deployed (or tried).
+    pub resources: Vec<PathBuf>,
+    /// What was not deployed, and instructions newer than a file's `$schema`.
+    pub notes: Vec<String>,
+}
+
 /// Every case of a run, in run order, and the coverage of them all.
 #[derive(Debug, Clone)]
 pub struct Report {
+    pub suites: Vec<SuiteInfo>,
     pub cases: Vec<CaseResult>,
     /// The coverage of every test case, merged.
     pub coverage: CoverageFile,
