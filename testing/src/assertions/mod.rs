@@ -934,11 +934,16 @@ impl<'a> Subject<'a> {
             (None, Some(n)) => format!("user task named \"{n}\""),
             (None, None) => "a user task".to_owned(),
         };
-        let found = tasks.iter().find(|t| {
-            let (id, name) = name_of(t);
-            sel.element_id.as_ref().is_none_or(|s| *s == id)
-                && sel.name.as_ref().is_none_or(|s| Some(s) == name.as_ref())
-        });
+        // CPT checks each property on its own: some matching task must have it (a task
+        // created again in a loop is found next to the completed one).
+        let matching: Vec<&&baton_engine::runtime::UserTask> = tasks
+            .iter()
+            .filter(|t| {
+                let (id, name) = name_of(t);
+                sel.element_id.as_ref().is_none_or(|s| *s == id)
+                    && sel.name.as_ref().is_none_or(|s| Some(s) == name.as_ref())
+            })
+            .collect();
         let mut want = Vec::new();
         if let Some(s) = e.state {
             want.push(format!("state {}", user_task_state(s)));
@@ -966,7 +971,7 @@ impl<'a> Subject<'a> {
         } else {
             format!("{} to have {label} with {}", self.who(), want.join(", "))
         };
-        let Some(t) = found else {
+        if matching.is_empty() {
             let existing: Vec<String> = tasks.iter().map(|t| name_of(t).0).collect();
             return Err((
                 want_text,
@@ -979,58 +984,86 @@ impl<'a> Subject<'a> {
                     )
                 },
             ));
-        };
-        let v = &t.value;
-        let mut diffs = Vec::new();
-        if let Some(s) = e.state
-            && s != t.state
-        {
-            diffs.push(format!("its state is {}", user_task_state(t.state)));
         }
-        if let Some(a) = &e.assignee
-            && v.assignee.as_deref() != Some(a.as_str())
-        {
-            diffs.push(match &v.assignee {
-                Some(x) => format!("its assignee is \"{x}\""),
-                None => "it has no assignee".to_owned(),
+        let mut diffs = Vec::new();
+        // A property no matching task has: described for the one task, or for each of them.
+        let mut property =
+            |has: &dyn Fn(&baton_engine::runtime::UserTask) -> bool,
+             describe: &dyn Fn(&baton_engine::runtime::UserTask) -> String| {
+                if matching.iter().any(|t| has(t)) {
+                    return;
+                }
+                if let [t] = matching.as_slice() {
+                    diffs.push(describe(t));
+                } else {
+                    let each: Vec<String> = matching
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| format!("task {}: {}", i + 1, describe(t)))
+                        .collect();
+                    diffs.push(format!(
+                        "none of the {} matching user tasks has it ({})",
+                        matching.len(),
+                        each.join("; ")
+                    ));
+                }
+            };
+        if let Some(s) = e.state {
+            property(&|t| t.state == s, &|t| {
+                format!("its state is {}", user_task_state(t.state))
             });
         }
-        if let Some(g) = &e.candidate_groups
-            && *g != *v.candidate_groups
-        {
-            diffs.push(format!(
-                "its candidate groups are [{}]",
-                quoted(&v.candidate_groups)
-            ));
+        if let Some(a) = &e.assignee {
+            property(
+                &|t| t.value.assignee.as_deref() == Some(a.as_str()),
+                &|t| match &t.value.assignee {
+                    Some(x) => format!("its assignee is \"{x}\""),
+                    None => "it has no assignee".to_owned(),
+                },
+            );
         }
-        if let Some(g) = &e.candidate_users
-            && *g != *v.candidate_users
-        {
-            diffs.push(format!(
-                "its candidate users are [{}]",
-                quoted(&v.candidate_users)
-            ));
+        if let Some(g) = &e.candidate_groups {
+            property(&|t| *g == *t.value.candidate_groups, &|t| {
+                format!(
+                    "its candidate groups are [{}]",
+                    quoted(&t.value.candidate_groups)
+                )
+            });
         }
-        if let Some(p) = e.priority
-            && p != v.priority
-        {
-            diffs.push(format!("its priority is {}", v.priority));
+        if let Some(g) = &e.candidate_users {
+            property(&|t| *g == *t.value.candidate_users, &|t| {
+                format!(
+                    "its candidate users are [{}]",
+                    quoted(&t.value.candidate_users)
+                )
+            });
         }
-        if let Some(d) = &e.due_date
-            && !same_instant(Some(d), v.due_date.as_deref())
-        {
-            diffs.push(format!(
-                "its due date is {}",
-                v.due_date.as_deref().unwrap_or("not set")
-            ));
+        if let Some(p) = e.priority {
+            property(&|t| p == t.value.priority, &|t| {
+                format!("its priority is {}", t.value.priority)
+            });
         }
-        if let Some(d) = &e.follow_up_date
-            && !same_instant(Some(d), v.follow_up_date.as_deref())
-        {
-            diffs.push(format!(
-                "its follow-up date is {}",
-                v.follow_up_date.as_deref().unwrap_or("not set")
-            ));
+        if let Some(d) = &e.due_date {
+            property(
+                &|t| same_instant(Some(d), t.value.due_date.as_deref()),
+                &|t| {
+                    format!(
+                        "its due date is {}",
+                        t.value.due_date.as_deref().unwrap_or("not set")
+                    )
+                },
+            );
+        }
+        if let Some(d) = &e.follow_up_date {
+            property(
+                &|t| same_instant(Some(d), t.value.follow_up_date.as_deref()),
+                &|t| {
+                    format!(
+                        "its follow-up date is {}",
+                        t.value.follow_up_date.as_deref().unwrap_or("not set")
+                    )
+                },
+            );
         }
         if diffs.is_empty() {
             Ok(())

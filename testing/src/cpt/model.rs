@@ -923,13 +923,21 @@ impl Instruction {
             }
             "ASSERT_AI_AGENT" => I::AssertAiAgent(read(fields, path, warnings)?),
             other => {
-                let known: Vec<&str> = INSTRUCTION_TYPES.iter().map(|(t, _)| *t).collect();
+                let closest = INSTRUCTION_TYPES
+                    .iter()
+                    .map(|(t, _)| (strsim::levenshtein(other, t), *t))
+                    .min()
+                    .filter(|(distance, _)| *distance <= 3);
+                let hint = match closest {
+                    Some((_, t)) => format!("did you mean {t}?"),
+                    None => {
+                        let known: Vec<&str> = INSTRUCTION_TYPES.iter().map(|(t, _)| *t).collect();
+                        format!("known types: {}", known.join(", "))
+                    }
+                };
                 return Err(error(
                     format!("{path}.type"),
-                    format!(
-                        "unknown instruction type \"{other}\"; known types: {}",
-                        known.join(", ")
-                    ),
+                    format!("unknown instruction type \"{other}\"; {hint}"),
                 ));
             }
         };
