@@ -826,11 +826,12 @@ impl<'a> Eval<'a> {
 
     fn for_loop(&mut self, iters: &[(Arc<str>, Iteration)], body: &Expr, scope: &Scope) -> R {
         let uses_partial = mentions(body, "partial");
-        let mut out = Vec::new();
+        // shared with `partial` while the body runs, unique again when the item is added: no copy
+        let mut out = Arc::new(Vec::new());
         if !self.for_level(iters, body, scope, &mut out, uses_partial)? {
             return Ok(Value::Null);
         }
-        Ok(Value::list(out))
+        Ok(Value::List(out))
     }
 
     fn for_level(
@@ -838,12 +839,12 @@ impl<'a> Eval<'a> {
         iters: &[(Arc<str>, Iteration)],
         body: &Expr,
         scope: &Scope,
-        out: &mut Vec<Value>,
+        out: &mut Arc<Vec<Value>>,
         uses_partial: bool,
     ) -> Result<bool, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
             let v = if uses_partial {
-                let partial = Value::list(out.clone());
+                let partial = Value::List(out.clone());
                 let s = Scope::One {
                     parent: scope,
                     name: "partial",
@@ -853,15 +854,16 @@ impl<'a> Eval<'a> {
             } else {
                 self.eval(body, scope)?
             };
-            out.push(v);
-            self.check_items(out.len())?;
+            let items = Arc::make_mut(out);
+            items.push(v);
+            self.check_items(items.len())?;
             return Ok(true);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
         if rest.is_empty() {
-            out.reserve(items.len());
+            Arc::make_mut(out).reserve(items.len());
         }
         while let Some(item) = items.next() {
             let s = Scope::One {

@@ -9,6 +9,7 @@ mod feel_wired;
 mod fixtures;
 mod golden;
 mod hostile;
+mod listeners;
 mod messages;
 mod signals;
 mod timers;

@@ -2,6 +2,7 @@
 
 mod cassettes;
 mod connector;
+mod corpus;
 mod engine;
 mod harness;
 mod matchers;
