@@ -3,7 +3,7 @@
 //! over it; Rust users can run JSON files from `cargo test` too:
 //!
 //! ```no_run
-//! let report = baton_testing::cpt::run(&["tests/cpt".into()], &Default::default()).unwrap();
+//! let report = baton_testing::cpt::run(&["tests/cpt"], &Default::default()).unwrap();
 //! report.assert_success();
 //! ```
 //!

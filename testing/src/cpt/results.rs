@@ -144,7 +144,7 @@ impl Report {
                 .cases
                 .iter()
                 .filter(|c| c.failed())
-                .map(|c| super::text::case_text(c))
+                .map(super::text::case_text)
                 .collect();
             panic!("{}\n\n{}", failures.join("\n"), self.summary());
         }

@@ -55,18 +55,19 @@ pub enum Event<'a> {
 }
 
 /// Runs the test files of `paths` (files or folders).
-pub fn run(paths: &[PathBuf], options: &Options) -> Result<Report, DiscoverError> {
+pub fn run(paths: &[impl AsRef<Path>], options: &Options) -> Result<Report, DiscoverError> {
     run_with(paths, options, &mut |_| {})
 }
 
 /// Runs the test files of `paths`, telling `on_event` what happens.
 pub fn run_with(
-    paths: &[PathBuf],
+    paths: &[impl AsRef<Path>],
     options: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report, DiscoverError> {
     let start = Instant::now();
-    let suites = discover::discover(paths, &options.deploy)?;
+    let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+    let suites = discover::discover(&paths, &options.deploy)?;
     let selected = |file: &Path, name: &str| {
         options
             .filter

@@ -67,7 +67,10 @@ fn validate_needs_a_file() {
 fn test_prints_each_failure_with_the_run_explained() {
     let (code, output) = baton(&["test", "fixtures/cpt/failing"]);
     assert_eq!(code, 1, "{output}");
-    assert!(output.ends_with("0 passed, 11 failed, 1 skipped\n"), "{output}");
+    assert!(
+        output.ends_with("0 passed, 11 failed, 1 skipped\n"),
+        "{output}"
+    );
     insta::assert_snapshot!(output);
 }
 
@@ -143,7 +146,10 @@ fn template_list_and_use() {
     std::fs::write(&bpmn, "mine").unwrap();
     let (code, output) = baton(&["template", "use", "ai-agent-tool-loop", &dir_arg]);
     assert_eq!(code, 1, "{output}");
-    assert!(output.contains("already exist; nothing was written (use --force to overwrite)"), "{output}");
+    assert!(
+        output.contains("already exist; nothing was written (use --force to overwrite)"),
+        "{output}"
+    );
     assert_eq!(std::fs::read_to_string(&bpmn).unwrap(), "mine");
     let (code, output) = baton(&["template", "use", "ai-agent-tool-loop", &dir_arg, "--force"]);
     assert_eq!(code, 0, "{output}");
@@ -173,7 +179,12 @@ fn coverage_report_merges_the_files_of_test_runs() {
     let merged = dir.join("merged.json");
     let merged_arg = merged.display().to_string();
     let (code, output) = baton(&[
-        "coverage", "report", "--input", &cov_arg, "--json", &merged_arg,
+        "coverage",
+        "report",
+        "--input",
+        &cov_arg,
+        "--json",
+        &merged_arg,
     ]);
     assert_eq!(code, 0, "{output}");
     let file = baton_testing::coverage::CoverageFile::from_json(

@@ -35,17 +35,20 @@ fn corpus_passes() {
             (entry.trim().to_owned(), reason.trim().to_owned())
         })
         .collect();
-    let report = cpt::run(&[cases.clone()], &Options::default()).unwrap();
+    let report = cpt::run(&[&cases], &Options::default()).unwrap();
     assert_eq!(report.cases.len(), 71, "the corpus has 71 test cases");
     let mut unexpected = Vec::new();
     let mut now_passing = Vec::new();
     let mut used = vec![false; known.len()];
     for case in &report.cases {
-        let file = case.file.strip_prefix(&cases).unwrap().display().to_string();
+        let file = case
+            .file
+            .strip_prefix(&cases)
+            .unwrap()
+            .display()
+            .to_string();
         let title = format!("{file} › {}", case.name);
-        let entry = known
-            .iter()
-            .position(|(e, _)| *e == file || *e == title);
+        let entry = known.iter().position(|(e, _)| *e == file || *e == title);
         if let Some(i) = entry {
             used[i] = true;
         }
@@ -165,7 +168,7 @@ fn an_agent_replays_a_cassette_relative_to_the_test_file() {
             { "responseJson": { "answer": "Order 7 ships tomorrow.", "resolved": true } } ] }"#,
     )
     .unwrap();
-    let report = cpt::run(&[dir.clone()], &Options::default()).unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     report.assert_success();
     assert_eq!(report.summary(), "1 passed, 0 failed");
@@ -175,7 +178,7 @@ fn an_agent_replays_a_cassette_relative_to_the_test_file() {
 fn agent_failure(name: &str, mock: &str, after: &str) -> String {
     let test = agent_case(name, mock).replace("{AFTER}", after);
     let dir = agent_suite(name, &test);
-    let report = cpt::run(&[dir.clone()], &Options::default()).unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(report.summary(), "0 passed, 1 failed");
     cpt::text::case_text(&report.cases[0]).replace(&dir.display().to_string(), "[dir]")
@@ -219,10 +222,10 @@ fn discovery_skips_other_json_and_reports_broken_test_files() {
     let dir = temp_dir("discovery");
     std::fs::write(dir.join("cassette.json"), r#"{"version": 1, "turns": []}"#).unwrap();
     std::fs::write(dir.join("package.json"), "{ not json").unwrap();
-    let none = cpt::discover(&[dir.clone()], &[]).unwrap_err();
+    let none = cpt::discover(std::slice::from_ref(&dir), &[]).unwrap_err();
     assert!(none.to_string().starts_with("no test file"), "{none}");
     std::fs::write(dir.join("empty.test.json"), r#"{"name": "no cases"}"#).unwrap();
-    let suites = cpt::discover(&[dir.clone()], &[]).unwrap();
+    let suites = cpt::discover(std::slice::from_ref(&dir), &[]).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(suites.len(), 1);
     assert_eq!(suites[0].files.len(), 1);
