@@ -225,6 +225,9 @@ pub struct ExecElement {
     pub attached_to: Option<ElementIdx>,
     /// Intermediate catch events that follow an event-based gateway.
     pub after_event_based_gateway: bool,
+    /// For an activity with a compensation boundary event: the activity that compensates it
+    /// (associated with the boundary event).
+    pub compensation_handler: Option<ElementIdx>,
 }
 
 impl ExecElement {
@@ -406,6 +409,26 @@ pub fn compile(
                 ad_hoc.activatable = activatable;
                 ad_hoc.elements_json = Arc::new(json);
             }
+        }
+    }
+    // Compensation: a boundary event with a compensate definition is associated with the
+    // activity that compensates the one it is attached to.
+    for a in &process.artifacts {
+        if a.kind != "association" {
+            continue;
+        }
+        let (Some(src), Some(dst)) = (&a.source_ref, &a.target_ref) else {
+            continue;
+        };
+        let (Some(b), Some(h)) = (process.find(src), process.find(dst)) else {
+            continue;
+        };
+        if let (Some(activity), EventDef::Compensation { .. }) = (
+            elements[b.0 as usize].attached_to,
+            &elements[b.0 as usize].event,
+        ) && process.element(h).is_for_compensation
+        {
+            elements[activity.0 as usize].compensation_handler = Some(h);
         }
     }
     let scope = scope_info(process, &process.children);
@@ -740,6 +763,7 @@ fn compile_element(
         interrupting,
         attached_to,
         after_event_based_gateway: false,
+        compensation_handler: None,
     })
 }
 

@@ -15,6 +15,7 @@
 
 pub mod ad_hoc;
 mod call_activity;
+mod compensation;
 mod conditionals;
 pub mod cron;
 mod events;
@@ -182,6 +183,7 @@ pub struct Engine {
     pub(crate) messaging: messages::MessageState,
     pub(crate) signal_subscriptions: signals::SignalSubscriptions,
     pub(crate) conditionals: conditionals::ConditionalState,
+    pub(crate) compensation: compensation::CompensationState,
     /// The event start event (message, timer, signal) a process instance being created starts
     /// at, with the event's variables.
     pub(crate) event_starts: FxHashMap<Key, state::EventTrigger>,
@@ -258,6 +260,7 @@ impl Engine {
             messaging: messages::MessageState::default(),
             signal_subscriptions: BTreeMap::new(),
             conditionals: conditionals::ConditionalState::default(),
+            compensation: compensation::CompensationState::default(),
             event_starts: FxHashMap::default(),
             steps: 0,
         }

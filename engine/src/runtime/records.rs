@@ -416,6 +416,20 @@ pub struct ConditionalValue {
     pub interrupting: bool,
 }
 
+/// The value of a `COMPENSATION_SUBSCRIPTION` record.
+#[derive(Debug, Clone)]
+pub struct CompensationValue {
+    pub proc: ProcIdx,
+    pub process_instance_key: Key,
+    /// The completed activity to compensate.
+    pub activity: ElementIdx,
+    pub activity_instance_key: Key,
+    /// The activity that compensates it.
+    pub handler: ElementIdx,
+    /// The throw or end event that triggered it.
+    pub throw_element: Option<ElementIdx>,
+}
+
 /// The value of a `USER_TASK` record.
 #[derive(Debug, Clone)]
 pub struct UserTaskValue {
@@ -483,6 +497,7 @@ pub enum RecordValue {
     Subscription(Box<SubscriptionValue>),
     Signal(Box<SignalValue>),
     ConditionalSubscription(Box<ConditionalValue>),
+    Compensation(Box<CompensationValue>),
     Escalation {
         proc: ProcIdx,
         process_instance_key: Key,

@@ -112,6 +112,12 @@ impl Engine {
                 self.process(c.proc).element(c.element).id,
                 key_text(r.key)
             ),
+            RecordValue::Compensation(c) => format!(
+                " element=\"{}\" handler=\"{}\" key={}",
+                self.process(c.proc).element(c.activity).id,
+                self.process(c.proc).element(c.handler).id,
+                key_text(r.key)
+            ),
             RecordValue::Signal(s) => {
                 format!(" name=\"{}\" key={}", s.signal_name, key_text(r.key))
             }
