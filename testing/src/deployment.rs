@@ -78,6 +78,13 @@ impl Deployment {
         Ok(self)
     }
 
+    /// Adds several files as one deployment (all or nothing), as a CPT test class deploys its
+    /// resources.
+    pub fn add_files(&mut self, paths: &[PathBuf]) -> Result<&mut Self, DeployError> {
+        deploy_files(&mut self.engine, paths)?;
+        Ok(self)
+    }
+
     /// Adds BPMN text.
     pub fn add_xml(&mut self, name: &str, xml: &str) -> Result<&mut Self, DeployError> {
         deploy_resources(
@@ -117,6 +124,12 @@ pub(crate) fn deploy_resources(
     if let Some(r) = resources.iter().find(|r| r.name.ends_with(".dmn")) {
         return Err(DeployError::Unsupported(format!(
             "{}: DMN files cannot be deployed yet (baton has no DMN evaluator in this build); mock the decision with ProcessTest::mock_decision",
+            r.name
+        )));
+    }
+    if let Some(r) = resources.iter().find(|r| r.name.ends_with(".form")) {
+        return Err(DeployError::Unsupported(format!(
+            "{}: forms cannot be deployed yet (baton does not run forms in this build; user tasks run without them)",
             r.name
         )));
     }
