@@ -94,7 +94,8 @@ impl Deployment {
         Ok(self)
     }
 
-    /// Adds every `.bpmn` file of a folder (recursively, in path order) as one deployment.
+    /// Adds every `.bpmn` (and `.form`) file of a folder (recursively, in path order) as one
+    /// deployment.
     pub fn add_dir(&mut self, dir: impl AsRef<Path>) -> Result<&mut Self, DeployError> {
         deploy_dir(&mut self.engine, dir.as_ref())?;
         Ok(self)
@@ -124,12 +125,6 @@ pub(crate) fn deploy_resources(
     if let Some(r) = resources.iter().find(|r| r.name.ends_with(".dmn")) {
         return Err(DeployError::Unsupported(format!(
             "{}: DMN files cannot be deployed yet (baton has no DMN evaluator in this build); mock the decision with ProcessTest::mock_decision",
-            r.name
-        )));
-    }
-    if let Some(r) = resources.iter().find(|r| r.name.ends_with(".form")) {
-        return Err(DeployError::Unsupported(format!(
-            "{}: forms cannot be deployed yet (baton does not run forms in this build; user tasks run without them)",
             r.name
         )));
     }
@@ -180,7 +175,10 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DeployError> {
         }
         if path.is_dir() {
             collect(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "bpmn" || e == "dmn") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "bpmn" || e == "dmn" || e == "form")
+        {
             out.push(path);
         }
     }
