@@ -529,13 +529,8 @@ impl Number {
     }
 }
 
-fn digits_u128(mut q: u128) -> u32 {
-    let mut n = 0;
-    while q > 0 {
-        q /= 10;
-        n += 1;
-    }
-    n
+fn digits_u128(q: u128) -> u32 {
+    q.checked_ilog10().map_or(0, |l| l + 1)
 }
 
 /// `a / b` for small operands with `u128` long division: 35 significant digits, then HALF_EVEN

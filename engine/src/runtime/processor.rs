@@ -115,7 +115,12 @@ impl Engine {
                 format!("Expected element instance with key '{key}' to exist, but it does not"),
             ));
         };
-        if let Err(e) = lifecycle::check(
+        // The element id is only looked up for the error (this runs for every transition).
+        if !lifecycle::can_transition(
+            lifecycle::Family::of(inst.element_type),
+            Some(inst.state),
+            to,
+        ) && let Err(e) = lifecycle::check(
             &self.element_id_of(inst),
             inst.element_type,
             Some(inst.state),
@@ -138,15 +143,14 @@ impl Engine {
                     s.state = to;
                 }
                 self.release_message_start_lock(key);
+                self.drop_compensation_of(key);
             }
             Ok(Some(inst))
         } else {
             if let Some(i) = self.instances.get_mut(&key) {
                 i.state = to;
             }
-            if to == State::Activated
-                && let Some(s) = self.process_instances.get_mut(&key)
-            {
+            if let Some(s) = self.process_instances.get_mut(&key) {
                 s.state = to;
             }
             Ok(None)
@@ -418,36 +422,45 @@ impl Engine {
     }
 
     fn on_activate(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
+        let Some(i) = self.instances.get(&key) else {
             return Ok(());
         };
+        let (proc, element, ty) = (i.proc, i.element(), i.element_type);
         if ty == T::AdHocSubProcess {
             self.ad_hoc_before_input_mappings(key);
         }
         if let Some(e) = element
             && !matches!(ty, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance)
+            && !self.process(proc).element(e).input_mappings.is_empty()
         {
-            let el = p.element(e);
-            if !el.input_mappings.is_empty() {
-                self.apply_input_mappings(key, &el.input_mappings)?;
-            }
+            let p = self.process(proc).clone();
+            self.apply_input_mappings(key, &p.element(e).input_mappings)?;
         }
         self.after_on_activate(key)
     }
 
+    /// The execution listener of the current phase to run next, if any (cloned only when
+    /// there is one: this runs for every element).
+    fn next_listener(&self, key: Key, start: bool) -> Option<super::executable::ListenerDef> {
+        let i = self.instances.get(&key)?;
+        let e = match (i.element(), i.element_type) {
+            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => return None,
+            // Process-level listeners are not run (their jobs would need a process node).
+            (None, _) => return None,
+            (Some(e), _) => e,
+        };
+        let el = self.process(i.proc).element(e);
+        let listeners = if start {
+            &el.start_listeners
+        } else {
+            &el.end_listeners
+        };
+        listeners.get(i.listener_index as usize).cloned()
+    }
+
     /// After input mappings: run the start execution listeners, then finalize.
     pub(crate) fn after_on_activate(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
-            return Ok(());
-        };
-        let listeners = match (element, ty) {
-            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => &[][..],
-            (Some(e), _) => &p.element(e).start_listeners[..],
-            (None, _) => &[][..],
-        };
-        let index = self.instances[&key].listener_index as usize;
-        if let Some(l) = listeners.get(index) {
-            let l = l.clone();
+        if let Some(l) = self.next_listener(key, true) {
             return self.create_listener_job(key, &l, super::records::ListenerEventType::Start);
         }
         self.finalize_activation(key)
@@ -516,6 +529,12 @@ impl Engine {
                 self.transition(key, State::Activated)?;
                 self.queue.push_back(Cmd::Complete(key));
                 Ok(())
+            }
+            T::IntermediateThrowEvent | T::EndEvent
+                if matches!(el.event, EventDef::Compensation { .. }) && el.job.is_none() =>
+            {
+                let activity = self.compensation_target(key).flatten();
+                self.throw_compensation(key, activity)
             }
             T::IntermediateThrowEvent | T::EndEvent => match &el.event {
                 EventDef::None | EventDef::Link { .. } | EventDef::Terminate => {
@@ -606,17 +625,7 @@ impl Engine {
 
     /// After output mappings: run the end execution listeners, then finalize.
     pub(crate) fn after_on_complete(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
-            return Ok(());
-        };
-        let listeners = match (element, ty) {
-            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => &[][..],
-            (Some(e), _) => &p.element(e).end_listeners[..],
-            (None, _) => &[][..],
-        };
-        let index = self.instances[&key].listener_index as usize;
-        if let Some(l) = listeners.get(index) {
-            let l = l.clone();
+        if let Some(l) = self.next_listener(key, false) {
             return self.create_listener_job(key, &l, super::records::ListenerEventType::End);
         }
         self.finalize_completion(key)
@@ -647,8 +656,14 @@ impl Engine {
         if end_of_path && let Some(scope) = scope {
             self.before_path_completed(scope, key)?;
         }
+        if el.compensation_handler.is_some() {
+            self.subscribe_compensation(key);
+        }
         let inst = self.transition(key, State::Completed)?.expect("completed");
         let scope = inst.flow_scope.expect("elements have a flow scope");
+        if !self.compensation.is_empty() {
+            self.compensation_handler_done(key);
+        }
         if !inner && self.runtime_instruction_fires(&inst, &el.id) {
             return Ok(());
         }
@@ -791,7 +806,10 @@ impl Engine {
         self.cancel_job_of(key);
         self.unsubscribe_from_events(key);
         self.resolve_incidents_of(key);
-        self.cancel_user_task_of(key);
+        if self.cancel_user_task_of(key) {
+            // The termination waits for the user task's canceling listeners.
+            return;
+        }
         match ty {
             T::Process
             | T::SubProcess

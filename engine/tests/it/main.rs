@@ -1,14 +1,17 @@
 //! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod builder;
+mod compensation;
 mod conditionals;
 mod core;
 mod corpus;
 mod deployment;
 mod feel_wired;
 mod fixtures;
+mod forms;
 mod golden;
 mod hostile;
+mod listeners;
 mod messages;
 mod signals;
 mod timers;

@@ -4,6 +4,7 @@ mod agent;
 mod cli;
 mod coverage;
 mod coverage_html;
+pub mod cpt;
 mod events;
 mod failures;
 mod features;
