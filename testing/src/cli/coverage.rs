@@ -1,11 +1,14 @@
 //! `baton coverage report --input DIR [--html DIR] [--json FILE]`: merges the coverage files of
-//! many test runs (`baton test --coverage-dir`, or `BATON_COVERAGE_DIR` for Rust tests) and
-//! prints the text report.
+//! many test runs (`baton test --coverage-dir`, or `BATON_COVERAGE_DIR` for Rust tests), prints
+//! the text report and writes the HTML report (`DIR/index.html`, see `coverage::html`). On a
+//! terminal, a status line counts the files read when reading takes long.
 
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
-use crate::coverage::{CoverageReport, merge_dir};
+use crate::coverage::{CoverageReport, html, merge_dir_with};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -24,7 +27,8 @@ struct ReportArgs {
     /// The folder of coverage files (*.json).
     #[arg(long, value_name = "DIR")]
     input: PathBuf,
-    /// Also write the HTML report (the processes drawn, covered parts marked) into this folder.
+    /// Also write the HTML report (the processes drawn, covered parts marked) into this folder,
+    /// as index.html.
     #[arg(long, value_name = "DIR")]
     html: Option<PathBuf>,
     /// Also write the merged coverage file here.
@@ -32,18 +36,27 @@ struct ReportArgs {
     json: Option<PathBuf>,
 }
 
+/// On a terminal, after this long, a status line counts the files read.
+const PROGRESS_AFTER: Duration = Duration::from_millis(300);
+
 pub fn run(args: &Args) -> ExitCode {
     let Command::Report(args) = &args.command;
-    if let Some(dir) = &args.html {
-        // The HTML report (SVG from BPMN DI) is its own module; until it is in this build, say
-        // so before doing anything.
-        eprintln!(
-            "baton coverage report: --html {}: the HTML report is not available in this build yet; use the text report or --json",
-            dir.display()
-        );
-        return ExitCode::FAILURE;
+    let terminal = std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let mut shown = false;
+    let merged = merge_dir_with(&args.input, |read, total| {
+        // Every 100th file and the last: a line per file would cost more than reading it.
+        if terminal && start.elapsed() >= PROGRESS_AFTER && (read % 100 == 0 || read == total) {
+            eprint!("\r\x1b[2Kreading coverage files: {read}/{total}");
+            let _ = std::io::stderr().flush();
+            shown = true;
+        }
+    });
+    if shown {
+        eprint!("\r\x1b[2K");
+        let _ = std::io::stderr().flush();
     }
-    let merged = match merge_dir(&args.input) {
+    let merged = match merged {
         Ok(m) => m,
         Err(e) => {
             eprintln!("baton coverage report: {e}");
@@ -59,11 +72,24 @@ pub fn run(args: &Args) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    let html = match &args.html {
+        Some(dir) => match html::write_report(dir, &merged) {
+            Ok(path) => Some(path),
+            Err(e) => {
+                eprintln!("baton coverage report: cannot write the HTML report: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
     print!("{}", CoverageReport::from_data(&merged.processes));
     println!(
         "({} test{} merged)",
         merged.tests.len(),
         if merged.tests.len() == 1 { "" } else { "s" }
     );
+    if let Some(path) = html {
+        println!("HTML report: {}", path.display());
+    }
     ExitCode::SUCCESS
 }

@@ -336,6 +336,14 @@ pub fn write_file(dir: &Path, file: &CoverageFile) -> Result<PathBuf, CoverageEr
 
 /// Reads every `*.json` coverage file of a folder (in name order) and merges them.
 pub fn merge_dir(dir: &Path) -> Result<CoverageFile, CoverageError> {
+    merge_dir_with(dir, |_, _| {})
+}
+
+/// [`merge_dir`], calling `on_file(read, total)` after each file read (for progress output).
+pub fn merge_dir_with(
+    dir: &Path,
+    mut on_file: impl FnMut(usize, usize),
+) -> Result<CoverageFile, CoverageError> {
     let io = |source| CoverageError::Io {
         path: dir.to_path_buf(),
         source,
@@ -350,7 +358,8 @@ pub fn merge_dir(dir: &Path) -> Result<CoverageFile, CoverageError> {
     if paths.is_empty() {
         return Err(CoverageError::Empty(dir.to_path_buf()));
     }
-    let mut files = Vec::with_capacity(paths.len());
+    let total = paths.len();
+    let mut files = Vec::with_capacity(total);
     for path in paths {
         let text = std::fs::read_to_string(&path).map_err(|source| CoverageError::Io {
             path: path.clone(),
@@ -359,6 +368,7 @@ pub fn merge_dir(dir: &Path) -> Result<CoverageFile, CoverageError> {
         let file = CoverageFile::from_json(&text)
             .map_err(|message| CoverageError::Invalid { path, message })?;
         files.push(file);
+        on_file(files.len(), total);
     }
     Ok(merge(&files))
 }

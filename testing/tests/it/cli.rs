@@ -192,9 +192,41 @@ fn coverage_report_merges_the_files_of_test_runs() {
     )
     .unwrap();
     assert_eq!(file.tests.len(), 3);
-    let (code, html) = baton(&["coverage", "report", "--input", &cov_arg, "--html", "out"]);
+    let html_dir = dir.join("html");
+    let html_arg = html_dir.display().to_string();
+    let (code, html_output) = baton(&[
+        "coverage", "report", "--input", &cov_arg, "--html", &html_arg,
+    ]);
+    assert_eq!(code, 0, "{html_output}");
+    assert!(
+        html_output.ends_with(&format!("HTML report: {html_arg}/index.html\n")),
+        "{html_output}"
+    );
+    let page = std::fs::read_to_string(html_dir.join("index.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert_eq!(
+        page.matches("<section class=\"process\"").count(),
+        file.processes.len()
+    );
+    // An HTML folder that cannot be made is an error that names it.
+    let blocked = dir.join("blocked");
+    std::fs::write(&blocked, "a file, not a folder").unwrap();
+    let blocked_arg = blocked.join("html").display().to_string();
+    let (code, error) = baton(&[
+        "coverage",
+        "report",
+        "--input",
+        &cov_arg,
+        "--html",
+        &blocked_arg,
+    ]);
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(code, 1, "{html}");
-    assert!(html.contains("not available in this build yet"), "{html}");
+    assert_eq!(code, 1, "{error}");
+    assert!(
+        error.contains(&format!(
+            "baton coverage report: cannot write the HTML report: {blocked_arg}: "
+        )),
+        "{error}"
+    );
     insta::assert_snapshot!(output);
 }
