@@ -238,3 +238,27 @@ fn bad_files_are_named_in_the_error() {
             .starts_with("no coverage file")
     );
 }
+
+#[test]
+fn the_report_equals_the_report_of_the_file_data() {
+    let test = ProcessTest::from_file(template()).unwrap();
+    test.deploy_file(template()).unwrap(); // a second version with the same model
+    test.deploy_file(bpmn("order.bpmn")).unwrap();
+    test.deploy_xml(
+        "order-v2.bpmn",
+        &std::fs::read_to_string(bpmn("order.bpmn"))
+            .unwrap()
+            .replace("\"done\"", "\"finished\""),
+    )
+    .unwrap();
+    test.answer_jobs_of_element("support-agent", "scripted agent", scripted_agent());
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {}}));
+    test.mock_job("payment").complete();
+    test.start("ai-agent-tool-loop", ());
+    test.start("order", ());
+    let direct = test.coverage();
+    let from_data = CoverageReport::from_data(&test.coverage_data());
+    assert_eq!(direct, from_data);
+    assert_eq!(direct.processes.len(), 3);
+}
