@@ -15,11 +15,13 @@
 
 pub mod ad_hoc;
 mod call_activity;
+mod compensation;
 mod conditionals;
 pub mod cron;
 mod events;
 pub mod executable;
 pub mod expr;
+mod forms;
 mod gateways;
 mod incidents;
 mod jobs;
@@ -44,6 +46,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value as Json;
 
 pub use executable::{CompileError, ExecutableProcess};
+pub use forms::DeployedForm;
 pub use jobs::{AdHocJobResult, JobResult};
 pub use lifecycle::State;
 pub use messages::{
@@ -182,6 +185,8 @@ pub struct Engine {
     pub(crate) messaging: messages::MessageState,
     pub(crate) signal_subscriptions: signals::SignalSubscriptions,
     pub(crate) conditionals: conditionals::ConditionalState,
+    pub(crate) compensation: compensation::CompensationState,
+    pub(crate) forms: Vec<forms::DeployedForm>,
     /// The event start event (message, timer, signal) a process instance being created starts
     /// at, with the event's variables.
     pub(crate) event_starts: FxHashMap<Key, state::EventTrigger>,
@@ -258,6 +263,8 @@ impl Engine {
             messaging: messages::MessageState::default(),
             signal_subscriptions: BTreeMap::new(),
             conditionals: conditionals::ConditionalState::default(),
+            compensation: compensation::CompensationState::default(),
+            forms: Vec::new(),
             event_starts: FxHashMap::default(),
             steps: 0,
         }
@@ -362,20 +369,45 @@ impl Engine {
         &mut self,
         resources: &[crate::deploy::Resource],
     ) -> Result<DeploymentInfo, Rejection> {
-        let checked = crate::deploy::check(resources).map_err(|d| {
-            Rejection::new(
-                RejectionType::InvalidArgument,
-                format!(
-                    "Expected to deploy new resources, but encountered the following errors:\n{d}"
-                ),
-            )
-        })?;
+        // `.form` resources are forms (JSON); everything else goes through the BPMN checks.
+        let (form_resources, resources): (Vec<_>, Vec<_>) = resources
+            .iter()
+            .cloned()
+            .partition(|r| r.name.ends_with(".form"));
+        let mut forms = Vec::new();
+        for r in &form_resources {
+            let (id, tag) = forms::parse_form(&r.name, &r.content)?;
+            forms.push((r.name.clone(), id, tag));
+        }
+        let checked = if resources.is_empty() {
+            Vec::new()
+        } else {
+            crate::deploy::check(&resources).map_err(|d| {
+                Rejection::new(
+                    RejectionType::InvalidArgument,
+                    format!(
+                        "Expected to deploy new resources, but encountered the following errors:\n{d}"
+                    ),
+                )
+            })?
+        };
         let mut info = DeploymentInfo {
             deployment_key: 0,
             processes: Vec::new(),
         };
+        // Forms first, so the processes of the deployment find them.
+        if !forms.is_empty() {
+            info.deployment_key = self.new_key();
+            for (name, id, tag) in forms {
+                self.deploy_form(&name, id, tag, info.deployment_key);
+            }
+        }
         for resource in &checked {
-            let one = self.deploy_definitions(resource.source.name(), &resource.definitions)?;
+            let one = self.deploy_definitions_in(
+                resource.source.name(),
+                &resource.definitions,
+                (info.deployment_key != 0).then_some(info.deployment_key),
+            )?;
             if info.deployment_key == 0 {
                 info.deployment_key = one.deployment_key;
             }
@@ -396,6 +428,17 @@ impl Engine {
         resource_name: &str,
         definitions: &model::Definitions,
     ) -> Result<DeploymentInfo, Rejection> {
+        self.deploy_definitions_in(resource_name, definitions, None)
+    }
+
+    /// Deploys the processes of a definitions document as part of a deployment (`None`: a new
+    /// deployment of its own).
+    fn deploy_definitions_in(
+        &mut self,
+        resource_name: &str,
+        definitions: &model::Definitions,
+        deployment: Option<Key>,
+    ) -> Result<DeploymentInfo, Rejection> {
         let executable: Vec<&model::Process> = definitions
             .processes
             .iter()
@@ -409,7 +452,10 @@ impl Engine {
                 ),
             ));
         }
-        let deployment_key = self.new_key();
+        let deployment_key = match deployment {
+            Some(k) => k,
+            None => self.new_key(),
+        };
         // Compile everything first: a deployment is all or nothing.
         let mut compiled = Vec::new();
         for process in executable {

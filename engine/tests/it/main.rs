@@ -1,12 +1,14 @@
 //! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod builder;
+mod compensation;
 mod conditionals;
 mod core;
 mod corpus;
 mod deployment;
 mod feel_wired;
 mod fixtures;
+mod forms;
 mod golden;
 mod hostile;
 mod listeners;
