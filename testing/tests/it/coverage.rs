@@ -300,5 +300,9 @@ fn baton_coverage_report_merges_a_folder() {
         .output()
         .unwrap();
     assert!(!missing.status.success());
-    assert!(String::from_utf8(missing.stderr).unwrap().contains("no/such/dir: "));
+    assert!(
+        String::from_utf8(missing.stderr)
+            .unwrap()
+            .contains("no/such/dir: ")
+    );
 }
