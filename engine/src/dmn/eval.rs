@@ -677,7 +677,8 @@ fn type_check(value: Value, type_ref: Option<&str>) -> Result<Value, String> {
     if value.is_null() {
         return Ok(value);
     }
-    let ok = match type_ref.replace("feel:", "").as_str() {
+    let type_name = type_ref.replace("feel:", "");
+    let ok = match type_name.as_str() {
         "string" => matches!(value, Value::String(_)),
         "number" => matches!(value, Value::Number(_)),
         "boolean" => matches!(value, Value::Boolean(_)),
@@ -696,7 +697,7 @@ fn type_check(value: Value, type_ref: Option<&str>) -> Result<Value, String> {
         Ok(value)
     } else {
         Err(format!(
-            "expected '{type_ref}' but found '{}'",
+            "expected '{type_name}' but found '{}'",
             scala::val(&value)
         ))
     }

@@ -243,7 +243,48 @@ impl<'s, 'a> Parser<'s, 'a> {
             span: self.span(root),
         };
         self.check_cycles(&drg);
+        self.check_bkm_calls(&drg);
         drg
+    }
+
+    /// A decision or BKM that requires a business knowledge model calls it from FEEL
+    /// (`bkm(1, 2)`) or invokes it (`<invocation>`). baton turns a BKM into a FEEL function only
+    /// when its logic is a literal expression; other logic can be invoked, not called.
+    fn check_bkm_calls(&mut self, drg: &Drg) {
+        let invokes = |logic: &Logic, bkm: BkmIdx| {
+            matches!(logic, Logic::Invocation { bkm: invoked, .. } if *invoked == bkm)
+        };
+        let mut problems = Vec::new();
+        let requirers = drg
+            .decisions
+            .iter()
+            .map(|d| (&d.id, &d.logic, &d.required_bkms, d.span))
+            .chain(
+                drg.bkms
+                    .iter()
+                    .map(|b| (&b.id, &b.logic, &b.required_bkms, b.span)),
+            );
+        for (id, logic, required, span) in requirers {
+            for &bkm in required {
+                let target = &drg.bkms[bkm];
+                if target.function.is_none() && !invokes(logic, bkm) {
+                    problems.push((
+                        span.start,
+                        id.clone(),
+                        format!(
+                            "baton calls the business knowledge model '{}' from FEEL only when its \
+                             logic is a literal expression; its logic is a {}: evaluate it with an \
+                             <invocation> instead",
+                            target.name,
+                            kind_of(&target.logic)
+                        ),
+                    ));
+                }
+            }
+        }
+        for (at, id, message) in problems {
+            self.error(at, R::DecisionLogic, Some(&id), message);
+        }
     }
 
     /// dmn-scala's `checkForCyclicDependencies`.
@@ -436,8 +477,13 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
         // A literal expression body becomes a FEEL function `function(p1, p2) body`, so that
         // decisions call it like any function.
-        let function = match (&logic, literal_text) {
-            (Logic::Literal(_), Some(body)) => {
+        let body = match (&logic, literal_text) {
+            (Logic::Literal(_), Some(body)) => Some(body),
+            (Logic::Empty, _) => Some("null".to_owned()),
+            _ => None,
+        };
+        let function = match body {
+            Some(body) => {
                 let params: Vec<String> = parameters.iter().map(|p| feel_name(&p.name)).collect();
                 let text = format!("function({}) {}", params.join(", "), body);
                 Expression::parse(&text).ok().and_then(|e| {
@@ -447,7 +493,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                         .filter(|v| matches!(v, Value::Function(_)))
                 })
             }
-            _ => None,
+            None => None,
         };
         Bkm {
             id: Arc::from(id.as_str()),
@@ -1026,6 +1072,18 @@ impl<'s, 'a> Parser<'s, 'a> {
 /// The text of a `<text>` element (empty when it has none).
 fn text_of<'n>(node: &'n Node<'_>) -> &'n str {
     node.text.as_ref().map_or("", |t| &t.value)
+}
+
+/// How a message names a kind of logic.
+fn kind_of(logic: &Logic) -> &'static str {
+    match logic {
+        Logic::DecisionTable(_) => "decision table",
+        Logic::Context { .. } => "context",
+        Logic::List(_) => "list",
+        Logic::Relation(_) => "relation",
+        Logic::Invocation { .. } => "invocation",
+        _ => "literal expression",
+    }
 }
 
 /// The boxed expressions an element may hold.
