@@ -3,7 +3,7 @@
 //! Runs a FEEL conformance corpus file (schema: `shared/corpus/feel/README.md`), prints a table
 //! per category, the speed (cases/second over parse + evaluate), and last `passed P of T`.
 //! `--failures` lists every failing case; `--write-known` rewrites the known-failures file of
-//! the corpus file with the current failures (keeping existing reasons).
+//! the corpus file with the current failures and their reasons.
 
 #[path = "../tests/it/conformance.rs"]
 mod conformance;
@@ -103,16 +103,12 @@ fn main() {
     }
     if write_known {
         let known_file = conformance::known_failures_file(&path);
-        let known = conformance::known_failures(&known_file);
         let mut text = String::from(
             "# Cases of this corpus file that baton-feel does not pass: id<TAB>reason. This list only shrinks.\n",
         );
         for (c, o) in cases.iter().zip(&outcomes) {
             if !o.passed {
-                let reason = known
-                    .get(&c.id)
-                    .cloned()
-                    .unwrap_or_else(|| o.detail.replace(['\n', '\t'], " "));
+                let reason = conformance::failure_reason(c, &o.detail);
                 text.push_str(&format!("{}\t{}\n", c.id, reason));
             }
         }

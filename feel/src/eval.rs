@@ -354,8 +354,12 @@ impl<'a> Eval<'a> {
             let v = self.eval(x, scope)?;
             match v {
                 Value::Number(n) => Value::Number(n.neg()),
-                Value::DayTimeDuration(d) => Value::DayTimeDuration(-d),
-                Value::YearMonthDuration(m) => Value::YearMonthDuration(YearMonthDuration(-m.0)),
+                Value::DayTimeDuration(d) if d.checked_neg().is_some() => {
+                    Value::DayTimeDuration(-d)
+                }
+                Value::YearMonthDuration(m) if m.0 != i64::MIN => {
+                    Value::YearMonthDuration(YearMonthDuration(-m.0))
+                }
                 other => self.null(WarningKind::InvalidType, format!("Can't negate '{other}'")),
             }
         })
@@ -822,11 +826,12 @@ impl<'a> Eval<'a> {
 
     fn for_loop(&mut self, iters: &[(Arc<str>, Iteration)], body: &Expr, scope: &Scope) -> R {
         let uses_partial = mentions(body, "partial");
-        let mut out = Vec::new();
+        // shared with `partial` while the body runs, unique again when the item is added: no copy
+        let mut out = Arc::new(Vec::new());
         if !self.for_level(iters, body, scope, &mut out, uses_partial)? {
             return Ok(Value::Null);
         }
-        Ok(Value::list(out))
+        Ok(Value::List(out))
     }
 
     fn for_level(
@@ -834,12 +839,12 @@ impl<'a> Eval<'a> {
         iters: &[(Arc<str>, Iteration)],
         body: &Expr,
         scope: &Scope,
-        out: &mut Vec<Value>,
+        out: &mut Arc<Vec<Value>>,
         uses_partial: bool,
     ) -> Result<bool, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
             let v = if uses_partial {
-                let partial = Value::list(out.clone());
+                let partial = Value::List(out.clone());
                 let s = Scope::One {
                     parent: scope,
                     name: "partial",
@@ -849,15 +854,16 @@ impl<'a> Eval<'a> {
             } else {
                 self.eval(body, scope)?
             };
-            out.push(v);
-            self.check_items(out.len())?;
+            let items = Arc::make_mut(out);
+            items.push(v);
+            self.check_items(items.len())?;
             return Ok(true);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
         if rest.is_empty() {
-            out.reserve(items.len());
+            Arc::make_mut(out).reserve(items.len());
         }
         while let Some(item) = items.next() {
             let s = Scope::One {
@@ -1408,7 +1414,7 @@ fn add_months_dt(dt: jiff::civil::DateTime, months: i64) -> Option<jiff::civil::
 /// differences of dates, times and date-times.
 fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
     use Value::*;
-    let sign = if sub { -1 } else { 1 };
+    let sign: i64 = if sub { -1 } else { 1 };
     match (a, b) {
         (DayTimeDuration(x), DayTimeDuration(y)) => Some(DayTimeDuration(if sub {
             x.checked_sub(*y)?
@@ -1416,10 +1422,10 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
             x.checked_add(*y)?
         })),
         (YearMonthDuration(x), YearMonthDuration(y)) => Some(YearMonthDuration(
-            crate::temporal::YearMonthDuration(x.0.checked_add(sign * y.0)?),
+            crate::temporal::YearMonthDuration(x.0.checked_add(sign.checked_mul(y.0)?)?),
         )),
         (Date(d), YearMonthDuration(m)) => Some(Date(
-            d.checked_add(jiff::Span::new().try_months(sign * m.0).ok()?)
+            d.checked_add(jiff::Span::new().try_months(sign.checked_mul(m.0)?).ok()?)
                 .ok()?,
         )),
         (YearMonthDuration(m), Date(d)) if !sub => Some(Date(
@@ -1428,7 +1434,7 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
         )),
         (Date(d), DayTimeDuration(x)) => {
             let dt = d.to_datetime(jiff::civil::Time::midnight());
-            let x = if sub { -*x } else { *x };
+            let x = if sub { x.checked_neg()? } else { *x };
             Some(Date(dt.checked_add(x).ok()?.date()))
         }
         (DayTimeDuration(x), Date(d)) if !sub => Some(Date(
@@ -1451,7 +1457,7 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
             if matches!(b, DateTime(_)) && sub {
                 return None;
             }
-            let months = sign * m.0;
+            let months = sign.checked_mul(m.0)?;
             Some(Value::date_time(match dt.as_ref() {
                 crate::temporal::DateTime::Local(l) => {
                     crate::temporal::DateTime::Local(add_months_dt(*l, months)?)
@@ -1468,7 +1474,7 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
             if matches!(b, DateTime(_)) && sub {
                 return None;
             }
-            let x = if sub { -*x } else { *x };
+            let x = if sub { x.checked_neg()? } else { *x };
             Some(Value::date_time(match dt.as_ref() {
                 crate::temporal::DateTime::Local(l) => {
                     crate::temporal::DateTime::Local(l.checked_add(x).ok()?)
@@ -1482,7 +1488,7 @@ fn temporal_add_sub(sub: bool, a: &Value, b: &Value) -> Option<Value> {
             if matches!(b, Time(_)) && sub {
                 return None;
             }
-            let x = if sub { -*x } else { *x };
+            let x = if sub { x.checked_neg()? } else { *x };
             // wrapping arithmetic on the time of day, as java's LocalTime.plus
             let day = 86_400_000_000_000i128;
             let cur = t.civil();

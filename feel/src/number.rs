@@ -347,11 +347,16 @@ impl Number {
         if other.is_zero() {
             return None;
         }
-        if let (Repr::Small { m: a, s: 0 }, Repr::Small { m: b, s: 0 }) = (&self.0, &other.0)
-            && a % b == 0
-            && let Some(q) = a.checked_div(*b)
-        {
-            return Some(Number(Repr::Small { m: q, s: 0 }));
+        if let (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) = (&self.0, &other.0) {
+            return Some(div_small(*a, *sa, *b, *sb));
+        }
+        self.div_big(other)
+    }
+
+    /// Division through `BigInt` (any size).
+    fn div_big(&self, other: &Number) -> Option<Number> {
+        if other.is_zero() {
+            return None;
         }
         let (ua, sa) = self.big().as_bigint_and_exponent();
         let (ub, sb) = other.big().as_bigint_and_exponent();
@@ -524,6 +529,71 @@ impl Number {
     }
 }
 
+fn digits_u128(q: u128) -> u32 {
+    q.checked_ilog10().map_or(0, |l| l + 1)
+}
+
+/// `a / b` for small operands with `u128` long division: 35 significant digits, then HALF_EVEN
+/// to 34 (the remainder is the sticky bit); an exact quotient keeps the scale closest to the
+/// preferred `sa - sb`, as java's `divide(divisor, DECIMAL128)`. `b` is not zero.
+fn div_small(ma: i64, sa: u8, mb: i64, sb: u8) -> Number {
+    let negative = (ma < 0) != (mb < 0);
+    let d = mb.unsigned_abs() as u128;
+    let mut q = ma.unsigned_abs() as u128 / d;
+    let mut r = ma.unsigned_abs() as u128 % d;
+    let preferred = sa as i64 - sb as i64;
+    let mut k: i64 = 0;
+    let target = PRECISION as u32 + 1;
+    while r != 0 && digits_u128(q) < target {
+        let step = (target - digits_u128(q)).min(19);
+        let p = 10u128.pow(step);
+        let t = r * p;
+        q = q * p + t / d;
+        r = t % d;
+        k += step as i64;
+    }
+    let mut scale = k + preferred;
+    if r == 0 {
+        // exact: no more trailing zeros than the preferred scale needs
+        while scale > preferred && q != 0 && q.is_multiple_of(10) {
+            q /= 10;
+            scale -= 1;
+        }
+    }
+    if digits_u128(q) > PRECISION as u32 {
+        // drop the 35th digit, rounding HALF_EVEN (the remainder decides ties)
+        let digit = q % 10;
+        q /= 10;
+        scale -= 1;
+        if digit > 5 || (digit == 5 && (r != 0 || q % 2 == 1)) {
+            q += 1;
+            if digits_u128(q) > PRECISION as u32 {
+                q /= 10;
+                scale -= 1;
+            }
+        }
+    } else if r == 0 {
+        // exact: the scale closest to the preferred one
+        while scale < preferred && digits_u128(q) < PRECISION as u32 {
+            q *= 10;
+            scale += 1;
+        }
+        if q == 0 {
+            scale = preferred.max(0);
+        }
+    }
+    if (0..=SMALL_MAX_SCALE as i64).contains(&scale)
+        && let Ok(m) = i64::try_from(q)
+    {
+        return Number(Repr::Small {
+            m: if negative { -m } else { m },
+            s: scale as u8,
+        });
+    }
+    let int = BigInt::from(q);
+    Number::dec(BigDecimal::new(if negative { -int } else { int }, scale))
+}
+
 fn pow_rounded(base: &BigDecimal, exp: u64) -> BigDecimal {
     // square-and-multiply, rounding each step to a few guard digits beyond 34
     let mut result = BigDecimal::from(1);
@@ -683,6 +753,46 @@ mod tests {
         assert_eq!(n("1.0").div(&n("4")).unwrap().to_string(), "0.25");
         assert_eq!(n("6.0").div(&n("2")).unwrap().to_string(), "3.0");
         assert!(n("1").div(&n("0")).is_none());
+    }
+
+    #[test]
+    fn small_division_agrees_with_bigint_division() {
+        let values = [
+            "1",
+            "2",
+            "3",
+            "7",
+            "-7",
+            "10",
+            "0.1",
+            "0.3",
+            "2.5",
+            "-2.5",
+            "6.0",
+            "100",
+            "1.19",
+            "0.0001",
+            "12345.678",
+            "3.14159",
+            "999999999999999999",
+            "-123456789012345678",
+            "0.000000000000000001",
+            "0",
+            "4",
+            "8",
+            "9",
+        ];
+        for a in values {
+            for b in values {
+                let (x, y) = (n(a), n(b));
+                if y.is_zero() {
+                    continue;
+                }
+                let fast = x.div(&y).unwrap();
+                let slow = x.div_big(&y).unwrap();
+                assert_eq!(fast.to_string(), slow.to_string(), "{a} / {b}");
+            }
+        }
     }
 
     #[test]

@@ -510,6 +510,13 @@ impl<'s> Parser<'s> {
     fn expression_inner(&mut self) -> P<Expr> {
         self.ws();
         let start = self.pos;
+        // the keyword constructs start with these letters; anything else is a disjunction
+        if !matches!(
+            self.rest().as_bytes().first(),
+            Some(b'i' | b'f' | b's' | b'e')
+        ) {
+            return self.disjunction();
+        }
         if self.keyword("if") {
             let c = self.expression()?;
             if !self.keyword("then") {
@@ -1127,9 +1134,14 @@ impl<'s> Parser<'s> {
             }
         }
         self.pos = save;
-        // a variable
-        let id = self.identifier()?;
-        Some(Expr::new(ExprKind::Name(id.into()), start, self.pos))
+        // a variable: the first word (already known to be a name start)
+        let end = save + word.len();
+        if RESERVED.contains(&word) {
+            self.expect("name");
+            return None;
+        }
+        self.pos = end;
+        Some(Expr::new(ExprKind::Name(word.into()), start, self.pos))
     }
 
     fn context_literal(&mut self) -> P<Expr> {

@@ -41,6 +41,10 @@ pub fn explain(s: &Subject<'_>) -> String {
         }
         section(&mut out, "waiting at", &lines);
     }
+    let events = open_events(s);
+    if !events.is_empty() {
+        section(&mut out, "events", &events);
+    }
     let family = s.journal.descendants(s.instance);
     let incidents: Vec<String> = s
         .engine
@@ -181,8 +185,8 @@ fn waiting_points(s: &Subject<'_>, instance: Key, prefix: &str, lines: &mut Vec<
             .find(|t| t.value.element_instance_key == i.key && t.state == UserTaskState::Created)
         {
             match &t.value.assignee {
-                Some(a) => details.push(format!("user task, assignee \"{a}\"")),
-                None => details.push("user task, unassigned".to_owned()),
+                Some(a) => details.push(format!("assignee \"{a}\"")),
+                None => details.push("unassigned".to_owned()),
             }
         }
         if i.has_incident {
@@ -202,4 +206,43 @@ pub(crate) fn kind_words(t: BpmnElementType) -> String {
         BpmnElementType::MultiInstanceBody => "multi-instance body".to_owned(),
         other => other.as_str().to_lowercase().replace('_', " "),
     }
+}
+
+/// The messages, timers and signals the instance waits for.
+fn open_events(s: &Subject<'_>) -> Vec<String> {
+    let mut lines: Vec<String> = s
+        .engine
+        .message_subscriptions(s.instance)
+        .iter()
+        .map(|m| {
+            format!(
+                "message \"{}\" (key \"{}\") at \"{}\"",
+                m.message_name, m.correlation_key, m.element_id
+            )
+        })
+        .collect();
+    let mut timers: Vec<_> = s
+        .engine
+        .timers()
+        .into_iter()
+        .filter(|t| t.process_instance_key == Some(s.instance))
+        .collect();
+    timers.sort_by_key(|t| (t.due, t.key));
+    for t in timers {
+        let p = crate::journal::process_at(s.engine, t.proc);
+        lines.push(format!(
+            "timer at \"{}\" due {}",
+            p.element(t.target).id,
+            crate::clock::format_instant(t.due)
+        ));
+    }
+    for sig in s.engine.signal_subscriptions() {
+        if sig.process_instance_key == Some(s.instance) {
+            lines.push(format!(
+                "signal \"{}\" at \"{}\"",
+                sig.signal_name, sig.element_id
+            ));
+        }
+    }
+    lines
 }

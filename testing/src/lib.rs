@@ -56,9 +56,10 @@ pub mod cli;
 
 pub use assertions::{
     AssertionFailure, Check, DecisionExpectation, ElementSelector, ElementState, ElementsState,
-    IncidentExpectation, InstanceState, UserTaskExpectation, UserTaskSelector, VariableScope,
+    IncidentExpectation, InstanceState, SubscriptionState, UserTaskExpectation, UserTaskSelector,
+    VariableScope,
 };
-pub use baton_engine::runtime::{ErrorType, Key, UserTaskState};
+pub use baton_engine::runtime::{CreateInstance, ErrorType, Key, PublishMessage, UserTaskState};
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};
 pub use deployment::{DeployError, Deployment};
 pub use mocks::{Answer, AnswerJob, JobMock, MockBuilder, TestJob, Times};

@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 
 use crate::assertions::{
     AssertionFailure, Check, DecisionExpectation, ElementSelector, ElementState, ElementsState,
-    IncidentExpectation, InstanceState, UserTaskExpectation, UserTaskSelector, VariableScope,
+    IncidentExpectation, InstanceState, SubscriptionState, UserTaskExpectation, UserTaskSelector,
+    VariableScope,
 };
 use crate::clock::IntoDuration;
 use crate::journal::ElementEventKind;
@@ -323,6 +324,13 @@ impl Run {
         self.answer_job(job_ref, answer)
     }
 
+    /// Completes the job waiting at an element (or of a job type) with its element's example
+    /// data (`camundaModeler:exampleOutputJson`).
+    #[track_caller]
+    pub fn complete_job_with_example_data(&self, job_ref: &str) -> &Self {
+        self.answer_job(job_ref, Answer::CompleteWithExampleData)
+    }
+
     /// Fails the job waiting at an element (or of a job type) with one retry fewer.
     #[track_caller]
     pub fn fail_job(&self, job_ref: &str, message: &str) -> &Self {
@@ -381,6 +389,24 @@ impl Run {
         self.act(|e| e.complete_user_task(key, vars))
             .map_err(|r| self.rejected(&format!("completing user task \"{task_ref}\""), r))?;
         Ok(self)
+    }
+
+    /// Completes the user task waiting at an element with its example data
+    /// (`camundaModeler:exampleOutputJson`), as CPT's `completeUserTaskWithExampleData`.
+    #[track_caller]
+    pub fn complete_user_task_with_example_data(&self, task_ref: &str) -> &Self {
+        let data = self.read(|i| {
+            let pdk = i
+                .engine
+                .process_instance(self.key)
+                .map(|p| p.process_definition_key)
+                .unwrap_or_default();
+            crate::example_data::example_data(&i.engine, pdk, task_ref)
+        });
+        match data {
+            Ok(vars) => self.complete_user_task(task_ref, vars),
+            Err(m) => panic!("{}", self.fail(m)),
+        }
     }
 
     /// Completes the user task waiting at an element with variables; panics when there is none.
@@ -489,11 +515,77 @@ impl Run {
             Err(m) => panic!("{m}"),
         };
         let target = self.inner.borrow().engine.now().saturating_add(ms);
-        let result = self.act(|e| e.set_clock(target));
-        if let Err(r) = result {
-            panic!("{}", self.rejected("moving the clock", r));
-        }
+        crate::test::move_clock(&self.inner, target);
         self
+    }
+
+    /// Correlates a message to the subscription of this run that waits for it (by message
+    /// name, or by the catch element's id), with the subscription's correlation key.
+    pub fn try_correlate_message(
+        &self,
+        name_or_element: &str,
+        variables: impl IntoVariables,
+    ) -> Result<&Self, ActionError> {
+        let vars = variables.into_variables().map_err(|m| self.fail(m))?;
+        let subs = self.read(|i| {
+            let family = i.journal.descendants(self.key);
+            let mut subs = Vec::new();
+            for pi in std::iter::once(self.key).chain(family) {
+                for s in i.engine.message_subscriptions(pi) {
+                    if !subs
+                        .iter()
+                        .any(|x: &baton_engine::runtime::MessageSubscriptionView| x.key == s.key)
+                    {
+                        subs.push(s);
+                    }
+                }
+            }
+            subs
+        });
+        let found = subs
+            .iter()
+            .find(|s| &*s.message_name == name_or_element)
+            .or_else(|| subs.iter().find(|s| &*s.element_id == name_or_element));
+        let Some(sub) = found else {
+            let open: Vec<String> = subs
+                .iter()
+                .map(|s| format!("\"{}\" at \"{}\"", s.message_name, s.element_id))
+                .collect();
+            return Err(self.fail(format!(
+                "no message subscription for \"{name_or_element}\" in process \"{}\" (by message name or element id); {}",
+                self.process_id,
+                if open.is_empty() {
+                    "it waits for no message.".to_owned()
+                } else {
+                    format!("it waits for {}.", open.join(", "))
+                }
+            )));
+        };
+        let (name, key) = (
+            sub.message_name.to_string(),
+            sub.correlation_key.to_string(),
+        );
+        let result = {
+            let r = self
+                .inner
+                .borrow_mut()
+                .engine
+                .correlate_message(&name, &key, vars);
+            settle(&self.inner);
+            r
+        };
+        result.map_err(|r| self.rejected(&format!("correlating message \"{name}\""), r))?;
+        Ok(self)
+    }
+
+    /// Correlates a message to this run (by message name or catch element id); panics when the
+    /// run does not wait for it.
+    #[track_caller]
+    pub fn correlate_message(&self, name_or_element: &str, variables: impl IntoVariables) -> &Self {
+        match self.try_correlate_message(name_or_element, variables) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        }
     }
 
     // ---- assertions ----------------------------------------------------------------------
@@ -754,6 +846,36 @@ impl Run {
         })
     }
 
+    /// The run waits for a message with this name (CPT's `isWaitingForMessage`).
+    #[track_caller]
+    pub fn assert_waiting_for_message(&self, name: &str) -> &Self {
+        self.assert(Check::MessageSubscription {
+            message_name: name.to_owned(),
+            correlation_key: None,
+            state: SubscriptionState::Waiting,
+        })
+    }
+
+    /// The run does not wait for a message with this name.
+    #[track_caller]
+    pub fn assert_not_waiting_for_message(&self, name: &str) -> &Self {
+        self.assert(Check::MessageSubscription {
+            message_name: name.to_owned(),
+            correlation_key: None,
+            state: SubscriptionState::NotWaiting,
+        })
+    }
+
+    /// A message with this name was correlated to the run (CPT's `hasCorrelatedMessage`).
+    #[track_caller]
+    pub fn assert_message_correlated(&self, name: &str) -> &Self {
+        self.assert(Check::MessageSubscription {
+            message_name: name.to_owned(),
+            correlation_key: None,
+            state: SubscriptionState::Correlated,
+        })
+    }
+
     /// A user task at this element (id) has these fields.
     #[track_caller]
     pub fn assert_user_task(&self, element_id: &str, expected: UserTaskExpectation) -> &Self {
@@ -802,6 +924,71 @@ impl IncidentExpectation {
     /// With a message containing this text.
     pub fn message_contains(mut self, text: &str) -> Self {
         self.message_contains = Some(text.to_owned());
+        self
+    }
+}
+
+impl UserTaskExpectation {
+    /// The task is created (open).
+    pub fn created() -> Self {
+        UserTaskExpectation {
+            state: Some(baton_engine::runtime::UserTaskState::Created),
+            ..Default::default()
+        }
+    }
+
+    /// The task is completed.
+    pub fn completed() -> Self {
+        UserTaskExpectation {
+            state: Some(baton_engine::runtime::UserTaskState::Completed),
+            ..Default::default()
+        }
+    }
+
+    /// The task is cancelled.
+    pub fn canceled() -> Self {
+        UserTaskExpectation {
+            state: Some(baton_engine::runtime::UserTaskState::Canceled),
+            ..Default::default()
+        }
+    }
+
+    /// With this assignee.
+    pub fn assignee(mut self, assignee: &str) -> Self {
+        self.assignee = Some(assignee.to_owned());
+        self
+    }
+
+    /// With these candidate groups, in this order.
+    pub fn candidate_groups<S: Into<String>>(
+        mut self,
+        groups: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.candidate_groups = Some(groups.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// With these candidate users, in this order.
+    pub fn candidate_users<S: Into<String>>(mut self, users: impl IntoIterator<Item = S>) -> Self {
+        self.candidate_users = Some(users.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// With this priority.
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// With this due date (ISO-8601, compared as an instant).
+    pub fn due_date(mut self, date: &str) -> Self {
+        self.due_date = Some(date.to_owned());
+        self
+    }
+
+    /// With this follow-up date (ISO-8601, compared as an instant).
+    pub fn follow_up_date(mut self, date: &str) -> Self {
+        self.follow_up_date = Some(date.to_owned());
         self
     }
 }

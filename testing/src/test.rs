@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use baton_engine::runtime::{
-    CreateInstance, Engine, EngineConfig, JobKind, JobResult, JobState, JobView, Key, Rejection,
+    CreateInstance, Engine, EngineConfig, JobKind, JobResult, JobState, JobView, Key,
+    PublishMessage, Rejection, VariableDocument,
 };
 use indexmap::IndexMap;
 
@@ -377,6 +378,44 @@ pub(crate) fn settle(cell: &RefCell<Inner>) {
     cell.borrow_mut().sync();
 }
 
+/// Moves the clock to `target` one due time at a time (timers, job timeouts and backoffs,
+/// message expiries), settling after each, so that what fires first (and what the mocks do
+/// about it) can schedule what fires next.
+pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
+    // Each step fires at least one due item; a bound stops a schedule that never advances.
+    for _ in 0..100_000 {
+        let (now, next) = {
+            let inner = cell.borrow();
+            (inner.engine.now(), inner.engine.next_due_time())
+        };
+        let step = match next {
+            Some(due) if due <= target => due.max(now),
+            _ => target,
+        };
+        let result = cell.borrow_mut().engine.set_clock(step);
+        if let Err(r) = result {
+            let mut inner = cell.borrow_mut();
+            inner.sync();
+            inner.add_error(None, format!("moving the clock: {}", r.message));
+        }
+        settle(cell);
+        if step >= target
+            && cell
+                .borrow()
+                .engine
+                .next_due_time()
+                .is_none_or(|d| d > target)
+        {
+            return;
+        }
+    }
+    cell.borrow_mut().add_error(
+        None,
+        "moving the clock: stopped after 100000 due times without reaching the target time"
+            .to_owned(),
+    );
+}
+
 /// A process test: deployments, an engine with a virtual clock, job mocks, runs, coverage.
 ///
 /// Create one per test (`ProcessTest::from_file`, or [`Deployment::test`](crate::Deployment::test)
@@ -729,13 +768,104 @@ impl ProcessTest {
     }
 
     fn clock_to(&self, target: i64) {
-        let result = self.inner.borrow_mut().engine.set_clock(target);
-        if let Err(r) = result {
-            self.inner
-                .borrow_mut()
-                .add_error(None, format!("moving the clock: {}", r.message));
+        move_clock(&self.inner, target);
+    }
+
+    /// Publishes a message (buffered for the client's default time to live, one hour): it
+    /// correlates to waiting subscriptions and message start events now, or to those that open
+    /// while it is buffered. Returns the message key.
+    #[track_caller]
+    pub fn publish_message(
+        &self,
+        name: &str,
+        correlation_key: &str,
+        variables: impl IntoVariables,
+    ) -> Key {
+        let message =
+            PublishMessage::new(name, correlation_key).variables(variables_or_panic(variables));
+        self.publish(message)
+    }
+
+    /// Publishes a message with every option (time to live, message id).
+    #[track_caller]
+    pub fn publish(&self, message: PublishMessage) -> Key {
+        let name = message.name.clone();
+        match self.act(|e| e.publish_message(message)) {
+            Ok(key) => key,
+            Err(r) => panic!("cannot publish message \"{name}\": {}", r.message),
         }
-        settle(&self.inner);
+    }
+
+    /// Correlates a message now (not buffered) and returns the run it reached (a process
+    /// instance it started, or the one whose subscription took it). Panics when nothing waits
+    /// for it, listing the open subscriptions.
+    #[track_caller]
+    pub fn correlate_message(
+        &self,
+        name: &str,
+        correlation_key: &str,
+        variables: impl IntoVariables,
+    ) -> Run {
+        let vars = variables_or_panic(variables);
+        match self.try_correlate_message(name, correlation_key, vars) {
+            Ok(run) => run,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Correlates a message now; see [`correlate_message`](Self::correlate_message).
+    pub fn try_correlate_message(
+        &self,
+        name: &str,
+        correlation_key: &str,
+        variables: VariableDocument,
+    ) -> Result<Run, ActionError> {
+        match self.act(|e| e.correlate_message(name, correlation_key, variables)) {
+            Ok(c) => {
+                let root = self.inner.borrow().root_of(c.process_instance_key);
+                {
+                    let mut inner = self.inner.borrow_mut();
+                    if root == c.process_instance_key && !inner.roots.contains(&root) {
+                        inner.roots.push(root);
+                    }
+                }
+                Ok(self.run(c.process_instance_key))
+            }
+            Err(r) => {
+                let open = self.with_engine(|e| {
+                    e.all_message_subscriptions()
+                        .iter()
+                        .map(|s| {
+                            format!(
+                                "\"{}\" (key \"{}\") at \"{}\" in process \"{}\"",
+                                s.message_name, s.correlation_key, s.element_id, s.bpmn_process_id
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                });
+                Err(ActionError {
+                    message: format!(
+                        "message \"{name}\" with correlation key \"{correlation_key}\" was not correlated: {}\nOpen message subscriptions: {}",
+                        r.message,
+                        if open.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            open.join(", ")
+                        }
+                    ),
+                    explanation: String::new(),
+                })
+            }
+        }
+    }
+
+    /// Broadcasts a signal to every signal event waiting now (and signal start events).
+    #[track_caller]
+    pub fn broadcast_signal(&self, name: &str, variables: impl IntoVariables) {
+        let vars = variables_or_panic(variables);
+        if let Err(r) = self.act(|e| e.broadcast_signal(name, vars)) {
+            panic!("cannot broadcast signal \"{name}\": {}", r.message);
+        }
     }
 
     /// The virtual clock as an ISO-8601 instant.

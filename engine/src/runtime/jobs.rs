@@ -102,9 +102,13 @@ impl Engine {
         job_type: &super::expr::Expr,
         retries: &super::expr::Expr,
     ) -> Result<(Arc<str>, i32), Failure> {
-        let t = self.eval_string(job_type, key)?;
+        // Static job types (the common case) are shared, not copied.
+        let t = match job_type {
+            super::expr::Expr::Static(s) => s.clone(),
+            _ => Arc::from(self.eval_string(job_type, key)?),
+        };
         let r = self.eval_int(retries, key)?;
-        Ok((Arc::from(t), r as i32))
+        Ok((t, r as i32))
     }
 
     /// Creates a job for an element instance and remembers it on the instance.
@@ -270,6 +274,11 @@ impl Engine {
         if kind == JobKind::AdHocSubProcess
             && let Some(JobResult::AdHocSubProcess(r)) = &result
             && let Err(rej) = self.check_ad_hoc_result(job_key, r)
+        {
+            return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
+        }
+        if kind == JobKind::TaskListener
+            && let Err(rej) = self.check_task_listener_result(job_key, &result)
         {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }

@@ -56,9 +56,9 @@ pub use messages::{
 };
 pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView, VariableView};
 pub use records::{
-    BpmnElementType, BpmnEventType, ErrorType, Intent, JobKind, Key, Node, OtherIntent, PiIntent,
-    ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType, ValueType,
-    VariableDocument,
+    BpmnElementType, BpmnEventType, ErrorType, Intent, JobKind, Key, ListenerEventType, Node,
+    OtherIntent, PiIntent, ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType,
+    ValueType, VariableDocument,
 };
 pub use signals::SignalSubscriptionView;
 pub use state::JobState;

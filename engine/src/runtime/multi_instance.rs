@@ -188,22 +188,26 @@ impl Engine {
         }
         let p = self.process(self.instances[&body].proc).clone();
         let e = self.instances[&body].element().expect("body");
-        let mi = p.element(e).multi_instance.clone().expect("multi-instance");
+        let mi = p
+            .element(e)
+            .multi_instance
+            .as_ref()
+            .expect("multi-instance");
         if mi.sequential && created < count {
             // The collection is read again for each new iteration.
-            let items = match mi
+            let item = match mi
                 .input_collection
                 .as_ref()
-                .map(|c| self.eval_list(c, body))
+                .map(|c| self.collection_item(c, body, created))
             {
-                Some(Ok(items)) => items,
+                Some(Ok(item)) => item,
                 Some(Err(f)) => {
                     self.create_incident(body, None, f);
                     return;
                 }
-                None => Vec::new(),
+                None => None,
             };
-            match items.into_iter().nth(created) {
+            match item {
                 Some(item) => self.create_inner_instance(body, item),
                 None => self.create_incident(
                     body,
@@ -219,6 +223,27 @@ impl Engine {
         if self.instances[&body].children.is_empty() {
             self.queue.push_back(Cmd::Complete(body));
         }
+    }
+
+    /// Item `index` of the input collection as it is now. A collection that is a plain variable
+    /// is read in place (a sequential loop over a long list would otherwise copy and convert
+    /// the whole list for every item); anything else is evaluated.
+    fn collection_item(
+        &self,
+        collection: &super::expr::Expr,
+        scope: Key,
+        index: usize,
+    ) -> Result<Option<Json>, Failure> {
+        if let super::expr::Expr::Feel(f) = collection {
+            let name = f.source.trim();
+            if !name.is_empty()
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && let Some(Json::Array(items)) = self.lookup_var(scope, name).map(|v| &**v)
+            {
+                return Ok(items.get(index).cloned());
+            }
+        }
+        Ok(self.eval_list(collection, scope)?.into_iter().nth(index))
     }
 
     pub(crate) fn multi_instance_child_terminated(&mut self, body: Key) {

@@ -115,7 +115,12 @@ impl Engine {
                 format!("Expected element instance with key '{key}' to exist, but it does not"),
             ));
         };
-        if let Err(e) = lifecycle::check(
+        // The element id is only looked up for the error (this runs for every transition).
+        if !lifecycle::can_transition(
+            lifecycle::Family::of(inst.element_type),
+            Some(inst.state),
+            to,
+        ) && let Err(e) = lifecycle::check(
             &self.element_id_of(inst),
             inst.element_type,
             Some(inst.state),
@@ -144,9 +149,7 @@ impl Engine {
             if let Some(i) = self.instances.get_mut(&key) {
                 i.state = to;
             }
-            if to == State::Activated
-                && let Some(s) = self.process_instances.get_mut(&key)
-            {
+            if let Some(s) = self.process_instances.get_mut(&key) {
                 s.state = to;
             }
             Ok(None)
@@ -443,6 +446,7 @@ impl Engine {
         let listeners = match (element, ty) {
             (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => &[][..],
             (Some(e), _) => &p.element(e).start_listeners[..],
+            // Process-level listeners are not run (their jobs would need a process node).
             (None, _) => &[][..],
         };
         let index = self.instances[&key].listener_index as usize;
@@ -721,6 +725,15 @@ impl Engine {
         };
         match s.element_type {
             T::MultiInstanceBody => self.multi_instance_child_completing(scope, child),
+            // An event sub-process inside is not one of the ad-hoc activities.
+            T::AdHocSubProcess
+                if self
+                    .instances
+                    .get(&child)
+                    .is_some_and(|c| c.element_type == T::EventSubProcess) =>
+            {
+                Ok(())
+            }
             T::AdHocSubProcess => self.ad_hoc_child_completing(scope, child),
             _ => Ok(()),
         }
@@ -782,7 +795,10 @@ impl Engine {
         self.cancel_job_of(key);
         self.unsubscribe_from_events(key);
         self.resolve_incidents_of(key);
-        self.cancel_user_task_of(key);
+        if self.cancel_user_task_of(key) {
+            // The termination waits for the user task's canceling listeners.
+            return;
+        }
         match ty {
             T::Process
             | T::SubProcess

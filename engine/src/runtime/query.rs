@@ -343,3 +343,19 @@ impl Engine {
         }
     }
 }
+
+impl Engine {
+    /// The earliest time something is due: a timer, the end of a job's activation timeout or
+    /// retry backoff, a buffered message's expiry. A test moving the clock steps to each due
+    /// time in turn, so what fires first can change what is due next.
+    pub fn next_due_time(&self) -> Option<i64> {
+        let timers = self.timers().into_iter().map(|t| t.due);
+        let jobs = self.jobs.values().filter_map(|j| match j.state {
+            JobState::Activated => j.deadline,
+            JobState::FailedBackoff => j.backoff_until,
+            _ => None,
+        });
+        let messages = self.buffered_messages().into_iter().map(|m| m.deadline);
+        timers.chain(jobs).chain(messages).min()
+    }
+}

@@ -306,7 +306,7 @@ fn sublist(_: &mut Eval, a: &[Value]) -> Out {
     let to = match a.get(2) {
         Some(v) => {
             let n = int(v)?;
-            (from + n.max(0)).min(len)
+            from.saturating_add(n.max(0)).min(len)
         }
         None => len,
     };

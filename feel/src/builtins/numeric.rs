@@ -97,9 +97,12 @@ fn round(a: &[Value], mode: Rounding) -> Out {
 fn abs(_: &mut Eval, a: &[Value]) -> Out {
     match &a[0] {
         Value::Number(n) => Ok(Value::Number(n.abs())),
-        Value::DayTimeDuration(d) => Ok(Value::DayTimeDuration(d.abs())),
+        Value::DayTimeDuration(d) => d
+            .checked_neg()
+            .map(|_| Value::DayTimeDuration(d.abs()))
+            .ok_or(Fail::Illegal),
         Value::YearMonthDuration(m) => Ok(Value::YearMonthDuration(
-            crate::temporal::YearMonthDuration(m.0.abs()),
+            crate::temporal::YearMonthDuration(m.0.checked_abs().ok_or(Fail::Illegal)?),
         )),
         _ => Err(Fail::Illegal),
     }

@@ -91,7 +91,7 @@ fn substring(_: &mut Eval, a: &[Value]) -> Out {
     let to = match a.get(2) {
         Some(l) => {
             let l = super::int(l)?;
-            (from + l.max(0)).min(len)
+            from.saturating_add(l.max(0)).min(len)
         }
         None => len,
     };

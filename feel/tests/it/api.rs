@@ -142,3 +142,45 @@ fn cached_vars_look_up_each_variable_once() {
     );
     assert_eq!(calls.get(), 2);
 }
+
+/// Every prefix of every case-table expression parses or fails with an error, and what parses
+/// evaluates without a panic (bad input is an error value, never a panic).
+#[test]
+fn prefixes_of_expressions_never_panic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut sources: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for line in text.lines() {
+            if let Some((lhs, _)) = line.rsplit_once(" --> ") {
+                sources.push(lhs.trim_start_matches("unary ").to_string());
+            }
+        }
+    }
+    sources.extend(
+        [
+            "substring(\"abc\", 2, 9223372036854775807)",
+            "sublist([1, 2], 1, 9223372036854775807)",
+            "decimal(1, 999999999)",
+            "2 ** 999999999",
+            "-duration(\"P999999999Y\") * 999999999",
+            "\"\\u",
+            "@\"",
+            "{a: {b: {c: [",
+            "`",
+        ]
+        .map(String::from),
+    );
+    let env = Env::default();
+    for src in &sources {
+        for (i, _) in src.char_indices().chain([(src.len(), ' ')]) {
+            let prefix = &src[..i];
+            if let Ok(e) = Expression::parse(prefix) {
+                let _ = e.evaluate(&(), &env);
+            }
+            if let Ok(t) = UnaryTests::parse(prefix) {
+                let _ = t.evaluate(&Value::int(1), &(), &env);
+            }
+        }
+    }
+}

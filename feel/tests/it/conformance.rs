@@ -27,6 +27,8 @@ pub struct Case {
     pub tck_error_result: bool,
     /// DMN TCK case (numbers are compared at the expected value's precision).
     pub tck: bool,
+    /// DMN TCK: Camunda's own result for dmn-scala (`SUCCESS`, `IGNORED`, or empty).
+    pub camunda_tck_result: String,
 }
 
 /// The outcome of one case.
@@ -74,6 +76,7 @@ pub fn load(path: &Path) -> Vec<Case> {
                     .and_then(Json::as_bool)
                     .unwrap_or(false),
                 tck: j.get("tck_error_result").is_some(),
+                camunda_tck_result: s("camunda_tck_result"),
                 expected: j.get("expected").cloned(),
                 expect_error: j
                     .get("expect_error")
@@ -336,4 +339,33 @@ pub fn known_failures_file(corpus_file: &Path) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/known-failures")
         .join(format!("{stem}.txt"))
+}
+
+/// Why a case fails, in words (for the known-failures file).
+pub fn failure_reason(case: &Case, detail: &str) -> String {
+    let e = case.expression.as_str();
+    let c = case.category.as_str();
+    let why = if c.contains("0103-feel-is-function") {
+        "is() is DMN 1.5 and not a feel-scala built-in".to_string()
+    } else if c.contains("1155-list-replace") {
+        "list replace() is DMN 1.5 and not a feel-scala built-in".to_string()
+    } else if c.contains("1156-range-function") {
+        "range() is DMN 1.5 and not a feel-scala built-in".to_string()
+    } else if c.contains("0082-feel-coercion") || c.contains("0021-singleton-list") {
+        "needs DMN result-type coercion (a decision-level rule, not FEEL)".to_string()
+    } else if e.contains("999999999-") || e.contains("99999-12") {
+        "a year beyond ±9999 (outside jiff's range)".to_string()
+    } else if detail.starts_with("parse error") && (e.contains("..") || e.contains("function<")) {
+        format!("feel-scala's grammar has no ranges as operands / typed function types: {detail}")
+    } else if c.contains("0070-feel-instance-of") && e.contains("instance of t") {
+        "instance of a DMN item definition (custom type) is not FEEL".to_string()
+    } else {
+        format!("differs: {detail}")
+    };
+    let camunda = match case.camunda_tck_result.as_str() {
+        "" if case.tck => " (not in Camunda's TCK report)".to_string(),
+        "" => String::new(),
+        r => format!(" (Camunda's dmn-scala: {r})"),
+    };
+    format!("{why}{camunda}").replace(['\n', '\t'], " ")
 }

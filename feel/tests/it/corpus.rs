@@ -59,3 +59,30 @@ fn dmn_tck_corpus() {
 fn feel_scala_warning_only_assertions() {
     check("feel-scala-suppressed-failures.jsonl");
 }
+
+/// Every prefix of every corpus expression parses or fails with a parse error, never a panic.
+#[test]
+fn corpus_expression_prefixes_never_panic() {
+    let Some(dir) = conformance::corpus_dir() else {
+        println!("skipping: ../shared/corpus/feel is not there");
+        return;
+    };
+    for file in ["feel-scala-cases.jsonl"] {
+        for case in conformance::load(&dir.join(file)) {
+            let src = &case.expression;
+            // table rows (`.../k`) repeat one expression with other whitespace
+            let table_row = case
+                .id
+                .rsplit(':')
+                .next()
+                .is_some_and(|l| l.contains('/') && !l.ends_with("/0"));
+            if src.len() > 200 || table_row {
+                continue;
+            }
+            for (i, _) in src.char_indices() {
+                let _ = baton_feel::Expression::parse(&src[..i]);
+                let _ = baton_feel::UnaryTests::parse(&src[..i]);
+            }
+        }
+    }
+}

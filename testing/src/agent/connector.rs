@@ -32,7 +32,7 @@ use super::turn::{Arguments, TextCallStyle, Turn};
 pub type Variables = IndexMap<String, Value>;
 
 /// One agent job, as the engine hands it to the worker.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct AgentJob<'a> {
     pub job_key: u64,
     /// The ad-hoc sub-process element id.
@@ -43,8 +43,9 @@ pub struct AgentJob<'a> {
     /// The retries of the activated job.
     pub retries: i32,
     /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
-    /// `toolCallResults`, `provider`, `data`).
-    pub variables: &'a Variables,
+    /// `toolCallResults`, `provider`, `data`). Owned: answering a job moves the stored
+    /// conversation out of `agentContext` instead of copying it.
+    pub variables: Variables,
     /// The task headers (`retryBackoff`, `elementTemplateVersion`, ...).
     pub headers: &'a IndexMap<String, String>,
     /// The engine clock as an ISO-8601 date-time with offset, for message timestamps.
@@ -138,7 +139,8 @@ pub struct ModelInput {
 pub struct PendingTurn {
     pub input: ModelInput,
     config: Config,
-    tools: Vec<ToolDefinition>,
+    /// `toolDefinitions` as stored in the context.
+    tools_json: Value,
     metrics: Metrics,
     last_iteration_key: u64,
     /// The stored messages (system first) plus this call's input messages.
@@ -196,7 +198,7 @@ const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
 const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 
 /// Reads one agent job. `Err` is a connector feature the mock does not play.
-pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
+pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     let failure = FailureContext {
         retries: job.retries,
         backoff: parse_backoff(job.headers.get("retryBackoff").map(String::as_str)),
@@ -208,7 +210,7 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
             message,
         ))))
     };
-    let vars = job.variables;
+    let vars = &job.variables;
 
     // Input binding and validation by the connector runtime: failures are incidents at once.
     let config = match read_config(vars) {
@@ -244,7 +246,7 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
             .unwrap_or_default()
     };
     let mut mcp_clients: Vec<String> = context
-        .and_then(|c| c.pointer("/properties/mcpClients"))
+        .and_then(|c| at(c, "/properties/mcpClients"))
         .and_then(Value::as_array)
         .map(|ids| {
             ids.iter()
@@ -323,8 +325,7 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
                     // Discovery still running: wait.
                     return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
                 };
-                let listed = result
-                    .pointer("/content/toolDefinitions")
+                let listed = at(result, "/content/toolDefinitions")
                     .and_then(Value::as_array)
                     .cloned()
                     .unwrap_or_default();
@@ -348,7 +349,7 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
             }
             tools
         }
-        "READY" => stored_tools(),
+        "READY" => Vec::new(),
         other => {
             return Err(Unsupported(format!(
                 "the agent context of \"{}\" is in state {other}, which the mock does not play",
@@ -359,14 +360,13 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
 
     let metrics = context.map(read_metrics).unwrap_or_default();
     let last_iteration_key = context
-        .and_then(|c| c.pointer("/metadata/lastIterationKey"))
+        .and_then(|c| at(c, "/metadata/lastIterationKey"))
         .and_then(Value::as_u64);
     let conversation = context.and_then(|c| c.get("conversation"));
-    let stored: Vec<Value> = conversation
+    let stored: &[Value] = conversation
         .and_then(|c| c.get("messages"))
         .and_then(Value::as_array)
-        .map(|m| m.iter().filter(|m| role(m) != "system").cloned().collect())
-        .unwrap_or_default();
+        .map_or(&[], Vec::as_slice);
     let conversation_id = conversation
         .and_then(|c| c.get("conversationId"))
         .and_then(Value::as_str)
@@ -412,6 +412,31 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
         }
     }
 
+    let pending_calls: Vec<&Value> = stored
+        .iter()
+        .rev()
+        .find(|m| role(m) == "assistant")
+        .and_then(|m| m.get("toolCalls"))
+        .and_then(Value::as_array)
+        .map(|calls| calls.iter().collect())
+        .unwrap_or_default();
+    // Not every call has a result yet and no event interrupts them: wait for the next job.
+    let interrupt = config.interrupt_on_events && !events.is_empty();
+    if !interrupt
+        && pending_calls
+            .iter()
+            .any(|call| !by_id.contains_key(&id_text(call.get("id").unwrap_or(&Value::Null))))
+    {
+        return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
+    }
+    let tools_from_context = state == "READY";
+    let (tools, built_tools_json) = if tools_from_context {
+        (stored_tools(), Value::Null)
+    } else {
+        let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
+        (tools, json)
+    };
+
     let now = job.now.map(str::to_string);
     let stamp = |mut message: Value| {
         if let Some(now) = &now {
@@ -433,21 +458,11 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
         .map(|e| e.get("content").cloned().unwrap_or(Value::Null))
         .collect();
 
-    let pending_calls: Vec<&Value> = stored
-        .iter()
-        .rev()
-        .find(|m| role(m) == "assistant")
-        .and_then(|m| m.get("toolCalls"))
-        .and_then(Value::as_array)
-        .map(|calls| calls.iter().collect())
-        .unwrap_or_default();
-
     let mut input_messages = Vec::new();
     let mut seen_results = Vec::new();
     let mut interrupted = false;
     let mut user_prompt = None;
     if !pending_calls.is_empty() {
-        let interrupt = config.interrupt_on_events && !event_messages.is_empty();
         let mut blocks = Vec::new();
         for call in &pending_calls {
             let id = id_text(call.get("id").unwrap_or(&Value::Null));
@@ -530,12 +545,33 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
     {
         messages.push(json!({"role": "system", "content": [{"type": "text", "text": system}]}));
     }
-    messages.extend(stored);
+    // The stored conversation and tool definitions are moved out of the job's variables.
+    let mut stored_context = job
+        .variables
+        .get_mut("agentContext")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    let stored_messages = match stored_context
+        .get_mut("conversation")
+        .and_then(|c| c.get_mut("messages"))
+    {
+        Some(Value::Array(messages)) => std::mem::take(messages),
+        _ => Vec::new(),
+    };
+    let tools_json = if tools_from_context {
+        stored_context
+            .get_mut("toolDefinitions")
+            .map(Value::take)
+            .unwrap_or_else(|| json!([]))
+    } else {
+        built_tools_json
+    };
+    messages.extend(stored_messages.into_iter().filter(|m| role(m) != "system"));
     messages.extend(input_messages);
     let input = ModelInput {
         system_prompt: config.system_prompt.clone(),
         user_prompt,
-        tools: tools.clone(),
+        tools,
         tool_call_results: Value::Array(seen_results),
         events: event_contents,
         messages: window(&messages, config.context_window_size),
@@ -544,7 +580,7 @@ pub fn prepare(job: &AgentJob<'_>) -> Result<Step, Unsupported> {
     Ok(Step::AskModel(Box::new(PendingTurn {
         input,
         config,
-        tools,
+        tools_json,
         metrics,
         last_iteration_key,
         messages,
@@ -567,6 +603,22 @@ pub struct SentToolCall {
 }
 
 impl PendingTurn {
+    /// Takes what the model is asked (leaves an empty input behind).
+    pub fn take_input(&mut self) -> ModelInput {
+        std::mem::replace(
+            &mut self.input,
+            ModelInput {
+                system_prompt: None,
+                user_prompt: None,
+                tools: Vec::new(),
+                tool_call_results: Value::Null,
+                events: Vec::new(),
+                messages: Vec::new(),
+                response_format: ResponseFormat::Text { parse_json: false },
+            },
+        )
+    }
+
     /// The model calls persisted before this one.
     pub fn persisted_model_calls(&self) -> u64 {
         self.metrics.model_calls
@@ -577,7 +629,7 @@ impl PendingTurn {
 pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobAnswer {
     let PendingTurn {
         config,
-        tools,
+        tools_json,
         mut metrics,
         last_iteration_key,
         mut messages,
@@ -683,21 +735,32 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
     if let Some(usage) = turn.usage() {
         metrics.usage.add(&usage);
     }
-    let mut agent_context = json!({
-        "schemaVersion": 1,
-        "state": "READY",
-        "metadata": {
+    // Built by moving the conversation in: it is the largest value of a job.
+    let mut conversation = Map::new();
+    conversation.insert("type".into(), "in-process".into());
+    conversation.insert("conversationId".into(), conversation_id.into());
+    conversation.insert("messages".into(), Value::Array(messages));
+    let mut context = Map::new();
+    context.insert("schemaVersion".into(), 1.into());
+    context.insert("state".into(), "READY".into());
+    context.insert(
+        "metadata".into(),
+        json!({
             "processDefinitionKey": process_definition_key,
             "processInstanceKey": process_instance_key,
             "lastIterationKey": last_iteration_key + 1,
-        },
-        "metrics": {"modelCalls": metrics.model_calls, "tokenUsage": metrics.usage.to_json(), "toolCalls": metrics.tool_calls},
-        "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
-        "conversation": {"type": "in-process", "conversationId": conversation_id, "messages": messages},
-    });
+        }),
+    );
+    context.insert(
+        "metrics".into(),
+        json!({"modelCalls": metrics.model_calls, "tokenUsage": metrics.usage.to_json(), "toolCalls": metrics.tool_calls}),
+    );
+    context.insert("toolDefinitions".into(), tools_json);
+    context.insert("conversation".into(), Value::Object(conversation));
     if !mcp_clients.is_empty() {
-        agent_context["properties"] = json!({"mcpClients": mcp_clients});
+        context.insert("properties".into(), json!({"mcpClients": mcp_clients}));
     }
+    let agent_context = Value::Object(context);
 
     // The response handler runs on every turn: with the JSON format, any text must be JSON.
     let first_text = text.as_deref().filter(|t| !t.trim().is_empty());
@@ -736,15 +799,17 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
         cancel_remaining_instances: interrupted,
         ..JobCompletion::default()
     };
+    let context_for_agent =
+        (calls.is_empty() && config.include_agent_context).then(|| agent_context.clone());
     completion
         .variables
-        .insert("agentContext".into(), agent_context.clone());
+        .insert("agentContext".into(), agent_context);
     if calls.is_empty() {
         if config.include_assistant_message {
             response.insert("responseMessage".into(), assistant);
         }
-        if config.include_agent_context {
-            response.insert("context".into(), agent_context);
+        if let Some(context) = context_for_agent {
+            response.insert("context".into(), context);
         }
         completion
             .variables
@@ -839,7 +904,7 @@ fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
         return Err(violations);
     };
     let text = |pointer: &str| {
-        data.pointer(pointer)
+        at(data, pointer)
             .and_then(Value::as_str)
             .map(str::to_string)
     };
@@ -847,7 +912,7 @@ fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
     if user_prompt.as_deref().is_none_or(|p| p.trim().is_empty()) {
         violations.push("data.userPrompt.prompt: must not be blank".to_string());
     }
-    let max_model_calls = match data.pointer("/limits/maxModelCalls") {
+    let max_model_calls = match at(data, "/limits/maxModelCalls") {
         None | Some(Value::Null) => 10,
         Some(value) => match value.as_i64() {
             Some(n) if n >= 1 => n as u64,
@@ -870,38 +935,30 @@ fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
             }
         },
     };
-    let context_window_size = data
-        .pointer("/memory/contextWindowSize")
+    let context_window_size = at(data, "/memory/contextWindowSize")
         .and_then(Value::as_u64)
         .unwrap_or(20) as usize;
     let format = match text("/response/format/type").as_deref() {
         Some("json") => ResponseFormat::Json {
-            schema: data
-                .pointer("/response/format/schema")
+            schema: at(data, "/response/format/schema")
                 .filter(|s| !s.is_null())
                 .cloned(),
             schema_name: text("/response/format/schemaName"),
         },
         _ => ResponseFormat::Text {
-            parse_json: data
-                .pointer("/response/format/parseJson")
+            parse_json: at(data, "/response/format/parseJson")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
         },
     };
-    let flag = |pointer: &str| {
-        data.pointer(pointer)
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    };
+    let flag = |pointer: &str| at(data, pointer).and_then(Value::as_bool).unwrap_or(false);
     if !violations.is_empty() {
         return Err(violations);
     }
     Ok(Config {
         system_prompt: text("/systemPrompt/prompt"),
         user_prompt,
-        user_documents: data
-            .pointer("/userPrompt/documents")
+        user_documents: at(data, "/userPrompt/documents")
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default(),
@@ -918,12 +975,7 @@ fn read_metrics(context: &Value) -> Metrics {
     let Some(metrics) = context.get("metrics") else {
         return Metrics::default();
     };
-    let count = |pointer: &str| {
-        metrics
-            .pointer(pointer)
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
+    let count = |pointer: &str| at(metrics, pointer).and_then(Value::as_u64).unwrap_or(0);
     Metrics {
         model_calls: count("/modelCalls"),
         tool_calls: count("/toolCalls"),
@@ -958,6 +1010,11 @@ fn mcp_result_content(content: Value) -> Value {
         }
         _ => Value::Array(list.clone()),
     }
+}
+
+/// `value.pointer(path)` without its allocations (no `~` escapes in the paths used here).
+fn at<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('/').skip(1).try_fold(value, |v, key| v.get(key))
 }
 
 fn role(message: &Value) -> &str {

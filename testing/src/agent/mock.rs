@@ -223,6 +223,11 @@ impl AiAgentMock {
         self
     }
 
+    /// Sets what happens when the script runs out, on a mock in use.
+    pub fn set_on_exhausted(&mut self, on_exhausted: OnExhausted) {
+        self.on_exhausted = on_exhausted;
+    }
+
     /// The tools in model (document) order, for messages; Zeebe's variable lists them in hash order.
     pub fn with_tool_order(
         mut self,
@@ -311,17 +316,18 @@ impl AiAgentMock {
     }
 
     /// Answers one agent job as the connector would, with the next turn when the model is asked.
-    pub fn answer_job(&mut self, job: &AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
-        let step = connector::prepare(job).map_err(|e| AgentMockFailure {
+    pub fn answer_job(&mut self, mut job: AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
+        let step = connector::prepare(&mut job).map_err(|e| AgentMockFailure {
             kind: AgentMockFailureKind::Unsupported,
             message: e.0,
         })?;
-        let pending = match step {
+        let mut pending = match step {
             Step::Answer(answer) => return Ok(answer),
             Step::AskModel(pending) => pending,
         };
         let model_call = self.requests.len() as u32 + 1;
-        let mut request = request_from(&self.element_id, model_call, job, &pending.input);
+        let input = pending.take_input();
+        let mut request = request_from(&self.element_id, model_call, &job, input);
         let turn = match &mut self.source {
             Source::Turns { turns, next, .. } => {
                 if *next < turns.len() {
@@ -379,7 +385,7 @@ impl AiAgentMock {
         };
         let checked = matches!(&turn, Turn::ToolCalls(t) if !t.unchecked);
         let check = if checked {
-            self.check_calls(&pending.input.tools, &calls, model_call)
+            self.check_calls(&request.tools, &calls, model_call)
         } else {
             Ok(())
         };
@@ -523,20 +529,20 @@ fn request_from(
     element_id: &str,
     model_call: u32,
     job: &AgentJob<'_>,
-    input: &ModelInput,
+    input: ModelInput,
 ) -> AgentRequest {
     AgentRequest {
         element_id: element_id.to_string(),
         model_call,
         job_key: job.job_key,
         process_instance_key: job.process_instance_key,
-        system_prompt: input.system_prompt.clone(),
-        user_prompt: input.user_prompt.clone(),
-        tools: input.tools.clone(),
-        tool_call_results: input.tool_call_results.clone(),
-        events: input.events.clone(),
-        messages: input.messages.clone(),
-        response_format: input.response_format.clone(),
+        system_prompt: input.system_prompt,
+        user_prompt: input.user_prompt,
+        tools: input.tools,
+        tool_call_results: input.tool_call_results,
+        events: input.events,
+        messages: input.messages,
+        response_format: input.response_format,
         turn: None,
     }
 }

@@ -10,6 +10,8 @@
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
 //! - [`matchers`] — `assert_called_tools` and argument matchers.
 //! - [`on_engine`] — the one engine-aware part: answer an `Engine`'s agent job with a mock.
+//! - `process_test` — `ProcessTest::mock_ai_agent` and its [`AiAgentHandle`], through the
+//!   element-answerer seam of the process test.
 //!
 //! Nothing else here depends on the engine: a job is JSON variables plus keys ([`AgentJob`]), an
 //! answer is a completion or a failure ([`JobAnswer`]).
@@ -21,12 +23,13 @@ pub mod matchers;
 pub mod mock;
 pub mod on_engine;
 mod problems;
+mod process_test;
 pub mod tools;
 pub mod turn;
 
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
-    AgentJob, ElementActivation, JobAnswer, JobCompletion, JobFailure, ResponseFormat,
+    AgentJob, ElementActivation, JobAnswer, JobCompletion, JobFailure, ResponseFormat, Variables,
 };
 pub use matchers::{
     ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,
@@ -37,5 +40,6 @@ pub use mock::{
     ToolCallRecord,
 };
 pub use problems::{Problem, Problems};
+pub use process_test::AiAgentHandle;
 pub use tools::{ToolDefinition, ToolSchemaError};
 pub use turn::{Arguments, TextCallStyle, ToolCall, Turn, Usage};

@@ -47,11 +47,11 @@ pub fn answer_agent_job(
         process_instance_key: job.process_instance_key,
         process_definition_key,
         retries: job.retries,
-        variables: &variables,
+        variables,
         headers: &job.custom_headers,
         now: now.as_deref(),
     };
-    let answer = mock.answer_job(&agent_job)?;
+    let answer = mock.answer_job(agent_job)?;
     let applied = match answer {
         JobAnswer::Complete(completion) => {
             let no_op = completion.is_no_op();

@@ -161,6 +161,18 @@ pub struct DecisionExpectation {
     pub no_matched_rules: bool,
 }
 
+/// The state of a message subscription of a process instance (CPT's `IS_WAITING`,
+/// `IS_NOT_WAITING`, `IS_CORRELATED`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubscriptionState {
+    /// A subscription with the name (and key) is open.
+    Waiting,
+    /// No subscription with the name (and key) is open.
+    NotWaiting,
+    /// A message with the name (and key) was correlated to the instance.
+    Correlated,
+}
+
 /// One check. See the module documentation for the semantics.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -197,6 +209,13 @@ pub enum Check {
         expected: Map<String, Value>,
         matching: Matching,
     },
+    /// The instance waits for, does not wait for, or received a message with this name (and
+    /// correlation key, if given).
+    MessageSubscription {
+        message_name: String,
+        correlation_key: Option<String>,
+        state: SubscriptionState,
+    },
     /// A user task exists (in the instance or one it called) and has these fields.
     UserTask {
         task: UserTaskSelector,
@@ -228,6 +247,11 @@ pub(crate) fn check(s: &Subject<'_>, check: &Check) -> Result<(), AssertionFailu
             expected,
             matching,
         } => s.check_variables(scope, expected, *matching),
+        Check::MessageSubscription {
+            message_name,
+            correlation_key,
+            state,
+        } => s.check_subscription(message_name, correlation_key.as_deref(), *state),
         Check::UserTask { task, expected } => s.check_user_task(task, expected),
         Check::Decision {
             decision_id,
@@ -805,6 +829,71 @@ impl<'a> Subject<'a> {
             format!("{} {what} {verb} {}", self.who(), want_text()),
             problems.join("\n         "),
         ))
+    }
+
+    fn check_subscription(
+        &self,
+        name: &str,
+        key: Option<&str>,
+        state: SubscriptionState,
+    ) -> Outcome {
+        let message = match key {
+            Some(k) => format!("message \"{name}\" with correlation key \"{k}\""),
+            None => format!("message \"{name}\""),
+        };
+        let open = self.engine.message_subscriptions(self.instance);
+        let waiting = open
+            .iter()
+            .any(|s| &*s.message_name == name && key.is_none_or(|k| &*s.correlation_key == k));
+        let open_text = || {
+            if open.is_empty() {
+                "it waits for no message".to_owned()
+            } else {
+                format!(
+                    "it waits for {}",
+                    open.iter()
+                        .map(|s| format!(
+                            "\"{}\" (key \"{}\") at \"{}\"",
+                            s.message_name, s.correlation_key, s.element_id
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        };
+        match state {
+            SubscriptionState::Waiting if !waiting => {
+                Err((format!("{} to wait for {message}", self.who()), open_text()))
+            }
+            SubscriptionState::NotWaiting if waiting => Err((
+                format!("{} not to wait for {message}", self.who()),
+                open_text(),
+            )),
+            SubscriptionState::Correlated => {
+                let got = self.engine.correlated_messages(self.instance);
+                if got.iter().any(|m| {
+                    &*m.message_name == name && key.is_none_or(|k| &*m.correlation_key == k)
+                }) {
+                    return Ok(());
+                }
+                let actual = if got.is_empty() {
+                    "no message was correlated to it".to_owned()
+                } else {
+                    format!(
+                        "the messages correlated to it are {}",
+                        got.iter()
+                            .map(|m| format!(
+                                "\"{}\" (key \"{}\") at \"{}\"",
+                                m.message_name, m.correlation_key, m.element_id
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                Err((format!("{} to have received {message}", self.who()), actual))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn check_user_task(&self, sel: &UserTaskSelector, e: &UserTaskExpectation) -> Outcome {

@@ -2,7 +2,10 @@
 
 mod agent;
 mod cli;
+mod coverage;
+mod events;
 mod failures;
+mod features;
 mod mocks;
 mod process_test;
 mod support;

@@ -96,11 +96,11 @@ impl Ahsp {
             process_instance_key: 7,
             process_definition_key: 1,
             retries: self.retries,
-            variables: &self.vars,
+            variables: self.vars.clone(),
             headers: &self.headers,
             now: self.now.as_deref(),
         };
-        let answer = mock.answer_job(&job)?;
+        let answer = mock.answer_job(job)?;
         self.answers.push(answer.to_json());
         match &answer {
             JobAnswer::Complete(completion) => {

@@ -2,7 +2,10 @@
 
 mod cassettes;
 mod connector;
+mod corpus;
+mod engine;
 mod harness;
 mod matchers;
 mod messages;
+mod seed;
 mod tools;

@@ -1,0 +1,223 @@
+//! The agent testing guide's worked example, translated to Rust, against the template; and each
+//! failure the guide lists, shown through a run.
+
+use std::path::PathBuf;
+
+use baton_testing::ProcessTest;
+use baton_testing::agent::{Cassette, ToolCall, Turn, call, contains, tool};
+use baton_testing::args;
+use serde_json::json;
+
+fn template() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn")
+}
+
+/// `beforeEach`: the template with the tools' workers mocked.
+fn support_test() -> ProcessTest {
+    let t = ProcessTest::from_file(template()).expect("the template deploys");
+    t.mock_job("order-lookup")
+        .complete_with_fn(|job| json!({"order": {"id": job.variable("orderId"), "status": "delivered", "damaged": true}}));
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns and damaged items"]}));
+    t.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-77"}));
+    t.mock_job("email-send").complete();
+    t
+}
+
+#[test]
+fn opens_a_ticket_for_a_damaged_order_and_answers_the_customer() {
+    let t = support_test();
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        [
+            Turn::tool_calls([
+                ToolCall::new("lookup-order", json!({"orderId": "1042"})),
+                ToolCall::new("search-kb", json!({"query": "damaged item return"})),
+            ]),
+            Turn::call(
+                "create-ticket",
+                json!({"summary": "Order 1042 arrived damaged"}),
+            ),
+            Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true})),
+        ],
+    );
+
+    let run = t.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+
+    run.assert_completed();
+    run.assert_passed_in_order(["support-agent", "send-answer", "answered"]);
+    agent.assert_called_tools([
+        call("lookup-order", json!({"orderId": "1042"})),
+        call("search-kb", args! {"query": contains("damaged")}),
+        tool("create-ticket"),
+    ]);
+    // What the model saw on its second call:
+    assert_eq!(
+        agent.requests()[1].tool_call_results,
+        json!([
+            {"id": "call_1_1", "name": "lookup-order", "content": {"id": "1042", "status": "delivered", "damaged": true}},
+            {"id": "call_1_2", "name": "search-kb", "content": ["Returns and damaged items"]},
+        ])
+    );
+}
+
+#[test]
+fn tool_coverage() {
+    let t = support_test();
+    t.mock_ai_agent(
+        "support-agent",
+        [
+            Turn::tool_calls([
+                ToolCall::new("lookup-order", json!({"orderId": "1042"})),
+                ToolCall::new("search-kb", json!({"query": "damaged"})),
+            ]),
+            Turn::respond_json(json!({"answer": "It is on its way.", "resolved": true})),
+        ],
+    );
+    t.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "Where is 1042?"}),
+    )
+    .assert_completed();
+    let coverage = t.coverage();
+    assert_eq!(coverage.processes[0].tools.uncovered, ["create-ticket"]);
+    assert_eq!((coverage.tools.total, coverage.tools.covered), (3, 2));
+    insta::assert_snapshot!(coverage.to_string());
+}
+
+fn run_error(turns: Vec<Turn>) -> String {
+    let t = support_test();
+    t.mock_ai_agent("support-agent", turns);
+    let run = t.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    run.error().expect("the run failed")
+}
+
+#[test]
+fn unknown_tool_fails_the_run() {
+    let error = run_error(vec![Turn::call("issue-refund", json!({"orderId": "1042"}))]);
+    assert!(
+        error.contains(r#"unknown tool "issue-refund". Tools of "support-agent": search-kb, lookup-order, create-ticket"#),
+        "{error}"
+    );
+}
+
+#[test]
+fn wrong_arguments_fail_the_run() {
+    let undeclared = run_error(vec![Turn::call(
+        "create-ticket",
+        json!({"summary": "x", "title": "X"}),
+    )]);
+    assert!(
+        undeclared.contains(r#""title" is not a parameter"#),
+        "{undeclared}"
+    );
+    let missing = run_error(vec![Turn::call(
+        "create-ticket",
+        json!({"priority": "high"}),
+    )]);
+    assert!(
+        missing.contains(r#"the required parameter "summary" is missing"#),
+        "{missing}"
+    );
+}
+
+#[test]
+fn a_script_too_short_fails_the_run() {
+    let error = run_error(vec![
+        Turn::call("lookup-order", json!({"orderId": "1042"})),
+        Turn::call("lookup-order", json!({"orderId": "1043"})),
+    ]);
+    assert!(
+        error.contains("the script has no turn 3 — it has 2, all played. The agent asked the model again with results from lookup-order."),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_tool_the_connector_cannot_offer_fails_the_agent_job_into_an_incident() {
+    let xml = std::fs::read_to_string(template())
+        .unwrap()
+        .replace("fromAi(toolCall.summary,", "fromAi(summary,");
+    let t = ProcessTest::from_xml("ai-agent-tool-loop.bpmn", &xml)
+        .expect("Zeebe deploys it: it does not check the namespace");
+    t.mock_ai_agent("support-agent", [Turn::respond_text("never asked")]);
+    let run = t.start("ai-agent-tool-loop", json!({"customerMessage": "Hi"}));
+    // The connector fails the job (3 retries, 30 s apart); the last failure is an incident.
+    // Step through each 30 s backoff (advance_time jumps at once; see the report).
+    run.advance_time("PT30S").advance_time("PT30S");
+    let incidents = run.incidents();
+    assert_eq!(incidents.len(), 1, "{}", run.explain());
+    assert!(
+        incidents[0]
+            .error_message
+            .contains("Parameter name 'summary' is not part of expected namespace 'toolCall.'"),
+        "{}",
+        incidents[0].error_message
+    );
+}
+
+#[test]
+fn the_model_call_limit_fails_the_agent_job_into_an_incident() {
+    let xml = std::fs::read_to_string(template()).unwrap().replace(
+        r#"source="=10" target="data.limits.maxModelCalls""#,
+        r#"source="=2" target="data.limits.maxModelCalls""#,
+    );
+    let t = ProcessTest::from_xml("ai-agent-tool-loop.bpmn", &xml).unwrap();
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": []}));
+    t.mock_ai_agent(
+        "support-agent",
+        [Turn::call("search-kb", json!({"query": "x"}))],
+    )
+    .repeat_last_turn();
+    let run = t.start("ai-agent-tool-loop", json!({"customerMessage": "Loop"}));
+    // Step through each 30 s backoff (advance_time jumps at once; see the report).
+    run.advance_time("PT30S").advance_time("PT30S");
+    let incidents = run.incidents();
+    assert_eq!(incidents.len(), 1, "{}", run.explain());
+    assert!(
+        incidents[0]
+            .error_message
+            .starts_with("Maximum number of model calls reached (modelCalls: 2, limit: 2)"),
+        "{}",
+        incidents[0].error_message
+    );
+}
+
+#[test]
+fn a_cassette_for_another_agent_refuses_to_replay() {
+    let t = support_test();
+    let cassette = Cassette::new("billing-agent", vec![Turn::respond_text("hi")]);
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        t.mock_ai_agent("support-agent", cassette);
+    }))
+    .unwrap_err();
+    let message = panic.downcast_ref::<String>().unwrap();
+    assert!(
+        message.contains(
+            r#"was recorded for the agent "billing-agent" and cannot replay "support-agent""#
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_element_that_is_not_an_agent_is_named() {
+    let t = support_test();
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        t.mock_ai_agent("send-answer", [Turn::respond_text("hi")]);
+    }))
+    .unwrap_err();
+    assert_eq!(
+        panic.downcast_ref::<String>().unwrap(),
+        r#""send-answer" is not an ad-hoc sub-process, so it cannot be an AI agent"#
+    );
+}
