@@ -43,7 +43,7 @@ pub struct DeployedResource {
 #[derive(Debug)]
 pub enum DeployedModel {
     /// A `.bpmn` (or any other non-DMN) resource.
-    Bpmn(Definitions),
+    Bpmn(Box<Definitions>),
     /// A `.dmn` resource: one decision requirements graph.
     Dmn(Arc<Drg>),
 }
@@ -52,7 +52,7 @@ impl DeployedResource {
     /// The BPMN definitions, for a BPMN resource.
     pub fn definitions(&self) -> Option<&Definitions> {
         match &self.model {
-            DeployedModel::Bpmn(definitions) => Some(definitions),
+            DeployedModel::Bpmn(definitions) => Some(&**definitions),
             DeployedModel::Dmn(_) => None,
         }
     }
@@ -163,7 +163,7 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
     (
         Some(DeployedResource {
             source,
-            model: DeployedModel::Bpmn(definitions),
+            model: DeployedModel::Bpmn(Box::new(definitions)),
         }),
         diagnostics,
     )

@@ -141,14 +141,16 @@ struct Owner<'d> {
     name: &'d Arc<str>,
 }
 
+/// The output values of one matched rule, by output name (`None`: the single unnamed output).
+pub(crate) type Row = Vec<(Option<Arc<str>>, Value)>;
+
 /// What a decision table's evaluation got to before it finished or failed.
 #[derive(Default)]
 struct TableAudit {
     inputs: Vec<Value>,
-    matched: Vec<(usize, Vec<(Option<Arc<str>>, Value)>)>,
+    /// Rule index and output values of each matched rule.
+    matched: Vec<(usize, Row)>,
 }
-
-type Row = Vec<(Option<Arc<str>>, Value)>;
 
 struct Evaluator<'d> {
     drg: &'d Drg,
@@ -174,7 +176,9 @@ impl<'d> Evaluator<'d> {
             results: Vec::new(),
         }];
         loop {
-            let frame = stack.last_mut().expect("the stack holds the root until it returns");
+            let frame = stack
+                .last_mut()
+                .expect("the stack holds the root until it returns");
             let decision = &drg.decisions[frame.decision];
             if let Some(&required) = decision.required_decisions.get(frame.next) {
                 frame.next += 1;
@@ -484,7 +488,11 @@ impl<'d> Evaluator<'d> {
         let values = dedup_names(values);
         Ok(match values.len() {
             0 => Value::Null,
-            1 => values.into_iter().next().map(|(_, v)| v).unwrap_or_default(),
+            1 => values
+                .into_iter()
+                .next()
+                .map(|(_, v)| v)
+                .unwrap_or_default(),
             _ => row_context(values),
         })
     }

@@ -35,8 +35,8 @@ pub mod parse;
 mod scala;
 
 pub use eval::{
-    EvaluatedDecision, EvaluatedInput, EvaluatedOutput, Evaluation, EvaluationFailure,
-    MatchedRule, evaluate,
+    EvaluatedDecision, EvaluatedInput, EvaluatedOutput, Evaluation, EvaluationFailure, MatchedRule,
+    evaluate,
 };
 pub use model::{DecisionType, Drg};
 pub use parse::{Parsed, parse};

@@ -67,13 +67,7 @@ pub fn parse(source: &Source) -> Parsed {
                 root.local
             )
         };
-        diagnostics.push(Diagnostic::at(
-            source,
-            root.start,
-            R::NotDmn,
-            None,
-            message,
-        ));
+        diagnostics.push(Diagnostic::at(source, root.start, R::NotDmn, None, message));
         return Parsed {
             drg: None,
             diagnostics,
@@ -117,7 +111,13 @@ enum Target {
 }
 
 impl<'s, 'a> Parser<'s, 'a> {
-    fn error(&mut self, offset: u32, rule: R, element_id: Option<&str>, message: impl Into<String>) {
+    fn error(
+        &mut self,
+        offset: u32,
+        rule: R,
+        element_id: Option<&str>,
+        message: impl Into<String>,
+    ) {
         self.diagnostics.push(Diagnostic::at(
             self.source,
             offset,
@@ -251,9 +251,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// (`bkm(1, 2)`) or invokes it (`<invocation>`). baton turns a BKM into a FEEL function only
     /// when its logic is a literal expression; other logic can be invoked, not called.
     fn check_bkm_calls(&mut self, drg: &Drg) {
-        let invokes = |logic: &Logic, bkm: BkmIdx| {
-            matches!(logic, Logic::Invocation { bkm: invoked, .. } if *invoked == bkm)
-        };
+        let invokes = |logic: &Logic, bkm: BkmIdx| matches!(logic, Logic::Invocation { bkm: invoked, .. } if *invoked == bkm);
         let mut problems = Vec::new();
         let requirers = drg
             .decisions
@@ -304,8 +302,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             );
             return;
         }
-        let bkm_edges: Vec<Vec<usize>> =
-            drg.bkms.iter().map(|b| b.required_bkms.clone()).collect();
+        let bkm_edges: Vec<Vec<usize>> = drg.bkms.iter().map(|b| b.required_bkms.clone()).collect();
         if let Some(at) = find_cycle(&bkm_edges) {
             let b = &drg.bkms[at];
             self.error(
@@ -889,9 +886,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                         .map(|(_, t)| text_of(t).to_owned());
                     outputs.push(Output {
                         id: Arc::from(self.attr(child, "id").unwrap_or_default().as_str()),
-                        name: self
-                            .attr(child, "name")
-                            .map(|n| Arc::from(n.as_str())),
+                        name: self.attr(child, "name").map(|n| Arc::from(n.as_str())),
                         label: self.attr(child, "label").map(|l| Arc::from(l.as_str())),
                         values,
                         default,

@@ -5,7 +5,6 @@
 //! these texts, and Zeebe passes them on in incidents and `evaluationFailureMessage`.
 
 use std::fmt::Write;
-use std::sync::Arc;
 
 use baton_feel::Value;
 
@@ -20,7 +19,7 @@ fn write_val(out: &mut String, value: &Value) {
 }
 
 /// The output values of matched rules as dmn-scala prints its `List[Map[String, Val]]`.
-pub(crate) fn rule_outputs(rows: &[Vec<(Option<Arc<str>>, Value)>]) -> String {
+pub(crate) fn rule_outputs(rows: &[super::eval::Row]) -> String {
     let mut out = String::from("List(");
     for (i, row) in rows.iter().enumerate() {
         if i > 0 {
@@ -43,6 +42,8 @@ pub(crate) fn rule_outputs(rows: &[Vec<(Option<Arc<str>>, Value)>]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     #[test]
@@ -50,7 +51,10 @@ mod tests {
         assert_eq!(val(&Value::int(25)), "25");
         assert_eq!(val(&Value::string("gold")), "\"gold\"");
         assert_eq!(val(&Value::Null), "null");
-        assert_eq!(val(&Value::List(Arc::new(vec![Value::Boolean(true)]))), "[true]");
+        assert_eq!(
+            val(&Value::List(Arc::new(vec![Value::Boolean(true)]))),
+            "[true]"
+        );
         let rows = vec![
             vec![(Some(Arc::from("discount")), Value::int(25))],
             vec![(Some(Arc::from("discount")), Value::int(20))],

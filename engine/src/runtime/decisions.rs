@@ -477,8 +477,11 @@ impl Engine {
             let lookup = |name: &str| self.lookup_var(key, name).map(|v| Value::from_json(v));
             self.run_decision(decision, &lookup)
         };
-        let (_, parts) =
-            self.write_decision_evaluation(decision, evaluation, Some((proc, process_instance_key, e, key)));
+        let (_, parts) = self.write_decision_evaluation(
+            decision,
+            evaluation,
+            Some((proc, process_instance_key, e, key)),
+        );
         if let Some(message) = &parts.failure_message {
             return Err(Failure::new(
                 ErrorType::DecisionEvaluationError,
@@ -580,9 +583,7 @@ impl Engine {
                 continue;
             }
             let key = record.key.unwrap_or_default();
-            let drg = value
-                .decision
-                .map(|d| self.decisions.decision(d).drg);
+            let drg = value.decision.map(|d| self.decisions.decision(d).drg);
             let element_id = match (value.proc, value.element) {
                 (Some(p), Some(e)) => Some(&*self.process(p).element(e).id),
                 _ => None,
@@ -625,7 +626,10 @@ impl Engine {
     }
 
     /// The decision instances of one process instance (evaluated by its business rule tasks).
-    pub fn decision_instances_of(&self, process_instance_key: Key) -> Vec<DecisionInstanceView<'_>> {
+    pub fn decision_instances_of(
+        &self,
+        process_instance_key: Key,
+    ) -> Vec<DecisionInstanceView<'_>> {
         self.decision_instances()
             .into_iter()
             .filter(|d| d.process_instance_key == Some(process_instance_key))
@@ -647,12 +651,19 @@ impl Engine {
     }
 
     /// The `value` of a `DECISION_EVALUATION` record as Zeebe's exporters write it.
-    pub(crate) fn decision_record_json(&self, key: Option<Key>, d: &DecisionValue) -> Map<String, Json> {
+    pub(crate) fn decision_record_json(
+        &self,
+        key: Option<Key>,
+        d: &DecisionValue,
+    ) -> Map<String, Json> {
         let mut value = Map::new();
         let deployed = d.decision.map(|idx| self.decisions.decision(idx));
         let drg_idx = deployed.map(|dec| dec.drg);
         let drg = drg_idx.map(|idx| self.decisions.drg(idx));
-        value.insert("decisionKey".into(), json!(deployed.map_or(-1, |x| x.key as i64)));
+        value.insert(
+            "decisionKey".into(),
+            json!(deployed.map_or(-1, |x| x.key as i64)),
+        );
         value.insert("decisionId".into(), json!(&*d.decision_id));
         value.insert(
             "decisionName".into(),
@@ -697,7 +708,10 @@ impl Engine {
             "processInstanceKey".into(),
             json!(d.process_instance_key.map_or(-1, |k| k as i64)),
         );
-        value.insert("elementId".into(), json!(element_id.as_deref().unwrap_or("")));
+        value.insert(
+            "elementId".into(),
+            json!(element_id.as_deref().unwrap_or("")),
+        );
         value.insert(
             "elementInstanceKey".into(),
             json!(d.element_instance_key.map_or(-1, |k| k as i64)),

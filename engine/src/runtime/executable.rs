@@ -667,9 +667,9 @@ fn compile_element(
             result_variable: d.result_variable.as_deref().map(Arc::from),
             binding_type: d.binding_type.clone(),
             version_tag: match &d.version_tag {
-                Some(tag) => Some(
-                    Expr::compile_text(tag).map_err(|m| err(e, &format!("versionTag: {m}")))?,
-                ),
+                Some(tag) => {
+                    Some(Expr::compile_text(tag).map_err(|m| err(e, format!("versionTag: {m}")))?)
+                }
                 None => None,
             },
         }),

@@ -37,8 +37,7 @@ fn json_equal(a: &Json, b: &Json) -> bool {
         }
         (Json::Object(x), Json::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => a == b,
@@ -391,12 +390,16 @@ fn a_failing_evaluation_is_a_decision_evaluation_error_incident_and_resolving_re
     assert_eq!(failed.intent, Intent::Other(OtherIntent::Failed));
     let json = e.record_json(failed);
     assert_eq!(json["value"]["failedDecisionId"], "strict");
-    assert_eq!(json["value"]["evaluatedDecisions"][0]["matchedRules"][1]["ruleIndex"], 2);
+    assert_eq!(
+        json["value"]["evaluatedDecisions"][0]["matchedRules"][1]["ruleIndex"],
+        2
+    );
     let instances = e.find_decision_instances(Some("strict"), None);
     assert!(instances[0].failed);
 
     // Fix the variable and resolve: the decision is evaluated again.
-    e.set_variables(pi, doc(json!({"total": 5})), false).unwrap();
+    e.set_variables(pi, doc(json!({"total": 5})), false)
+        .unwrap();
     e.resolve_incident(incidents[0].key).unwrap();
     assert_eq!(crate::xml::state_of(&e, pi), State::Completed);
     assert_eq!(var(&e, pi, "result").as_ref(), Some(&json!("positive")));
@@ -419,7 +422,10 @@ fn a_missing_decision_is_a_called_decision_error_incident() {
 #[test]
 fn binding_types_pick_the_decision_version() {
     let v2 = DISCOUNT_DMN
-        .replace(r#"<zeebe:versionTag value="v1"/>"#, r#"<zeebe:versionTag value="v2"/>"#)
+        .replace(
+            r#"<zeebe:versionTag value="v1"/>"#,
+            r#"<zeebe:versionTag value="v2"/>"#,
+        )
         .replace("<text>15</text>", "<text>20</text>");
     let latest = rule_task_process("latest", r#"decisionId="discount""#);
     let pinned = rule_task_process(
@@ -434,10 +440,7 @@ fn binding_types_pick_the_decision_version() {
         "missingTag",
         r#"decisionId="discount" bindingType="versionTag" versionTag="v9""#,
     );
-    let mut e = engine_with(&[
-        ("pinned.bpmn", &pinned),
-        ("discounts.dmn", DISCOUNT_DMN),
-    ]);
+    let mut e = engine_with(&[("pinned.bpmn", &pinned), ("discounts.dmn", DISCOUNT_DMN)]);
     let info = e
         .deploy(&[
             Resource::new("latest.bpmn", latest.into_bytes()),
@@ -474,12 +477,18 @@ fn binding_types_pick_the_decision_version() {
 fn an_unchanged_dmn_deployed_again_is_no_new_version() {
     let mut e = engine_with(&[("discounts.dmn", DISCOUNT_DMN)]);
     let again = e
-        .deploy(&[Resource::new("discounts.dmn", DISCOUNT_DMN.as_bytes().to_vec())])
+        .deploy(&[Resource::new(
+            "discounts.dmn",
+            DISCOUNT_DMN.as_bytes().to_vec(),
+        )])
         .unwrap();
     assert!(again.decisions.is_empty(), "{again:?}");
     assert_eq!(e.latest_decision("discount").unwrap().version, 1);
     let renamed = e
-        .deploy(&[Resource::new("renamed.dmn", DISCOUNT_DMN.as_bytes().to_vec())])
+        .deploy(&[Resource::new(
+            "renamed.dmn",
+            DISCOUNT_DMN.as_bytes().to_vec(),
+        )])
         .unwrap();
     assert_eq!(renamed.decisions.len(), 3);
     assert_eq!(e.latest_decision("discount").unwrap().version, 2);
@@ -522,12 +531,9 @@ fn standalone_evaluation_records_a_decision_instance_without_a_process() {
     let failed = e
         .evaluate_decision("strict", doc(json!({"total": 50})))
         .unwrap();
-    assert!(
-        failed
-            .failure_message
-            .as_deref()
-            .is_some_and(|m| m.starts_with("Expected to evaluate decision 'strict', but multiple values"))
-    );
+    assert!(failed.failure_message.as_deref().is_some_and(|m| {
+        m.starts_with("Expected to evaluate decision 'strict', but multiple values")
+    }));
     let rejection = e.evaluate_decision("nowhere", doc(json!({}))).unwrap_err();
     assert_eq!(rejection.rejection_type, RejectionType::NotFound);
     assert_eq!(
@@ -737,15 +743,17 @@ fn the_bank_dispute_decision_drives_its_process_as_the_cpt_test_describes() {
     ));
     let mut e = Engine::default();
     e.deploy_xml("fraud.bpmn", &bpmn).unwrap();
-    let text = std::fs::read_to_string(
-        crate::corpus::shared()
-            .unwrap()
-            .join("corpus/cpt/cases/tut-bank-complaint-dispute/determine_fraud_rating_confidence.dmn"),
-    )
-    .unwrap();
-    assert_eq!(drg.decisions.len(), 1);
-    e.deploy(&[Resource::new("determine_fraud_rating_confidence.dmn", text.into_bytes())])
+    let text =
+        std::fs::read_to_string(crate::corpus::shared().unwrap().join(
+            "corpus/cpt/cases/tut-bank-complaint-dispute/determine_fraud_rating_confidence.dmn",
+        ))
         .unwrap();
+    assert_eq!(drg.decisions.len(), 1);
+    e.deploy(&[Resource::new(
+        "determine_fraud_rating_confidence.dmn",
+        text.into_bytes(),
+    )])
+    .unwrap();
     for (customer, vendor, amount, refund, confident) in [
         (2, 3, 500, false, true),
         (8, 25, 200, true, false),
