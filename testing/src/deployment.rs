@@ -78,6 +78,13 @@ impl Deployment {
         Ok(self)
     }
 
+    /// Adds several files as one deployment (all or nothing), as a CPT test class deploys its
+    /// resources.
+    pub fn add_files(&mut self, paths: &[PathBuf]) -> Result<&mut Self, DeployError> {
+        deploy_files(&mut self.engine, paths)?;
+        Ok(self)
+    }
+
     /// Adds BPMN text.
     pub fn add_xml(&mut self, name: &str, xml: &str) -> Result<&mut Self, DeployError> {
         deploy_resources(
@@ -87,7 +94,8 @@ impl Deployment {
         Ok(self)
     }
 
-    /// Adds every `.bpmn` file of a folder (recursively, in path order) as one deployment.
+    /// Adds every `.bpmn` (and `.form`) file of a folder (recursively, in path order) as one
+    /// deployment.
     pub fn add_dir(&mut self, dir: impl AsRef<Path>) -> Result<&mut Self, DeployError> {
         deploy_dir(&mut self.engine, dir.as_ref())?;
         Ok(self)
@@ -161,7 +169,10 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DeployError> {
         }
         if path.is_dir() {
             collect(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "bpmn" || e == "dmn") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "bpmn" || e == "dmn" || e == "form")
+        {
             out.push(path);
         }
     }

@@ -33,6 +33,7 @@
 //! - [`Run`] (`run`) — one instance: queries, actions, `assert_*`.
 //! - [`assertions`] — the checks ([`Check`]) behind every assertion and the CPT runner.
 //! - [`coverage`] — elements, flows and tools covered; text report; files and merging.
+//! - [`cpt`] — the Camunda Process Test JSON runner behind `baton test`.
 //! - [`variables`], [`clock`] — JSON variables and matching; durations and instants.
 #![forbid(unsafe_code)]
 
@@ -40,6 +41,7 @@ pub mod agent;
 pub mod assertions;
 pub mod clock;
 pub mod coverage;
+pub mod cpt;
 mod deployment;
 pub mod example_data;
 mod explain;

@@ -317,6 +317,7 @@ impl Engine {
                 text: &text,
                 drg: &drg,
             }],
+            Vec::new(),
         );
     }
 

@@ -199,6 +199,11 @@ pub struct UserTaskDef {
     pub follow_up_date: Option<Expr>,
     pub priority: Option<Expr>,
     pub form_key: Option<Expr>,
+    /// `zeebe:formDefinition formId`: a deployed form, found as `form_binding` says (latest,
+    /// deployment, versionTag).
+    pub form_id: Option<Arc<str>>,
+    pub form_binding: Option<String>,
+    pub form_version_tag: Option<String>,
     pub headers: Arc<IndexMap<String, String>>,
     pub listeners: Vec<ListenerDef>,
 }
@@ -229,6 +234,9 @@ pub struct ExecElement {
     pub attached_to: Option<ElementIdx>,
     /// Intermediate catch events that follow an event-based gateway.
     pub after_event_based_gateway: bool,
+    /// For an activity with a compensation boundary event: the activity that compensates it
+    /// (associated with the boundary event).
+    pub compensation_handler: Option<ElementIdx>,
 }
 
 impl ExecElement {
@@ -410,6 +418,26 @@ pub fn compile(
                 ad_hoc.activatable = activatable;
                 ad_hoc.elements_json = Arc::new(json);
             }
+        }
+    }
+    // Compensation: a boundary event with a compensate definition is associated with the
+    // activity that compensates the one it is attached to.
+    for a in &process.artifacts {
+        if a.kind != "association" {
+            continue;
+        }
+        let (Some(src), Some(dst)) = (&a.source_ref, &a.target_ref) else {
+            continue;
+        };
+        let (Some(b), Some(h)) = (process.find(src), process.find(dst)) else {
+            continue;
+        };
+        if let (Some(activity), EventDef::Compensation { .. }) = (
+            elements[b.0 as usize].attached_to,
+            &elements[b.0 as usize].event,
+        ) && process.element(h).is_for_compensation
+        {
+            elements[activity.0 as usize].compensation_handler = Some(h);
         }
     }
     let scope = scope_info(process, &process.children);
@@ -704,6 +732,14 @@ fn compile_element(
                 Some(x) => Some(expr(e, x)?),
                 None => None,
             },
+            form_id: z
+                .form
+                .as_ref()
+                .and_then(|f| f.form_id.as_ref())
+                .map(|x| Arc::from(x.text.trim_start_matches('=').trim()))
+                .filter(|x: &Arc<str>| !x.is_empty()),
+            form_binding: z.form.as_ref().and_then(|f| f.binding_type.clone()),
+            form_version_tag: z.form.as_ref().and_then(|f| f.version_tag.clone()),
             headers: Arc::new(z.task_headers.iter().cloned().collect()),
             listeners: listeners(e, &z.task_listeners)?,
         })
@@ -751,6 +787,7 @@ fn compile_element(
         interrupting,
         attached_to,
         after_event_based_gateway: false,
+        compensation_handler: None,
     })
 }
 

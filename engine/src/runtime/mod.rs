@@ -15,12 +15,14 @@
 
 pub mod ad_hoc;
 mod call_activity;
+mod compensation;
 mod conditionals;
 pub mod cron;
 mod decisions;
 mod events;
 pub mod executable;
 pub mod expr;
+mod forms;
 mod gateways;
 mod incidents;
 mod jobs;
@@ -48,6 +50,7 @@ pub use decisions::{
     rule_id,
 };
 pub use executable::{CompileError, ExecutableProcess};
+pub use forms::DeployedForm;
 pub use jobs::{AdHocJobResult, JobResult};
 pub use lifecycle::State;
 pub use messages::{
@@ -166,6 +169,8 @@ pub struct Engine {
     pub(crate) messaging: messages::MessageState,
     pub(crate) signal_subscriptions: signals::SignalSubscriptions,
     pub(crate) conditionals: conditionals::ConditionalState,
+    pub(crate) compensation: compensation::CompensationState,
+    pub(crate) forms: Vec<forms::DeployedForm>,
     /// The event start event (message, timer, signal) a process instance being created starts
     /// at, with the event's variables.
     pub(crate) event_starts: FxHashMap<Key, state::EventTrigger>,
@@ -245,6 +250,8 @@ impl Engine {
             messaging: messages::MessageState::default(),
             signal_subscriptions: BTreeMap::new(),
             conditionals: conditionals::ConditionalState::default(),
+            compensation: compensation::CompensationState::default(),
+            forms: Vec::new(),
             event_starts: FxHashMap::default(),
             steps: 0,
         }
@@ -350,14 +357,28 @@ impl Engine {
         &mut self,
         resources: &[crate::deploy::Resource],
     ) -> Result<DeploymentInfo, Rejection> {
-        let checked = crate::deploy::check(resources).map_err(|d| {
-            Rejection::new(
-                RejectionType::InvalidArgument,
-                format!(
-                    "Expected to deploy new resources, but encountered the following errors:\n{d}"
-                ),
-            )
-        })?;
+        // `.form` resources are forms (JSON); the others go through the BPMN or DMN checks.
+        let (form_resources, resources): (Vec<_>, Vec<_>) = resources
+            .iter()
+            .cloned()
+            .partition(|r| r.name.ends_with(".form"));
+        let mut forms = Vec::new();
+        for r in &form_resources {
+            let (id, tag) = forms::parse_form(&r.name, &r.content)?;
+            forms.push((r.name.clone(), id, tag));
+        }
+        let checked = if resources.is_empty() {
+            Vec::new()
+        } else {
+            crate::deploy::check(&resources).map_err(|d| {
+                Rejection::new(
+                    RejectionType::InvalidArgument,
+                    format!(
+                        "Expected to deploy new resources, but encountered the following errors:\n{d}"
+                    ),
+                )
+            })?
+        };
         let bpmn: Vec<(&str, &model::Definitions)> = checked
             .iter()
             .filter_map(|r| r.definitions().map(|d| (r.source.name(), d)))
@@ -372,7 +393,7 @@ impl Engine {
                 })
             })
             .collect();
-        self.deploy_models(&bpmn, &dmn)
+        self.deploy_models(&bpmn, &dmn, forms)
     }
 
     /// Deploys one BPMN text (see [`Engine::deploy`]).
@@ -387,16 +408,17 @@ impl Engine {
         resource_name: &str,
         definitions: &model::Definitions,
     ) -> Result<DeploymentInfo, Rejection> {
-        self.deploy_models(&[(resource_name, definitions)], &[])
+        self.deploy_models(&[(resource_name, definitions)], &[], Vec::new())
     }
 
-    /// Deploys checked models as one deployment: processes (`PROCESS CREATED`), then decision
-    /// requirements graphs (`DECISION_REQUIREMENTS CREATED`, `DECISION CREATED`), then
-    /// `DEPLOYMENT CREATED`.
+    /// Deploys checked models as one deployment: forms first (so the processes find them), then
+    /// processes (`PROCESS CREATED`), then decision requirements graphs (`DECISION_REQUIREMENTS
+    /// CREATED`, `DECISION CREATED`), then `DEPLOYMENT CREATED`.
     pub(crate) fn deploy_models(
         &mut self,
         bpmn: &[(&str, &model::Definitions)],
         dmn: &[decisions::DmnResource<'_>],
+        forms: Vec<(String, String, Option<String>)>,
     ) -> Result<DeploymentInfo, Rejection> {
         for (resource_name, definitions) in bpmn {
             if !definitions.processes.iter().any(|p| p.is_executable) {
@@ -409,8 +431,11 @@ impl Engine {
             }
         }
         // Unchanged DMN resources alone are a duplicate deployment: no new versions.
-        let duplicates_only = bpmn.is_empty() && self.dmn_duplicates_only(dmn);
+        let duplicates_only = bpmn.is_empty() && forms.is_empty() && self.dmn_duplicates_only(dmn);
         let deployment_key = self.new_key();
+        for (name, id, tag) in forms {
+            self.deploy_form(&name, id, tag, deployment_key);
+        }
         // Compile everything first: a deployment is all or nothing.
         let mut compiled = Vec::new();
         for (resource_name, definitions) in bpmn {

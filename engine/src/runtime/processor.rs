@@ -143,6 +143,7 @@ impl Engine {
                     s.state = to;
                 }
                 self.release_message_start_lock(key);
+                self.drop_compensation_of(key);
             }
             Ok(Some(inst))
         } else {
@@ -521,6 +522,12 @@ impl Engine {
                 self.queue.push_back(Cmd::Complete(key));
                 Ok(())
             }
+            T::IntermediateThrowEvent | T::EndEvent
+                if matches!(el.event, EventDef::Compensation { .. }) && el.job.is_none() =>
+            {
+                let activity = self.compensation_target(key).flatten();
+                self.throw_compensation(key, activity)
+            }
             T::IntermediateThrowEvent | T::EndEvent => match &el.event {
                 EventDef::None | EventDef::Link { .. } | EventDef::Terminate => {
                     self.transition(key, State::Activated)?;
@@ -651,8 +658,14 @@ impl Engine {
         if end_of_path && let Some(scope) = scope {
             self.before_path_completed(scope, key)?;
         }
+        if el.compensation_handler.is_some() {
+            self.subscribe_compensation(key);
+        }
         let inst = self.transition(key, State::Completed)?.expect("completed");
         let scope = inst.flow_scope.expect("elements have a flow scope");
+        if !self.compensation.is_empty() {
+            self.compensation_handler_done(key);
+        }
         if !inner && self.runtime_instruction_fires(&inst, &el.id) {
             return Ok(());
         }

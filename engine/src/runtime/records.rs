@@ -62,6 +62,7 @@ named_enum!(
     /// Zeebe's value types (the kinds of record).
     ValueType {
         Deployment => "DEPLOYMENT",
+        Form => "FORM",
         Process => "PROCESS",
         ProcessInstance => "PROCESS_INSTANCE",
         ProcessInstanceCreation => "PROCESS_INSTANCE_CREATION",
@@ -419,6 +420,20 @@ pub struct ConditionalValue {
     pub interrupting: bool,
 }
 
+/// The value of a `COMPENSATION_SUBSCRIPTION` record.
+#[derive(Debug, Clone)]
+pub struct CompensationValue {
+    pub proc: ProcIdx,
+    pub process_instance_key: Key,
+    /// The completed activity to compensate.
+    pub activity: ElementIdx,
+    pub activity_instance_key: Key,
+    /// The activity that compensates it.
+    pub handler: ElementIdx,
+    /// The throw or end event that triggered it.
+    pub throw_element: Option<ElementIdx>,
+}
+
 /// The value of a `USER_TASK` record.
 #[derive(Debug, Clone)]
 pub struct UserTaskValue {
@@ -475,6 +490,12 @@ pub enum RecordValue {
     Subscription(Box<SubscriptionValue>),
     Signal(Box<SignalValue>),
     ConditionalSubscription(Box<ConditionalValue>),
+    Compensation(Box<CompensationValue>),
+    /// `FORM`: a deployed form version.
+    Form {
+        form_id: Arc<str>,
+        version: i32,
+    },
     Escalation {
         proc: ProcIdx,
         process_instance_key: Key,

@@ -112,6 +112,15 @@ impl Engine {
                 self.process(c.proc).element(c.element).id,
                 key_text(r.key)
             ),
+            RecordValue::Form { form_id, version } => {
+                format!(" \"{form_id}\" version={version} key={}", key_text(r.key))
+            }
+            RecordValue::Compensation(c) => format!(
+                " element=\"{}\" handler=\"{}\" key={}",
+                self.process(c.proc).element(c.activity).id,
+                self.process(c.proc).element(c.handler).id,
+                key_text(r.key)
+            ),
             RecordValue::Signal(s) => {
                 format!(" name=\"{}\" key={}", s.signal_name, key_text(r.key))
             }

@@ -140,6 +140,15 @@ impl Engine {
                 n as i32
             }
         };
+        let form_key = match &def.form_id {
+            Some(id) => Some(self.resolve_form(
+                id,
+                def.form_binding.as_deref(),
+                def.form_version_tag.as_deref(),
+                p.deployment_key,
+            )? as i64),
+            None => None,
+        };
         self.subscribe_to_events(key)?;
         let task_key = self.new_key();
         let inst = &self.instances[&key];
@@ -154,7 +163,7 @@ impl Engine {
             due_date,
             follow_up_date,
             priority,
-            form_key: None,
+            form_key,
             variables: None,
             action: None,
         };

@@ -1,6 +1,7 @@
 //! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod builder;
+mod compensation;
 mod conditionals;
 mod core;
 mod corpus;
@@ -8,6 +9,7 @@ mod deployment;
 mod dmn;
 mod feel_wired;
 mod fixtures;
+mod forms;
 mod golden;
 mod hostile;
 mod listeners;

@@ -26,24 +26,34 @@ impl ProcessTest {
     /// wrong arguments, a script too short) fail the run with a message every assertion prints.
     #[track_caller]
     pub fn mock_ai_agent(&self, element_id: &str, script: impl Into<AgentScript>) -> AiAgentHandle {
-        let tool_order = match self.with_engine(|engine| agent_tools(engine, element_id)) {
-            Ok(tools) => tools,
+        match self.try_mock_ai_agent(element_id, script) {
+            Ok(handle) => handle,
             Err(message) => panic!("{message}"),
-        };
-        let mock = match AiAgentMock::new(element_id, script) {
-            Ok(mock) => mock.with_tool_order(tool_order),
-            Err(failure) => panic!("{failure}"),
-        };
+        }
+    }
+
+    /// Like [`mock_ai_agent`](Self::mock_ai_agent), with `Err` (the message) instead of a panic
+    /// when the element is not an AI agent or the script is not valid (the CPT runner's
+    /// `MOCK_AI_AGENT` fails its test case with it).
+    pub fn try_mock_ai_agent(
+        &self,
+        element_id: &str,
+        script: impl Into<AgentScript>,
+    ) -> Result<AiAgentHandle, String> {
+        let tool_order = self.with_engine(|engine| agent_tools(engine, element_id))?;
+        let mock = AiAgentMock::new(element_id, script)
+            .map_err(|failure| failure.to_string())?
+            .with_tool_order(tool_order);
         let shared = Rc::new(RefCell::new(mock));
         self.answer_jobs_of_element(
             element_id,
             format!("AI agent mock \"{element_id}\""),
             AgentAnswerer(shared.clone()),
         );
-        AiAgentHandle {
+        Ok(AiAgentHandle {
             element_id: element_id.to_string(),
             mock: shared,
-        }
+        })
     }
 }
 

@@ -226,6 +226,13 @@ pub enum Check {
         decision_id: String,
         expected: DecisionExpectation,
     },
+    /// The variable exists and the FEEL expression, evaluated with the context
+    /// `{<name>: <value>}` at the engine's clock, is `true` (CPT's `satisfiesExpression`).
+    VariableSatisfies {
+        scope: VariableScope,
+        name: String,
+        expression: String,
+    },
 }
 
 /// Runs one check.
@@ -257,6 +264,11 @@ pub(crate) fn check(s: &Subject<'_>, check: &Check) -> Result<(), AssertionFailu
             decision_id,
             expected,
         } => s.check_decision(decision_id, expected),
+        Check::VariableSatisfies {
+            scope,
+            name,
+            expression,
+        } => s.check_variable_satisfies(scope, name, expression),
     };
     outcome.map_err(|(expected, actual)| AssertionFailure {
         expected,
@@ -922,11 +934,16 @@ impl<'a> Subject<'a> {
             (None, Some(n)) => format!("user task named \"{n}\""),
             (None, None) => "a user task".to_owned(),
         };
-        let found = tasks.iter().find(|t| {
-            let (id, name) = name_of(t);
-            sel.element_id.as_ref().is_none_or(|s| *s == id)
-                && sel.name.as_ref().is_none_or(|s| Some(s) == name.as_ref())
-        });
+        // CPT checks each property on its own: some matching task must have it (a task
+        // created again in a loop is found next to the completed one).
+        let matching: Vec<&&baton_engine::runtime::UserTask> = tasks
+            .iter()
+            .filter(|t| {
+                let (id, name) = name_of(t);
+                sel.element_id.as_ref().is_none_or(|s| *s == id)
+                    && sel.name.as_ref().is_none_or(|s| Some(s) == name.as_ref())
+            })
+            .collect();
         let mut want = Vec::new();
         if let Some(s) = e.state {
             want.push(format!("state {}", user_task_state(s)));
@@ -954,7 +971,7 @@ impl<'a> Subject<'a> {
         } else {
             format!("{} to have {label} with {}", self.who(), want.join(", "))
         };
-        let Some(t) = found else {
+        if matching.is_empty() {
             let existing: Vec<String> = tasks.iter().map(|t| name_of(t).0).collect();
             return Err((
                 want_text,
@@ -967,58 +984,86 @@ impl<'a> Subject<'a> {
                     )
                 },
             ));
-        };
-        let v = &t.value;
-        let mut diffs = Vec::new();
-        if let Some(s) = e.state
-            && s != t.state
-        {
-            diffs.push(format!("its state is {}", user_task_state(t.state)));
         }
-        if let Some(a) = &e.assignee
-            && v.assignee.as_deref() != Some(a.as_str())
-        {
-            diffs.push(match &v.assignee {
-                Some(x) => format!("its assignee is \"{x}\""),
-                None => "it has no assignee".to_owned(),
+        let mut diffs = Vec::new();
+        // A property no matching task has: described for the one task, or for each of them.
+        let mut property =
+            |has: &dyn Fn(&baton_engine::runtime::UserTask) -> bool,
+             describe: &dyn Fn(&baton_engine::runtime::UserTask) -> String| {
+                if matching.iter().any(|t| has(t)) {
+                    return;
+                }
+                if let [t] = matching.as_slice() {
+                    diffs.push(describe(t));
+                } else {
+                    let each: Vec<String> = matching
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| format!("task {}: {}", i + 1, describe(t)))
+                        .collect();
+                    diffs.push(format!(
+                        "none of the {} matching user tasks has it ({})",
+                        matching.len(),
+                        each.join("; ")
+                    ));
+                }
+            };
+        if let Some(s) = e.state {
+            property(&|t| t.state == s, &|t| {
+                format!("its state is {}", user_task_state(t.state))
             });
         }
-        if let Some(g) = &e.candidate_groups
-            && *g != *v.candidate_groups
-        {
-            diffs.push(format!(
-                "its candidate groups are [{}]",
-                quoted(&v.candidate_groups)
-            ));
+        if let Some(a) = &e.assignee {
+            property(
+                &|t| t.value.assignee.as_deref() == Some(a.as_str()),
+                &|t| match &t.value.assignee {
+                    Some(x) => format!("its assignee is \"{x}\""),
+                    None => "it has no assignee".to_owned(),
+                },
+            );
         }
-        if let Some(g) = &e.candidate_users
-            && *g != *v.candidate_users
-        {
-            diffs.push(format!(
-                "its candidate users are [{}]",
-                quoted(&v.candidate_users)
-            ));
+        if let Some(g) = &e.candidate_groups {
+            property(&|t| *g == *t.value.candidate_groups, &|t| {
+                format!(
+                    "its candidate groups are [{}]",
+                    quoted(&t.value.candidate_groups)
+                )
+            });
         }
-        if let Some(p) = e.priority
-            && p != v.priority
-        {
-            diffs.push(format!("its priority is {}", v.priority));
+        if let Some(g) = &e.candidate_users {
+            property(&|t| *g == *t.value.candidate_users, &|t| {
+                format!(
+                    "its candidate users are [{}]",
+                    quoted(&t.value.candidate_users)
+                )
+            });
         }
-        if let Some(d) = &e.due_date
-            && !same_instant(Some(d), v.due_date.as_deref())
-        {
-            diffs.push(format!(
-                "its due date is {}",
-                v.due_date.as_deref().unwrap_or("not set")
-            ));
+        if let Some(p) = e.priority {
+            property(&|t| p == t.value.priority, &|t| {
+                format!("its priority is {}", t.value.priority)
+            });
         }
-        if let Some(d) = &e.follow_up_date
-            && !same_instant(Some(d), v.follow_up_date.as_deref())
-        {
-            diffs.push(format!(
-                "its follow-up date is {}",
-                v.follow_up_date.as_deref().unwrap_or("not set")
-            ));
+        if let Some(d) = &e.due_date {
+            property(
+                &|t| same_instant(Some(d), t.value.due_date.as_deref()),
+                &|t| {
+                    format!(
+                        "its due date is {}",
+                        t.value.due_date.as_deref().unwrap_or("not set")
+                    )
+                },
+            );
+        }
+        if let Some(d) = &e.follow_up_date {
+            property(
+                &|t| same_instant(Some(d), t.value.follow_up_date.as_deref()),
+                &|t| {
+                    format!(
+                        "its follow-up date is {}",
+                        t.value.follow_up_date.as_deref().unwrap_or("not set")
+                    )
+                },
+            );
         }
         if diffs.is_empty() {
             Ok(())
@@ -1035,10 +1080,118 @@ impl<'a> Subject<'a> {
                     && d.process_instance_key
                         .is_none_or(|k| k == self.instance || family.contains(&k)) =>
             {
-                Some(d)
+                Some(&**d)
             }
             _ => None,
         });
+        compare_decision(decision_id, evaluation, e)
+    }
+
+    fn check_variable_satisfies(
+        &self,
+        scope: &VariableScope,
+        name: &str,
+        expression: &str,
+    ) -> Outcome {
+        let (key, what) = self.scope(scope);
+        let what = what.replace("variables", "variable");
+        let want = format!(
+            "{} {what} \"{name}\" to satisfy the expression {expression}",
+            self.who()
+        );
+        let key = key.map_err(|m| (want.clone(), m))?;
+        let Some(value) = self.journal.scope_variables(key).and_then(|v| v.get(name)) else {
+            return Err((want, format!("\"{name}\" does not exist")));
+        };
+        let parsed = baton_feel::Expression::parse(expression).map_err(|e| {
+            (
+                want.clone(),
+                format!("the expression is not valid FEEL: {e}"),
+            )
+        })?;
+        let mut context = Map::new();
+        context.insert(name.to_owned(), (**value).clone());
+        let now = jiff::Timestamp::from_millisecond(self.engine.now())
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC);
+        let evaluation = parsed.evaluate(&context, &baton_feel::Env::at(now));
+        match evaluation.result {
+            Ok(baton_feel::Value::Boolean(true)) => Ok(()),
+            Ok(other) => {
+                let mut actual = format!(
+                    "it is {} and the expression gives {other}",
+                    short(value, 80)
+                );
+                for w in &evaluation.warnings {
+                    actual.push_str(&format!("\n         ({w})"));
+                }
+                Err((want, actual))
+            }
+            Err(failure) => Err((
+                want,
+                format!(
+                    "it is {} and the expression fails: {failure}",
+                    short(value, 80)
+                ),
+            )),
+        }
+    }
+}
+
+/// Checks the first evaluation of a decision anywhere in the engine (standalone or by a
+/// business rule task), as CPT's `ASSERT_DECISION` does; the explanation lists the decisions
+/// evaluated.
+pub fn check_decision(
+    engine: &Engine,
+    decision_id: &str,
+    expected: &DecisionExpectation,
+) -> Result<(), AssertionFailure> {
+    let evaluations: Vec<&baton_engine::runtime::records::DecisionValue> = engine
+        .records()
+        .iter()
+        .filter_map(|r| match &r.value {
+            baton_engine::runtime::RecordValue::DecisionEvaluation(d) => Some(&**d),
+            _ => None,
+        })
+        .collect();
+    let first = evaluations
+        .iter()
+        .copied()
+        .find(|d| &*d.decision_id == decision_id);
+    compare_decision(decision_id, first, expected).map_err(|(expected, actual)| {
+        let mut explanation = String::from("decisions evaluated:");
+        if evaluations.is_empty() {
+            explanation.push_str(" none");
+        }
+        for d in &evaluations {
+            explanation.push_str(&format!(
+                "\n  {} → {}",
+                d.decision_id,
+                match &d.failure_message {
+                    Some(f) => format!("failed: {f}"),
+                    None => format!(
+                        "{} (matched rules {:?})",
+                        short(&d.output, 80),
+                        d.matched_rules
+                    ),
+                }
+            ));
+        }
+        AssertionFailure {
+            expected,
+            actual,
+            explanation,
+        }
+    })
+}
+
+/// Compares a decision evaluation (if there is one) with what is expected.
+fn compare_decision(
+    decision_id: &str,
+    evaluation: Option<&baton_engine::runtime::records::DecisionValue>,
+    e: &DecisionExpectation,
+) -> Outcome {
+    {
         let mut want = Vec::new();
         if let Some(o) = &e.output {
             want.push(format!("output {}", short(o, 80)));

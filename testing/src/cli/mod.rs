@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod coverage;
+mod template;
+mod test;
 mod validate;
 
 /// Runs BPMN processes the way Camunda 8 (Zeebe) does, inside tests.
@@ -18,8 +21,14 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Runs Camunda Process Test JSON files (*.test.json) against the BPMN beside them.
+    Test(test::Args),
     /// Checks BPMN files the way Zeebe checks a deployment.
     Validate(validate::Args),
+    /// Lists the starter templates, or writes one (its .bpmn and .test.json).
+    Template(template::Args),
+    /// Merges coverage files and reports them.
+    Coverage(coverage::Args),
     /// Runs a benchmark workload of ../shared/bench and prints one JSON line.
     Bench(bench::Args),
 }
@@ -27,6 +36,9 @@ enum Command {
 /// Parses the command line and runs the subcommand.
 pub fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Test(args) => test::run(&args),
+        Command::Template(args) => template::run(&args),
+        Command::Coverage(args) => coverage::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Bench(args) => bench::run(&args),
     }

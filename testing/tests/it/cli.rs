@@ -62,3 +62,139 @@ fn validate_needs_a_file() {
     assert_eq!(code, 2, "{output}");
     assert!(output.contains("<FILE>"), "{output}");
 }
+
+#[test]
+fn test_prints_each_failure_with_the_run_explained() {
+    let (code, output) = baton(&["test", "fixtures/cpt/failing"]);
+    assert_eq!(code, 1, "{output}");
+    assert!(
+        output.ends_with("0 passed, 11 failed, 1 skipped\n"),
+        "{output}"
+    );
+    insta::assert_snapshot!(output);
+}
+
+#[test]
+fn test_runs_the_template_and_prints_the_coverage() {
+    let (code, output) = baton(&["test", "templates/ai-agent-tool-loop"]);
+    assert_eq!(code, 0, "{output}");
+    insta::assert_snapshot!(output);
+}
+
+#[test]
+fn test_writes_junit_xml() {
+    let dir = crate::cpt::temp_dir("junit");
+    let file = dir.join("junit.xml");
+    let file_arg = file.display().to_string();
+    let (code, output) = baton(&[
+        "test",
+        "fixtures/cpt/failing",
+        "--filter",
+        "not",
+        "--junit",
+        &file_arg,
+        "--no-coverage",
+    ]);
+    assert_eq!(code, 1, "{output}");
+    let xml = std::fs::read_to_string(&file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    insta::with_settings!({filters => vec![(r#"time="[0-9.]+""#, r#"time="[t]""#)]}, {
+        insta::assert_snapshot!(xml);
+    });
+}
+
+#[test]
+fn test_prints_json() {
+    let (code, output) = baton(&["test", "fixtures/cpt/features", "--json"]);
+    assert_eq!(code, 0, "{output}");
+    let json: serde_json::Value = serde_json::from_str(&output).unwrap();
+    assert_eq!(
+        (&json["passed"], &json["failed"], &json["skipped"]),
+        (&4.into(), &0.into(), &1.into())
+    );
+    assert_eq!(json["cases"][4]["outcome"], "skipped");
+    assert_eq!(json["coverage"][3]["processId"], "routing");
+    assert_eq!(json["coverage"][3]["elements"]["uncovered"][0], "automatic");
+}
+
+#[test]
+fn test_without_test_files_says_so() {
+    let (code, output) = baton(&["test", "fixtures/bpmn/accept"]);
+    assert_eq!(code, 1, "{output}");
+    insta::assert_snapshot!(output, @"baton test: no test file (*.test.json, or *.json with a `testCases` array) in fixtures/bpmn/accept");
+}
+
+#[test]
+fn template_list_and_use() {
+    let (code, output) = baton(&["template", "list"]);
+    assert_eq!(code, 0, "{output}");
+    insta::assert_snapshot!(output);
+
+    let dir = crate::cpt::temp_dir("template");
+    let dir_arg = dir.display().to_string();
+    let (code, output) = baton(&["template", "use", "ai-agent-tool-loop", &dir_arg]);
+    assert_eq!(code, 0, "{output}");
+    let bpmn = dir.join("ai-agent-tool-loop.bpmn");
+    assert_eq!(
+        std::fs::read_to_string(&bpmn).unwrap(),
+        include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn")
+    );
+    // Its tests pass where it was written.
+    let (code, output) = baton(&["test", &dir_arg]);
+    assert_eq!(code, 0, "{output}");
+    // A second time, nothing is overwritten without --force.
+    std::fs::write(&bpmn, "mine").unwrap();
+    let (code, output) = baton(&["template", "use", "ai-agent-tool-loop", &dir_arg]);
+    assert_eq!(code, 1, "{output}");
+    assert!(
+        output.contains("already exist; nothing was written (use --force to overwrite)"),
+        "{output}"
+    );
+    assert_eq!(std::fs::read_to_string(&bpmn).unwrap(), "mine");
+    let (code, output) = baton(&["template", "use", "ai-agent-tool-loop", &dir_arg, "--force"]);
+    assert_eq!(code, 0, "{output}");
+    assert_ne!(std::fs::read_to_string(&bpmn).unwrap(), "mine");
+    let (code, output) = baton(&["template", "use", "nope", &dir_arg]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{output}");
+    insta::assert_snapshot!(output, @"baton template use: no template \"nope\"; templates: ai-agent-tool-loop");
+}
+
+#[test]
+fn coverage_report_merges_the_files_of_test_runs() {
+    let dir = crate::cpt::temp_dir("coverage");
+    let cov = dir.join("coverage");
+    let cov_arg = cov.display().to_string();
+    for filter in ["incident", "message"] {
+        let (code, output) = baton(&[
+            "test",
+            "fixtures/cpt/features",
+            "--filter",
+            filter,
+            "--coverage-dir",
+            &cov_arg,
+        ]);
+        assert_eq!(code, 0, "{output}");
+    }
+    let merged = dir.join("merged.json");
+    let merged_arg = merged.display().to_string();
+    let (code, output) = baton(&[
+        "coverage",
+        "report",
+        "--input",
+        &cov_arg,
+        "--json",
+        &merged_arg,
+    ]);
+    assert_eq!(code, 0, "{output}");
+    let file = baton_testing::coverage::CoverageFile::from_json(
+        &std::fs::read_to_string(&merged).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file.tests.len(), 3);
+    let (code, html) = baton(&["coverage", "report", "--input", &cov_arg, "--html", "out"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{html}");
+    assert!(html.contains("not available in this build yet"), "{html}");
+    insta::assert_snapshot!(output);
+}

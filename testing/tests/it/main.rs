@@ -3,6 +3,7 @@
 mod agent;
 mod cli;
 mod coverage;
+pub mod cpt;
 mod events;
 mod failures;
 mod features;

@@ -1,0 +1,138 @@
+//! `baton test PATH...`: runs Camunda Process Test JSON files (see `baton_testing::cpt`).
+//!
+//! Prints one line per test case as it finishes (`ok`, `FAILED` with the reason and the run
+//! explained, `skipped` with the reason), the coverage, and last `N passed, M failed`
+//! (`, K skipped`). Exits 0 only when no case failed. On a terminal, a status line on stderr
+//! shows which case runs when a run takes long.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crate::cpt::{self, Event};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Test files (`*.test.json`, or JSON with a `testCases` array), or folders searched for
+    /// them. The .bpmn/.dmn/.form files beside each test file are deployed with it.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Run only the test cases whose `<file> › <name>` contains this text.
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+    /// Also deploy this file with every test file (repeatable).
+    #[arg(long, value_name = "FILE")]
+    deploy: Vec<PathBuf>,
+    /// Write a JUnit XML report here (for CI).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write one coverage file per test case into this folder (merge them with
+    /// `baton coverage report --input DIR`).
+    #[arg(long, value_name = "DIR")]
+    coverage_dir: Option<PathBuf>,
+    /// Print the report as one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Do not print the coverage report.
+    #[arg(long)]
+    no_coverage: bool,
+}
+
+/// After this long, a terminal gets a status line saying which case runs.
+const PROGRESS_AFTER: Duration = Duration::from_millis(300);
+
+struct Progress {
+    enabled: bool,
+    start: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn show(&mut self, text: &str) {
+        if !self.enabled || self.start.elapsed() < PROGRESS_AFTER {
+            return;
+        }
+        let line: String = text.chars().take(110).collect();
+        eprint!("\r\x1b[2K{line}");
+        let _ = std::io::stderr().flush();
+        self.shown = true;
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[2K");
+            let _ = std::io::stderr().flush();
+            self.shown = false;
+        }
+    }
+}
+
+pub fn run(args: &Args) -> ExitCode {
+    let options = cpt::Options {
+        filter: args.filter.clone(),
+        coverage_dir: args.coverage_dir.clone(),
+        deploy: args.deploy.clone(),
+    };
+    let mut progress = Progress {
+        enabled: std::io::stderr().is_terminal(),
+        start: Instant::now(),
+        shown: false,
+    };
+    let text = !args.json;
+    let mut on_event = |event: Event<'_>| match event {
+        Event::Started { .. } => {}
+        Event::Suite(info) => {
+            let notes = cpt::text::suite_text(info);
+            if text && !notes.is_empty() {
+                progress.clear();
+                println!("{notes}");
+            }
+        }
+        Event::CaseStarted {
+            title,
+            index,
+            total,
+        } => {
+            progress.show(&format!("[{}/{total}] {title}", index + 1));
+        }
+        Event::CaseFinished { result, .. } => {
+            if text {
+                progress.clear();
+                println!("{}", cpt::text::case_text(result));
+            }
+        }
+    };
+    let report = match cpt::run_with(&args.paths, &options, &mut on_event) {
+        Ok(report) => report,
+        Err(e) => {
+            progress.clear();
+            eprintln!("baton test: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    progress.clear();
+    if let Some(path) = &args.junit
+        && let Err(e) = std::fs::write(path, cpt::junit::junit_xml(&report))
+    {
+        eprintln!("baton test: cannot write {}: {e}", path.display());
+        return ExitCode::FAILURE;
+    }
+    if args.json {
+        let json = serde_json::to_string_pretty(&cpt::json::report_json(&report))
+            .expect("the report serializes");
+        println!("{json}");
+    } else {
+        if !args.no_coverage && !report.coverage.processes.is_empty() {
+            println!();
+            print!("{}", report.coverage_report());
+        }
+        println!();
+        println!("{}", report.summary());
+    }
+    if report.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,32 @@
+//! The report as one JSON document (`baton test --json`): every case with its outcome, the
+//! suites with their notes, the counts and the coverage per process.
+
+use serde_json::{Value, json};
+
+use super::results::Report;
+use crate::coverage::CoverageCount;
+
+fn count(c: &CoverageCount) -> Value {
+    json!({"covered": c.covered, "total": c.total, "percent": c.percent, "uncovered": c.uncovered})
+}
+
+/// The report as JSON.
+pub fn report_json(report: &Report) -> Value {
+    let coverage = report.coverage_report();
+    json!({
+        "passed": report.passed(),
+        "failed": report.failed(),
+        "skipped": report.skipped(),
+        "filteredOut": report.filtered_out,
+        "durationMs": (report.duration.as_secs_f64() * 1_000_000.0).round() / 1000.0,
+        "suites": report.suites,
+        "cases": report.cases,
+        "coverage": coverage.processes.iter().map(|p| json!({
+            "processId": p.process_id,
+            "source": p.source,
+            "elements": count(&p.elements),
+            "flows": count(&p.flows),
+            "tools": count(&p.tools),
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,34 @@
+//! The Camunda Process Test (CPT) JSON runner: the test files that CPT 8.9 and Web Modeler's
+//! test mode write, run in milliseconds without Docker or a JVM. `baton test` is a thin layer
+//! over it; Rust users can run JSON files from `cargo test` too:
+//!
+//! ```no_run
+//! let report = baton_testing::cpt::run(&["tests/cpt"], &Default::default()).unwrap();
+//! report.assert_success();
+//! ```
+//!
+//! Deterministic: the engine runs until it waits, then assertions decide at once (no polling;
+//! an assertion that would wait in CPT fails with the state it found). See `docs/cli.md` for
+//! how each instruction maps.
+//!
+//! - [`model`] — the format: files, test cases, every instruction (serde, errors with paths).
+//! - [`discover`] — finding test files and the resources deployed with them.
+//! - [`run`](mod@run) — the runner ([`run()`], [`run_with`]) and its [`Options`].
+//! - [`results`] — [`CaseResult`], [`Report`], the summary line.
+//! - [`text`], [`junit`], [`json`] — the report as `baton test` prints it, as JUnit XML, as JSON.
+//! - `exec`, `behavior` — running one instruction; CONDITIONAL_BEHAVIOR as a quiescence hook.
+
+mod behavior;
+pub mod discover;
+mod exec;
+pub mod json;
+pub mod junit;
+pub mod model;
+pub mod results;
+pub mod run;
+pub mod text;
+
+pub use discover::{DiscoverError, Suite, discover};
+pub use model::{Instruction, TestCase, TestFile};
+pub use results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
+pub use run::{Event, Options, run, run_with};
