@@ -422,37 +422,45 @@ impl Engine {
     }
 
     fn on_activate(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
+        let Some(i) = self.instances.get(&key) else {
             return Ok(());
         };
+        let (proc, element, ty) = (i.proc, i.element(), i.element_type);
         if ty == T::AdHocSubProcess {
             self.ad_hoc_before_input_mappings(key);
         }
         if let Some(e) = element
             && !matches!(ty, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance)
+            && !self.process(proc).element(e).input_mappings.is_empty()
         {
-            let el = p.element(e);
-            if !el.input_mappings.is_empty() {
-                self.apply_input_mappings(key, &el.input_mappings)?;
-            }
+            let p = self.process(proc).clone();
+            self.apply_input_mappings(key, &p.element(e).input_mappings)?;
         }
         self.after_on_activate(key)
     }
 
+    /// The execution listener of the current phase to run next, if any (cloned only when
+    /// there is one: this runs for every element).
+    fn next_listener(&self, key: Key, start: bool) -> Option<super::executable::ListenerDef> {
+        let i = self.instances.get(&key)?;
+        let e = match (i.element(), i.element_type) {
+            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => return None,
+            // Process-level listeners are not run (their jobs would need a process node).
+            (None, _) => return None,
+            (Some(e), _) => e,
+        };
+        let el = self.process(i.proc).element(e);
+        let listeners = if start {
+            &el.start_listeners
+        } else {
+            &el.end_listeners
+        };
+        listeners.get(i.listener_index as usize).cloned()
+    }
+
     /// After input mappings: run the start execution listeners, then finalize.
     pub(crate) fn after_on_activate(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
-            return Ok(());
-        };
-        let listeners = match (element, ty) {
-            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => &[][..],
-            (Some(e), _) => &p.element(e).start_listeners[..],
-            // Process-level listeners are not run (their jobs would need a process node).
-            (None, _) => &[][..],
-        };
-        let index = self.instances[&key].listener_index as usize;
-        if let Some(l) = listeners.get(index) {
-            let l = l.clone();
+        if let Some(l) = self.next_listener(key, true) {
             return self.create_listener_job(key, &l, super::records::ListenerEventType::Start);
         }
         self.finalize_activation(key)
@@ -617,17 +625,7 @@ impl Engine {
 
     /// After output mappings: run the end execution listeners, then finalize.
     pub(crate) fn after_on_complete(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
-            return Ok(());
-        };
-        let listeners = match (element, ty) {
-            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => &[][..],
-            (Some(e), _) => &p.element(e).end_listeners[..],
-            (None, _) => &[][..],
-        };
-        let index = self.instances[&key].listener_index as usize;
-        if let Some(l) = listeners.get(index) {
-            let l = l.clone();
+        if let Some(l) = self.next_listener(key, false) {
             return self.create_listener_job(key, &l, super::records::ListenerEventType::End);
         }
         self.finalize_completion(key)

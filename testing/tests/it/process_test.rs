@@ -39,7 +39,7 @@ fn mocks_answer_until_the_process_waits() {
         .assert_variables(json!({"paid": true, "tracking": "T-7"}));
     payment.assert_called(1);
     assert_eq!(shipping.invocations()[0].element_id, "ship");
-    assert_eq!(shipping.invocations()[0].variables["paid"], json!(true));
+    assert_eq!(shipping.invocations()[0].variables()["paid"], json!(true));
 }
 
 #[test]
