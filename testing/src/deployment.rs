@@ -127,12 +127,6 @@ pub(crate) fn deploy_resources(
     engine: &mut Engine,
     resources: &[Resource],
 ) -> Result<(), DeployError> {
-    if let Some(r) = resources.iter().find(|r| r.name.ends_with(".dmn")) {
-        return Err(DeployError::Unsupported(format!(
-            "{}: DMN files cannot be deployed yet (baton has no DMN evaluator in this build); mock the decision with ProcessTest::mock_decision",
-            r.name
-        )));
-    }
     engine
         .deploy(resources)
         .map(|_| ())
