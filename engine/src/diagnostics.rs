@@ -253,6 +253,18 @@ rules! {
     MultiInstance = "multi-instance",
     /// `fromAi()` calls that Zeebe cannot turn into tool parameters.
     FromAi = "from-ai",
+
+    // DMN.
+    /// The root element is not `definitions` of a DMN model namespace (DMN 1.1 to 1.5).
+    NotDmn = "not-dmn",
+    /// Decision logic Zeebe cannot evaluate: none, an unsupported boxed expression, an empty literal expression, an expression language other than FEEL.
+    DecisionLogic = "decision-logic",
+    /// Decision table rules: a hit policy or aggregation DMN does not define, COLLECT aggregation over several outputs, outputs without names.
+    DecisionTable = "decision-table",
+    /// Requirements between decisions and business knowledge models: cycles, unknown invoked BKMs, imports.
+    DecisionRequirements = "decision-requirements",
+    /// Two resources of one deployment define the same decision id or decision requirements id.
+    DuplicateDecisionId = "duplicate-decision-id",
 }
 
 #[cfg(test)]

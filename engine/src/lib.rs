@@ -3,6 +3,7 @@
 
 pub mod deploy;
 pub mod diagnostics;
+pub mod dmn;
 pub mod model;
 pub mod runtime;
 pub mod source;

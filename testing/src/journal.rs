@@ -45,6 +45,9 @@ pub struct InstanceLog {
     pub events: Vec<ElementEvent>,
 }
 
+/// The variables of one scope by name, in creation order.
+pub type ScopeVariables = IndexMap<Arc<str>, Arc<Value>, rustc_hash::FxBuildHasher>;
+
 /// Elements entered and flows taken of one deployed process version.
 #[derive(Debug, Clone, Default)]
 pub struct ProcessHits {
@@ -63,7 +66,7 @@ pub struct Journal {
     pub hits: Vec<ProcessHits>,
     /// The variables of every scope (element instance or process instance) as last written,
     /// in creation order; kept after the scope ends.
-    pub variables: BTreeMap<Key, IndexMap<Arc<str>, Arc<Value>>>,
+    pub variables: BTreeMap<Key, ScopeVariables>,
 }
 
 pub(crate) fn process_at(engine: &Engine, proc: ProcIdx) -> &ExecutableProcess {
@@ -194,7 +197,7 @@ impl Journal {
     }
 
     /// The variables of a scope as last written (live or ended).
-    pub fn scope_variables(&self, scope: Key) -> Option<&IndexMap<Arc<str>, Arc<Value>>> {
+    pub fn scope_variables(&self, scope: Key) -> Option<&ScopeVariables> {
         self.variables.get(&scope)
     }
 }

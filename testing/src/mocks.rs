@@ -7,10 +7,11 @@
 //! the run with a message. Anything that implements [`AnswerJob`] can answer; closures
 //! `FnMut(&TestJob) -> Answer` do.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::ops::{Range, RangeFrom, RangeInclusive, RangeTo, RangeToInclusive};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use baton_engine::runtime::{AdHocJobResult, JobKind, Key, VariableDocument};
@@ -20,7 +21,7 @@ use serde_json::{Map, Value};
 use crate::variables::{IntoVariables, variables_or_panic};
 
 /// A job as a mock (or the AI Agent mock) sees it: copies, taken when the job was answered.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct TestJob {
     pub key: Key,
     pub job_type: String,
@@ -35,18 +36,75 @@ pub struct TestJob {
     pub process_instance_key: Key,
     /// Retries left (the task's `retries`, less failures so far).
     pub retries: i32,
-    /// Every variable visible from the job's element (what a worker receives).
-    pub variables: Map<String, Value>,
+    /// The variables visible from the job's element (what a worker receives): see
+    /// [`TestJob::variables`].
+    pub(crate) variables: JobVariables,
     /// The task headers (`zeebe:taskHeaders`).
     pub headers: IndexMap<String, String>,
     /// The engine clock when the job was answered, epoch milliseconds.
     pub now_ms: i64,
 }
 
+/// The variables of a job: the engine's values (shared, not copied) as they were when the job
+/// was answered, turned into a JSON object only when asked for.
+#[derive(Clone, Default)]
+pub(crate) struct JobVariables {
+    /// Outermost scope first; a later entry with the same name hides an earlier one.
+    pub entries: Vec<(Arc<str>, Arc<Value>)>,
+    pub object: OnceCell<Map<String, Value>>,
+}
+
+impl fmt::Debug for JobVariables {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.object().fmt(f)
+    }
+}
+
+impl JobVariables {
+    fn object(&self) -> &Map<String, Value> {
+        self.object.get_or_init(|| {
+            let mut m = Map::new();
+            for (k, v) in &self.entries {
+                m.insert(k.to_string(), (**v).clone());
+            }
+            m
+        })
+    }
+}
+
+impl PartialEq for TestJob {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+            && self.job_type == other.job_type
+            && self.kind == other.kind
+            && self.element_id == other.element_id
+            && self.element_instance_key == other.element_instance_key
+            && self.process_id == other.process_id
+            && self.process_definition_key == other.process_definition_key
+            && self.process_instance_key == other.process_instance_key
+            && self.retries == other.retries
+            && self.headers == other.headers
+            && self.now_ms == other.now_ms
+            && self.variables() == other.variables()
+    }
+}
+
 impl TestJob {
+    /// Every variable visible from the job's element, as a JSON object (what a worker
+    /// receives).
+    pub fn variables(&self) -> &Map<String, Value> {
+        self.variables.object()
+    }
+
     /// A variable of the job, or `Value::Null`.
     pub fn variable(&self, name: &str) -> &Value {
-        self.variables.get(name).unwrap_or(&Value::Null)
+        self.variables
+            .entries
+            .iter()
+            .rev()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| &**v)
+            .unwrap_or(&Value::Null)
     }
 
     /// The engine clock as an ISO-8601 instant (`2025-01-01T00:00:00Z`).
@@ -322,9 +380,10 @@ impl MockState {
         }
     }
 
-    pub(crate) fn answer_job(&mut self, job: &TestJob) -> Answer {
+    pub(crate) fn answer_job(&mut self, job: TestJob) -> Answer {
         let n = self.invocations.len();
-        self.invocations.push(job.clone());
+        self.invocations.push(job);
+        let job = &self.invocations[n];
         match &mut self.behavior {
             Behavior::Fixed(a) => a.clone(),
             Behavior::Sequence { answers, strict } => match answers.get(n) {
@@ -367,7 +426,7 @@ fn calls_text(calls: &[TestJob]) -> String {
                 "\n  {}. at \"{}\" with {}",
                 i + 1,
                 j.element_id,
-                crate::variables::short(&Value::Object(j.variables.clone()), 100)
+                crate::variables::short(&Value::Object(j.variables().clone()), 100)
             )
         })
         .collect();

@@ -20,6 +20,9 @@ use baton_engine::runtime::{
 };
 use indexmap::IndexMap;
 
+/// Lookups by job type or element id: insertion order is kept (IndexMap), the hash only finds.
+type FxIndexMap<K, V> = IndexMap<K, V, rustc_hash::FxBuildHasher>;
+
 use crate::assertions::{AssertionFailure, Check, Subject};
 use crate::clock::IntoDuration;
 use crate::deployment::{self, DeployError};
@@ -131,11 +134,11 @@ pub(crate) struct Inner {
     pub engine: Engine,
     pub journal: Journal,
     /// By job type; a later mock of a type replaces the earlier one.
-    pub job_mocks: IndexMap<String, Rc<RefCell<MockState>>>,
+    pub job_mocks: FxIndexMap<String, Rc<RefCell<MockState>>>,
     /// Every job mock ever registered (for the expectations).
     pub all_mocks: Vec<Rc<RefCell<MockState>>>,
     /// By element id (the AI agent mock).
-    pub element_answerers: IndexMap<String, Answerer>,
+    pub element_answerers: FxIndexMap<String, Answerer>,
     pub hooks: Vec<Box<dyn AtQuiescence>>,
     pending: VecDeque<Key>,
     feed_cursor: usize,
@@ -200,11 +203,11 @@ impl Inner {
     }
 
     pub fn test_job(&self, job: &JobView) -> TestJob {
-        let variables = self
-            .engine
-            .job_variables(job.key)
-            .map(|d| to_object(&d))
-            .unwrap_or_default();
+        let mut variables = crate::mocks::JobVariables::default();
+        self.engine
+            .for_each_visible_variable(job.element_instance_key, |name, value| {
+                variables.entries.push((name.clone(), value.clone()));
+            });
         let process_definition_key = self
             .engine
             .process_instance(job.process_instance_key)
@@ -212,11 +215,11 @@ impl Inner {
             .unwrap_or_default();
         TestJob {
             key: job.key,
-            job_type: job.job_type.to_string(),
+            job_type: String::from(&*job.job_type),
             kind: job.kind,
-            element_id: job.element_id.to_string(),
+            element_id: String::from(&*job.element_id),
             element_instance_key: job.element_instance_key,
-            process_id: job.bpmn_process_id.to_string(),
+            process_id: String::from(&*job.bpmn_process_id),
             process_definition_key,
             process_instance_key: job.process_instance_key,
             retries: job.retries,
@@ -227,7 +230,7 @@ impl Inner {
     }
 
     /// The next activatable job that has an answerer, oldest first.
-    fn next_job(&mut self) -> Option<(TestJob, Answerer)> {
+    fn next_job(&mut self) -> Option<(TestJob, JobFacts, Answerer)> {
         loop {
             let key = match self.pending.pop_front() {
                 Some(k) => k,
@@ -248,13 +251,21 @@ impl Inner {
                 continue;
             }
             if let Some(answerer) = self.answerer_for(&view) {
-                return Some((self.test_job(&view), answerer));
+                let job = self.test_job(&view);
+                let facts = JobFacts {
+                    key: job.key,
+                    process_instance_key: job.process_instance_key,
+                    process_definition_key: job.process_definition_key,
+                    retries: job.retries,
+                    element_id: view.element_id,
+                };
+                return Some((job, facts, answerer));
             }
         }
     }
 
-    /// Sends an answer to the engine; problems become run errors.
-    fn apply(&mut self, job: &TestJob, answer: Answer, label: &str) {
+    /// Sends an answer to the engine; problems become run errors (named by `answerer`).
+    fn apply(&mut self, job: &JobFacts, answer: Answer, answerer: &Answerer) {
         let key = job.key;
         let result = match answer {
             Answer::Complete(vars) => self.engine.complete_job(key, vars),
@@ -267,6 +278,7 @@ impl Inner {
                     Ok(vars) => self.engine.complete_job(key, vars),
                     Err(m) => {
                         self.sync();
+                        let label = answerer.label();
                         self.add_error(Some(job.process_instance_key), format!("{label}: {m}"));
                         return;
                     }
@@ -291,12 +303,14 @@ impl Inner {
             Answer::Wait => Ok(()),
             Answer::FailRun(m) => {
                 self.sync();
+                let label = answerer.label();
                 self.add_error(Some(job.process_instance_key), format!("{label}: {m}"));
                 return;
             }
         };
         if let Err(r) = result {
             self.sync();
+            let label = answerer.label();
             self.add_error(
                 Some(job.process_instance_key),
                 format!(
@@ -308,14 +322,25 @@ impl Inner {
     }
 }
 
+/// What applying an answer needs to know about the job (the job itself may have moved into a
+/// mock's invocation list).
+pub(crate) struct JobFacts {
+    pub key: Key,
+    pub process_instance_key: Key,
+    pub process_definition_key: Key,
+    pub retries: i32,
+    pub element_id: std::sync::Arc<str>,
+}
+
 /// Runs mocks and hooks until nothing is left to do. See the module documentation.
 pub(crate) fn settle(cell: &RefCell<Inner>) {
     let mut answered = 0usize;
     let limit = cell.borrow().settings.answer_limit;
+    // The last answers, kept only near the limit, for the runaway message.
     let mut last: Vec<String> = Vec::new();
     loop {
         let next = cell.borrow_mut().next_job();
-        if let Some((job, answerer)) = next {
+        if let Some((job, facts, answerer)) = next {
             answered += 1;
             if answered > limit {
                 let mut inner = cell.borrow_mut();
@@ -329,17 +354,15 @@ pub(crate) fn settle(cell: &RefCell<Inner>) {
                 );
                 break;
             }
-            let label = answerer.label();
             // Called without the test borrowed, so a handle may be read inside.
             let answer = match &answerer {
-                Answerer::Mock(m) => m.borrow_mut().answer_job(&job),
+                Answerer::Mock(m) => m.borrow_mut().answer_job(job),
                 Answerer::Element { answerer, .. } => answerer.borrow_mut().answer(&job),
             };
-            if last.len() == 3 {
-                last.remove(0);
+            if answered + 3 > limit {
+                last.push(format!("\"{}\" ({})", facts.element_id, answer.describe()));
             }
-            last.push(format!("\"{}\" ({})", job.element_id, answer.describe()));
-            cell.borrow_mut().apply(&job, answer, &label);
+            cell.borrow_mut().apply(&facts, answer, &answerer);
             continue;
         }
         let mut hooks = std::mem::take(&mut cell.borrow_mut().hooks);
@@ -457,9 +480,9 @@ impl ProcessTest {
             inner: Rc::new(RefCell::new(Inner {
                 engine,
                 journal: Journal::default(),
-                job_mocks: IndexMap::new(),
+                job_mocks: FxIndexMap::default(),
                 all_mocks: Vec::new(),
-                element_answerers: IndexMap::new(),
+                element_answerers: FxIndexMap::default(),
                 hooks: Vec::new(),
                 pending: VecDeque::new(),
                 feed_cursor,
@@ -575,6 +598,11 @@ impl ProcessTest {
                 .into_iter()
                 .map(|j| j.key)
                 .collect();
+            if waiting.is_empty() {
+                // Nothing for the new mock to answer now; jobs that appear later reach it
+                // through the job feed at the next action.
+                return;
+            }
             inner.pending.extend(waiting);
         }
         settle(&self.inner);
@@ -667,7 +695,7 @@ impl ProcessTest {
         let _ = self
             .mock_job(job_type)
             .named(format!("child process \"{process_id}\""))
-            .complete_with_fn(move |job| f(&job.variables));
+            .complete_with_fn(move |job| f(job.variables()));
     }
 
     /// Starts an instance of the latest version of a process with variables (`json!({..})` or

@@ -1,5 +1,5 @@
-//! Deployment: parse every resource, apply Zeebe's deploy-time rules, and either hand out the
-//! checked models or every problem at once.
+//! Deployment: parse every resource (BPMN, or DMN when the name ends with `.dmn`), apply Zeebe's
+//! deploy-time rules, and either hand out the checked models or every problem at once.
 //!
 //! This is the one entry point the engine and the `baton` command call. A deployment is all or
 //! nothing, as in Zeebe: one bad resource rejects the whole deployment.
@@ -8,7 +8,10 @@ mod checks;
 mod expressions;
 mod loops;
 
+use std::sync::Arc;
+
 use crate::diagnostics::{Diagnostic, Diagnostics, Rule};
+use crate::dmn::{self, Drg};
 use crate::model::{self, Definitions, MAX_RESOURCE_BYTES};
 use crate::source::Source;
 
@@ -33,17 +36,52 @@ impl Resource {
 #[derive(Debug)]
 pub struct DeployedResource {
     pub source: Source,
-    pub definitions: Definitions,
+    pub model: DeployedModel,
+}
+
+/// What a resource holds.
+#[derive(Debug)]
+pub enum DeployedModel {
+    /// A `.bpmn` (or any other non-DMN) resource.
+    Bpmn(Box<Definitions>),
+    /// A `.dmn` resource: one decision requirements graph.
+    Dmn(Arc<Drg>),
 }
 
 impl DeployedResource {
+    /// The BPMN definitions, for a BPMN resource.
+    pub fn definitions(&self) -> Option<&Definitions> {
+        match &self.model {
+            DeployedModel::Bpmn(definitions) => Some(&**definitions),
+            DeployedModel::Dmn(_) => None,
+        }
+    }
+
+    /// The decision requirements graph, for a DMN resource.
+    pub fn drg(&self) -> Option<&Arc<Drg>> {
+        match &self.model {
+            DeployedModel::Bpmn(_) => None,
+            DeployedModel::Dmn(drg) => Some(drg),
+        }
+    }
+
     /// The processes Zeebe deploys from this resource: the executable ones.
     pub fn executable_processes(&self) -> impl Iterator<Item = &model::Process> {
-        self.definitions
-            .processes
-            .iter()
+        self.definitions()
+            .into_iter()
+            .flat_map(|definitions| definitions.processes.iter())
             .filter(|process| process.is_executable)
     }
+
+    /// The decisions Zeebe deploys from this resource.
+    pub fn decisions(&self) -> impl Iterator<Item = &dmn::model::Decision> {
+        self.drg().into_iter().flat_map(|drg| drg.decisions.iter())
+    }
+}
+
+/// Whether Zeebe reads a resource of this name as DMN (`.dmn`); everything else is read as BPMN.
+pub fn is_dmn(name: &str) -> bool {
+    name.ends_with(".dmn")
 }
 
 /// Parses and checks every resource. `Err` holds every diagnostic of every resource, in the
@@ -59,6 +97,7 @@ pub fn check(resources: &[Resource]) -> Result<Vec<DeployedResource>, Diagnostic
         }
     }
     check_process_ids(&deployed, &mut diagnostics);
+    check_decision_ids(&deployed, &mut diagnostics);
     check_deployment_bindings(&deployed, &mut diagnostics);
     if diagnostics.is_empty() {
         Ok(deployed)
@@ -67,8 +106,8 @@ pub fn check(resources: &[Resource]) -> Result<Vec<DeployedResource>, Diagnostic
     }
 }
 
-/// Parses and checks one resource on its own: the model (absent when the file is not BPMN) and
-/// the resource's diagnostics, by position.
+/// Parses and checks one resource on its own: the model (absent when the file is not BPMN or
+/// DMN) and the resource's diagnostics, by position.
 pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Diagnostic>) {
     if resource.content.len() > MAX_RESOURCE_BYTES {
         // Not even decoded: the text is never looked at.
@@ -98,6 +137,19 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
         }
     };
     let source = Source::new(resource.name.clone(), text);
+    if is_dmn(&resource.name) {
+        let parsed = dmn::parse(&source);
+        return match parsed.drg {
+            Some(drg) if parsed.diagnostics.is_empty() => (
+                Some(DeployedResource {
+                    source,
+                    model: DeployedModel::Dmn(Arc::new(drg)),
+                }),
+                parsed.diagnostics,
+            ),
+            _ => (None, parsed.diagnostics),
+        };
+    }
     let parsed = model::parse(&source);
     let mut diagnostics = parsed.diagnostics;
     let Some(definitions) = parsed.definitions else {
@@ -111,7 +163,7 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
     (
         Some(DeployedResource {
             source,
-            definitions,
+            model: DeployedModel::Bpmn(Box::new(definitions)),
         }),
         diagnostics,
     )
@@ -133,17 +185,39 @@ pub fn too_large(name: &str, bytes: u64) -> Diagnostic {
     )
 }
 
-/// Zeebe's `ZeebeCalledElementDeploymentBindingValidator`: a call activity bound with
-/// `bindingType="deployment"` calls a process of the same deployment.
+/// Zeebe's `ZeebeCalledElementDeploymentBindingValidator` and
+/// `ZeebeCalledDecisionDeploymentBindingValidator`: a call activity or business rule task bound
+/// with `bindingType="deployment"` calls a process or decision of the same deployment.
 fn check_deployment_bindings(deployed: &[DeployedResource], diagnostics: &mut Vec<Diagnostic>) {
     let ids: Vec<&str> = deployed
         .iter()
         .flat_map(|resource| resource.executable_processes())
         .map(|process| process.id.as_str())
         .collect();
+    let decision_ids: Vec<&str> = deployed
+        .iter()
+        .flat_map(|resource| resource.decisions())
+        .map(|decision| &*decision.id)
+        .collect();
     for resource in deployed {
         for process in resource.executable_processes() {
             for element in &process.elements {
+                if let Some(called) = &element.zeebe.called_decision
+                    && called.binding_type.as_deref() == Some("deployment")
+                {
+                    let decision_id = called.decision_id.as_ref().map_or("", |e| e.text.as_str());
+                    if !decision_ids.contains(&decision_id) {
+                        diagnostics.push(Diagnostic::at(
+                            &resource.source,
+                            called.span.start,
+                            Rule::DeploymentBinding,
+                            Some(&element.id),
+                            format!(
+                                "Expected to find decision with id '{decision_id}' in current deployment, but not found."
+                            ),
+                        ));
+                    }
+                }
                 let Some(called) = &element.zeebe.called_element else {
                     continue;
                 };
@@ -164,6 +238,53 @@ fn check_deployment_bindings(deployed: &[DeployedResource], diagnostics: &mut Ve
                 }
             }
         }
+    }
+}
+
+/// Zeebe's `DmnResourceTransformer`: decision requirements ids and decision ids are unique within
+/// a deployment.
+fn check_decision_ids(deployed: &[DeployedResource], diagnostics: &mut Vec<Diagnostic>) {
+    let mut drg_ids: Vec<(&str, &str)> = Vec::new();
+    let mut decision_ids: Vec<(&str, &str)> = Vec::new();
+    for resource in deployed {
+        let Some(drg) = resource.drg() else { continue };
+        let name = resource.source.name();
+        if let Some((_, first)) = drg_ids.iter().find(|(id, _)| *id == drg.id) {
+            diagnostics.push(Diagnostic::at(
+                &resource.source,
+                drg.span.start,
+                Rule::DuplicateDecisionId,
+                Some(&drg.id),
+                format!(
+                    "Expected the decision requirements ids to be unique within a deployment but found a duplicated id '{}' in the resources '{first}' and '{name}'.",
+                    drg.id
+                ),
+            ));
+            continue;
+        }
+        drg_ids.push((&drg.id, name));
+        if let Some(decision) = drg
+            .decisions
+            .iter()
+            .find(|d| decision_ids.iter().any(|(id, _)| *id == &*d.id))
+        {
+            let first = decision_ids
+                .iter()
+                .find(|(id, _)| *id == &*decision.id)
+                .map_or("<?>", |(_, first)| *first);
+            diagnostics.push(Diagnostic::at(
+                &resource.source,
+                decision.span.start,
+                Rule::DuplicateDecisionId,
+                Some(&decision.id),
+                format!(
+                    "Expected the decision ids to be unique within a deployment but found a duplicated id '{}' in the resources '{first}' and '{name}'.",
+                    decision.id
+                ),
+            ));
+            continue;
+        }
+        decision_ids.extend(drg.decisions.iter().map(|d| (&*d.id, name)));
     }
 }
 

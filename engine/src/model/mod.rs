@@ -12,7 +12,7 @@
 use indexmap::IndexMap;
 
 pub mod parse;
-mod xml;
+pub(crate) mod xml;
 
 pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse};
 

@@ -1,7 +1,7 @@
 //! A small, read-only XML tree over the source text, with namespaces resolved by URI and a byte
 //! position on every element, attribute value and text.
 //!
-//! BPMN needs look-ahead (references point forwards, event definitions come after extension
+//! BPMN and DMN need look-ahead (references point forwards, event definitions come after extension
 //! elements), so the parser reads the whole file into this tree first and then walks it. The tree
 //! borrows from the text wherever nothing had to be unescaped.
 //!
@@ -38,6 +38,8 @@ pub(crate) enum Ns {
     Zeebe,
     Modeler,
     Xsi,
+    /// The DMN model namespace of any DMN version (1.1 to 1.5).
+    Dmn,
     Other,
 }
 
@@ -51,6 +53,12 @@ impl Ns {
             b"http://camunda.org/schema/zeebe/1.0" => Ns::Zeebe,
             b"http://camunda.org/schema/modeler/1.0" => Ns::Modeler,
             b"http://www.w3.org/2001/XMLSchema-instance" => Ns::Xsi,
+            b"http://www.omg.org/spec/DMN/20151101/dmn.xsd"
+            | b"http://www.omg.org/spec/DMN/20180521/MODEL/"
+            | b"https://www.omg.org/spec/DMN/20191111/MODEL/"
+            | b"http://www.omg.org/spec/DMN/20191111/MODEL/"
+            | b"https://www.omg.org/spec/DMN/20211108/MODEL/"
+            | b"https://www.omg.org/spec/DMN/20230324/MODEL/" => Ns::Dmn,
             _ => Ns::Other,
         }
     }

@@ -188,6 +188,10 @@ pub struct CallDef {
 pub struct DecisionDef {
     pub decision_id: Option<Expr>,
     pub result_variable: Option<Arc<str>>,
+    /// `latest` (default), `deployment` or `versionTag`.
+    pub binding_type: Option<String>,
+    /// For `bindingType="versionTag"`.
+    pub version_tag: Option<Expr>,
 }
 
 /// A Camunda user task (`zeebe:userTask`).
@@ -736,6 +740,13 @@ fn compile_element(
         Some(d) => Some(DecisionDef {
             decision_id: opt_expr(e, &d.decision_id)?,
             result_variable: d.result_variable.as_deref().map(Arc::from),
+            binding_type: d.binding_type.clone(),
+            version_tag: match &d.version_tag {
+                Some(tag) => {
+                    Some(Expr::compile_text(tag).map_err(|m| err(e, format!("versionTag: {m}")))?)
+                }
+                None => None,
+            },
         }),
         None => None,
     };

@@ -18,6 +18,7 @@ mod call_activity;
 mod compensation;
 mod conditionals;
 pub mod cron;
+mod decisions;
 mod events;
 pub mod executable;
 pub mod expr;
@@ -43,8 +44,11 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
-use serde_json::Value as Json;
 
+pub use decisions::{
+    DecisionIdx, DecisionInstanceView, DecisionOutcome, DeployedDecision, DeployedDrg, DrgIdx,
+    rule_id,
+};
 pub use executable::{CompileError, ExecutableProcess};
 pub use forms::DeployedForm;
 pub use jobs::{AdHocJobResult, JobResult};
@@ -129,26 +133,6 @@ pub(crate) struct Activation {
     pub loop_counter: u32,
 }
 
-/// A decision's answer supplied by the caller (until the DMN evaluator is plugged in, and for
-/// mocks like CPT's `mockDmnDecision`).
-pub trait DecisionEvaluator: Send + Sync + std::fmt::Debug {
-    /// Evaluates the decision with this id against the variables visible at the task. `None`:
-    /// no such decision.
-    fn evaluate(
-        &self,
-        decision_id: &str,
-        variables: &dyn Fn(&str) -> Option<Json>,
-    ) -> Option<Result<DecisionOutcome, String>>;
-}
-
-/// The result of a decision evaluation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DecisionOutcome {
-    pub output: Json,
-    /// 1-based indexes of the matched rules.
-    pub matched_rules: Vec<u32>,
-}
-
 /// The deterministic BPMN engine. See the module documentation.
 #[derive(Debug, Clone)]
 pub struct Engine {
@@ -169,8 +153,8 @@ pub struct Engine {
     /// Keys of jobs that became activatable, in order (see [`Engine::activatable_jobs_since`]).
     pub(crate) job_feed: Vec<Key>,
     pub(crate) incidents: BTreeMap<Key, Incident>,
-    pub(crate) decisions: BTreeMap<String, DecisionOutcome>,
-    pub(crate) decision_evaluator: Option<Arc<dyn DecisionEvaluator>>,
+    /// Deployed decision requirements graphs and decisions (every version).
+    pub(crate) decisions: decisions::DecisionStore,
     pub(crate) user_tasks: BTreeMap<Key, user_tasks::UserTask>,
     /// The triggered start event of an event sub-process about to be activated, by scope.
     pub(crate) pending_esp_start: FxHashMap<Key, state::EventTrigger>,
@@ -206,6 +190,10 @@ pub struct DeploymentInfo {
     pub deployment_key: Key,
     /// (BPMN process id, version, process definition key) per process.
     pub processes: Vec<(String, i32, Key)>,
+    /// (decision requirements id, version, key) per DRG (`.dmn` resource).
+    pub decision_requirements: Vec<(String, i32, Key)>,
+    /// (decision id, version, decision key) per decision.
+    pub decisions: Vec<(String, i32, Key)>,
 }
 
 /// How to create a process instance.
@@ -252,8 +240,7 @@ impl Engine {
             jobs: BTreeMap::new(),
             job_feed: Vec::new(),
             incidents: BTreeMap::new(),
-            decisions: BTreeMap::new(),
-            decision_evaluator: None,
+            decisions: decisions::DecisionStore::default(),
             user_tasks: BTreeMap::new(),
             pending_esp_start: FxHashMap::default(),
             pending_inner_element: FxHashMap::default(),
@@ -362,14 +349,15 @@ impl Engine {
         &self.processes[proc.0 as usize]
     }
 
-    /// Deploys resources (BPMN files): parses them, runs Zeebe's deploy-time checks, compiles
-    /// every executable process. All or nothing; a rejection lists every problem with file,
+    /// Deploys resources (BPMN and `.dmn` files): parses them, runs Zeebe's deploy-time checks,
+    /// compiles every executable process and deploys every decision requirements graph, under
+    /// one deployment key. All or nothing; a rejection lists every problem with file,
     /// line:column and element id.
     pub fn deploy(
         &mut self,
         resources: &[crate::deploy::Resource],
     ) -> Result<DeploymentInfo, Rejection> {
-        // `.form` resources are forms (JSON); everything else goes through the BPMN checks.
+        // `.form` resources are forms (JSON); the others go through the BPMN or DMN checks.
         let (form_resources, resources): (Vec<_>, Vec<_>) = resources
             .iter()
             .cloned()
@@ -391,29 +379,21 @@ impl Engine {
                 )
             })?
         };
-        let mut info = DeploymentInfo {
-            deployment_key: 0,
-            processes: Vec::new(),
-        };
-        // Forms first, so the processes of the deployment find them.
-        if !forms.is_empty() {
-            info.deployment_key = self.new_key();
-            for (name, id, tag) in forms {
-                self.deploy_form(&name, id, tag, info.deployment_key);
-            }
-        }
-        for resource in &checked {
-            let one = self.deploy_definitions_in(
-                resource.source.name(),
-                &resource.definitions,
-                (info.deployment_key != 0).then_some(info.deployment_key),
-            )?;
-            if info.deployment_key == 0 {
-                info.deployment_key = one.deployment_key;
-            }
-            info.processes.extend(one.processes);
-        }
-        Ok(info)
+        let bpmn: Vec<(&str, &model::Definitions)> = checked
+            .iter()
+            .filter_map(|r| r.definitions().map(|d| (r.source.name(), d)))
+            .collect();
+        let dmn: Vec<decisions::DmnResource<'_>> = checked
+            .iter()
+            .filter_map(|r| {
+                r.drg().map(|drg| decisions::DmnResource {
+                    name: r.source.name(),
+                    text: r.source.text(),
+                    drg,
+                })
+            })
+            .collect();
+        self.deploy_models(&bpmn, &dmn, forms)
     }
 
     /// Deploys one BPMN text (see [`Engine::deploy`]).
@@ -422,70 +402,74 @@ impl Engine {
     }
 
     /// Deploys the processes of a parsed definitions document. Each process becomes the latest
-    /// version of its BPMN process id (a new version only if it differs from the latest one).
+    /// version of its BPMN process id.
     pub fn deploy_definitions(
         &mut self,
         resource_name: &str,
         definitions: &model::Definitions,
     ) -> Result<DeploymentInfo, Rejection> {
-        self.deploy_definitions_in(resource_name, definitions, None)
+        self.deploy_models(&[(resource_name, definitions)], &[], Vec::new())
     }
 
-    /// Deploys the processes of a definitions document as part of a deployment (`None`: a new
-    /// deployment of its own).
-    fn deploy_definitions_in(
+    /// Deploys checked models as one deployment: forms first (so the processes find them), then
+    /// processes (`PROCESS CREATED`), then decision requirements graphs (`DECISION_REQUIREMENTS
+    /// CREATED`, `DECISION CREATED`), then `DEPLOYMENT CREATED`.
+    pub(crate) fn deploy_models(
         &mut self,
-        resource_name: &str,
-        definitions: &model::Definitions,
-        deployment: Option<Key>,
+        bpmn: &[(&str, &model::Definitions)],
+        dmn: &[decisions::DmnResource<'_>],
+        forms: Vec<(String, String, Option<String>)>,
     ) -> Result<DeploymentInfo, Rejection> {
-        let executable: Vec<&model::Process> = definitions
-            .processes
-            .iter()
-            .filter(|p| p.is_executable)
-            .collect();
-        if executable.is_empty() {
-            return Err(Rejection::new(
-                RejectionType::InvalidArgument,
-                format!(
-                    "Expected to deploy at least one executable process, but '{resource_name}' has none"
-                ),
-            ));
+        for (resource_name, definitions) in bpmn {
+            if !definitions.processes.iter().any(|p| p.is_executable) {
+                return Err(Rejection::new(
+                    RejectionType::InvalidArgument,
+                    format!(
+                        "Expected to deploy at least one executable process, but '{resource_name}' has none"
+                    ),
+                ));
+            }
         }
-        let deployment_key = match deployment {
-            Some(k) => k,
-            None => self.new_key(),
-        };
+        // Unchanged DMN resources alone are a duplicate deployment: no new versions.
+        let duplicates_only = bpmn.is_empty() && forms.is_empty() && self.dmn_duplicates_only(dmn);
+        let deployment_key = self.new_key();
+        for (name, id, tag) in forms {
+            self.deploy_form(&name, id, tag, deployment_key);
+        }
         // Compile everything first: a deployment is all or nothing.
         let mut compiled = Vec::new();
-        for process in executable {
-            let version = self
-                .latest
-                .get(process.id.as_str())
-                .map(|p| self.process(*p).version + 1)
-                .unwrap_or(1);
-            let key = self.new_key();
-            let exe = executable::compile(
-                executable::CompileInput {
-                    definitions,
-                    process,
-                },
-                key,
-                version,
-                deployment_key,
-                resource_name,
-            )
-            .map_err(|e| {
-                Rejection::new(
-                    RejectionType::InvalidArgument,
-                    format!("Expected to deploy new resources, but encountered the following errors:\n'{resource_name}': {e}"),
+        for (resource_name, definitions) in bpmn {
+            for process in definitions.processes.iter().filter(|p| p.is_executable) {
+                let version = self
+                    .latest
+                    .get(process.id.as_str())
+                    .map(|p| self.process(*p).version + 1)
+                    .unwrap_or(1);
+                let key = self.new_key();
+                let exe = executable::compile(
+                    executable::CompileInput {
+                        definitions,
+                        process,
+                    },
+                    key,
+                    version,
+                    deployment_key,
+                    resource_name,
                 )
-            })?;
-            compiled.push(exe);
+                .map_err(|e| {
+                    Rejection::new(
+                        RejectionType::InvalidArgument,
+                        format!("Expected to deploy new resources, but encountered the following errors:\n'{resource_name}': {e}"),
+                    )
+                })?;
+                compiled.push(exe);
+            }
         }
         let mut info = DeploymentInfo {
             deployment_key,
             processes: Vec::new(),
+            decision_requirements: Vec::new(),
+            decisions: Vec::new(),
         };
         let mut replaced = Vec::new();
         for exe in compiled {
@@ -503,6 +487,13 @@ impl Engine {
                 RecordValue::Process(idx),
             );
         }
+        let mut first_drg = None;
+        if !duplicates_only {
+            let deployed = self.deploy_drgs(dmn, deployment_key);
+            info.decision_requirements = deployed.drgs;
+            info.decisions = deployed.decisions;
+            first_drg = deployed.first_drg;
+        }
         if let Some(&(_, _, first)) = info.processes.first() {
             let idx = self.latest_by_key(first);
             self.event(
@@ -510,6 +501,13 @@ impl Engine {
                 OtherIntent::Created,
                 Some(deployment_key),
                 RecordValue::Process(idx),
+            );
+        } else if let Some(drg) = first_drg {
+            self.event(
+                ValueType::Deployment,
+                OtherIntent::Created,
+                Some(deployment_key),
+                RecordValue::DecisionRequirements(drg),
             );
         }
         // Start events that wait for an event belong to the latest version only.
@@ -649,23 +647,6 @@ impl Engine {
         // already passed fires again (bounded by the step limit).
         self.fire_due_jobs();
         self.run(start)
-    }
-
-    /// Registers the output of a decision (like CPT's `mockDmnDecision`); a business rule task
-    /// calling `decision_id` then gets this output.
-    pub fn register_decision(&mut self, decision_id: impl Into<String>, output: Json) {
-        self.decisions.insert(
-            decision_id.into(),
-            DecisionOutcome {
-                output,
-                matched_rules: Vec::new(),
-            },
-        );
-    }
-
-    /// Plugs in a decision evaluator (the DMN engine); registered outputs take precedence.
-    pub fn set_decision_evaluator(&mut self, evaluator: Arc<dyn DecisionEvaluator>) {
-        self.decision_evaluator = Some(evaluator);
     }
 }
 

@@ -359,3 +359,31 @@ impl Engine {
         timers.chain(jobs).chain(messages).min()
     }
 }
+
+impl Engine {
+    /// Visits every variable visible from a scope without copying values: outermost scope
+    /// first, so a variable of an inner scope comes after the outer one it hides (what a job
+    /// worker receives, see [`Engine::job_variables`]).
+    pub fn for_each_visible_variable(
+        &self,
+        scope_key: Key,
+        mut f: impl FnMut(&Arc<str>, &Arc<Json>),
+    ) {
+        let mut chain = Vec::new();
+        let mut current = Some(scope_key);
+        while let Some(k) = current {
+            match self.instances.get(&k) {
+                Some(i) => {
+                    chain.push(k);
+                    current = i.flow_scope;
+                }
+                None => current = None,
+            }
+        }
+        for k in chain.iter().rev() {
+            for v in self.instances[k].vars.iter() {
+                f(&v.name, &v.value);
+            }
+        }
+    }
+}

@@ -85,6 +85,8 @@ named_enum!(
         Error => "ERROR",
         UserTask => "USER_TASK",
         DecisionEvaluation => "DECISION_EVALUATION",
+        DecisionRequirements => "DECISION_REQUIREMENTS",
+        Decision => "DECISION",
         AdHocSubProcessInstruction => "AD_HOC_SUB_PROCESS_INSTRUCTION",
         CompensationSubscription => "COMPENSATION_SUBSCRIPTION",
         ConditionalSubscription => "CONDITIONAL_SUBSCRIPTION",
@@ -252,6 +254,7 @@ named_enum!(
         Broadcasted => "BROADCASTED",
         Escalated => "ESCALATED",
         NotEscalated => "NOT_ESCALATED",
+        Evaluate => "EVALUATE",
         Evaluated => "EVALUATED",
         Assigned => "ASSIGNED",
         Assigning => "ASSIGNING",
@@ -449,18 +452,7 @@ pub struct UserTaskValue {
     pub action: Option<Arc<str>>,
 }
 
-/// The value of a `DECISION_EVALUATION` record.
-#[derive(Debug, Clone)]
-pub struct DecisionValue {
-    pub decision_id: Arc<str>,
-    pub proc: Option<ProcIdx>,
-    pub process_instance_key: Option<Key>,
-    pub element: Option<ElementIdx>,
-    pub element_instance_key: Option<Key>,
-    pub output: Arc<Json>,
-    pub matched_rules: Arc<Vec<u32>>,
-    pub failure_message: Option<Arc<str>>,
-}
+pub use super::decisions::{DecisionIdx, DecisionValue, DrgIdx};
 
 /// The value of a record: one variant per value type family.
 #[derive(Debug, Clone)]
@@ -518,6 +510,11 @@ pub enum RecordValue {
     },
     UserTask(Box<UserTaskValue>),
     DecisionEvaluation(Box<DecisionValue>),
+    /// `DECISION_REQUIREMENTS CREATED` (and `DEPLOYMENT CREATED` of a deployment without
+    /// processes): the deployed DRG version.
+    DecisionRequirements(DrgIdx),
+    /// `DECISION CREATED`: the deployed decision version.
+    Decision(DecisionIdx),
     AdHocInstruction {
         ad_hoc_instance_key: Key,
         elements: Arc<Vec<String>>,

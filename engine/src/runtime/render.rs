@@ -124,11 +124,37 @@ impl Engine {
             RecordValue::Signal(s) => {
                 format!(" name=\"{}\" key={}", s.signal_name, key_text(r.key))
             }
-            RecordValue::DecisionEvaluation(d) => {
-                format!(
-                    " decision=\"{}\" output={} key={}",
+            RecordValue::DecisionEvaluation(d) => match &d.failure_message {
+                None => format!(
+                    " decision=\"{}\" output={} matchedRules={:?} key={}",
                     d.decision_id,
                     d.output,
+                    d.matched_rules,
+                    key_text(r.key)
+                ),
+                Some(message) => format!(
+                    " decision=\"{}\" failed=\"{}\" key={}",
+                    d.decision_id,
+                    message,
+                    key_text(r.key)
+                ),
+            },
+            RecordValue::DecisionRequirements(idx) => {
+                let drg = self.drg(*idx);
+                format!(
+                    " \"{}\" version={} resource=\"{}\" key={}",
+                    drg.id,
+                    drg.version,
+                    drg.resource_name,
+                    key_text(r.key)
+                )
+            }
+            RecordValue::Decision(idx) => {
+                let d = &self.deployed_decisions()[idx.0 as usize];
+                format!(
+                    " \"{}\" version={} key={}",
+                    d.id,
+                    d.version,
                     key_text(r.key)
                 )
             }
@@ -235,6 +261,9 @@ impl Engine {
                 value.insert("variableScopeKey".into(), json!(i.variable_scope_key));
                 value.insert("processInstanceKey".into(), json!(i.process_instance_key));
                 value.insert("bpmnProcessId".into(), json!(&*p.bpmn_process_id));
+            }
+            RecordValue::DecisionEvaluation(d) => {
+                value = self.decision_record_json(r.key, d);
             }
             _ => {
                 value.insert("text".into(), json!(self.render_record(r)));

@@ -32,7 +32,7 @@ fn accept_fixtures_deploy() {
             Ok(deployed) => deployed,
             Err(diagnostics) => panic!("{} must deploy:\n{diagnostics}", path.display()),
         };
-        let definitions = &deployed[0].definitions;
+        let definitions = deployed[0].definitions().expect("a BPMN resource");
         assert_drawn(definitions);
         insta::assert_snapshot!(summary(definitions));
     });

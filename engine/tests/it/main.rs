@@ -6,6 +6,7 @@ mod conditionals;
 mod core;
 mod corpus;
 mod deployment;
+mod dmn;
 mod feel_wired;
 mod fixtures;
 mod forms;

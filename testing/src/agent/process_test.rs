@@ -100,7 +100,7 @@ struct AgentAnswerer(Rc<RefCell<AiAgentMock>>);
 impl AnswerJob for AgentAnswerer {
     fn answer(&mut self, job: &TestJob) -> Answer {
         let variables: Variables = job
-            .variables
+            .variables()
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();

@@ -352,7 +352,10 @@ impl<'a> Subject<'a> {
     }
 
     fn matches(&self, sel: &ElementSelector, id: &str) -> bool {
-        self.ids(sel).iter().any(|i| &**i == id)
+        match sel {
+            ElementSelector::Id(want) => want == id,
+            ElementSelector::Name(_) => self.ids(sel).iter().any(|i| &**i == id),
+        }
     }
 
     /// Element instances of this instance that have not ended, in key order (not the process).
@@ -377,11 +380,10 @@ impl<'a> Subject<'a> {
     }
 
     fn count_events(&self, sel: &ElementSelector, kind: ElementEventKind) -> usize {
-        let ids = self.ids(sel);
         self.log().map_or(0, |l| {
             l.events
                 .iter()
-                .filter(|e| e.kind == kind && ids.contains(&e.element_id))
+                .filter(|e| e.kind == kind && self.matches(sel, &e.element_id))
                 .count()
         })
     }

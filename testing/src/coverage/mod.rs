@@ -373,10 +373,105 @@ pub fn merge_dir_with(
     Ok(merge(&files))
 }
 
+/// The report straight from the models and the journal (what `coverage()` returns; the same
+/// numbers as `CoverageReport::from_data(&collect(..))`, without building the file data).
+fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
+    let procs: Vec<(usize, &ExecutableProcess)> = engine
+        .deployed_processes()
+        .enumerate()
+        .filter(|(_, p)| {
+            !p.resource_name
+                .starts_with(crate::GENERATED_RESOURCE_PREFIX)
+        })
+        .collect();
+    // Versions with the same model count as one, as coverage files merge them; the model hash
+    // is computed only when a process id has several versions.
+    let mut hashes: Vec<Option<String>> = vec![None; procs.len()];
+    let hash = |k: usize, hashes: &mut Vec<Option<String>>| -> String {
+        hashes[k]
+            .get_or_insert_with(|| model_hash(procs[k].1))
+            .clone()
+    };
+    let mut groups: Vec<(usize, Vec<bool>, Vec<bool>)> = Vec::new();
+    for k in 0..procs.len() {
+        let (i, p) = procs[k];
+        let hits = journal.hits.get(i);
+        let elements = (0..p.model.elements.len())
+            .map(|j| hits.is_some_and(|h| h.elements.get(j) == Some(&true)));
+        let flows =
+            (0..p.model.flows.len()).map(|j| hits.is_some_and(|h| h.flows.get(j) == Some(&true)));
+        let mut group = None;
+        for (g, (first, _, _)) in groups.iter().enumerate() {
+            if procs[*first].1.bpmn_process_id == p.bpmn_process_id
+                && hash(*first, &mut hashes) == hash(k, &mut hashes)
+            {
+                group = Some(g);
+                break;
+            }
+        }
+        match group {
+            Some(g) => {
+                let (_, e, f) = &mut groups[g];
+                for (a, b) in e.iter_mut().zip(elements) {
+                    *a |= b;
+                }
+                for (a, b) in f.iter_mut().zip(flows) {
+                    *a |= b;
+                }
+            }
+            None => groups.push((k, elements.collect(), flows.collect())),
+        }
+    }
+    let processes: Vec<ProcessCoverage> = groups
+        .iter()
+        .map(|(k, e, f)| process_report(procs[*k].1, e, f))
+        .collect();
+    CoverageReport {
+        elements: CoverageCount::sum(processes.iter().map(|p| &p.elements)),
+        flows: CoverageCount::sum(processes.iter().map(|p| &p.flows)),
+        tools: CoverageCount::sum(processes.iter().map(|p| &p.tools)),
+        processes,
+    }
+}
+
+fn process_report(p: &ExecutableProcess, elements: &[bool], flows: &[bool]) -> ProcessCoverage {
+    let count = |covered: &[bool], id: &dyn Fn(usize) -> String| {
+        let uncovered: Vec<String> = covered
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !**c)
+            .map(|(j, _)| id(j))
+            .collect();
+        CoverageCount::from_counts(covered.len(), covered.len() - uncovered.len(), uncovered)
+    };
+    let tool_hits: Vec<(usize, bool)> = p
+        .elements
+        .iter()
+        .filter_map(|e| e.ad_hoc.as_ref().zip(e.job.as_ref()))
+        .flat_map(|(a, _)| {
+            a.activatable
+                .iter()
+                .map(|t| (t.0 as usize, elements[t.0 as usize]))
+        })
+        .collect();
+    let tools_covered: Vec<bool> = tool_hits.iter().map(|(_, c)| *c).collect();
+    ProcessCoverage {
+        process_id: p.bpmn_process_id.to_string(),
+        source: p.resource_name.to_string(),
+        elements: count(elements, &|j| p.model.elements[j].id.clone()),
+        flows: count(flows, &|j| p.model.flows[j].id.clone()),
+        tools: count(&tools_covered, &|j| {
+            p.model.elements[tool_hits[j].0].id.clone()
+        }),
+    }
+}
+
 impl crate::ProcessTest {
     /// What this test covered so far, per deployed process.
     pub fn coverage(&self) -> CoverageReport {
-        CoverageReport::from_data(&self.coverage_data())
+        let mut inner = self.inner.borrow_mut();
+        inner.sync();
+        report(&inner.engine, &inner.journal)
     }
 
     /// The coverage data (what a coverage file holds).

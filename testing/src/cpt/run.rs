@@ -548,7 +548,7 @@ fn run_step(state: &mut CaseState<'_>, instruction: &Instruction) -> Result<Done
                 ));
             };
             let vars = exec::document(&e.variables);
-            ctx.command(|engine| engine.evaluate_decision_standalone(id, vars))
+            ctx.command(|engine| engine.evaluate_decision(id, vars))
                 .map(|_| Done::Ok)
                 .map_err(|r| {
                     failure(

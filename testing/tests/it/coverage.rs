@@ -280,3 +280,71 @@ fn the_report_level_counts_name_what_was_missed_in_every_process() {
         report.flows.total - report.flows.covered
     );
 }
+
+#[test]
+fn the_report_equals_the_report_of_the_file_data() {
+    let test = ProcessTest::from_file(template()).unwrap();
+    test.deploy_file(template()).unwrap(); // a second version with the same model
+    test.deploy_file(bpmn("order.bpmn")).unwrap();
+    test.deploy_xml(
+        "order-v2.bpmn",
+        &std::fs::read_to_string(bpmn("order.bpmn"))
+            .unwrap()
+            .replace("\"done\"", "\"finished\""),
+    )
+    .unwrap();
+    test.answer_jobs_of_element("support-agent", "scripted agent", scripted_agent());
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {}}));
+    test.mock_job("payment").complete();
+    test.start("ai-agent-tool-loop", ());
+    test.start("order", ());
+    let direct = test.coverage();
+    let from_data = CoverageReport::from_data(&test.coverage_data());
+    assert_eq!(direct, from_data);
+    assert_eq!(direct.processes.len(), 3);
+}
+
+#[test]
+fn baton_coverage_report_merges_a_folder() {
+    let dir = out_dir("cli");
+    for (name, job) in [("cli::a", "payment"), ("cli::b", "shipping")] {
+        let t = ProcessTest::from_file("tests/it/bpmn/order.bpmn")
+            .unwrap()
+            .named(name)
+            .coverage_dir(&dir);
+        t.mock_job(job).complete();
+        let mut request = baton_testing::CreateInstance::new("order");
+        if job == "shipping" {
+            request.start_instructions = vec!["ship".into()];
+        }
+        t.try_start(request).unwrap();
+    }
+    let merged = dir.join("merged.json.out");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_baton"))
+        .args(["coverage", "report", "--input"])
+        .arg(&dir)
+        .arg("--json")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    insta::assert_snapshot!(String::from_utf8(output.stdout).unwrap(), @r"
+    BPMN coverage
+      order  elements 4/4 (100.0%)  flows 3/3 (100.0%)
+    (2 tests merged)
+    ");
+    let file = CoverageFile::from_json(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(file.tests, ["cli::a", "cli::b"]);
+
+    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_baton"))
+        .args(["coverage", "report", "--input", "no/such/dir"])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(
+        String::from_utf8(missing.stderr)
+            .unwrap()
+            .contains("no/such/dir: ")
+    );
+}

@@ -3,8 +3,8 @@
 
 use baton_testing::{
     Check, DecisionExpectation, ElementSelector, ElementState, ElementsState, ErrorType,
-    IncidentExpectation, InstanceState, Matching, ProcessTest, Run, UserTaskExpectation,
-    UserTaskSelector, VariableScope,
+    IncidentExpectation, InstanceState, Matching, ProcessTest, Run, SubscriptionState,
+    UserTaskExpectation, UserTaskSelector, VariableScope,
 };
 use serde_json::json;
 
@@ -281,4 +281,62 @@ fn run_errors_are_printed_by_every_assertion() {
         &run,
         Check::InstanceState(InstanceState::Completed)
     ));
+}
+
+#[test]
+fn messages_decisions_and_local_variables() {
+    let test = ProcessTest::new();
+    test.deploy_file(bpmn("payment.bpmn")).unwrap();
+    test.deploy_file(bpmn("approval.bpmn")).unwrap();
+    test.mock_decision("discount", json!({"rate": 10}));
+    let payment = test.start("payment", json!({"orderId": "o-1"}));
+    let subscription = |state| {
+        failure(
+            &payment,
+            Check::MessageSubscription {
+                message_name: "payment-received".into(),
+                correlation_key: Some("o-1".into()),
+                state,
+            },
+        )
+    };
+    insta::assert_snapshot!(
+        "message_not_waiting",
+        subscription(SubscriptionState::NotWaiting)
+    );
+    insta::assert_snapshot!(
+        "message_correlated",
+        subscription(SubscriptionState::Correlated)
+    );
+
+    let approval = test.start("approval", json!({"amount": 5}));
+    insta::assert_snapshot!(
+        "decision_output",
+        failure(
+            &approval,
+            Check::Decision {
+                decision_id: "discount".into(),
+                expected: DecisionExpectation {
+                    output: Some(json!({"rate": 15})),
+                    ..Default::default()
+                },
+            }
+        )
+    );
+    approval.set_local_variables("review", json!({"note": "urgent"}));
+    insta::assert_snapshot!(
+        "local_variables",
+        failure(
+            &approval,
+            Check::Variables {
+                scope: VariableScope::Local("review".into()),
+                expected: json!({"note": "later", "owner": "anna"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+                matching: Matching::Exact,
+            }
+        )
+    );
+    approval.assert_local_variables("review", json!({"note": "urgent"}));
 }

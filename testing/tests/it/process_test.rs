@@ -39,7 +39,7 @@ fn mocks_answer_until_the_process_waits() {
         .assert_variables(json!({"paid": true, "tracking": "T-7"}));
     payment.assert_called(1);
     assert_eq!(shipping.invocations()[0].element_id, "ship");
-    assert_eq!(shipping.invocations()[0].variables["paid"], json!(true));
+    assert_eq!(shipping.invocations()[0].variables()["paid"], json!(true));
 }
 
 #[test]
@@ -123,4 +123,67 @@ fn the_clock_moves_only_when_told() {
     assert_eq!(test.now(), "2026-03-01T09:30:00Z");
     test.advance_time(std::time::Duration::from_secs(30));
     assert_eq!(test.now(), "2026-03-01T09:30:30Z");
+}
+
+#[test]
+fn a_deployment_can_live_in_a_static() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Deployment>();
+    static ORDERS: std::sync::LazyLock<Deployment> =
+        std::sync::LazyLock::new(|| Deployment::from_file(bpmn("order.bpmn")).unwrap());
+    ORDERS
+        .test()
+        .start("order", ())
+        .assert_waiting_at(["charge"]);
+    assert_eq!(ORDERS.process_ids(), ["order"]);
+}
+
+/// The README's Rust example, line for line but for the template's path (tests run in
+/// `testing/`, and changing the working folder would race the other tests).
+#[test]
+fn the_readme_example_runs() -> Result<(), baton_testing::DeployError> {
+    use baton_testing::agent::Turn;
+    let template = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"
+    );
+    // README start
+    let test = ProcessTest::from_file(template)?;
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {"status": "delivered"}}));
+    test.mock_job("email-send").complete();
+    let agent = test.mock_ai_agent(
+        "support-agent",
+        [
+            Turn::call("lookup-order", json!({"orderId": "1042"})),
+            Turn::respond_json(json!({"resolved": true})),
+        ],
+    );
+    let run = test.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "Where is order 1042?"}),
+    );
+    run.assert_completed().assert_passed_in_order([
+        "lookup-order",
+        "support-agent",
+        "send-answer",
+        "answered",
+    ]);
+    // README end
+    agent.assert_called_tools(["lookup-order"]);
+    // The README shows the same code (on long lines, with the path from the workspace root).
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    let source = include_str!("process_test.rs");
+    let start = source.find("// README start\n").unwrap() + "// README start\n".len();
+    let end = source.find("    // README end").unwrap();
+    let example = squeeze(&source[start..end]).replace(
+        "from_file(template)",
+        "from_file(\"templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn\")",
+    );
+    let readme = squeeze(include_str!("../../../README.md")).replace(",]", "]");
+    assert!(
+        readme.contains(&example.replace(",]", "]").replace(",)", ")")),
+        "the README's Rust example differs from this test"
+    );
+    Ok(())
 }
