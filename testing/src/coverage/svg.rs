@@ -203,9 +203,9 @@ pub fn render(plane: &Plane, marks: &Marks<'_>, prefix: &str) -> String {
         (0.0, 0.0, 100.0, 40.0)
     };
     let mut svg = String::with_capacity(c.out.len() + 1200);
-    let _ = write!(
+    let _ = writeln!(
         svg,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"bpmn-diagram\" viewBox=\"{} {} {} {}\" width=\"{}\" height=\"{}\" font-family=\"{FONT}\" font-size=\"12\">\n",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"bpmn-diagram\" viewBox=\"{} {} {} {}\" width=\"{}\" height=\"{}\" font-family=\"{FONT}\" font-size=\"12\">",
         N(x),
         N(y),
         N(w),
