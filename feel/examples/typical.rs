@@ -7,17 +7,32 @@ use serde_json::json;
 
 const EXPRESSIONS: &[(&str, &str)] = &[
     ("condition", "amount > 1000"),
-    ("condition-and", "order.total >= 100 and order.country = \"DE\""),
-    ("condition-null-safe", "is defined(approved) and approved = true"),
+    (
+        "condition-and",
+        "order.total >= 100 and order.country = \"DE\"",
+    ),
+    (
+        "condition-null-safe",
+        "is defined(approved) and approved = true",
+    ),
     ("mapping-path", "order.customer.name"),
-    ("mapping-string", "\"Order \" + order.id + \" for \" + order.customer.name"),
-    ("from-ai", "fromAi(toolCall.email, \"The recipient's email address\", \"string\")"),
+    (
+        "mapping-string",
+        "\"Order \" + order.id + \" for \" + order.customer.name",
+    ),
+    (
+        "from-ai",
+        "fromAi(toolCall.email, \"The recipient's email address\", \"string\")",
+    ),
     (
         "context-build",
         "{id: order.id, total: order.total * 1.19, items: count(order.items), first: order.items[1].sku}",
     ),
     ("filter", "order.items[price > 10].sku"),
-    ("sum-for", "sum(for item in order.items return item.price * item.quantity)"),
+    (
+        "sum-for",
+        "sum(for item in order.items return item.price * item.quantity)",
+    ),
     (
         "date",
         "date and time(order.created) + duration(\"P3D\") > date and time(\"2024-01-01T00:00:00Z\")",

@@ -186,6 +186,31 @@ impl<'a> Eval<'a> {
         self.vars.get(name)
     }
 
+    /// A path of context entries on a variable (`order.customer.name`), answered by the
+    /// variables without converting the whole variable ([`Variables::get_entry`]).
+    fn variable_entry(&self, e: &Expr, scope: &Scope) -> Option<Value> {
+        const MAX_KEYS: usize = 8;
+        let mut keys = [""; MAX_KEYS];
+        let mut n = 0;
+        let mut at = e;
+        let root = loop {
+            match &at.kind {
+                ExprKind::Path(x, key) if n < MAX_KEYS => {
+                    keys[n] = key;
+                    n += 1;
+                    at = x;
+                }
+                ExprKind::Name(root) => break root,
+                _ => return None,
+            }
+        };
+        if scope.lookup(root).is_some() {
+            return None;
+        }
+        keys[..n].reverse();
+        self.vars.get_entry(root, &keys[..n])
+    }
+
     fn input_value(&self) -> Result<Value, Failure> {
         if let Some(v) = &self.input {
             return Ok(v.clone());
@@ -266,6 +291,9 @@ impl<'a> Eval<'a> {
         let ExprKind::Path(x, key) = &e.kind else {
             return Ok(Value::Null);
         };
+        if let Some(v) = self.variable_entry(e, scope) {
+            return Ok(v);
+        }
         Ok({
             let v = self.eval(x, scope)?;
             self.path(v, key)
@@ -303,7 +331,7 @@ impl<'a> Eval<'a> {
             return Ok(Value::Null);
         };
         Ok({
-            let mut ctx = Context::with_capacity(entries.len());
+            let mut ctx = Context::with_capacity_and_hasher(entries.len(), Default::default());
             for (k, x) in entries {
                 let v = {
                     let inner = Scope::Context {
