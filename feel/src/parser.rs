@@ -24,27 +24,30 @@ use crate::value::Value;
 pub const MAX_NESTING: usize = 96;
 
 /// Words that are never a variable name.
-const RESERVED: &[&str] = &[
-    "null",
-    "true",
-    "false",
-    "function",
-    "in",
-    "return",
-    "then",
-    "else",
-    "satisfies",
-    "and",
-    "or",
-    "some",
-    "every",
-    "if",
-    "for",
-    "between",
-    "instance",
-    "of",
-    "not",
-];
+fn is_reserved(word: &str) -> bool {
+    matches!(
+        word,
+        "null"
+            | "true"
+            | "false"
+            | "function"
+            | "in"
+            | "return"
+            | "then"
+            | "else"
+            | "satisfies"
+            | "and"
+            | "or"
+            | "some"
+            | "every"
+            | "if"
+            | "for"
+            | "between"
+            | "instance"
+            | "of"
+            | "not"
+    )
+}
 
 /// Built-in function names that contain a reserved word (`date and time`, `get or else`, ...).
 const BUILTIN_NAMES_WITH_SPACES: &[&str] = &[
@@ -285,6 +288,9 @@ struct Parser<'s> {
     /// The position up to which whitespace was last skipped (skipping again is a no-op).
     ws_end: usize,
     fatal: Option<ParseError>,
+    /// Whether to record what was expected where. Off on the first pass (most input parses);
+    /// a failed parse is parsed again with it on to build the message.
+    track: bool,
 }
 
 type P<T> = Option<T>;
@@ -303,6 +309,7 @@ impl<'s> Parser<'s> {
             expected: Vec::new(),
             ws_end: usize::MAX,
             fatal: None,
+            track: false,
         }
     }
 
@@ -310,7 +317,15 @@ impl<'s> Parser<'s> {
         &self.src[self.pos..]
     }
 
+    #[inline]
     fn note(&mut self, what: Expected) {
+        if self.track {
+            self.note_tracked(what);
+        }
+    }
+
+    #[cold]
+    fn note_tracked(&mut self, what: Expected) {
         if self.pos > self.err_pos {
             self.err_pos = self.pos;
             self.expected.clear();
@@ -331,11 +346,17 @@ impl<'s> Parser<'s> {
         self.note(Expected::Token(t));
     }
 
+    #[inline]
     fn ws(&mut self) {
         if self.pos == self.ws_end {
             return;
         }
-        self.skip_ws();
+        // most positions start with a token
+        if let Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'/' | 0x80..) =
+            self.src.as_bytes().get(self.pos)
+        {
+            self.skip_ws();
+        }
         self.ws_end = self.pos;
     }
 
@@ -420,7 +441,7 @@ impl<'s> Parser<'s> {
     fn identifier(&mut self) -> P<&'s str> {
         self.ws();
         match ident_token(self.rest()) {
-            Ok((_, id)) if !RESERVED.contains(&id) => {
+            Ok((_, id)) if !is_reserved(id) => {
                 self.pos += id.len();
                 Some(id)
             }
@@ -489,7 +510,7 @@ impl<'s> Parser<'s> {
             return Some(n.into());
         }
         match self.words() {
-            Some(w) if !RESERVED.contains(&w) => Some(w.into()),
+            Some(w) if !is_reserved(w) => Some(w.into()),
             _ => {
                 self.pos = save;
                 self.expect("parameter name");
@@ -1056,6 +1077,21 @@ impl<'s> Parser<'s> {
             return None;
         }
         let (_, word) = ident_token(r).ok()?;
+        // fast path: a single word (not a keyword) followed by neither a word nor `(` is a
+        // variable; one followed by `(` is a call by that name
+        if !matches!(word, "date" | "time" | "duration") && !is_reserved(word) {
+            let after = &r[word.len()..];
+            let gap = after.len() - after.trim_start_matches(is_feel_whitespace).len();
+            let next = after[gap..].chars().next();
+            if !next.is_some_and(is_name_start) {
+                self.pos += word.len();
+                if next == Some('(') {
+                    let args = self.call_args()?;
+                    return Some(Expr::new(ExprKind::Call(word.into(), args), start, self.pos));
+                }
+                return Some(Expr::new(ExprKind::Name(word.into()), start, self.pos));
+            }
+        }
         match word {
             "null" => {
                 self.pos += 4;
@@ -1114,9 +1150,9 @@ impl<'s> Parser<'s> {
                 BUILTIN_NAMES_WITH_SPACES.contains(&norm.as_str())
                     || !words
                         .split(is_feel_whitespace)
-                        .any(|w| RESERVED.contains(&w))
+                        .any(|w| is_reserved(w))
             } else {
-                !RESERVED.contains(&words) || matches!(words, "not" | "and" | "or")
+                !is_reserved(words) || matches!(words, "not" | "and" | "or")
             };
             if ok && self.at("(") {
                 let name: Arc<str> = if multi {
@@ -1136,7 +1172,7 @@ impl<'s> Parser<'s> {
         self.pos = save;
         // a variable: the first word (already known to be a name start)
         let end = save + word.len();
-        if RESERVED.contains(&word) {
+        if is_reserved(word) {
             self.expect("name");
             return None;
         }
@@ -1190,7 +1226,7 @@ impl<'s> Parser<'s> {
             .unwrap_or(r.len());
         let key = r[..end].trim_end_matches(is_feel_whitespace);
         if key.is_empty()
-            || RESERVED.contains(&key)
+            || is_reserved(key)
             || key.starts_with(|c: char| c.is_ascii_digit())
         {
             self.expect("context key");
@@ -1497,18 +1533,27 @@ pub(crate) fn duration_value(text: &str) -> Option<Value> {
     temporal::parse_day_time_duration(text).map(Value::DayTimeDuration)
 }
 
+/// Parses with `rule`; if that fails, parses again recording expectations for the message.
+fn parse_with<'s>(src: &'s str, rule: fn(&mut Parser<'s>) -> P<Expr>) -> Result<Expr, ParseError> {
+    let mut p = Parser::new(src);
+    let r = rule(&mut p);
+    if let Ok(e) = p.finish(r) {
+        return Ok(e);
+    }
+    let mut p = Parser::new(src);
+    p.track = true;
+    let r = rule(&mut p);
+    p.finish(r)
+}
+
 /// Parses a FEEL expression.
 pub fn parse_expression(src: &str) -> Result<Expr, ParseError> {
-    let mut p = Parser::new(src);
-    let r = p.expression();
-    p.finish(r)
+    parse_with(src, Parser::expression)
 }
 
 /// Parses DMN unary tests (`< 5`, `[1..3]`, `"a", "b"`, `not(...)`, `-`).
 pub fn parse_unary_tests(src: &str) -> Result<Expr, ParseError> {
-    let mut p = Parser::new(src);
-    let r = p.unary_tests();
-    p.finish(r)
+    parse_with(src, Parser::unary_tests)
 }
 
 #[cfg(test)]
