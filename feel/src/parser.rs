@@ -346,7 +346,7 @@ impl<'s> Parser<'s> {
         self.note(Expected::Token(t));
     }
 
-    #[inline]
+    #[inline(always)]
     fn ws(&mut self) {
         if self.pos == self.ws_end {
             return;
@@ -796,96 +796,47 @@ impl<'s> Parser<'s> {
 
     fn math(&mut self) -> P<Expr> {
         self.enter()?;
-        let r = self.add_sub();
+        let r = self.arithmetic(0);
         self.leave();
         r
     }
 
-    fn add_sub(&mut self) -> P<Expr> {
+    /// The arithmetic operator at the cursor (after whitespace): the operator, its length and
+    /// its level (`+ -` 0, `* /` 1, `**` 2).
+    fn arith_op(&mut self) -> Option<(ArithOp, usize, u8)> {
         self.ws();
-        let start = self.pos;
-        let mut left = self.mul_div()?;
-        loop {
-            self.ws();
-            let op = match self.peek_char() {
-                Some('+') => ArithOp::Add,
-                Some('-') => ArithOp::Sub,
-                _ => {
-                    self.expect("operator");
-                    break;
-                }
-            };
-            let save = self.pos;
-            self.pos += 1;
-            match self.mul_div() {
-                Some(right) => {
-                    left = Expr::new(
-                        ExprKind::Arith(op, boxed(left), boxed(right)),
-                        start,
-                        self.pos,
-                    )
-                }
-                None => {
-                    if self.fatal.is_some() {
-                        return None;
-                    }
-                    self.pos = save;
-                    break;
-                }
-            }
-        }
-        Some(left)
+        Some(match self.src.as_bytes().get(self.pos..)? {
+            [b'*', b'*', ..] => (ArithOp::Pow, 2, 2),
+            [b'*', ..] => (ArithOp::Mul, 1, 1),
+            [b'/', ..] => (ArithOp::Div, 1, 1),
+            [b'+', ..] => (ArithOp::Add, 1, 0),
+            [b'-', ..] => (ArithOp::Sub, 1, 0),
+            _ => return None,
+        })
     }
 
-    fn mul_div(&mut self) -> P<Expr> {
-        self.ws();
-        let start = self.pos;
-        let mut left = self.exponent()?;
-        loop {
-            self.ws();
-            let r = self.rest();
-            let op = if r.starts_with("**") {
-                break;
-            } else if r.starts_with('*') {
-                ArithOp::Mul
-            } else if r.starts_with('/') {
-                ArithOp::Div
-            } else {
-                break;
-            };
-            let save = self.pos;
-            self.pos += 1;
-            match self.exponent() {
-                Some(right) => {
-                    left = Expr::new(
-                        ExprKind::Arith(op, boxed(left), boxed(right)),
-                        start,
-                        self.pos,
-                    )
-                }
-                None => {
-                    if self.fatal.is_some() {
-                        return None;
-                    }
-                    self.pos = save;
-                    break;
-                }
-            }
-        }
-        Some(left)
-    }
-
-    fn exponent(&mut self) -> P<Expr> {
+    /// Arithmetic by precedence climbing: operators of `min_level` and above, all left
+    /// associative. An operator whose right operand does not parse is left unconsumed.
+    fn arithmetic(&mut self, min_level: u8) -> P<Expr> {
         self.ws();
         let start = self.pos;
         let mut left = self.negation()?;
-        while self.at("**") {
+        loop {
+            let Some((op, len, level)) = self.arith_op() else {
+                if min_level == 0 {
+                    self.expect("operator");
+                }
+                break;
+            };
+            if level < min_level {
+                break;
+            }
             let save = self.pos;
-            self.pos += 2;
-            match self.negation() {
+            self.pos += len;
+            match self.arithmetic(level + 1) {
                 Some(right) => {
                     left = Expr::new(
-                        ExprKind::Arith(ArithOp::Pow, boxed(left), boxed(right)),
+                        ExprKind::Arith(op, boxed(left), boxed(right)),
                         start,
                         self.pos,
                     )
@@ -895,6 +846,10 @@ impl<'s> Parser<'s> {
                         return None;
                     }
                     self.pos = save;
+                    // as the grammar's `+ -` level, which looked for its operator here
+                    if min_level == 0 && level > 0 {
+                        self.expect("operator");
+                    }
                     break;
                 }
             }
