@@ -120,7 +120,11 @@ pub fn is_feel_whitespace(c: char) -> bool {
     )
 }
 
+#[inline]
 fn is_name_start(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic() || c == '_' || c == '$';
+    }
     c.is_alphabetic()
         || c == '_'
         || c == '$'
@@ -132,7 +136,11 @@ fn is_symbolic_name_char(c: char) -> bool {
     matches!(c, '\u{A2}'..='\u{A5}' | '\u{203F}' | '\u{2040}' | '\u{20A0}'..='\u{20CF}')
 }
 
+#[inline]
 fn is_name_part(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    }
     is_name_start(c) || c.is_numeric() || c == '\u{200C}' || c == '\u{200D}'
 }
 
@@ -151,6 +159,20 @@ fn whitespace(i: &str) -> IResult<&str, &str> {
 }
 
 fn ident_token(i: &str) -> IResult<&str, &str> {
+    // ASCII names without decoding characters
+    let bytes = i.as_bytes();
+    if bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'$')
+    {
+        let end = bytes
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$'))
+            .unwrap_or(bytes.len());
+        if bytes.get(end).is_none_or(|b| b.is_ascii()) {
+            return Ok((&i[end..], &i[..end]));
+        }
+    }
     let mut chars = i.char_indices();
     match chars.next() {
         Some((_, c)) if is_name_start(c) => {}
@@ -385,9 +407,10 @@ impl<'s> Parser<'s> {
     }
 
     /// Skips whitespace, then matches `t` exactly.
+    #[inline]
     fn token(&mut self, t: &'static str) -> bool {
         self.ws();
-        if self.rest().starts_with(t) {
+        if self.rest().as_bytes().first() == t.as_bytes().first() && self.rest().starts_with(t) {
             self.pos += t.len();
             true
         } else {
@@ -403,10 +426,14 @@ impl<'s> Parser<'s> {
     }
 
     /// A keyword: `t` not followed by a name character.
+    #[inline]
     fn keyword(&mut self, t: &'static str) -> bool {
         self.ws();
         let r = self.rest();
-        if r.starts_with(t) && !r[t.len()..].chars().next().is_some_and(is_name_part) {
+        if r.as_bytes().first() == t.as_bytes().first()
+            && r.starts_with(t)
+            && !r[t.len()..].chars().next().is_some_and(is_name_part)
+        {
             self.pos += t.len();
             true
         } else {
