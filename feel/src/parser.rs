@@ -1069,7 +1069,11 @@ impl<'s> Parser<'s> {
                 self.pos += word.len();
                 if next == Some('(') {
                     let args = self.call_args()?;
-                    return Some(Expr::new(ExprKind::Call(word.into(), args), start, self.pos));
+                    return Some(Expr::new(
+                        ExprKind::Call(word.into(), args),
+                        start,
+                        self.pos,
+                    ));
                 }
                 return Some(Expr::new(ExprKind::Name(word.into()), start, self.pos));
             }
@@ -1130,9 +1134,7 @@ impl<'s> Parser<'s> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 BUILTIN_NAMES_WITH_SPACES.contains(&norm.as_str())
-                    || !words
-                        .split(is_feel_whitespace)
-                        .any(|w| is_reserved(w))
+                    || !words.split(is_feel_whitespace).any(is_reserved)
             } else {
                 !is_reserved(words) || matches!(words, "not" | "and" | "or")
             };
@@ -1207,10 +1209,7 @@ impl<'s> Parser<'s> {
             .find([':', ',', '{', '}', '"', '[', ']', '(', ')', '`'])
             .unwrap_or(r.len());
         let key = r[..end].trim_end_matches(is_feel_whitespace);
-        if key.is_empty()
-            || is_reserved(key)
-            || key.starts_with(|c: char| c.is_ascii_digit())
-        {
+        if key.is_empty() || is_reserved(key) || key.starts_with(|c: char| c.is_ascii_digit()) {
             self.expect("context key");
             return None;
         }
