@@ -9,12 +9,17 @@ use baton_feel::{Env, Expression, Number, Value, Variables};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
-/// Variables as the engine holds them: JSON, converted on lookup.
+/// Variables as the engine holds them: JSON, converted on lookup (a path of context entries
+/// converts only its end, `Variables::get_entry`).
 struct JsonScope(serde_json::Map<String, serde_json::Value>);
 
 impl Variables for JsonScope {
     fn get(&self, name: &str) -> Option<Value> {
-        self.0.get(name).map(Value::from_json)
+        Variables::get(&self.0, name)
+    }
+
+    fn get_entry(&self, name: &str, keys: &[&str]) -> Option<Value> {
+        self.0.get_entry(name, keys)
     }
 }
 
