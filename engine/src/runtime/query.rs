@@ -369,21 +369,20 @@ impl Engine {
         scope_key: Key,
         mut f: impl FnMut(&Arc<str>, &Arc<Json>),
     ) {
-        let mut chain = Vec::new();
-        let mut current = Some(scope_key);
-        while let Some(k) = current {
-            match self.instances.get(&k) {
-                Some(i) => {
-                    chain.push(k);
-                    current = i.flow_scope;
-                }
-                None => current = None,
-            }
+        self.visit_scope_chain(scope_key, &mut f);
+    }
+
+    /// The scope's flow scopes first (recursion, not a collected chain: this runs once per
+    /// mocked job, and nesting is shallow).
+    fn visit_scope_chain(&self, scope_key: Key, f: &mut impl FnMut(&Arc<str>, &Arc<Json>)) {
+        let Some(i) = self.instances.get(&scope_key) else {
+            return;
+        };
+        if let Some(parent) = i.flow_scope {
+            self.visit_scope_chain(parent, f);
         }
-        for k in chain.iter().rev() {
-            for v in self.instances[k].vars.iter() {
-                f(&v.name, &v.value);
-            }
+        for v in i.vars.iter() {
+            f(&v.name, &v.value);
         }
     }
 }
