@@ -242,12 +242,13 @@ impl Inner {
             let key = match self.pending.pop_front() {
                 Some(k) => k,
                 None => {
-                    let (keys, cursor) = self.engine.activatable_jobs_since(self.feed_cursor);
-                    self.feed_cursor = cursor;
-                    if keys.is_empty() {
+                    let pending = &mut self.pending;
+                    self.feed_cursor = self
+                        .engine
+                        .for_each_activatable_job_since(self.feed_cursor, |k| pending.push_back(k));
+                    if self.pending.is_empty() {
                         return None;
                     }
-                    self.pending.extend(keys);
                     continue;
                 }
             };
@@ -595,6 +596,11 @@ impl ProcessTest {
         {
             let mut inner = self.inner.borrow_mut();
             let inner = &mut *inner;
+            if inner.all_mocks.is_empty() {
+                // A test mocks several job types: grow once, not at the 1st, 4th and 8th.
+                inner.job_mocks.reserve(8);
+                inner.all_mocks.reserve(8);
+            }
             let job_type = state.borrow().job_type.clone();
             let waiting = inner.engine.activatable_jobs(Some(&job_type));
             if let Some(old) = inner.job_mocks.insert(job_type, state.clone()) {
