@@ -189,15 +189,17 @@ fn prefixes_of_expressions_never_panic() {
 fn native_functions_come_from_the_variables_only() {
     use baton_feel::NativeFunction;
     use indexmap::IndexMap;
-    let tag = NativeFunction::new("tag", &[&["code"], &["code", "message"]], |args| {
-        match &args[0] {
+    let tag = NativeFunction::new(
+        "tag",
+        &[&["code"], &["code", "message"]],
+        |args| match &args[0] {
             Value::String(code) => Ok(Value::string(format!(
                 "{code}:{}",
                 args.get(1).map(|m| m.to_string()).unwrap_or_default()
             ))),
             other => Err(format!("Parameter 'code' must be a String, got {other}")),
-        }
-    });
+        },
+    );
     let mut vars: IndexMap<String, Value> = IndexMap::new();
     vars.insert("tag".into(), tag.into_value());
     let eval = |source: &str, vars: &dyn baton_feel::Variables| {

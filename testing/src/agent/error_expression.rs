@@ -273,7 +273,7 @@ fn connector_functions() -> [NativeFunction; 3] {
                 Some(Feel::Number(_)) => args[2].clone(),
                 Some(_) => {
                     return Err(
-                        "Parameter 'retries' of function 'jobError' must be a Number".to_string()
+                        "Parameter 'retries' of function 'jobError' must be a Number".to_string(),
                     );
                 }
                 None => Feel::int(0),
