@@ -68,9 +68,10 @@ pub fn apply(header: Option<&str>, retries: i32, outcome: Outcome) -> JobAnswer 
             }
             // On failure it completes the job with the given variables and no element activated.
             JobAnswer::Fail(_) => {
-                let mut completion = super::connector::JobCompletion::default();
-                completion.variables = variables.map(into_variables).unwrap_or_default();
-                JobAnswer::Complete(completion)
+                JobAnswer::Complete(super::connector::JobCompletion {
+                    variables: variables.map(into_variables).unwrap_or_default(),
+                    ..Default::default()
+                })
             }
         },
         Err((exception, message)) => JobAnswer::Fail(final_result_failure(exception, message)),
