@@ -140,7 +140,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn attr(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        node.attr(name).map(|a| a.value.to_string())
+        self.doc.attr(node, name).map(|a| a.value.to_string())
     }
 
     fn span(&self, node: &Node<'_>) -> Span {
@@ -158,7 +158,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             if node.ns != Ns::Dmn {
                 continue;
             }
-            let Some(id) = node.attr("id") else { continue };
+            let Some(id) = self.doc.attr(node, "id") else {
+                continue;
+            };
             let value: &'s str = &id.value;
             if value.is_empty() {
                 continue;
@@ -505,7 +507,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// Resolves a `requiredDecision` / `requiredKnowledge` / `requiredInput` `href`.
     fn reference(&mut self, node: &Node<'_>, target: Target, owner: &str) -> Option<usize> {
-        let Some(href) = node.attr("href") else {
+        let Some(href) = self.doc.attr(node, "href") else {
             self.error(
                 node.start,
                 R::UnresolvedReference,
@@ -545,7 +547,8 @@ impl<'s, 'a> Parser<'s, 'a> {
                 let doc = self.doc;
                 doc.children(doc.root)
                     .any(|(_, c)| {
-                        c.is(Ns::Dmn, "inputData") && c.attr("id").is_some_and(|a| a.value == id)
+                        c.is(Ns::Dmn, "inputData")
+                            && self.doc.attr(c, "id").is_some_and(|a| a.value == id)
                     })
                     .then_some(0)
             }
@@ -818,7 +821,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     fn decision_table(&mut self, node_id: NodeId, owner: &str) -> DecisionTable {
         let node = self.node(node_id);
-        let hit_policy = match node.attr("hitPolicy") {
+        let hit_policy = match self.doc.attr(node, "hitPolicy") {
             None => HitPolicy::Unique,
             Some(a) => HitPolicy::from_xml(&a.value).unwrap_or_else(|| {
                 let message = format!(
@@ -830,7 +833,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 HitPolicy::Unique
             }),
         };
-        let aggregation = match node.attr("aggregation") {
+        let aggregation = match self.doc.attr(node, "aggregation") {
             None => None,
             Some(a) => match Aggregation::from_xml(&a.value) {
                 Some(agg) => Some(agg),
@@ -907,7 +910,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
             let unnamed: Vec<(u32, String)> = self
                 .children(node_id)
-                .filter(|(_, c)| c.is(Ns::Dmn, "output") && c.attr("name").is_none())
+                .filter(|(_, c)| c.is(Ns::Dmn, "output") && self.doc.attr(c, "name").is_none())
                 .map(|(_, c)| {
                     (
                         c.start,
@@ -964,7 +967,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// Checks the `expressionLanguage` of an expression element.
     fn language_ok(&mut self, node: &Node<'_>, owner: &str) -> bool {
-        let Some(language) = node.attr("expressionLanguage") else {
+        let Some(language) = self.doc.attr(node, "expressionLanguage") else {
             return true;
         };
         let lower = language.value.to_lowercase();

@@ -168,7 +168,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             if !matches!(node.ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe) {
                 continue;
             }
-            let Some(id) = node.attr("id") else { continue };
+            let Some(id) = self.doc.attr(node, "id") else {
+                continue;
+            };
             let value: &'s str = &id.value;
             if value.is_empty() {
                 continue;
@@ -193,19 +195,21 @@ impl<'s, 'a> Parser<'s, 'a> {
     // --- small readers -------------------------------------------------------------------
 
     fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        node.attr(name).map(|a| a.value.to_string())
+        self.doc.attr(node, name).map(|a| a.value.to_string())
     }
 
     fn zeebe_string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        node.attr_ns(Ns::Zeebe, name).map(|a| a.value.to_string())
+        self.doc
+            .attr_ns(node, Ns::Zeebe, name)
+            .map(|a| a.value.to_string())
     }
 
     fn expr(&self, node: &Node<'_>, name: &str) -> Option<Expr> {
-        node.attr(name).map(attr_expr)
+        self.doc.attr(node, name).map(attr_expr)
     }
 
     fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef> {
-        node.attr(name).map(|a| RawRef {
+        self.doc.attr(node, name).map(|a| RawRef {
             id: a.value.trim().to_string(),
             span: a.span,
         })
@@ -213,7 +217,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// An `xs:boolean` attribute; anything but `true`/`false`/`1`/`0` is reported.
     fn boolean(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> Option<bool> {
-        self.boolean_attr(node.attr(name), name, element_id)
+        self.boolean_attr(self.doc.attr(node, name), name, element_id)
     }
 
     fn boolean_attr(
@@ -235,7 +239,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn number(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> f64 {
-        let Some(attr) = node.attr(name) else {
+        let Some(attr) = self.doc.attr(node, name) else {
             return 0.0;
         };
         match attr.value.trim().parse::<f64>() {
@@ -249,7 +253,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn id(&mut self, node: &Node<'_>, what: &str) -> String {
-        match node.attr("id") {
+        match self.doc.attr(node, "id") {
             Some(id) if !id.value.trim().is_empty() => id.value.to_string(),
             _ => {
                 let message = format!("the {what} <{}> has no id", node.local);
@@ -296,8 +300,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             target_namespace: self.string(node, "targetNamespace"),
             exporter: self.string(node, "exporter"),
             exporter_version: self.string(node, "exporterVersion"),
-            execution_platform_version: node
-                .attr_ns(Ns::Modeler, "executionPlatformVersion")
+            execution_platform_version: self
+                .doc
+                .attr_ns(node, Ns::Modeler, "executionPlatformVersion")
                 .map(|a| a.value.to_string()),
             span: self.span(node),
             ..Definitions::default()
@@ -411,11 +416,11 @@ impl<'s, 'a> Parser<'s, 'a> {
                 continue;
             }
             for (_, child) in self.children(plane_id) {
-                let Some(element) = child.attr("bpmnElement") else {
+                let Some(element) = self.doc.attr(child, "bpmnElement") else {
                     continue;
                 };
                 let element: String = element.value.to_string();
-                let di_id = child.attr("id").map(|a| a.value.to_string());
+                let di_id = self.doc.attr(child, "id").map(|a| a.value.to_string());
                 let di_id = di_id.as_deref();
                 if child.is(Ns::BpmnDi, "BPMNShape") {
                     let mut shape = Shape {
@@ -470,7 +475,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn unsupported(&mut self, node: &Node<'_>, type_name: &str) {
-        let id = node.attr("id").map(|a| a.value.to_string());
+        let id = self.doc.attr(node, "id").map(|a| a.value.to_string());
         self.error(
             node.start,
             Rule::UnsupportedElement,
@@ -566,8 +571,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                 | "group"
                 | "association" => {
                     let artifact = Artifact {
-                        id: child
-                            .attr("id")
+                        id: self
+                            .doc
+                            .attr(child, "id")
                             .map(|a| a.value.to_string())
                             .unwrap_or_default(),
                         kind: child.local.to_string(),
@@ -834,7 +840,11 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// Zeebe's `ZeebeLoopCharacteristicsValidator`: about the attributes being there, so
     /// checked where the element is read.
     fn check_loop_characteristics(&mut self, ext: &Node<'_>, eid: Option<&str>) {
-        let present = |name: &str| ext.attr(name).is_some_and(|a| !a.value.is_empty());
+        let present = |name: &str| {
+            self.doc
+                .attr(ext, name)
+                .is_some_and(|a| !a.value.is_empty())
+        };
         if !present("inputCollection") {
             self.error(
                 ext.start,
