@@ -46,16 +46,35 @@ fn main() {
                 black_box(Deployment::from_file(path).expect("the file deploys"));
             }
             "floor" => {
-                black_box(floor(black_box(source.text())));
+                black_box(floor(black_box(source.text()), false));
+            }
+            "floor-trim" => {
+                black_box(floor(black_box(source.text()), true));
+            }
+            "floor-noattr" => {
+                black_box(floor_noattr(black_box(source.text())));
             }
             other => panic!("unknown step {other}"),
         }
     }
 }
 
-fn floor(text: &str) -> usize {
+fn floor_noattr(text: &str) -> usize {
     use quick_xml::events::Event;
     let mut reader = quick_xml::reader::Reader::from_str(text);
+    let mut count = 0;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Eof) | Err(_) => return count,
+            Ok(_) => count += 1,
+        }
+    }
+}
+
+fn floor(text: &str, trim: bool) -> usize {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::reader::Reader::from_str(text);
+    reader.config_mut().trim_text_start = trim;
     let mut count = 0;
     loop {
         match reader.read_event() {

@@ -108,16 +108,16 @@ struct Parser<'s, 'a> {
 
 /// A reference written in the file, still a string.
 #[derive(Clone)]
-struct RawRef {
-    id: String,
+struct RawRef<'s> {
+    id: &'s str,
     span: Span,
 }
 
-struct PendingFlow {
-    id: String,
+struct PendingFlow<'s> {
+    id: &'s str,
     name: Option<String>,
-    source: Option<RawRef>,
-    target: Option<RawRef>,
+    source: Option<RawRef<'s>>,
+    target: Option<RawRef<'s>>,
     condition: Option<Expr>,
     documentation: Vec<String>,
     span: Span,
@@ -126,13 +126,15 @@ struct PendingFlow {
 /// A process under construction: the arenas plus the references to resolve once every element
 /// has been seen.
 #[derive(Default)]
-struct ProcessBuilder {
+struct ProcessBuilder<'s> {
     process: Process,
-    flows: Vec<PendingFlow>,
+    /// The id of each element of `process.elements` (same index), borrowed from the document.
+    element_ids: Vec<&'s str>,
+    flows: Vec<PendingFlow<'s>>,
     /// Boundary events and their `attachedToRef`.
-    attachments: Vec<(ElementIdx, Option<RawRef>)>,
+    attachments: Vec<(ElementIdx, Option<RawRef<'s>>)>,
     /// Elements and their `default` attribute.
-    defaults: Vec<(ElementIdx, RawRef)>,
+    defaults: Vec<(ElementIdx, RawRef<'s>)>,
 }
 
 impl<'s, 'a> Parser<'s, 'a> {
@@ -208,9 +210,10 @@ impl<'s, 'a> Parser<'s, 'a> {
         self.doc.attr(node, name).map(attr_expr)
     }
 
-    fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef> {
-        self.doc.attr(node, name).map(|a| RawRef {
-            id: a.value.trim().to_string(),
+    fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef<'s>> {
+        let doc: &'s Document<'a> = self.doc;
+        doc.attr(node, name).map(|a| RawRef {
+            id: a.value.trim(),
             span: a.span,
         })
     }
@@ -239,11 +242,21 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn number(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> f64 {
-        let Some(attr) = self.doc.attr(node, name) else {
+        let attr = self.doc.attr(node, name);
+        self.number_attr(attr, name, element_id)
+    }
+
+    fn number_attr(
+        &mut self,
+        attr: Option<&Attr<'_>>,
+        name: &str,
+        element_id: Option<&str>,
+    ) -> f64 {
+        let Some(attr) = attr else {
             return 0.0;
         };
-        match attr.value.trim().parse::<f64>() {
-            Ok(value) if value.is_finite() => value,
+        match parse_number(attr.value.trim()) {
+            Some(value) if value.is_finite() => value,
             _ => {
                 let message = format!("'{}' is not a number (attribute '{name}')", attr.value);
                 self.error(attr.span.start, Rule::InvalidAttribute, element_id, message);
@@ -253,12 +266,18 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn id(&mut self, node: &Node<'_>, what: &str) -> String {
-        match self.doc.attr(node, "id") {
-            Some(id) if !id.value.trim().is_empty() => id.value.to_string(),
+        self.id_ref(node, what).to_owned()
+    }
+
+    /// The element's id as written (empty, and reported, when it has none).
+    fn id_ref(&mut self, node: &Node<'_>, what: &str) -> &'s str {
+        let doc: &'s Document<'a> = self.doc;
+        match doc.attr(node, "id") {
+            Some(id) if !id.value.trim().is_empty() => &id.value,
             _ => {
                 let message = format!("the {what} <{}> has no id", node.local);
                 self.error(node.start, Rule::MissingId, None, message);
-                String::new()
+                ""
             }
         }
     }
@@ -458,11 +477,26 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn bounds(&mut self, node: &Node<'_>, di_id: Option<&str>) -> Bounds {
+        // One pass over the attributes instead of one lookup per coordinate (there are
+        // thousands of these); the first attribute of a name counts, as in `Document::attr`.
+        let doc: &'s Document<'a> = self.doc;
+        let mut found: [Option<&'s Attr<'a>>; 4] = [None; 4];
+        for attr in doc.attrs(node).iter().filter(|a| a.ns == Ns::None) {
+            let slot = match attr.local {
+                "x" => 0,
+                "y" => 1,
+                "width" => 2,
+                "height" => 3,
+                _ => continue,
+            };
+            found[slot].get_or_insert(attr);
+        }
+        let [x, y, width, height] = found;
         Bounds {
-            x: self.number(node, "x", di_id),
-            y: self.number(node, "y", di_id),
-            width: self.number(node, "width", di_id),
-            height: self.number(node, "height", di_id),
+            x: self.number_attr(x, "x", di_id),
+            y: self.number_attr(y, "y", di_id),
+            width: self.number_attr(width, "width", di_id),
+            height: self.number_attr(height, "height", di_id),
         }
     }
 
@@ -534,6 +568,21 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
         builder.process.zeebe = zeebe;
         builder.process.user_task_forms = user_task_forms;
+        // Elements are large: reserving for the direct children saves copying them as the
+        // arenas grow (nested ones may still grow them).
+        let (flows, others) = self
+            .children(node_id)
+            .fold((0, 0), |(flows, others), (_, child)| {
+                if child.is(Ns::Bpmn, "sequenceFlow") {
+                    (flows + 1, others)
+                } else {
+                    (flows, others + 1)
+                }
+            });
+        builder.flows.reserve(flows);
+        builder.process.flows.reserve(flows);
+        builder.process.elements.reserve(others);
+        builder.element_ids.reserve(others);
         self.container(&mut builder, node_id, None);
         self.resolve(&mut builder);
         builder.process
@@ -542,7 +591,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// Reads the flow elements, lanes and artifacts of a process or sub-process.
     fn container(
         &mut self,
-        builder: &mut ProcessBuilder,
+        builder: &mut ProcessBuilder<'s>,
         node_id: NodeId,
         parent: Option<ElementIdx>,
     ) {
@@ -553,7 +602,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             match &*child.local {
                 "sequenceFlow" => {
                     let flow = PendingFlow {
-                        id: self.id(child, "sequence flow"),
+                        id: self.id_ref(child, "sequence flow"),
                         name: self.string(child, "name"),
                         source: self.raw_ref(child, "sourceRef"),
                         target: self.raw_ref(child, "targetRef"),
@@ -606,7 +655,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
     }
 
-    fn lane_set(&mut self, builder: &mut ProcessBuilder, node_id: NodeId) {
+    fn lane_set(&mut self, builder: &mut ProcessBuilder<'s>, node_id: NodeId) {
         for (lane_id, lane) in self.children(node_id) {
             if !lane.is(Ns::Bpmn, "lane") {
                 continue;
@@ -634,7 +683,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// element is not a flow node.
     fn flow_node(
         &mut self,
-        builder: &mut ProcessBuilder,
+        builder: &mut ProcessBuilder<'s>,
         node_id: NodeId,
         parent: Option<ElementIdx>,
     ) -> Option<ElementIdx> {
@@ -684,7 +733,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             "endEvent" => ElementKind::EndEvent,
             _ => return None,
         };
-        let id = self.id(node, "flow node");
+        let id_ref = self.id_ref(node, "flow node");
+        builder.element_ids.push(id_ref);
+        let id = id_ref.to_owned();
         let idx = ElementIdx(builder.process.elements.len() as u32);
         let eid = Some(id.as_str());
         let mut kind = kind;
@@ -991,18 +1042,20 @@ impl<'s, 'a> Parser<'s, 'a> {
         zeebe: &mut Zeebe,
         extras: &mut Extras,
     ) {
-        let mut seen: Vec<&str> = Vec::new();
+        // Which of `SINGLE_EXTENSIONS` were seen, by position.
+        let mut seen: u32 = 0;
         for (ext_id, ext) in self.children_of(extension_elements) {
             if ext.ns != Ns::Zeebe {
                 continue;
             }
             let local: &str = &ext.local;
-            let single = SINGLE_EXTENSIONS.contains(&local);
-            if single && seen.contains(&local) {
-                self.duplicate_extension(ext, element_id, local);
-                continue;
+            if let Some(single) = SINGLE_EXTENSIONS.iter().position(|s| *s == local) {
+                if seen & (1 << single) != 0 {
+                    self.duplicate_extension(ext, element_id, local);
+                    continue;
+                }
+                seen |= 1 << single;
             }
-            seen.push(local);
             let span = self.span(ext);
             match local {
                 "taskDefinition" => {
@@ -1196,18 +1249,19 @@ impl<'s, 'a> Parser<'s, 'a> {
     // --- references ----------------------------------------------------------------------
 
     /// Turns the flows' `sourceRef`/`targetRef`, `attachedToRef` and `default` into indexes.
-    fn resolve(&mut self, builder: &mut ProcessBuilder) {
+    fn resolve(&mut self, builder: &mut ProcessBuilder<'s>) {
         let process = &mut builder.process;
-        let by_id: HashMap<String, ElementIdx> = process
-            .elements
+        // Of two elements with one id (reported as a duplicate), the later one is found.
+        let by_id: HashMap<&str, ElementIdx> = builder
+            .element_ids
             .iter()
             .enumerate()
-            .filter(|(_, e)| !e.id.is_empty())
-            .map(|(i, e)| (e.id.clone(), ElementIdx(i as u32)))
+            .filter(|(_, id)| !id.is_empty())
+            .map(|(i, id)| (*id, ElementIdx(i as u32)))
             .collect();
-        let mut flow_ids: HashMap<String, FlowIdx> = HashMap::default();
+        let mut flow_ids: HashMap<&str, FlowIdx> = HashMap::default();
         for pending in std::mem::take(&mut builder.flows) {
-            let eid = (!pending.id.is_empty()).then_some(pending.id.as_str());
+            let eid = (!pending.id.is_empty()).then_some(pending.id);
             let source = self.flow_end(
                 &by_id,
                 pending.source.as_ref(),
@@ -1228,12 +1282,12 @@ impl<'s, 'a> Parser<'s, 'a> {
             };
             let idx = FlowIdx(process.flows.len() as u32);
             if let Some(eid) = eid {
-                flow_ids.entry(eid.to_owned()).or_insert(idx);
+                flow_ids.entry(eid).or_insert(idx);
             }
             process.elements[source.0 as usize].outgoing.push(idx);
             process.elements[target.0 as usize].incoming.push(idx);
             process.flows.push(SequenceFlow {
-                id: pending.id,
+                id: pending.id.to_owned(),
                 name: pending.name,
                 source,
                 target,
@@ -1251,7 +1305,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             let event_id = event.id.clone();
             let host = attached_to
                 .as_ref()
-                .and_then(|r| by_id.get(&r.id).copied())
+                .and_then(|r| by_id.get(r.id).copied())
                 .filter(|&host| is_activity(&process.elements[host.0 as usize].kind));
             match host {
                 Some(host) => {
@@ -1283,7 +1337,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
 
         for (element, default) in std::mem::take(&mut builder.defaults) {
-            match flow_ids.get(&default.id) {
+            match flow_ids.get(default.id) {
                 Some(&flow) => process.elements[element.0 as usize].default_flow = Some(flow),
                 None => {
                     let element_id = process.elements[element.0 as usize].id.clone();
@@ -1303,15 +1357,15 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     fn flow_end(
         &mut self,
-        by_id: &HashMap<String, ElementIdx>,
-        reference: Option<&RawRef>,
-        flow: &PendingFlow,
+        by_id: &HashMap<&str, ElementIdx>,
+        reference: Option<&RawRef<'s>>,
+        flow: &PendingFlow<'s>,
         attribute: &str,
         unresolved: &str,
     ) -> Option<ElementIdx> {
-        let eid = (!flow.id.is_empty()).then_some(flow.id.as_str());
+        let eid = (!flow.id.is_empty()).then_some(flow.id);
         match reference {
-            Some(r) if !r.id.is_empty() => match by_id.get(&r.id) {
+            Some(r) if !r.id.is_empty() => match by_id.get(r.id) {
                 Some(&idx) => Some(idx),
                 None => {
                     self.error(
@@ -1344,6 +1398,7 @@ struct Extras {
 }
 
 /// `zeebe:` elements that may appear at most once in one `bpmn:extensionElements`.
+/// (At most 32: `zeebe_extensions` keeps a bit per entry.)
 const SINGLE_EXTENSIONS: &[&str] = &[
     "taskDefinition",
     "ioMapping",
@@ -1365,6 +1420,7 @@ const SINGLE_EXTENSIONS: &[&str] = &[
     "jobPriorityDefinition",
     "versionTag",
 ];
+const _: () = assert!(SINGLE_EXTENSIONS.len() <= 32);
 
 /// Gives every element that waits for a message the `zeebe:subscription` of that message, so the
 /// runtime finds the correlation key on the element.
@@ -1399,6 +1455,25 @@ fn copy_subscriptions(definitions: &mut Definitions) {
             }
         }
     }
+}
+
+/// An `xs:double`. Diagram coordinates are nearly always small integers: those skip the general
+/// (and much slower) float parser.
+fn parse_number(text: &str) -> Option<f64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let magnitude = digits
+            .bytes()
+            .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
+        // Exact: 15 decimal digits stay below 2^53.
+        let value = magnitude as f64;
+        return Some(if digits.len() < text.len() {
+            -value
+        } else {
+            value
+        });
+    }
+    text.parse::<f64>().ok()
 }
 
 fn attr_expr(attr: &Attr<'_>) -> Expr {

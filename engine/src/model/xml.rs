@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use quick_xml::XmlVersion;
 use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::attributes::AttrError;
+use quick_xml::events::attributes::{AttrError, Attributes};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 use rustc_hash::FxHashSet;
@@ -342,11 +342,15 @@ impl<'a> Builder<'a> {
         self.prefixed.clear();
         self.keys.clear();
         self.key_set.clear();
+        // The tag (between `<` and `>`) as a slice of the text, so every name and value read
+        // from it borrows from the text directly.
+        let content = self.borrow(start, offset)?;
+        let name_len = start.name().into_inner().len();
         // Duplicates are checked here, on a reused buffer, rather than by quick-xml, which
         // allocates a buffer per tag.
-        for attr in start.attributes().with_checks(false) {
+        for attr in Attributes::new(content, name_len).with_checks(false) {
             let attr = attr.map_err(|error| attr_error(error, offset))?;
-            let key = self.borrow(attr.key.into_inner(), offset)?;
+            let key = attr.key.into_inner();
             self.check_duplicate(key, offset)?;
             let raw_start = self.offset_of(&attr.value).unwrap_or(offset as u32);
             let span = Span {
@@ -360,8 +364,7 @@ impl<'a> Builder<'a> {
                     None => None,
                 };
                 if let Some(prefix) = prefix {
-                    let uri = self.borrow_or_own(attr.value);
-                    self.declare(prefix, &uri, offset)?;
+                    self.declare(prefix, &attr.value, offset)?;
                     continue;
                 }
             }
@@ -372,13 +375,22 @@ impl<'a> Builder<'a> {
                 }
                 (None, local) => local,
             };
-            let value = attr
-                .normalized_value(XmlVersion::Implicit1_0)
-                .map_err(|error| XmlError::malformed(span.start as u64, error.to_string()))?;
+            // Most values have nothing to unescape or normalise: checked here in one quick
+            // pass instead of through quick-xml's general normaliser.
+            let plain = !attr
+                .value
+                .bytes()
+                .any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r'));
+            let value = if plain {
+                attr.value.clone()
+            } else {
+                attr.normalized_value(XmlVersion::Implicit1_0)
+                    .map_err(|error| XmlError::malformed(span.start as u64, error.to_string()))?
+            };
             self.attrs.push(Attr {
                 ns: Ns::None,
                 local,
-                value: self.borrow_or_own(value),
+                value,
                 span,
             });
         }
@@ -386,8 +398,7 @@ impl<'a> Builder<'a> {
             let (index, prefix) = self.prefixed[i];
             self.attrs[index as usize].ns = self.resolve(Some(prefix), offset)?;
         }
-        let name = self.borrow(start.name().into_inner(), offset)?;
-        let (prefix, local) = split_prefix(name);
+        let (prefix, local) = split_prefix(&content[..name_len]);
         let ns = self.resolve(prefix, offset)?;
 
         let id = self.nodes.len() as NodeId;
