@@ -1,4 +1,4 @@
-//! `cargo run --release -p baton-feel --example conformance -- FILE.jsonl [--failures] [--write-known] [--slowest] [--repeat N]`
+//! `cargo run --release -p baton-feel --example conformance -- FILE.jsonl [--failures] [--write-known] [--slowest] [--repeat N] [--only TEXT]`
 //!
 //! Runs a FEEL conformance corpus file (schema: `shared/corpus/feel/README.md`), prints a table
 //! per category, the speed (cases/second over parse + evaluate), and last `passed P of T`.
@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(file) = args.iter().find(|a| !a.starts_with("--")) else {
+    let Some(file) = args.first().filter(|a| !a.starts_with("--")) else {
         eprintln!("usage: conformance FILE.jsonl [--failures] [--write-known]");
         std::process::exit(2);
     };
@@ -23,7 +23,15 @@ fn main() {
     let show_slowest = args.iter().any(|a| a == "--slowest");
     let write_known = args.iter().any(|a| a == "--write-known");
     let path = PathBuf::from(file);
-    let cases = conformance::load(&path);
+    let mut cases = conformance::load(&path);
+    // `--only TEXT`: just the cases whose expression contains TEXT (for profiling one case)
+    if let Some(text) = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+    {
+        cases.retain(|c| c.expression.contains(text.as_str()));
+    }
 
     // run on a thread with a generous stack: some cases nest deeply on purpose. The corpus runs
     // `--repeat N` times (default 5); the speed is the fastest pass (the machine is shared).

@@ -8,6 +8,16 @@ use crate::value::Value;
 pub trait Variables {
     /// The value of a variable, or `None` if there is no such variable.
     fn get(&self, name: &str) -> Option<Value>;
+
+    /// The value at the path `name.keys[0].keys[1]…` when the variable and each key along it
+    /// is a context entry, without converting the rest of the variable (`order.customer.name`
+    /// of a large JSON `order` converts one string). `None` when it cannot answer so (the
+    /// default): the evaluator then uses [`Variables::get`] and walks the value itself, with
+    /// FEEL's rules for missing entries, lists and properties.
+    fn get_entry(&self, name: &str, keys: &[&str]) -> Option<Value> {
+        let _ = (name, keys);
+        None
+    }
 }
 
 impl Variables for () {
@@ -40,13 +50,45 @@ impl Variables for std::collections::BTreeMap<String, Value> {
 impl Variables for serde_json::Map<String, serde_json::Value> {
     /// Converts on lookup with Zeebe's rules ([`Value::from_json`]).
     fn get(&self, name: &str) -> Option<Value> {
-        serde_json::Map::get(self, name).map(Value::from_json)
+        json_get(self, name).map(Value::from_json)
     }
+
+    /// Walks the JSON objects and converts only the value at the end.
+    fn get_entry(&self, name: &str, keys: &[&str]) -> Option<Value> {
+        json_entry(json_get(self, name)?, keys)
+    }
+}
+
+/// An entry of a JSON object; a small one is scanned rather than hashed (SipHash costs more
+/// than comparing a few short keys).
+fn json_get<'j>(
+    map: &'j serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<&'j serde_json::Value> {
+    if map.len() <= 8 {
+        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        map.get(key)
+    }
+}
+
+/// The FEEL value at `keys` inside a JSON value, if each step is an object entry: what
+/// [`Variables::get_entry`] answers for variables held as JSON.
+pub fn json_entry(json: &serde_json::Value, keys: &[&str]) -> Option<Value> {
+    let mut at = json;
+    for key in keys {
+        at = json_get(at.as_object()?, key)?;
+    }
+    Some(Value::from_json(at))
 }
 
 impl<V: Variables + ?Sized> Variables for &V {
     fn get(&self, name: &str) -> Option<Value> {
         (**self).get(name)
+    }
+
+    fn get_entry(&self, name: &str, keys: &[&str]) -> Option<Value> {
+        (**self).get_entry(name, keys)
     }
 }
 
@@ -76,6 +118,14 @@ impl<V: Variables> Variables for CachedVars<V> {
         let v = self.inner.get(name);
         self.cache.borrow_mut().push((name.into(), v.clone()));
         v
+    }
+
+    /// Answered by the cached variable when there is one, else by the inner variables.
+    fn get_entry(&self, name: &str, keys: &[&str]) -> Option<Value> {
+        if self.cache.borrow().iter().any(|(n, _)| n.as_ref() == name) {
+            return None;
+        }
+        self.inner.get_entry(name, keys)
     }
 }
 

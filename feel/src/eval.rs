@@ -186,6 +186,31 @@ impl<'a> Eval<'a> {
         self.vars.get(name)
     }
 
+    /// A path of context entries on a variable (`order.customer.name`), answered by the
+    /// variables without converting the whole variable ([`Variables::get_entry`]).
+    fn variable_entry(&self, e: &Expr, scope: &Scope) -> Option<Value> {
+        const MAX_KEYS: usize = 8;
+        let mut keys = [""; MAX_KEYS];
+        let mut n = 0;
+        let mut at = e;
+        let root = loop {
+            match &at.kind {
+                ExprKind::Path(x, key) if n < MAX_KEYS => {
+                    keys[n] = key;
+                    n += 1;
+                    at = x;
+                }
+                ExprKind::Name(root) => break root,
+                _ => return None,
+            }
+        };
+        if scope.lookup(root).is_some() {
+            return None;
+        }
+        keys[..n].reverse();
+        self.vars.get_entry(root, &keys[..n])
+    }
+
     fn input_value(&self) -> Result<Value, Failure> {
         if let Some(v) = &self.input {
             return Ok(v.clone());
@@ -266,6 +291,9 @@ impl<'a> Eval<'a> {
         let ExprKind::Path(x, key) = &e.kind else {
             return Ok(Value::Null);
         };
+        if let Some(v) = self.variable_entry(e, scope) {
+            return Ok(v);
+        }
         Ok({
             let v = self.eval(x, scope)?;
             self.path(v, key)
@@ -303,7 +331,7 @@ impl<'a> Eval<'a> {
             return Ok(Value::Null);
         };
         Ok({
-            let mut ctx = Context::with_capacity(entries.len());
+            let mut ctx = Context::with_capacity_and_hasher(entries.len(), Default::default());
             for (k, x) in entries {
                 let v = {
                     let inner = Scope::Context {
@@ -825,13 +853,22 @@ impl<'a> Eval<'a> {
     }
 
     fn for_loop(&mut self, iters: &[(Arc<str>, Iteration)], body: &Expr, scope: &Scope) -> R {
-        let uses_partial = mentions(body, "partial");
-        // shared with `partial` while the body runs, unique again when the item is added: no copy
-        let mut out = Arc::new(Vec::new());
-        if !self.for_level(iters, body, scope, &mut out, uses_partial)? {
+        if mentions(body, "partial") {
+            // shared with `partial` while the body runs, unique again when the item is added
+            let mut out = Arc::new(Vec::new());
+            if !self.for_level_partial(iters, body, scope, &mut out)? {
+                return Ok(Value::Null);
+            }
+            return Ok(Value::List(out));
+        }
+        // a body that reads none of the iterators (and calls nothing) has the same value in
+        // every round: evaluated once, then repeated
+        let invariant = is_invariant(body, &mut |n| iters.iter().any(|(i, _)| **i == *n));
+        let mut out = Vec::new();
+        if !self.for_level(iters, body, scope, &mut out, invariant)? {
             return Ok(Value::Null);
         }
-        Ok(Value::List(out))
+        Ok(Value::list(out))
     }
 
     fn for_level(
@@ -839,21 +876,73 @@ impl<'a> Eval<'a> {
         iters: &[(Arc<str>, Iteration)],
         body: &Expr,
         scope: &Scope,
-        out: &mut Arc<Vec<Value>>,
-        uses_partial: bool,
+        out: &mut Vec<Value>,
+        invariant: bool,
     ) -> Result<bool, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
-            let v = if uses_partial {
-                let partial = Value::List(out.clone());
+            let v = self.eval(body, scope)?;
+            out.push(v);
+            self.check_items(out.len())?;
+            return Ok(true);
+        };
+        let Some(mut items) = self.iteration_values(it, scope)? else {
+            return Ok(false);
+        };
+        if !rest.is_empty() {
+            while let Some(item) = items.next() {
                 let s = Scope::One {
                     parent: scope,
-                    name: "partial",
-                    value: &partial,
+                    name,
+                    value: &item,
                 };
-                self.eval(body, &s)?
-            } else {
-                self.eval(body, scope)?
+                if !self.for_level(rest, body, &s, out, invariant)? {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
+        // the innermost iterator: a tight loop
+        out.reserve(items.len().min(self.env.limits.max_items));
+        while let Some(item) = items.next() {
+            let warnings = self.warnings.len();
+            let v = self.eval(
+                body,
+                &Scope::One {
+                    parent: scope,
+                    name,
+                    value: &item,
+                },
+            )?;
+            out.push(v);
+            self.check_items(out.len())?;
+            if invariant && self.warnings.len() == warnings {
+                let n = items.len();
+                self.check_items(out.len().saturating_add(n))?;
+                let v = out.last().cloned().unwrap_or_default();
+                out.extend(std::iter::repeat_n(v, n));
+                return Ok(true);
+            }
+        }
+        Ok(true)
+    }
+
+    /// [`Eval::for_level`] for a body that reads `partial`, the items so far.
+    fn for_level_partial(
+        &mut self,
+        iters: &[(Arc<str>, Iteration)],
+        body: &Expr,
+        scope: &Scope,
+        out: &mut Arc<Vec<Value>>,
+    ) -> Result<bool, Failure> {
+        let Some(((name, it), rest)) = iters.split_first() else {
+            let partial = Value::List(out.clone());
+            let s = Scope::One {
+                parent: scope,
+                name: "partial",
+                value: &partial,
             };
+            let v = self.eval(body, &s)?;
+            drop(partial);
             let items = Arc::make_mut(out);
             items.push(v);
             self.check_items(items.len())?;
@@ -862,16 +951,13 @@ impl<'a> Eval<'a> {
         let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
-        if rest.is_empty() {
-            Arc::make_mut(out).reserve(items.len());
-        }
         while let Some(item) = items.next() {
             let s = Scope::One {
                 parent: scope,
                 name,
                 value: &item,
             };
-            if !self.for_level(rest, body, &s, out, uses_partial)? {
+            if !self.for_level_partial(rest, body, &s, out)? {
                 return Ok(false);
             }
         }
@@ -885,61 +971,66 @@ impl<'a> Eval<'a> {
         scope: &Scope,
         every: bool,
     ) -> R {
-        let mut results = Vec::new();
-        if !self.quantified_level(iters, cond, scope, &mut results, every)? {
+        let mut state = Quantified {
+            every,
+            decided: false,
+            undecided: false,
+            not_boolean: Vec::new(),
+        };
+        if !self.quantified_level(iters, cond, scope, &mut state)? {
             return Ok(Value::Null);
         }
-        let mut saw_other = false;
-        for r in results {
-            match r {
-                Value::Boolean(b) if b != every => return Ok(Value::Boolean(b)),
-                Value::Boolean(_) => {}
-                Value::Null => saw_other = true,
-                other => {
-                    self.warn(
-                        WarningKind::InvalidType,
-                        format!("Expected boolean but found '{other}'"),
-                    );
-                    saw_other = true;
-                }
-            }
+        // results that are not booleans are reported after all conditions were evaluated
+        for other in std::mem::take(&mut state.not_boolean) {
+            self.warn(
+                WarningKind::InvalidType,
+                format!("Expected boolean but found '{other}'"),
+            );
         }
-        Ok(if saw_other {
+        Ok(if state.decided {
+            Value::Boolean(!every)
+        } else if state.undecided {
             Value::Null
         } else {
             Value::Boolean(every)
         })
     }
 
+    /// Evaluates the condition for each combination of items until one decides the answer
+    /// (`true` for `some`, `false` for `every`).
     fn quantified_level(
         &mut self,
         iters: &[(Arc<str>, Iteration)],
         cond: &Expr,
         scope: &Scope,
-        out: &mut Vec<Value>,
-        every: bool,
+        state: &mut Quantified,
     ) -> Result<bool, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
-            out.push(self.eval(cond, scope)?);
+            match self.eval(cond, scope)? {
+                Value::Boolean(b) if b != state.every => state.decided = true,
+                Value::Boolean(_) => {}
+                Value::Null => state.undecided = true,
+                other => {
+                    state.undecided = true;
+                    state.not_boolean.push(other);
+                }
+            }
             return Ok(true);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
-        if rest.is_empty() {
-            out.reserve(items.len());
-        }
         while let Some(item) = items.next() {
             let s = Scope::One {
                 parent: scope,
                 name,
                 value: &item,
             };
-            if !self.quantified_level(rest, cond, &s, out, every)? {
+            if !self.quantified_level(rest, cond, &s, state)? {
                 return Ok(false);
             }
             // stop early once the answer is known
-            if matches!(out.last(), Some(Value::Boolean(b)) if *b != every) {
+            if state.decided {
                 return Ok(true);
             }
         }
@@ -1258,6 +1349,17 @@ impl Items {
     }
 }
 
+/// What `some`/`every` learned so far.
+struct Quantified {
+    every: bool,
+    /// A condition gave the deciding boolean (`true` for `some`, `false` for `every`).
+    decided: bool,
+    /// A condition gave `null` or a non-boolean.
+    undecided: bool,
+    /// The non-boolean results, in order, reported as warnings at the end.
+    not_boolean: Vec<Value>,
+}
+
 /// Evaluated call arguments.
 pub(crate) enum CallArgs {
     Positional(Vec<Value>),
@@ -1327,6 +1429,41 @@ fn index(items: &[Value], n: &Number) -> Value {
         Value::Null
     } else {
         items[idx as usize].clone()
+    }
+}
+
+/// True if `e` has the same value every time it is evaluated in one evaluation, wherever `bound`
+/// names change: it reads none of them (nor `partial`), calls no function (which could draw
+/// random numbers) and defines none (each definition is a distinct function value).
+fn is_invariant(e: &Expr, bound: &mut dyn FnMut(&str) -> bool) -> bool {
+    use ExprKind::*;
+    let mut ok = |x: &Expr| is_invariant(x, bound);
+    match &e.kind {
+        Name(n) => !(n.as_ref() == "partial" || bound(n)),
+        Const(_) | Input | AnyInput => true,
+        Path(x, _)
+        | Neg(x)
+        | InstanceOf(x, _)
+        | InputCompare(_, x)
+        | InputInRange(x)
+        | InputEqualTo(x)
+        | UnaryTest(x)
+        | NotTests(x) => ok(x),
+        Filter(a, b) | Arith(_, a, b) | Compare(_, a, b) | And(a, b) | Or(a, b) | In(a, b) => {
+            ok(a) && ok(b)
+        }
+        Range { start, end, .. } => ok(start) && ok(end),
+        Between(a, b, c) | If(a, b, c) => ok(a) && ok(b) && ok(c),
+        List(xs) | AnyOf(xs) => xs.iter().all(ok),
+        Context(es) => es.iter().all(|(_, x)| ok(x)),
+        For(its, b) | Some(its, b) | Every(its, b) => {
+            ok(b)
+                && its.iter().all(|(_, it)| match it {
+                    Iteration::List(x) => ok(x),
+                    Iteration::Range(a, b) => ok(a) && ok(b),
+                })
+        }
+        FunctionDef(..) | Call(..) | MethodCall(..) => false,
     }
 }
 

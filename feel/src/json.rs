@@ -30,7 +30,7 @@ impl Value {
                 Value::list(items.iter().map(Value::from_json).collect())
             }
             serde_json::Value::Object(map) => {
-                let mut ctx = Context::with_capacity(map.len());
+                let mut ctx = Context::with_capacity_and_hasher(map.len(), Default::default());
                 for (k, v) in map {
                     ctx.insert(k.as_str().into(), Value::from_json(v));
                 }

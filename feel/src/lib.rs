@@ -36,7 +36,7 @@ mod value;
 use std::fmt;
 use std::sync::Arc;
 
-pub use env::{CachedVars, ContextVars, Env, Limits, Variables, VarsFn};
+pub use env::{CachedVars, ContextVars, Env, Limits, Variables, VarsFn, json_entry};
 pub use error::{Evaluation, Failure, ParseError, Warning, WarningKind};
 pub use from_ai::TaggedParameter;
 pub use number::Number;

@@ -175,6 +175,21 @@ impl Number {
         if f == f.trunc() && f.abs() < 9.0e15 {
             return Some(Number(Repr::Small { m: f as i64, s: 0 }));
         }
+        // Fast path: the fewest decimals `s` for which `m / 10^s` reads back as `f`. Below 2^50,
+        // `round(f * 10^s)` is the only candidate at that scale (the spacing of doubles there is
+        // under a quarter of 10^-s) and the division is exact-then-rounded, so this is the
+        // shortest round-trip decimal that Rust (and java) print.
+        for s in 1..=15u8 {
+            let p = POW10[s as usize] as f64;
+            let x = f * p;
+            if x.abs() >= (1u64 << 50) as f64 {
+                break;
+            }
+            let m = x.round();
+            if m / p == f {
+                return Some(Number(Repr::Small { m: m as i64, s }));
+            }
+        }
         // Rust prints the shortest round-trip decimal, like java's Double.toString.
         let text = format!("{f:?}");
         Number::parse(&text)
@@ -270,6 +285,10 @@ impl Number {
     pub fn to_f64(&self) -> f64 {
         match &self.0 {
             Repr::Small { m, s: 0 } => *m as f64,
+            // both exact as doubles, so the quotient is correctly rounded
+            Repr::Small { m, s } if m.unsigned_abs() < 1 << 53 => {
+                *m as f64 / POW10[*s as usize] as f64
+            }
             Repr::Small { m, s } => format!("{m}e-{s}").parse::<f64>().unwrap_or(f64::NAN),
             Repr::Dec(d) => d.to_string().parse::<f64>().unwrap_or(f64::NAN),
         }
@@ -732,6 +751,49 @@ mod tests {
 
     fn n(s: &str) -> Number {
         Number::parse(s).unwrap()
+    }
+
+    #[test]
+    fn doubles_convert_to_their_shortest_decimal_and_back() {
+        // the fast paths agree with the printed shortest decimal, digit for digit
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z ^ (z >> 31)
+        };
+        let mut values = vec![
+            0.1,
+            0.2,
+            0.3,
+            250.5,
+            1.19,
+            -3.75,
+            1e-7,
+            123456.789,
+            0.1 + 0.2,
+        ];
+        for _ in 0..20_000 {
+            let r = next();
+            let cents = (r % 10_000_000) as f64 / 100.0;
+            let scaled = (r >> 20) as f64 / 10f64.powi((r % 17) as i32);
+            values.extend([cents, -cents, scaled, f64::from_bits(r >> 2)]);
+        }
+        for f in values
+            .into_iter()
+            .filter(|f| f.is_finite() && *f != f.trunc())
+        {
+            let fast = Number::from_f64(f).unwrap();
+            let printed = Number::parse(&format!("{f:?}")).unwrap();
+            assert!(
+                fast == printed && fast.scale() == printed.scale(),
+                "{f:?}: {fast} vs {printed}"
+            );
+            if fast.scale() <= 15 && fast.to_string().len() < 16 {
+                assert_eq!(fast.to_f64(), f, "{f:?}");
+            }
+        }
     }
 
     #[test]

@@ -24,27 +24,30 @@ use crate::value::Value;
 pub const MAX_NESTING: usize = 96;
 
 /// Words that are never a variable name.
-const RESERVED: &[&str] = &[
-    "null",
-    "true",
-    "false",
-    "function",
-    "in",
-    "return",
-    "then",
-    "else",
-    "satisfies",
-    "and",
-    "or",
-    "some",
-    "every",
-    "if",
-    "for",
-    "between",
-    "instance",
-    "of",
-    "not",
-];
+fn is_reserved(word: &str) -> bool {
+    matches!(
+        word,
+        "null"
+            | "true"
+            | "false"
+            | "function"
+            | "in"
+            | "return"
+            | "then"
+            | "else"
+            | "satisfies"
+            | "and"
+            | "or"
+            | "some"
+            | "every"
+            | "if"
+            | "for"
+            | "between"
+            | "instance"
+            | "of"
+            | "not"
+    )
+}
 
 /// Built-in function names that contain a reserved word (`date and time`, `get or else`, ...).
 const BUILTIN_NAMES_WITH_SPACES: &[&str] = &[
@@ -117,7 +120,11 @@ pub fn is_feel_whitespace(c: char) -> bool {
     )
 }
 
+#[inline]
 fn is_name_start(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic() || c == '_' || c == '$';
+    }
     c.is_alphabetic()
         || c == '_'
         || c == '$'
@@ -129,7 +136,11 @@ fn is_symbolic_name_char(c: char) -> bool {
     matches!(c, '\u{A2}'..='\u{A5}' | '\u{203F}' | '\u{2040}' | '\u{20A0}'..='\u{20CF}')
 }
 
+#[inline]
 fn is_name_part(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    }
     is_name_start(c) || c.is_numeric() || c == '\u{200C}' || c == '\u{200D}'
 }
 
@@ -148,6 +159,20 @@ fn whitespace(i: &str) -> IResult<&str, &str> {
 }
 
 fn ident_token(i: &str) -> IResult<&str, &str> {
+    // ASCII names without decoding characters
+    let bytes = i.as_bytes();
+    if bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'$')
+    {
+        let end = bytes
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$'))
+            .unwrap_or(bytes.len());
+        if bytes.get(end).is_none_or(|b| b.is_ascii()) {
+            return Ok((&i[end..], &i[..end]));
+        }
+    }
     let mut chars = i.char_indices();
     match chars.next() {
         Some((_, c)) if is_name_start(c) => {}
@@ -285,6 +310,9 @@ struct Parser<'s> {
     /// The position up to which whitespace was last skipped (skipping again is a no-op).
     ws_end: usize,
     fatal: Option<ParseError>,
+    /// Whether to record what was expected where. Off on the first pass (most input parses);
+    /// a failed parse is parsed again with it on to build the message.
+    track: bool,
 }
 
 type P<T> = Option<T>;
@@ -303,6 +331,7 @@ impl<'s> Parser<'s> {
             expected: Vec::new(),
             ws_end: usize::MAX,
             fatal: None,
+            track: false,
         }
     }
 
@@ -310,7 +339,15 @@ impl<'s> Parser<'s> {
         &self.src[self.pos..]
     }
 
+    #[inline]
     fn note(&mut self, what: Expected) {
+        if self.track {
+            self.note_tracked(what);
+        }
+    }
+
+    #[cold]
+    fn note_tracked(&mut self, what: Expected) {
         if self.pos > self.err_pos {
             self.err_pos = self.pos;
             self.expected.clear();
@@ -331,11 +368,17 @@ impl<'s> Parser<'s> {
         self.note(Expected::Token(t));
     }
 
+    #[inline(always)]
     fn ws(&mut self) {
         if self.pos == self.ws_end {
             return;
         }
-        self.skip_ws();
+        // most positions start with a token
+        if let Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'/' | 0x80..) =
+            self.src.as_bytes().get(self.pos)
+        {
+            self.skip_ws();
+        }
         self.ws_end = self.pos;
     }
 
@@ -364,9 +407,10 @@ impl<'s> Parser<'s> {
     }
 
     /// Skips whitespace, then matches `t` exactly.
+    #[inline]
     fn token(&mut self, t: &'static str) -> bool {
         self.ws();
-        if self.rest().starts_with(t) {
+        if self.rest().as_bytes().first() == t.as_bytes().first() && self.rest().starts_with(t) {
             self.pos += t.len();
             true
         } else {
@@ -382,10 +426,14 @@ impl<'s> Parser<'s> {
     }
 
     /// A keyword: `t` not followed by a name character.
+    #[inline]
     fn keyword(&mut self, t: &'static str) -> bool {
         self.ws();
         let r = self.rest();
-        if r.starts_with(t) && !r[t.len()..].chars().next().is_some_and(is_name_part) {
+        if r.as_bytes().first() == t.as_bytes().first()
+            && r.starts_with(t)
+            && !r[t.len()..].chars().next().is_some_and(is_name_part)
+        {
             self.pos += t.len();
             true
         } else {
@@ -420,7 +468,7 @@ impl<'s> Parser<'s> {
     fn identifier(&mut self) -> P<&'s str> {
         self.ws();
         match ident_token(self.rest()) {
-            Ok((_, id)) if !RESERVED.contains(&id) => {
+            Ok((_, id)) if !is_reserved(id) => {
                 self.pos += id.len();
                 Some(id)
             }
@@ -489,7 +537,7 @@ impl<'s> Parser<'s> {
             return Some(n.into());
         }
         match self.words() {
-            Some(w) if !RESERVED.contains(&w) => Some(w.into()),
+            Some(w) if !is_reserved(w) => Some(w.into()),
             _ => {
                 self.pos = save;
                 self.expect("parameter name");
@@ -775,96 +823,47 @@ impl<'s> Parser<'s> {
 
     fn math(&mut self) -> P<Expr> {
         self.enter()?;
-        let r = self.add_sub();
+        let r = self.arithmetic(0);
         self.leave();
         r
     }
 
-    fn add_sub(&mut self) -> P<Expr> {
+    /// The arithmetic operator at the cursor (after whitespace): the operator, its length and
+    /// its level (`+ -` 0, `* /` 1, `**` 2).
+    fn arith_op(&mut self) -> Option<(ArithOp, usize, u8)> {
         self.ws();
-        let start = self.pos;
-        let mut left = self.mul_div()?;
-        loop {
-            self.ws();
-            let op = match self.peek_char() {
-                Some('+') => ArithOp::Add,
-                Some('-') => ArithOp::Sub,
-                _ => {
-                    self.expect("operator");
-                    break;
-                }
-            };
-            let save = self.pos;
-            self.pos += 1;
-            match self.mul_div() {
-                Some(right) => {
-                    left = Expr::new(
-                        ExprKind::Arith(op, boxed(left), boxed(right)),
-                        start,
-                        self.pos,
-                    )
-                }
-                None => {
-                    if self.fatal.is_some() {
-                        return None;
-                    }
-                    self.pos = save;
-                    break;
-                }
-            }
-        }
-        Some(left)
+        Some(match self.src.as_bytes().get(self.pos..)? {
+            [b'*', b'*', ..] => (ArithOp::Pow, 2, 2),
+            [b'*', ..] => (ArithOp::Mul, 1, 1),
+            [b'/', ..] => (ArithOp::Div, 1, 1),
+            [b'+', ..] => (ArithOp::Add, 1, 0),
+            [b'-', ..] => (ArithOp::Sub, 1, 0),
+            _ => return None,
+        })
     }
 
-    fn mul_div(&mut self) -> P<Expr> {
-        self.ws();
-        let start = self.pos;
-        let mut left = self.exponent()?;
-        loop {
-            self.ws();
-            let r = self.rest();
-            let op = if r.starts_with("**") {
-                break;
-            } else if r.starts_with('*') {
-                ArithOp::Mul
-            } else if r.starts_with('/') {
-                ArithOp::Div
-            } else {
-                break;
-            };
-            let save = self.pos;
-            self.pos += 1;
-            match self.exponent() {
-                Some(right) => {
-                    left = Expr::new(
-                        ExprKind::Arith(op, boxed(left), boxed(right)),
-                        start,
-                        self.pos,
-                    )
-                }
-                None => {
-                    if self.fatal.is_some() {
-                        return None;
-                    }
-                    self.pos = save;
-                    break;
-                }
-            }
-        }
-        Some(left)
-    }
-
-    fn exponent(&mut self) -> P<Expr> {
+    /// Arithmetic by precedence climbing: operators of `min_level` and above, all left
+    /// associative. An operator whose right operand does not parse is left unconsumed.
+    fn arithmetic(&mut self, min_level: u8) -> P<Expr> {
         self.ws();
         let start = self.pos;
         let mut left = self.negation()?;
-        while self.at("**") {
+        loop {
+            let Some((op, len, level)) = self.arith_op() else {
+                if min_level == 0 {
+                    self.expect("operator");
+                }
+                break;
+            };
+            if level < min_level {
+                break;
+            }
             let save = self.pos;
-            self.pos += 2;
-            match self.negation() {
+            self.pos += len;
+            match self.arithmetic(level + 1) {
                 Some(right) => {
                     left = Expr::new(
-                        ExprKind::Arith(ArithOp::Pow, boxed(left), boxed(right)),
+                        ExprKind::Arith(op, boxed(left), boxed(right)),
                         start,
                         self.pos,
                     )
@@ -874,6 +873,10 @@ impl<'s> Parser<'s> {
                         return None;
                     }
                     self.pos = save;
+                    // as the grammar's `+ -` level, which looked for its operator here
+                    if min_level == 0 && level > 0 {
+                        self.expect("operator");
+                    }
                     break;
                 }
             }
@@ -1056,6 +1059,25 @@ impl<'s> Parser<'s> {
             return None;
         }
         let (_, word) = ident_token(r).ok()?;
+        // fast path: a single word (not a keyword) followed by neither a word nor `(` is a
+        // variable; one followed by `(` is a call by that name
+        if !matches!(word, "date" | "time" | "duration") && !is_reserved(word) {
+            let after = &r[word.len()..];
+            let gap = after.len() - after.trim_start_matches(is_feel_whitespace).len();
+            let next = after[gap..].chars().next();
+            if !next.is_some_and(is_name_start) {
+                self.pos += word.len();
+                if next == Some('(') {
+                    let args = self.call_args()?;
+                    return Some(Expr::new(
+                        ExprKind::Call(word.into(), args),
+                        start,
+                        self.pos,
+                    ));
+                }
+                return Some(Expr::new(ExprKind::Name(word.into()), start, self.pos));
+            }
+        }
         match word {
             "null" => {
                 self.pos += 4;
@@ -1112,11 +1134,9 @@ impl<'s> Parser<'s> {
                     .collect::<Vec<_>>()
                     .join(" ");
                 BUILTIN_NAMES_WITH_SPACES.contains(&norm.as_str())
-                    || !words
-                        .split(is_feel_whitespace)
-                        .any(|w| RESERVED.contains(&w))
+                    || !words.split(is_feel_whitespace).any(is_reserved)
             } else {
-                !RESERVED.contains(&words) || matches!(words, "not" | "and" | "or")
+                !is_reserved(words) || matches!(words, "not" | "and" | "or")
             };
             if ok && self.at("(") {
                 let name: Arc<str> = if multi {
@@ -1136,7 +1156,7 @@ impl<'s> Parser<'s> {
         self.pos = save;
         // a variable: the first word (already known to be a name start)
         let end = save + word.len();
-        if RESERVED.contains(&word) {
+        if is_reserved(word) {
             self.expect("name");
             return None;
         }
@@ -1189,10 +1209,7 @@ impl<'s> Parser<'s> {
             .find([':', ',', '{', '}', '"', '[', ']', '(', ')', '`'])
             .unwrap_or(r.len());
         let key = r[..end].trim_end_matches(is_feel_whitespace);
-        if key.is_empty()
-            || RESERVED.contains(&key)
-            || key.starts_with(|c: char| c.is_ascii_digit())
-        {
+        if key.is_empty() || is_reserved(key) || key.starts_with(|c: char| c.is_ascii_digit()) {
             self.expect("context key");
             return None;
         }
@@ -1497,18 +1514,27 @@ pub(crate) fn duration_value(text: &str) -> Option<Value> {
     temporal::parse_day_time_duration(text).map(Value::DayTimeDuration)
 }
 
+/// Parses with `rule`; if that fails, parses again recording expectations for the message.
+fn parse_with<'s>(src: &'s str, rule: fn(&mut Parser<'s>) -> P<Expr>) -> Result<Expr, ParseError> {
+    let mut p = Parser::new(src);
+    let r = rule(&mut p);
+    if let Ok(e) = p.finish(r) {
+        return Ok(e);
+    }
+    let mut p = Parser::new(src);
+    p.track = true;
+    let r = rule(&mut p);
+    p.finish(r)
+}
+
 /// Parses a FEEL expression.
 pub fn parse_expression(src: &str) -> Result<Expr, ParseError> {
-    let mut p = Parser::new(src);
-    let r = p.expression();
-    p.finish(r)
+    parse_with(src, Parser::expression)
 }
 
 /// Parses DMN unary tests (`< 5`, `[1..3]`, `"a", "b"`, `not(...)`, `-`).
 pub fn parse_unary_tests(src: &str) -> Result<Expr, ParseError> {
-    let mut p = Parser::new(src);
-    let r = p.unary_tests();
-    p.finish(r)
+    parse_with(src, Parser::unary_tests)
 }
 
 #[cfg(test)]

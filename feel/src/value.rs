@@ -45,8 +45,9 @@ pub enum Value {
     Function(Arc<Function>),
 }
 
-/// The entries of a FEEL context, in insertion order.
-pub type Context = IndexMap<Arc<str>, Value>;
+/// The entries of a FEEL context, in insertion order. Keys are hashed with FxHash (fast for
+/// short names; the order never depends on it). Make one with `Context::default()`.
+pub type Context = IndexMap<Arc<str>, Value, rustc_hash::FxBuildHasher>;
 
 /// One end of a range.
 #[derive(Clone, Debug)]

@@ -271,7 +271,7 @@ impl<'d> Evaluator<'d> {
             Logic::Relation(rows) => {
                 let mut out = Vec::with_capacity(rows.len());
                 for row in rows {
-                    let mut context = baton_feel::Context::new();
+                    let mut context = baton_feel::Context::default();
                     for (column, cell) in row {
                         let value = self.logic(cell, vars, None)?;
                         context.insert(column.clone(), value);

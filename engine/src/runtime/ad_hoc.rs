@@ -193,7 +193,7 @@ impl Engine {
             self.set_pending_local(inner, proc, pi, &name, Arc::new(value));
         }
         self.pending_inner_element.insert(inner, element);
-        self.queue.push_back(Cmd::Activate(Box::new(Activation {
+        self.queue.push_back(Cmd::Activate(Activation {
             key: Some(inner),
             proc,
             process_instance_key: pi,
@@ -204,7 +204,7 @@ impl Engine {
             variables: None,
             parent: None,
             loop_counter: 0,
-        })));
+        }));
     }
 
     /// The inner instance itself: activated, then the element inside it.

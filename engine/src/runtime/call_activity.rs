@@ -91,7 +91,7 @@ impl Engine {
         if let Some(i) = self.instances.get_mut(&key) {
             i.called_child = Some(child);
         }
-        self.queue.push_back(Cmd::Activate(Box::new(Activation {
+        self.queue.push_back(Cmd::Activate(Activation {
             key: Some(child),
             proc: child_proc,
             process_instance_key: child,
@@ -102,7 +102,7 @@ impl Engine {
             variables: None,
             parent: Some((pi, key)),
             loop_counter: 0,
-        })));
+        }));
         Ok(())
     }
 

@@ -151,7 +151,7 @@ impl Engine {
             } else {
                 p.element(s.handler).element_type
             };
-            self.queue.push_back(Cmd::Activate(Box::new(Activation {
+            self.queue.push_back(Cmd::Activate(Activation {
                 key: Some(handler_key),
                 proc,
                 process_instance_key: pi,
@@ -162,7 +162,7 @@ impl Engine {
                 variables: None,
                 parent: None,
                 loop_counter: 0,
-            })));
+            }));
         }
         Ok(())
     }

@@ -475,7 +475,10 @@ impl Engine {
         };
         let decision = self.called_decision(&decision_id, def, key, proc)?;
         let evaluation = {
-            let lookup = |name: &str| self.lookup_var(key, name).map(|v| Value::from_json(v));
+            let lookup = |name: &str| {
+                self.lookup_var_entry(key, name)
+                    .map(super::state::Var::feel_value)
+            };
             self.run_decision(decision, &lookup)
         };
         let (_, parts) = self.write_decision_evaluation(

@@ -83,6 +83,14 @@ pub mod baton_feel_bridge {
     /// A parsed FEEL expression.
     pub type Parsed = baton_feel::Expression;
 
+    /// A value as FEEL sees it.
+    pub type FeelValue = baton_feel::Value;
+
+    /// Converts a variable's JSON into a FEEL value with Zeebe's rules.
+    pub fn to_feel(json: &Json) -> FeelValue {
+        baton_feel::Value::from_json(json)
+    }
+
     /// Parses FEEL source.
     pub fn parse(source: &str) -> Result<Parsed, String> {
         baton_feel::Expression::parse(source).map_err(|e| e.to_string())
@@ -191,19 +199,19 @@ pub mod baton_feel_bridge {
         pub warnings: Vec<String>,
     }
 
-    /// Evaluates against a variable lookup at the given instant (epoch milliseconds, UTC).
+    /// Evaluates against a variable lookup at the given instant (epoch milliseconds, UTC). The
+    /// lookup is asked only for the names the expression reads, when it reads them.
     pub fn evaluate(
         parsed: &Parsed,
         _source: &str,
-        lookup: &dyn Fn(&str) -> Option<Json>,
+        lookup: &dyn Fn(&str) -> Option<FeelValue>,
         now_ms: i64,
     ) -> Outcome {
         let now = jiff::Timestamp::from_millisecond(now_ms)
             .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
             .to_zoned_datetime(jiff::tz::TimeZone::UTC);
         let env = baton_feel::Env::at(now);
-        let vars =
-            baton_feel::VarsFn(|name: &str| lookup(name).map(|j| baton_feel::Value::from_json(&j)));
+        let vars = baton_feel::VarsFn(lookup);
         let evaluation = parsed.evaluate(&vars, &env);
         Outcome {
             result: evaluation

@@ -282,7 +282,12 @@ impl Engine {
         {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
-        let variables = Arc::new(variables);
+        // Most jobs complete without variables: those share one empty document.
+        let variables = if variables.is_empty() {
+            self.empty_document.clone()
+        } else {
+            Arc::new(variables)
+        };
         self.job_event(OtherIntent::Completed, job_key, Some(variables.clone()));
         let job = self.jobs.remove(&job_key).expect("checked");
         let ei = job.element_instance_key;

@@ -1084,7 +1084,7 @@ impl Engine {
     ) {
         self.event_starts
             .insert(pi, EventTrigger { element, variables });
-        self.queue.push_back(Cmd::Activate(Box::new(Activation {
+        self.queue.push_back(Cmd::Activate(Activation {
             key: Some(pi),
             proc,
             process_instance_key: pi,
@@ -1095,7 +1095,7 @@ impl Engine {
             variables: None,
             parent: None,
             loop_counter: 0,
-        })));
+        }));
         self.event(
             ValueType::ProcessInstanceCreation,
             OtherIntent::Created,

@@ -93,7 +93,7 @@ impl Engine {
             }
         }
         let element_type = p.element(e).element_type;
-        self.queue.push_back(Cmd::Activate(Box::new(Activation {
+        self.queue.push_back(Cmd::Activate(Activation {
             key: Some(child),
             proc,
             process_instance_key: pi,
@@ -104,7 +104,7 @@ impl Engine {
             variables: None,
             parent: None,
             loop_counter,
-        })));
+        }));
     }
 
     /// Before an inner instance's COMPLETED: write its output element into the collection and

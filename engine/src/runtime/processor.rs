@@ -36,7 +36,7 @@ pub(crate) type Step = Result<(), Failure>;
 impl Engine {
     pub(crate) fn process_cmd(&mut self, cmd: Cmd) {
         match cmd {
-            Cmd::Activate(a) => self.activate(*a),
+            Cmd::Activate(a) => self.activate(a),
             Cmd::Complete(k) => self.complete(k),
             Cmd::Terminate(k) => self.terminate(k),
             Cmd::ContinueListeners(k) => {
@@ -185,7 +185,7 @@ impl Engine {
             parent: None,
             loop_counter: 0,
         };
-        self.queue.push_back(Cmd::Activate(Box::new(a)));
+        self.queue.push_back(Cmd::Activate(a));
     }
 
     /// Takes a sequence flow out of a completed element in `scope`: writes SEQUENCE_FLOW_TAKEN
@@ -210,10 +210,18 @@ impl Engine {
         flow: FlowIdx,
         variables: Option<Arc<VariableDocument>>,
     ) {
-        let p = self.process(proc).clone();
-        let target = p.model.flow(flow).target;
+        // A short borrow of the process (no handle clone: this runs for every flow taken).
+        let (target, joining, element_type) = {
+            let p = self.process(proc);
+            let target = p.model.flow(flow).target;
+            let element_type = if p.element(target).multi_instance.is_some() {
+                T::MultiInstanceBody
+            } else {
+                p.element(target).element_type
+            };
+            (target, is_join(p, target), element_type)
+        };
         let flow_key = self.new_key();
-        let joining = is_join(&p, target);
         if let Some(s) = self.instances.get_mut(&scope) {
             s.active_flows.push(flow);
             if joining {
@@ -239,12 +247,7 @@ impl Engine {
             },
         );
         let element_key = self.new_key();
-        let element_type = if p.element(target).multi_instance.is_some() {
-            T::MultiInstanceBody
-        } else {
-            p.element(target).element_type
-        };
-        self.queue.push_back(Cmd::Activate(Box::new(Activation {
+        self.queue.push_back(Cmd::Activate(Activation {
             key: Some(element_key),
             proc,
             process_instance_key,
@@ -255,11 +258,10 @@ impl Engine {
             variables,
             parent: None,
             loop_counter: 0,
-        })));
+        }));
     }
 
     fn activate(&mut self, a: Activation) {
-        let p = self.process(a.proc).clone();
         // The flow scope must still be active (it may have been terminated meanwhile).
         if let Some(scope) = a.flow_scope {
             let scope_ok = self.instances.get(&scope).is_some_and(|s| {
@@ -291,8 +293,9 @@ impl Engine {
         }
         // Joining gateways wait for a token on every incoming flow.
         if let (Some(element), Some(scope), Some(_)) = (a.element, a.flow_scope, a.via_flow)
-            && is_join(&p, element)
+            && is_join(self.process(a.proc), element)
         {
+            let p = self.process(a.proc).clone();
             let ready = self.join_ready(&p, scope, element);
             if !ready {
                 let value = self.activation_value(&a);
@@ -696,7 +699,8 @@ impl Engine {
         if end_of_path {
             self.after_path_completed(scope, &inst);
         } else {
-            for f in outgoing.clone() {
+            // `p` is our own handle on the process: its flows are read without a copy.
+            for &f in outgoing {
                 self.take_flow(inst.proc, inst.process_instance_key, scope, f);
             }
         }

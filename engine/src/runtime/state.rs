@@ -1,9 +1,11 @@
 //! The engine's mutable state: element instances, variables, jobs, incidents, timers,
 //! subscriptions, user tasks. Plain data, `Clone`, no behaviour beyond bookkeeping.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value as Json;
+
+use super::expr::baton_feel_bridge::{self, FeelValue};
 
 use super::lifecycle::State;
 use super::records::{
@@ -18,6 +20,34 @@ pub struct Var {
     pub name: Arc<str>,
     pub key: Key,
     pub value: Arc<Json>,
+    /// The value as FEEL sees it, converted on the first read by an expression and kept until
+    /// the value changes (set through [`Var::set_value`]): conditions read the same variables
+    /// again and again, and converting a JSON object is far dearer than evaluating.
+    feel: OnceLock<FeelValue>,
+}
+
+impl Var {
+    pub fn new(name: Arc<str>, key: Key, value: Arc<Json>) -> Var {
+        Var {
+            name,
+            key,
+            value,
+            feel: OnceLock::new(),
+        }
+    }
+
+    /// Replaces the value (and forgets its FEEL form).
+    pub fn set_value(&mut self, value: Arc<Json>) {
+        self.value = value;
+        self.feel = OnceLock::new();
+    }
+
+    /// The value as a FEEL value (a cheap clone once converted).
+    pub fn feel_value(&self) -> FeelValue {
+        self.feel
+            .get_or_init(|| baton_feel_bridge::to_feel(&self.value))
+            .clone()
+    }
 }
 
 /// The variables of one scope, in creation order. Small scopes are the rule, so a vector with a

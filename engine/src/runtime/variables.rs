@@ -30,16 +30,21 @@ impl Engine {
     /// The value of a variable as seen from `scope` (the scope itself, then its flow scopes up to
     /// the process instance).
     pub(crate) fn lookup_var(&self, scope: Key, name: &str) -> Option<&Arc<Json>> {
+        self.lookup_var_entry(scope, name).map(|v| &v.value)
+    }
+
+    /// The variable (with its cached FEEL form) as seen from `scope`.
+    pub(crate) fn lookup_var_entry(&self, scope: Key, name: &str) -> Option<&Var> {
         let mut current = Some(scope);
         while let Some(k) = current {
             if let Some(inst) = self.instances.get(&k) {
                 if let Some(v) = inst.vars.get(name) {
-                    return Some(&v.value);
+                    return Some(v);
                 }
                 current = inst.flow_scope;
             } else if let Some(vars) = self.pending_vars.get(&k) {
                 if let Some(v) = vars.get(name) {
-                    return Some(&v.value);
+                    return Some(v);
                 }
                 current = None;
             } else {
@@ -71,11 +76,13 @@ impl Engine {
         match expr {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
-                let lookup = |name: &str| -> Option<Json> {
+                // Only the names the expression reads are looked up; scope variables hand out
+                // their cached FEEL form, overlay values are converted in place (no copies).
+                let lookup = |name: &str| -> Option<baton_feel_bridge::FeelValue> {
                     if let Some(v) = overlay.and_then(|o| o.get(name)) {
-                        return Some(v.clone());
+                        return Some(baton_feel_bridge::to_feel(v));
                     }
-                    self.lookup_var(scope, name).map(|v| (**v).clone())
+                    self.lookup_var_entry(scope, name).map(Var::feel_value)
                 };
                 let outcome = baton_feel_bridge::evaluate(&f.parsed, &f.source, &lookup, self.now);
                 let warnings = outcome.warnings;
@@ -186,7 +193,7 @@ impl Engine {
                         .get_mut(&scope)
                         .and_then(|i| i.vars.get_mut(&name))
                     {
-                        v.value = value.clone();
+                        v.set_value(value.clone());
                     }
                     self.var_record(OtherIntent::Updated, key, scope, name, value);
                 }
@@ -198,11 +205,7 @@ impl Engine {
                 let key = self.new_key();
                 let name: Arc<str> = Arc::from(name);
                 if let Some(inst) = self.instances.get_mut(&scope) {
-                    inst.vars.insert(Var {
-                        name: name.clone(),
-                        key,
-                        value: value.clone(),
-                    });
+                    inst.vars.insert(Var::new(name.clone(), key, value.clone()));
                 }
                 self.var_record(OtherIntent::Created, key, scope, name, value);
             }
@@ -224,13 +227,9 @@ impl Engine {
         let name: Arc<str> = Arc::from(name);
         let vars = self.pending_vars.entry(scope).or_default();
         if let Some(v) = vars.get_mut(&name) {
-            v.value = value.clone();
+            v.set_value(value.clone());
         } else {
-            vars.insert(Var {
-                name: name.clone(),
-                key,
-                value: value.clone(),
-            });
+            vars.insert(Var::new(name.clone(), key, value.clone()));
         }
         self.event(
             ValueType::Variable,
@@ -285,7 +284,7 @@ impl Engine {
                             .get_mut(&current)
                             .and_then(|s| s.vars.get_mut(name))
                         {
-                            v.value = value.clone();
+                            v.set_value(value.clone());
                         }
                         self.var_record(OtherIntent::Updated, key, current, vname, value);
                         remaining.remove(i);

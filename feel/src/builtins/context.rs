@@ -33,7 +33,7 @@ fn get_entries(_: &mut Eval, a: &[Value]) -> Out {
     Ok(Value::list(
         c.iter()
             .map(|(k, v)| {
-                let mut e = Context::new();
+                let mut e = Context::default();
                 e.insert("key".into(), Value::String(k.clone()));
                 e.insert("value".into(), v.clone());
                 Value::context(e)
@@ -70,7 +70,7 @@ fn put_path(c: &Context, keys: &[Arc<str>], value: Value) -> Context {
     } else {
         let inner = match c.get(first.as_ref()) {
             Some(Value::Context(ic)) => put_path(ic, rest, value),
-            _ => put_path(&Context::new(), rest, value),
+            _ => put_path(&Context::default(), rest, value),
         };
         out.insert(first.clone(), Value::context(inner));
     }
@@ -101,7 +101,7 @@ fn context_put(_: &mut Eval, a: &[Value]) -> Out {
 
 fn context_merge(_: &mut Eval, a: &[Value]) -> Out {
     let items = list_arg(&a[0])?;
-    let mut out = Context::new();
+    let mut out = Context::default();
     for i in items.iter() {
         let c = ctx_arg(i)?;
         for (k, v) in c.iter() {
@@ -113,7 +113,7 @@ fn context_merge(_: &mut Eval, a: &[Value]) -> Out {
 
 fn context(_: &mut Eval, a: &[Value]) -> Out {
     let items = list_arg(&a[0])?;
-    let mut out = Context::new();
+    let mut out = Context::default();
     for i in items.iter() {
         let e = ctx_arg(i)?;
         let (Some(Value::String(k)), Some(v)) = (e.get("key"), e.get("value")) else {

@@ -15,8 +15,9 @@ mod string;
 mod temporal;
 mod zeebe;
 
-use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::error::{Failure, WarningKind};
 use crate::eval::{CallArgs, Eval, R};
@@ -87,7 +88,7 @@ impl Registry {
 }
 
 static REGISTRY: LazyLock<HashMap<&'static str, Builtin>> = LazyLock::new(|| {
-    let mut r = Registry(HashMap::new());
+    let mut r = Registry(HashMap::default());
     boolean::register(&mut r);
     context::register(&mut r);
     conversion::register(&mut r);
@@ -119,10 +120,12 @@ pub fn overloads(name: &str) -> Vec<Vec<&'static str>> {
         .unwrap_or_default()
 }
 
+/// The overload taking `args` and the arguments as it takes them (varargs as a list), or the
+/// arguments back if none does.
 fn select_positional(
     b: &'static Builtin,
     mut args: Vec<Value>,
-) -> Option<(&'static Overload, Vec<Value>)> {
+) -> Result<(&'static Overload, Vec<Value>), Vec<Value>> {
     let n = args.len();
     if let Some(o) = b.overloads.iter().find(|o| o.params.len() == n) {
         if o.varargs {
@@ -137,16 +140,19 @@ fn select_positional(
             };
             args.push(last);
         }
-        return Some((o, args));
+        return Ok((o, args));
     }
-    let o = b
+    let Some(o) = b
         .overloads
         .iter()
-        .find(|o| o.varargs && n >= o.params.len().saturating_sub(1) && n > 0)?;
+        .find(|o| o.varargs && n >= o.params.len().saturating_sub(1) && n > 0)
+    else {
+        return Err(args);
+    };
     let fixed = o.params.len() - 1;
     let rest: Vec<Value> = args.split_off(fixed);
     args.push(Value::list(rest));
-    Some((o, args))
+    Ok((o, args))
 }
 
 fn select_named(
@@ -171,12 +177,17 @@ fn select_named(
 
 /// Calls a built-in by name with evaluated arguments.
 pub(crate) fn invoke(ev: &mut Eval, name: &str, b: &'static Builtin, args: CallArgs) -> R {
-    let selected = match &args {
-        CallArgs::Positional(a) => select_positional(b, a.clone()),
-        CallArgs::Named(a) => select_named(b, a),
+    let selected = match args {
+        CallArgs::Positional(a) => {
+            select_positional(b, a).map_err(|a| ev.no_function(name, &CallArgs::Positional(a)))
+        }
+        CallArgs::Named(a) => {
+            select_named(b, &a).ok_or_else(|| ev.no_function(name, &CallArgs::Named(a)))
+        }
     };
-    let Some((o, values)) = selected else {
-        return Ok(ev.no_function(name, &args));
+    let (o, values) = match selected {
+        Ok(s) => s,
+        Err(null) => return Ok(null),
     };
     match (o.f)(ev, &values) {
         Ok(v) => Ok(v),

@@ -164,7 +164,7 @@ pub fn decode(j: &Json) -> Value {
 }
 
 fn decode_object(m: Option<&serde_json::Map<String, Json>>) -> Value {
-    let mut ctx = baton_feel::Context::new();
+    let mut ctx = baton_feel::Context::default();
     if let Some(m) = m {
         for (k, v) in m {
             ctx.insert(k.as_str().into(), decode(v));

@@ -31,6 +31,33 @@ use super::turn::{Arguments, TextCallStyle, Turn};
 /// Variables by name, in order (the engine's variable document).
 pub type Variables = IndexMap<String, Value>;
 
+/// The variables the connector's job worker fetches (`fetchVariables` of `AiAgentJobWorker`):
+/// nothing else of the scope reaches it.
+pub const FETCHED_VARIABLES: [&str; 5] = [
+    "adHocSubProcessElements",
+    "agentContext",
+    "toolCallResults",
+    "provider",
+    "data",
+];
+
+/// The job's variables as the worker fetches them, out of every variable visible from the
+/// job's element (outermost scope first, so a later one hides an earlier one of the same name):
+/// only the [`FETCHED_VARIABLES`] are copied, each once.
+pub fn fetch_variables<'v>(visible: impl IntoIterator<Item = (&'v str, &'v Value)>) -> Variables {
+    let mut found: [Option<&Value>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
+    for (name, value) in visible {
+        if let Some(i) = FETCHED_VARIABLES.iter().position(|f| *f == name) {
+            found[i] = Some(value);
+        }
+    }
+    FETCHED_VARIABLES
+        .iter()
+        .zip(found)
+        .filter_map(|(name, value)| Some(((*name).to_string(), value?.clone())))
+        .collect()
+}
+
 /// One agent job, as the engine hands it to the worker.
 #[derive(Debug, Clone)]
 pub struct AgentJob<'a> {
@@ -727,8 +754,10 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
     if let Some(now) = &now {
         assistant.insert("metadata".into(), json!({"timestamp": now}));
     }
-    let assistant = Value::Object(assistant);
-    messages.push(assistant.clone());
+    // Copied only when the final response carries it (the conversation keeps the original).
+    let response_message = (calls.is_empty() && config.include_assistant_message)
+        .then(|| Value::Object(assistant.clone()));
+    messages.push(Value::Object(assistant));
 
     metrics.model_calls += 1;
     metrics.tool_calls += calls.len() as u64;
@@ -805,8 +834,8 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
         .variables
         .insert("agentContext".into(), agent_context);
     if calls.is_empty() {
-        if config.include_assistant_message {
-            response.insert("responseMessage".into(), assistant);
+        if let Some(message) = response_message {
+            response.insert("responseMessage".into(), message);
         }
         if let Some(context) = context_for_agent {
             response.insert("context".into(), context);
@@ -1219,6 +1248,25 @@ impl JobAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_fetched_variables_reach_the_worker_the_innermost_one_wins() {
+        let outer_context = json!({"state": "OUTER"});
+        let inner_context = json!({"state": "READY"});
+        let data = json!({"userPrompt": {"prompt": "hi"}});
+        let other = json!("not fetched");
+        let fetched = fetch_variables([
+            ("agentContext", &outer_context),
+            ("customerMessage", &other),
+            ("data", &data),
+            ("agentContext", &inner_context),
+        ]);
+        assert_eq!(
+            fetched.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["agentContext", "data"]
+        );
+        assert_eq!(fetched["agentContext"], inner_context);
+    }
 
     #[test]
     fn backoff_headers_read_like_java_durations() {

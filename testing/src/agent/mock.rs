@@ -365,7 +365,6 @@ impl AiAgentMock {
             return Err(failure);
         };
         request.turn = Some(turn.clone());
-        self.played.push(turn.clone());
 
         let calls: Vec<SentToolCall> = match &turn {
             Turn::ToolCalls(tool_turn) => tool_turn
@@ -402,8 +401,9 @@ impl AiAgentMock {
             });
         }
         self.requests.push(request);
-        check?;
-        Ok(connector::finish(*pending, &turn, &calls))
+        let answer = check.map(|()| connector::finish(*pending, &turn, &calls));
+        self.played.push(turn);
+        answer
     }
 
     fn source_label(&self) -> String {

@@ -4,7 +4,7 @@
 
 use baton_engine::runtime::{AdHocJobResult, Engine, JobResult, Key, Rejection, VariableDocument};
 
-use super::connector::{AgentJob, JobAnswer};
+use super::connector::{AgentJob, JobAnswer, fetch_variables};
 use super::mock::{AgentMockFailure, AiAgentMock};
 
 /// The job type of the AI Agent Sub-process connector.
@@ -33,7 +33,11 @@ pub fn answer_agent_job(
             format!("Expected to complete job with key '{job_key}', but no such job was found"),
         )));
     };
-    let variables = engine.job_variables(job_key).unwrap_or_default();
+    let mut visible = Vec::new();
+    engine.for_each_visible_variable(job.element_instance_key, |name, value| {
+        visible.push((name.clone(), value.clone()));
+    });
+    let variables = fetch_variables(visible.iter().map(|(n, v)| (&**n, &**v)));
     let process_definition_key = engine
         .process_instance(job.process_instance_key)
         .map_or(0, |p| p.process_definition_key);
