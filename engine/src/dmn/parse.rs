@@ -200,7 +200,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "decision" => {
                     let id = self.attr(child, "id").unwrap_or_default();
                     self.decision_nodes.push((id, node_id));
@@ -334,7 +334,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let mut version_tag = None;
         let mut logic = None;
         for (child_id, child) in self.children(node_id) {
-            match (child.ns, &*child.local) {
+            match (child.ns, child.local) {
                 (Ns::Dmn, "informationRequirement") => {
                     for (_, reference) in self.children(child_id) {
                         if reference.is(Ns::Dmn, "requiredDecision") {
@@ -371,7 +371,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     "decisionTable" | "literalExpression" | "context" | "relation" | "list"
                     | "invocation" | "functionDefinition",
                 ) if logic.is_none() => {
-                    logic = Some(if &*child.local == "functionDefinition" {
+                    logic = Some(if child.local == "functionDefinition" {
                         self.error(
                             child.start,
                             R::DecisionLogic,
@@ -425,7 +425,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let mut logic = Logic::Empty;
         let mut literal_text = None;
         for (child_id, child) in self.children(node_id) {
-            match (child.ns, &*child.local) {
+            match (child.ns, child.local) {
                 (Ns::Dmn, "knowledgeRequirement") => {
                     if let Some((_, reference)) = self.child(child_id, "requiredKnowledge")
                         && let Some(idx) = self.reference(reference, Target::Bkm, &id)
@@ -438,7 +438,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                         if logic_node.ns != Ns::Dmn {
                             continue;
                         }
-                        match &*logic_node.local {
+                        match logic_node.local {
                             "formalParameter" => parameters.push(Parameter {
                                 name: Arc::from(
                                     self.attr(logic_node, "name").unwrap_or_default().as_str(),
@@ -449,7 +449,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                             }),
                             "decisionTable" | "literalExpression" | "context" | "relation"
                             | "list" => {
-                                if &*logic_node.local == "literalExpression" {
+                                if logic_node.local == "literalExpression" {
                                     literal_text = self
                                         .child(logic_id, "text")
                                         .map(|(_, t)| text_of(t).to_owned());
@@ -573,7 +573,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// invocation, function definition.
     fn logic(&mut self, node_id: NodeId, owner: &str) -> Logic {
         let node = self.node(node_id);
-        match &*node.local {
+        match node.local {
             "decisionTable" => Logic::DecisionTable(Box::new(self.decision_table(node_id, owner))),
             "literalExpression" => match self.literal(node_id, owner) {
                 Some(e) => Logic::Literal(e),
@@ -583,7 +583,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             "list" => {
                 let mut items = Vec::new();
                 for (child_id, child) in self.children(node_id) {
-                    if child.ns == Ns::Dmn && is_expression(&child.local) {
+                    if child.ns == Ns::Dmn && is_expression(child.local) {
                         items.push(self.logic(child_id, owner));
                     }
                 }
@@ -619,7 +619,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 .map(|(_, v)| self.attr(v, "name").unwrap_or_default());
             let expression = self
                 .children(entry_id)
-                .find(|(_, c)| c.ns == Ns::Dmn && is_expression(&c.local))
+                .find(|(_, c)| c.ns == Ns::Dmn && is_expression(c.local))
                 .map(|(id, _)| id);
             let logic = match expression {
                 Some(expr_id) => self.logic(expr_id, owner),
@@ -667,7 +667,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         for row_id in row_ids {
             let cells: Vec<NodeId> = self
                 .children(row_id)
-                .filter(|(_, c)| c.ns == Ns::Dmn && is_expression(&c.local))
+                .filter(|(_, c)| c.ns == Ns::Dmn && is_expression(c.local))
                 .map(|(id, _)| id)
                 .collect();
             if cells.len() != columns.len() {
@@ -699,7 +699,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "binding" => {
                     let name = self
                         .child(child_id, "parameter")
@@ -707,9 +707,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                         .unwrap_or_default();
                     match self
                         .children(child_id)
-                        .find(|(_, c)| c.ns == Ns::Dmn && is_expression(&c.local))
+                        .find(|(_, c)| c.ns == Ns::Dmn && is_expression(c.local))
                     {
-                        Some((lit_id, lit)) if &*lit.local == "literalExpression" => {
+                        Some((lit_id, lit)) if lit.local == "literalExpression" => {
                             if let Some(e) = self.literal(lit_id, owner) {
                                 bindings.push((Arc::from(name.as_str()), e));
                             }
@@ -779,15 +779,15 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            if &*child.local == "formalParameter" {
+            if child.local == "formalParameter" {
                 params.push(feel_name(&self.attr(child, "name").unwrap_or_default()));
-            } else if &*child.local == "literalExpression" && body.is_none() {
+            } else if child.local == "literalExpression" && body.is_none() {
                 if self.literal(child_id, owner).is_some() {
                     body = self
                         .child(child_id, "text")
                         .map(|(_, t)| text_of(t).to_owned());
                 }
-            } else if is_expression(&child.local) && body.is_none() {
+            } else if is_expression(child.local) && body.is_none() {
                 self.error(
                     child.start,
                     R::DecisionLogic,
@@ -854,7 +854,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "input" => {
                     let id = self.attr(child, "id").unwrap_or_default();
                     let label = self.attr(child, "label").map(|l| Arc::from(l.as_str()));
@@ -948,7 +948,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "inputEntry" => input_entries.push(self.unary_tests(child_id, owner)),
                 "outputEntry" => {
                     if let Some(e) = self.literal(child_id, owner) {

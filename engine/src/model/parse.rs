@@ -327,7 +327,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             ..Definitions::default()
         };
         for (child_id, child) in self.children(root) {
-            match (child.ns, &*child.local) {
+            match (child.ns, child.local) {
                 (Ns::Bpmn, "process") => {
                     let process = self.process(child_id);
                     definitions.processes.push(process);
@@ -359,7 +359,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 (Ns::BpmnDi, "BPMNDiagram") => self.diagram(child_id, &mut definitions.diagram),
                 (Ns::Bpmn, "choreography" | "globalConversation" | "conversation") => {
-                    self.unsupported(child, &upper_first(&child.local));
+                    self.unsupported(child, &upper_first(child.local));
                 }
                 _ => {}
             }
@@ -409,7 +409,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             span: self.span(node),
         };
         for (_, child) in self.children(node_id) {
-            match (child.ns, &*child.local) {
+            match (child.ns, child.local) {
                 (Ns::Bpmn, "participant") => collaboration.participants.push(Participant {
                     id: self.id(child, "participant"),
                     name: self.string(child, "name"),
@@ -599,7 +599,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Bpmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "sequenceFlow" => {
                     let flow = PendingFlow {
                         id: self.id_ref(child, "sequence flow"),
@@ -639,7 +639,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 "callChoreography" | "choreographyTask" | "subChoreography"
                 | "implicitThrowEvent" => {
-                    self.unsupported(child, &upper_first(&child.local));
+                    self.unsupported(child, &upper_first(child.local));
                 }
                 _ => {
                     if let Some(idx) = self.flow_node(builder, child_id, parent) {
@@ -688,7 +688,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         parent: Option<ElementIdx>,
     ) -> Option<ElementIdx> {
         let node = self.node(node_id);
-        let kind = match &*node.local {
+        let kind = match node.local {
             "task" => ElementKind::Task(TaskKind::Undefined),
             "serviceTask" => ElementKind::Task(TaskKind::Service),
             "sendTask" => ElementKind::Task(TaskKind::Send),
@@ -788,7 +788,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Bpmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "extensionElements" => self.zeebe_extensions(child, &id, &mut zeebe, &mut extras),
                 "multiInstanceLoopCharacteristics" => {
                     loop_characteristics = Some(LoopCharacteristics::MultiInstance(
@@ -930,7 +930,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let node = self.node(node_id);
         let span = self.span(node);
         let eid = Some(element_id);
-        let definition = match &*node.local {
+        let definition = match node.local {
             "messageEventDefinition" => {
                 for (_, child) in self.children(node_id) {
                     if !child.is(Ns::Bpmn, "extensionElements") {
@@ -954,7 +954,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             "timerEventDefinition" => {
                 let mut timer = None;
                 for (_, child) in self.children(node_id) {
-                    let value = match (child.ns, &*child.local) {
+                    let value = match (child.ns, child.local) {
                         (Ns::Bpmn, "timeDuration") => TimerDefinition::Duration(text_expr(child)),
                         (Ns::Bpmn, "timeDate") => TimerDefinition::Date(text_expr(child)),
                         (Ns::Bpmn, "timeCycle") => TimerDefinition::Cycle(text_expr(child)),
@@ -1048,7 +1048,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if ext.ns != Ns::Zeebe {
                 continue;
             }
-            let local: &str = &ext.local;
+            let local: &str = ext.local;
             if let Some(single) = SINGLE_EXTENSIONS.iter().position(|s| *s == local) {
                 if seen & (1 << single) != 0 {
                     self.duplicate_extension(ext, element_id, local);
