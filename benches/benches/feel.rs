@@ -1,11 +1,12 @@
 //! FEEL: parse and evaluate typical Zeebe expressions (conditions, mappings, a fromAi() call,
-//! a context build, a filter), and the number arithmetic the evaluator is built on.
+//! a context build, a filter), DMN unary tests, loops, and the number arithmetic the evaluator
+//! is built on.
 //!
 //! `cargo bench -p baton-benches --bench feel`
 
 use std::hint::black_box;
 
-use baton_feel::{Env, Expression, Number, Value, Variables};
+use baton_feel::{Env, Expression, Number, UnaryTests, Value, Variables};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
@@ -107,6 +108,45 @@ fn evaluate(c: &mut Criterion) {
     g.finish();
 }
 
+/// DMN input entries (decision tables parse hundreds of these per model) and larger loops.
+fn unary_tests_and_loops(c: &mut Criterion) {
+    let env = Env::default();
+    let mut g = c.benchmark_group("feel/unary-tests");
+    let amount = Value::int(1500);
+    let tier = Value::string("silver");
+    let tests = [
+        ("compare", "< 1000", &amount),
+        ("interval", "[1000..5000)", &amount),
+        ("strings", "\"gold\", \"silver\"", &tier),
+        ("not", "not(\"bronze\")", &tier),
+        ("any", "-", &amount),
+    ];
+    for (name, src, input) in tests {
+        g.bench_function(format!("parse/{name}"), |b| {
+            b.iter(|| UnaryTests::parse(black_box(src)).expect("parses"))
+        });
+        let t = UnaryTests::parse(src).expect("parses");
+        g.bench_function(format!("evaluate/{name}"), |b| {
+            b.iter(|| t.evaluate(black_box(input), &(), &env))
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("feel/loops");
+    for (name, src) in [
+        ("for-1000", "for x in 1..1000 return x * 2"),
+        ("some-1000", "some x in 1..1000 satisfies x > 1000"),
+        ("filter-1000", "(for x in 1..1000 return x)[item > 500]"),
+        (
+            "for-invariant-100000",
+            "count(for x in 1..100000 return \"a\")",
+        ),
+    ] {
+        let e = Expression::parse(src).expect("parses");
+        g.bench_function(name, |b| b.iter(|| e.evaluate(black_box(&()), &env)));
+    }
+    g.finish();
+}
+
 fn numbers(c: &mut Criterion) {
     let a = Number::parse("12345.678").expect("number");
     let b = Number::parse("3.14159").expect("number");
@@ -131,5 +171,5 @@ fn numbers(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parse, evaluate, numbers);
+criterion_group!(benches, parse, evaluate, unary_tests_and_loops, numbers);
 criterion_main!(benches);

@@ -31,3 +31,5 @@ pub fn generate_workloads() -> Result<PathBuf, String> {
     }
     Ok(dir)
 }
+
+pub mod workloads;

@@ -140,7 +140,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn attr(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        node.attr(name).map(|a| a.value.to_string())
+        self.doc.attr(node, name).map(|a| a.value.to_string())
     }
 
     fn span(&self, node: &Node<'_>) -> Span {
@@ -158,7 +158,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             if node.ns != Ns::Dmn {
                 continue;
             }
-            let Some(id) = node.attr("id") else { continue };
+            let Some(id) = self.doc.attr(node, "id") else {
+                continue;
+            };
             let value: &'s str = &id.value;
             if value.is_empty() {
                 continue;
@@ -198,7 +200,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "decision" => {
                     let id = self.attr(child, "id").unwrap_or_default();
                     self.decision_nodes.push((id, node_id));
@@ -332,7 +334,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let mut version_tag = None;
         let mut logic = None;
         for (child_id, child) in self.children(node_id) {
-            match (child.ns, &*child.local) {
+            match (child.ns, child.local) {
                 (Ns::Dmn, "informationRequirement") => {
                     for (_, reference) in self.children(child_id) {
                         if reference.is(Ns::Dmn, "requiredDecision") {
@@ -369,7 +371,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     "decisionTable" | "literalExpression" | "context" | "relation" | "list"
                     | "invocation" | "functionDefinition",
                 ) if logic.is_none() => {
-                    logic = Some(if &*child.local == "functionDefinition" {
+                    logic = Some(if child.local == "functionDefinition" {
                         self.error(
                             child.start,
                             R::DecisionLogic,
@@ -423,7 +425,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let mut logic = Logic::Empty;
         let mut literal_text = None;
         for (child_id, child) in self.children(node_id) {
-            match (child.ns, &*child.local) {
+            match (child.ns, child.local) {
                 (Ns::Dmn, "knowledgeRequirement") => {
                     if let Some((_, reference)) = self.child(child_id, "requiredKnowledge")
                         && let Some(idx) = self.reference(reference, Target::Bkm, &id)
@@ -436,7 +438,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                         if logic_node.ns != Ns::Dmn {
                             continue;
                         }
-                        match &*logic_node.local {
+                        match logic_node.local {
                             "formalParameter" => parameters.push(Parameter {
                                 name: Arc::from(
                                     self.attr(logic_node, "name").unwrap_or_default().as_str(),
@@ -447,7 +449,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                             }),
                             "decisionTable" | "literalExpression" | "context" | "relation"
                             | "list" => {
-                                if &*logic_node.local == "literalExpression" {
+                                if logic_node.local == "literalExpression" {
                                     literal_text = self
                                         .child(logic_id, "text")
                                         .map(|(_, t)| text_of(t).to_owned());
@@ -505,7 +507,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// Resolves a `requiredDecision` / `requiredKnowledge` / `requiredInput` `href`.
     fn reference(&mut self, node: &Node<'_>, target: Target, owner: &str) -> Option<usize> {
-        let Some(href) = node.attr("href") else {
+        let Some(href) = self.doc.attr(node, "href") else {
             self.error(
                 node.start,
                 R::UnresolvedReference,
@@ -545,7 +547,8 @@ impl<'s, 'a> Parser<'s, 'a> {
                 let doc = self.doc;
                 doc.children(doc.root)
                     .any(|(_, c)| {
-                        c.is(Ns::Dmn, "inputData") && c.attr("id").is_some_and(|a| a.value == id)
+                        c.is(Ns::Dmn, "inputData")
+                            && self.doc.attr(c, "id").is_some_and(|a| a.value == id)
                     })
                     .then_some(0)
             }
@@ -570,7 +573,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// invocation, function definition.
     fn logic(&mut self, node_id: NodeId, owner: &str) -> Logic {
         let node = self.node(node_id);
-        match &*node.local {
+        match node.local {
             "decisionTable" => Logic::DecisionTable(Box::new(self.decision_table(node_id, owner))),
             "literalExpression" => match self.literal(node_id, owner) {
                 Some(e) => Logic::Literal(e),
@@ -580,7 +583,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             "list" => {
                 let mut items = Vec::new();
                 for (child_id, child) in self.children(node_id) {
-                    if child.ns == Ns::Dmn && is_expression(&child.local) {
+                    if child.ns == Ns::Dmn && is_expression(child.local) {
                         items.push(self.logic(child_id, owner));
                     }
                 }
@@ -616,7 +619,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 .map(|(_, v)| self.attr(v, "name").unwrap_or_default());
             let expression = self
                 .children(entry_id)
-                .find(|(_, c)| c.ns == Ns::Dmn && is_expression(&c.local))
+                .find(|(_, c)| c.ns == Ns::Dmn && is_expression(c.local))
                 .map(|(id, _)| id);
             let logic = match expression {
                 Some(expr_id) => self.logic(expr_id, owner),
@@ -664,7 +667,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         for row_id in row_ids {
             let cells: Vec<NodeId> = self
                 .children(row_id)
-                .filter(|(_, c)| c.ns == Ns::Dmn && is_expression(&c.local))
+                .filter(|(_, c)| c.ns == Ns::Dmn && is_expression(c.local))
                 .map(|(id, _)| id)
                 .collect();
             if cells.len() != columns.len() {
@@ -696,7 +699,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "binding" => {
                     let name = self
                         .child(child_id, "parameter")
@@ -704,9 +707,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                         .unwrap_or_default();
                     match self
                         .children(child_id)
-                        .find(|(_, c)| c.ns == Ns::Dmn && is_expression(&c.local))
+                        .find(|(_, c)| c.ns == Ns::Dmn && is_expression(c.local))
                     {
-                        Some((lit_id, lit)) if &*lit.local == "literalExpression" => {
+                        Some((lit_id, lit)) if lit.local == "literalExpression" => {
                             if let Some(e) = self.literal(lit_id, owner) {
                                 bindings.push((Arc::from(name.as_str()), e));
                             }
@@ -776,15 +779,15 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            if &*child.local == "formalParameter" {
+            if child.local == "formalParameter" {
                 params.push(feel_name(&self.attr(child, "name").unwrap_or_default()));
-            } else if &*child.local == "literalExpression" && body.is_none() {
+            } else if child.local == "literalExpression" && body.is_none() {
                 if self.literal(child_id, owner).is_some() {
                     body = self
                         .child(child_id, "text")
                         .map(|(_, t)| text_of(t).to_owned());
                 }
-            } else if is_expression(&child.local) && body.is_none() {
+            } else if is_expression(child.local) && body.is_none() {
                 self.error(
                     child.start,
                     R::DecisionLogic,
@@ -818,7 +821,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     fn decision_table(&mut self, node_id: NodeId, owner: &str) -> DecisionTable {
         let node = self.node(node_id);
-        let hit_policy = match node.attr("hitPolicy") {
+        let hit_policy = match self.doc.attr(node, "hitPolicy") {
             None => HitPolicy::Unique,
             Some(a) => HitPolicy::from_xml(&a.value).unwrap_or_else(|| {
                 let message = format!(
@@ -830,7 +833,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 HitPolicy::Unique
             }),
         };
-        let aggregation = match node.attr("aggregation") {
+        let aggregation = match self.doc.attr(node, "aggregation") {
             None => None,
             Some(a) => match Aggregation::from_xml(&a.value) {
                 Some(agg) => Some(agg),
@@ -851,7 +854,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "input" => {
                     let id = self.attr(child, "id").unwrap_or_default();
                     let label = self.attr(child, "label").map(|l| Arc::from(l.as_str()));
@@ -907,7 +910,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
             let unnamed: Vec<(u32, String)> = self
                 .children(node_id)
-                .filter(|(_, c)| c.is(Ns::Dmn, "output") && c.attr("name").is_none())
+                .filter(|(_, c)| c.is(Ns::Dmn, "output") && self.doc.attr(c, "name").is_none())
                 .map(|(_, c)| {
                     (
                         c.start,
@@ -945,7 +948,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Dmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "inputEntry" => input_entries.push(self.unary_tests(child_id, owner)),
                 "outputEntry" => {
                     if let Some(e) = self.literal(child_id, owner) {
@@ -964,7 +967,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// Checks the `expressionLanguage` of an expression element.
     fn language_ok(&mut self, node: &Node<'_>, owner: &str) -> bool {
-        let Some(language) = node.attr("expressionLanguage") else {
+        let Some(language) = self.doc.attr(node, "expressionLanguage") else {
             return true;
         };
         let lower = language.value.to_lowercase();

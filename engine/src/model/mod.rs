@@ -10,6 +10,7 @@
 //! are resolved by the parser, so the runtime never looks an id up by string.
 
 use indexmap::IndexMap;
+use rustc_hash::FxBuildHasher;
 
 pub mod parse;
 pub(crate) mod xml;
@@ -553,10 +554,11 @@ pub struct PublishMessage {
 }
 
 /// BPMN DI: what the coverage picture needs, keyed by the id of the BPMN element drawn.
+/// (Fx hashing: the keys are ids from the file, and SipHash cost more than the rest of a lookup.)
 #[derive(Debug, Clone, Default)]
 pub struct Diagram {
-    pub shapes: IndexMap<String, Shape>,
-    pub edges: IndexMap<String, Edge>,
+    pub shapes: IndexMap<String, Shape, FxBuildHasher>,
+    pub edges: IndexMap<String, Edge, FxBuildHasher>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -108,16 +108,16 @@ struct Parser<'s, 'a> {
 
 /// A reference written in the file, still a string.
 #[derive(Clone)]
-struct RawRef {
-    id: String,
+struct RawRef<'s> {
+    id: &'s str,
     span: Span,
 }
 
-struct PendingFlow {
-    id: String,
+struct PendingFlow<'s> {
+    id: &'s str,
     name: Option<String>,
-    source: Option<RawRef>,
-    target: Option<RawRef>,
+    source: Option<RawRef<'s>>,
+    target: Option<RawRef<'s>>,
     condition: Option<Expr>,
     documentation: Vec<String>,
     span: Span,
@@ -126,13 +126,15 @@ struct PendingFlow {
 /// A process under construction: the arenas plus the references to resolve once every element
 /// has been seen.
 #[derive(Default)]
-struct ProcessBuilder {
+struct ProcessBuilder<'s> {
     process: Process,
-    flows: Vec<PendingFlow>,
+    /// The id of each element of `process.elements` (same index), borrowed from the document.
+    element_ids: Vec<&'s str>,
+    flows: Vec<PendingFlow<'s>>,
     /// Boundary events and their `attachedToRef`.
-    attachments: Vec<(ElementIdx, Option<RawRef>)>,
+    attachments: Vec<(ElementIdx, Option<RawRef<'s>>)>,
     /// Elements and their `default` attribute.
-    defaults: Vec<(ElementIdx, RawRef)>,
+    defaults: Vec<(ElementIdx, RawRef<'s>)>,
 }
 
 impl<'s, 'a> Parser<'s, 'a> {
@@ -168,7 +170,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             if !matches!(node.ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe) {
                 continue;
             }
-            let Some(id) = node.attr("id") else { continue };
+            let Some(id) = self.doc.attr(node, "id") else {
+                continue;
+            };
             let value: &'s str = &id.value;
             if value.is_empty() {
                 continue;
@@ -193,27 +197,30 @@ impl<'s, 'a> Parser<'s, 'a> {
     // --- small readers -------------------------------------------------------------------
 
     fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        node.attr(name).map(|a| a.value.to_string())
+        self.doc.attr(node, name).map(|a| a.value.to_string())
     }
 
     fn zeebe_string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        node.attr_ns(Ns::Zeebe, name).map(|a| a.value.to_string())
+        self.doc
+            .attr_ns(node, Ns::Zeebe, name)
+            .map(|a| a.value.to_string())
     }
 
     fn expr(&self, node: &Node<'_>, name: &str) -> Option<Expr> {
-        node.attr(name).map(attr_expr)
+        self.doc.attr(node, name).map(attr_expr)
     }
 
-    fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef> {
-        node.attr(name).map(|a| RawRef {
-            id: a.value.trim().to_string(),
+    fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef<'s>> {
+        let doc: &'s Document<'a> = self.doc;
+        doc.attr(node, name).map(|a| RawRef {
+            id: a.value.trim(),
             span: a.span,
         })
     }
 
     /// An `xs:boolean` attribute; anything but `true`/`false`/`1`/`0` is reported.
     fn boolean(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> Option<bool> {
-        self.boolean_attr(node.attr(name), name, element_id)
+        self.boolean_attr(self.doc.attr(node, name), name, element_id)
     }
 
     fn boolean_attr(
@@ -235,11 +242,21 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn number(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> f64 {
-        let Some(attr) = node.attr(name) else {
+        let attr = self.doc.attr(node, name);
+        self.number_attr(attr, name, element_id)
+    }
+
+    fn number_attr(
+        &mut self,
+        attr: Option<&Attr<'_>>,
+        name: &str,
+        element_id: Option<&str>,
+    ) -> f64 {
+        let Some(attr) = attr else {
             return 0.0;
         };
-        match attr.value.trim().parse::<f64>() {
-            Ok(value) if value.is_finite() => value,
+        match parse_number(attr.value.trim()) {
+            Some(value) if value.is_finite() => value,
             _ => {
                 let message = format!("'{}' is not a number (attribute '{name}')", attr.value);
                 self.error(attr.span.start, Rule::InvalidAttribute, element_id, message);
@@ -249,12 +266,18 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn id(&mut self, node: &Node<'_>, what: &str) -> String {
-        match node.attr("id") {
-            Some(id) if !id.value.trim().is_empty() => id.value.to_string(),
+        self.id_ref(node, what).to_owned()
+    }
+
+    /// The element's id as written (empty, and reported, when it has none).
+    fn id_ref(&mut self, node: &Node<'_>, what: &str) -> &'s str {
+        let doc: &'s Document<'a> = self.doc;
+        match doc.attr(node, "id") {
+            Some(id) if !id.value.trim().is_empty() => &id.value,
             _ => {
                 let message = format!("the {what} <{}> has no id", node.local);
                 self.error(node.start, Rule::MissingId, None, message);
-                String::new()
+                ""
             }
         }
     }
@@ -296,14 +319,15 @@ impl<'s, 'a> Parser<'s, 'a> {
             target_namespace: self.string(node, "targetNamespace"),
             exporter: self.string(node, "exporter"),
             exporter_version: self.string(node, "exporterVersion"),
-            execution_platform_version: node
-                .attr_ns(Ns::Modeler, "executionPlatformVersion")
+            execution_platform_version: self
+                .doc
+                .attr_ns(node, Ns::Modeler, "executionPlatformVersion")
                 .map(|a| a.value.to_string()),
             span: self.span(node),
             ..Definitions::default()
         };
         for (child_id, child) in self.children(root) {
-            match (child.ns, &*child.local) {
+            match (child.ns, child.local) {
                 (Ns::Bpmn, "process") => {
                     let process = self.process(child_id);
                     definitions.processes.push(process);
@@ -335,7 +359,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 (Ns::BpmnDi, "BPMNDiagram") => self.diagram(child_id, &mut definitions.diagram),
                 (Ns::Bpmn, "choreography" | "globalConversation" | "conversation") => {
-                    self.unsupported(child, &upper_first(&child.local));
+                    self.unsupported(child, &upper_first(child.local));
                 }
                 _ => {}
             }
@@ -385,7 +409,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             span: self.span(node),
         };
         for (_, child) in self.children(node_id) {
-            match (child.ns, &*child.local) {
+            match (child.ns, child.local) {
                 (Ns::Bpmn, "participant") => collaboration.participants.push(Participant {
                     id: self.id(child, "participant"),
                     name: self.string(child, "name"),
@@ -411,11 +435,11 @@ impl<'s, 'a> Parser<'s, 'a> {
                 continue;
             }
             for (_, child) in self.children(plane_id) {
-                let Some(element) = child.attr("bpmnElement") else {
+                let Some(element) = self.doc.attr(child, "bpmnElement") else {
                     continue;
                 };
                 let element: String = element.value.to_string();
-                let di_id = child.attr("id").map(|a| a.value.to_string());
+                let di_id = self.doc.attr(child, "id").map(|a| a.value.to_string());
                 let di_id = di_id.as_deref();
                 if child.is(Ns::BpmnDi, "BPMNShape") {
                     let mut shape = Shape {
@@ -453,11 +477,26 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn bounds(&mut self, node: &Node<'_>, di_id: Option<&str>) -> Bounds {
+        // One pass over the attributes instead of one lookup per coordinate (there are
+        // thousands of these); the first attribute of a name counts, as in `Document::attr`.
+        let doc: &'s Document<'a> = self.doc;
+        let mut found: [Option<&'s Attr<'a>>; 4] = [None; 4];
+        for attr in doc.attrs(node).iter().filter(|a| a.ns == Ns::None) {
+            let slot = match attr.local {
+                "x" => 0,
+                "y" => 1,
+                "width" => 2,
+                "height" => 3,
+                _ => continue,
+            };
+            found[slot].get_or_insert(attr);
+        }
+        let [x, y, width, height] = found;
         Bounds {
-            x: self.number(node, "x", di_id),
-            y: self.number(node, "y", di_id),
-            width: self.number(node, "width", di_id),
-            height: self.number(node, "height", di_id),
+            x: self.number_attr(x, "x", di_id),
+            y: self.number_attr(y, "y", di_id),
+            width: self.number_attr(width, "width", di_id),
+            height: self.number_attr(height, "height", di_id),
         }
     }
 
@@ -470,7 +509,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn unsupported(&mut self, node: &Node<'_>, type_name: &str) {
-        let id = node.attr("id").map(|a| a.value.to_string());
+        let id = self.doc.attr(node, "id").map(|a| a.value.to_string());
         self.error(
             node.start,
             Rule::UnsupportedElement,
@@ -529,6 +568,21 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
         builder.process.zeebe = zeebe;
         builder.process.user_task_forms = user_task_forms;
+        // Elements are large: reserving for the direct children saves copying them as the
+        // arenas grow (nested ones may still grow them).
+        let (flows, others) = self
+            .children(node_id)
+            .fold((0, 0), |(flows, others), (_, child)| {
+                if child.is(Ns::Bpmn, "sequenceFlow") {
+                    (flows + 1, others)
+                } else {
+                    (flows, others + 1)
+                }
+            });
+        builder.flows.reserve(flows);
+        builder.process.flows.reserve(flows);
+        builder.process.elements.reserve(others);
+        builder.element_ids.reserve(others);
         self.container(&mut builder, node_id, None);
         self.resolve(&mut builder);
         builder.process
@@ -537,7 +591,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// Reads the flow elements, lanes and artifacts of a process or sub-process.
     fn container(
         &mut self,
-        builder: &mut ProcessBuilder,
+        builder: &mut ProcessBuilder<'s>,
         node_id: NodeId,
         parent: Option<ElementIdx>,
     ) {
@@ -545,10 +599,10 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Bpmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "sequenceFlow" => {
                     let flow = PendingFlow {
-                        id: self.id(child, "sequence flow"),
+                        id: self.id_ref(child, "sequence flow"),
                         name: self.string(child, "name"),
                         source: self.raw_ref(child, "sourceRef"),
                         target: self.raw_ref(child, "targetRef"),
@@ -566,8 +620,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                 | "group"
                 | "association" => {
                     let artifact = Artifact {
-                        id: child
-                            .attr("id")
+                        id: self
+                            .doc
+                            .attr(child, "id")
                             .map(|a| a.value.to_string())
                             .unwrap_or_default(),
                         kind: child.local.to_string(),
@@ -584,7 +639,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 "callChoreography" | "choreographyTask" | "subChoreography"
                 | "implicitThrowEvent" => {
-                    self.unsupported(child, &upper_first(&child.local));
+                    self.unsupported(child, &upper_first(child.local));
                 }
                 _ => {
                     if let Some(idx) = self.flow_node(builder, child_id, parent) {
@@ -600,7 +655,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
     }
 
-    fn lane_set(&mut self, builder: &mut ProcessBuilder, node_id: NodeId) {
+    fn lane_set(&mut self, builder: &mut ProcessBuilder<'s>, node_id: NodeId) {
         for (lane_id, lane) in self.children(node_id) {
             if !lane.is(Ns::Bpmn, "lane") {
                 continue;
@@ -628,12 +683,12 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// element is not a flow node.
     fn flow_node(
         &mut self,
-        builder: &mut ProcessBuilder,
+        builder: &mut ProcessBuilder<'s>,
         node_id: NodeId,
         parent: Option<ElementIdx>,
     ) -> Option<ElementIdx> {
         let node = self.node(node_id);
-        let kind = match &*node.local {
+        let kind = match node.local {
             "task" => ElementKind::Task(TaskKind::Undefined),
             "serviceTask" => ElementKind::Task(TaskKind::Service),
             "sendTask" => ElementKind::Task(TaskKind::Send),
@@ -678,7 +733,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             "endEvent" => ElementKind::EndEvent,
             _ => return None,
         };
-        let id = self.id(node, "flow node");
+        let id_ref = self.id_ref(node, "flow node");
+        builder.element_ids.push(id_ref);
+        let id = id_ref.to_owned();
         let idx = ElementIdx(builder.process.elements.len() as u32);
         let eid = Some(id.as_str());
         let mut kind = kind;
@@ -731,7 +788,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             if child.ns != Ns::Bpmn {
                 continue;
             }
-            match &*child.local {
+            match child.local {
                 "extensionElements" => self.zeebe_extensions(child, &id, &mut zeebe, &mut extras),
                 "multiInstanceLoopCharacteristics" => {
                     loop_characteristics = Some(LoopCharacteristics::MultiInstance(
@@ -834,7 +891,11 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// Zeebe's `ZeebeLoopCharacteristicsValidator`: about the attributes being there, so
     /// checked where the element is read.
     fn check_loop_characteristics(&mut self, ext: &Node<'_>, eid: Option<&str>) {
-        let present = |name: &str| ext.attr(name).is_some_and(|a| !a.value.is_empty());
+        let present = |name: &str| {
+            self.doc
+                .attr(ext, name)
+                .is_some_and(|a| !a.value.is_empty())
+        };
         if !present("inputCollection") {
             self.error(
                 ext.start,
@@ -869,7 +930,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let node = self.node(node_id);
         let span = self.span(node);
         let eid = Some(element_id);
-        let definition = match &*node.local {
+        let definition = match node.local {
             "messageEventDefinition" => {
                 for (_, child) in self.children(node_id) {
                     if !child.is(Ns::Bpmn, "extensionElements") {
@@ -893,7 +954,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             "timerEventDefinition" => {
                 let mut timer = None;
                 for (_, child) in self.children(node_id) {
-                    let value = match (child.ns, &*child.local) {
+                    let value = match (child.ns, child.local) {
                         (Ns::Bpmn, "timeDuration") => TimerDefinition::Duration(text_expr(child)),
                         (Ns::Bpmn, "timeDate") => TimerDefinition::Date(text_expr(child)),
                         (Ns::Bpmn, "timeCycle") => TimerDefinition::Cycle(text_expr(child)),
@@ -981,18 +1042,20 @@ impl<'s, 'a> Parser<'s, 'a> {
         zeebe: &mut Zeebe,
         extras: &mut Extras,
     ) {
-        let mut seen: Vec<&str> = Vec::new();
+        // Which of `SINGLE_EXTENSIONS` were seen, by position.
+        let mut seen: u32 = 0;
         for (ext_id, ext) in self.children_of(extension_elements) {
             if ext.ns != Ns::Zeebe {
                 continue;
             }
-            let local: &str = &ext.local;
-            let single = SINGLE_EXTENSIONS.contains(&local);
-            if single && seen.contains(&local) {
-                self.duplicate_extension(ext, element_id, local);
-                continue;
+            let local: &str = ext.local;
+            if let Some(single) = SINGLE_EXTENSIONS.iter().position(|s| *s == local) {
+                if seen & (1 << single) != 0 {
+                    self.duplicate_extension(ext, element_id, local);
+                    continue;
+                }
+                seen |= 1 << single;
             }
-            seen.push(local);
             let span = self.span(ext);
             match local {
                 "taskDefinition" => {
@@ -1186,18 +1249,19 @@ impl<'s, 'a> Parser<'s, 'a> {
     // --- references ----------------------------------------------------------------------
 
     /// Turns the flows' `sourceRef`/`targetRef`, `attachedToRef` and `default` into indexes.
-    fn resolve(&mut self, builder: &mut ProcessBuilder) {
+    fn resolve(&mut self, builder: &mut ProcessBuilder<'s>) {
         let process = &mut builder.process;
-        let by_id: HashMap<String, ElementIdx> = process
-            .elements
+        // Of two elements with one id (reported as a duplicate), the later one is found.
+        let by_id: HashMap<&str, ElementIdx> = builder
+            .element_ids
             .iter()
             .enumerate()
-            .filter(|(_, e)| !e.id.is_empty())
-            .map(|(i, e)| (e.id.clone(), ElementIdx(i as u32)))
+            .filter(|(_, id)| !id.is_empty())
+            .map(|(i, id)| (*id, ElementIdx(i as u32)))
             .collect();
-        let mut flow_ids: HashMap<String, FlowIdx> = HashMap::default();
+        let mut flow_ids: HashMap<&str, FlowIdx> = HashMap::default();
         for pending in std::mem::take(&mut builder.flows) {
-            let eid = (!pending.id.is_empty()).then_some(pending.id.as_str());
+            let eid = (!pending.id.is_empty()).then_some(pending.id);
             let source = self.flow_end(
                 &by_id,
                 pending.source.as_ref(),
@@ -1218,12 +1282,12 @@ impl<'s, 'a> Parser<'s, 'a> {
             };
             let idx = FlowIdx(process.flows.len() as u32);
             if let Some(eid) = eid {
-                flow_ids.entry(eid.to_owned()).or_insert(idx);
+                flow_ids.entry(eid).or_insert(idx);
             }
             process.elements[source.0 as usize].outgoing.push(idx);
             process.elements[target.0 as usize].incoming.push(idx);
             process.flows.push(SequenceFlow {
-                id: pending.id,
+                id: pending.id.to_owned(),
                 name: pending.name,
                 source,
                 target,
@@ -1241,7 +1305,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             let event_id = event.id.clone();
             let host = attached_to
                 .as_ref()
-                .and_then(|r| by_id.get(&r.id).copied())
+                .and_then(|r| by_id.get(r.id).copied())
                 .filter(|&host| is_activity(&process.elements[host.0 as usize].kind));
             match host {
                 Some(host) => {
@@ -1273,7 +1337,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
 
         for (element, default) in std::mem::take(&mut builder.defaults) {
-            match flow_ids.get(&default.id) {
+            match flow_ids.get(default.id) {
                 Some(&flow) => process.elements[element.0 as usize].default_flow = Some(flow),
                 None => {
                     let element_id = process.elements[element.0 as usize].id.clone();
@@ -1293,15 +1357,15 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     fn flow_end(
         &mut self,
-        by_id: &HashMap<String, ElementIdx>,
-        reference: Option<&RawRef>,
-        flow: &PendingFlow,
+        by_id: &HashMap<&str, ElementIdx>,
+        reference: Option<&RawRef<'s>>,
+        flow: &PendingFlow<'s>,
         attribute: &str,
         unresolved: &str,
     ) -> Option<ElementIdx> {
-        let eid = (!flow.id.is_empty()).then_some(flow.id.as_str());
+        let eid = (!flow.id.is_empty()).then_some(flow.id);
         match reference {
-            Some(r) if !r.id.is_empty() => match by_id.get(&r.id) {
+            Some(r) if !r.id.is_empty() => match by_id.get(r.id) {
                 Some(&idx) => Some(idx),
                 None => {
                     self.error(
@@ -1334,6 +1398,7 @@ struct Extras {
 }
 
 /// `zeebe:` elements that may appear at most once in one `bpmn:extensionElements`.
+/// (At most 32: `zeebe_extensions` keeps a bit per entry.)
 const SINGLE_EXTENSIONS: &[&str] = &[
     "taskDefinition",
     "ioMapping",
@@ -1355,6 +1420,7 @@ const SINGLE_EXTENSIONS: &[&str] = &[
     "jobPriorityDefinition",
     "versionTag",
 ];
+const _: () = assert!(SINGLE_EXTENSIONS.len() <= 32);
 
 /// Gives every element that waits for a message the `zeebe:subscription` of that message, so the
 /// runtime finds the correlation key on the element.
@@ -1389,6 +1455,25 @@ fn copy_subscriptions(definitions: &mut Definitions) {
             }
         }
     }
+}
+
+/// An `xs:double`. Diagram coordinates are nearly always small integers: those skip the general
+/// (and much slower) float parser.
+fn parse_number(text: &str) -> Option<f64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let magnitude = digits
+            .bytes()
+            .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
+        // Exact: 15 decimal digits stay below 2^53.
+        let value = magnitude as f64;
+        return Some(if digits.len() < text.len() {
+            -value
+        } else {
+            value
+        });
+    }
+    text.parse::<f64>().ok()
 }
 
 fn attr_expr(attr: &Attr<'_>) -> Expr {

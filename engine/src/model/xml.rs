@@ -13,10 +13,10 @@ use std::borrow::Cow;
 
 use quick_xml::XmlVersion;
 use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::attributes::AttrError;
+use quick_xml::events::attributes::{AttrError, Attributes};
 use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::ResolveResult;
-use quick_xml::reader::NsReader;
+use quick_xml::reader::Reader;
+use rustc_hash::FxHashSet;
 
 use super::Span;
 use crate::diagnostics::Rule;
@@ -72,7 +72,7 @@ const NONE: NodeId = NodeId::MAX;
 #[derive(Debug)]
 pub(crate) struct Attr<'a> {
     pub ns: Ns,
-    pub local: Cow<'a, str>,
+    pub local: &'a str,
     /// Unescaped and normalised as XML requires.
     pub value: Cow<'a, str>,
     /// Where the raw value is (between the quotes).
@@ -90,8 +90,11 @@ pub(crate) struct Text<'a> {
 #[derive(Debug)]
 pub(crate) struct Node<'a> {
     pub ns: Ns,
-    pub local: Cow<'a, str>,
-    pub attrs: Vec<Attr<'a>>,
+    pub local: &'a str,
+    /// The node's attributes are `Document::attrs[attrs_start..attrs_end]`: one arena for the
+    /// whole document, so a node costs no allocation for them.
+    attrs_start: u32,
+    attrs_end: u32,
     /// Children are a chain of siblings, so a node costs no allocation for them.
     first_child: NodeId,
     last_child: NodeId,
@@ -106,28 +109,34 @@ impl<'a> Node<'a> {
     pub fn is(&self, ns: Ns, local: &str) -> bool {
         self.ns == ns && self.local == local
     }
-
-    /// The value of an attribute without namespace.
-    pub fn attr(&self, local: &str) -> Option<&Attr<'a>> {
-        self.attrs
-            .iter()
-            .find(|a| a.ns == Ns::None && a.local == local)
-    }
-
-    pub fn attr_ns(&self, ns: Ns, local: &str) -> Option<&Attr<'a>> {
-        self.attrs.iter().find(|a| a.ns == ns && a.local == local)
-    }
 }
 
 #[derive(Debug)]
 pub(crate) struct Document<'a> {
     pub nodes: Vec<Node<'a>>,
+    attrs: Vec<Attr<'a>>,
     pub root: NodeId,
 }
 
 impl<'a> Document<'a> {
     pub fn node(&self, id: NodeId) -> &Node<'a> {
         &self.nodes[id as usize]
+    }
+
+    /// Every attribute of a node (namespace bindings left out), in document order.
+    pub fn attrs(&self, node: &Node<'_>) -> &[Attr<'a>] {
+        &self.attrs[node.attrs_start as usize..node.attrs_end as usize]
+    }
+
+    /// The attribute without namespace called `local`.
+    pub fn attr(&self, node: &Node<'_>, local: &str) -> Option<&Attr<'a>> {
+        self.attr_ns(node, Ns::None, local)
+    }
+
+    pub fn attr_ns(&self, node: &Node<'_>, ns: Ns, local: &str) -> Option<&Attr<'a>> {
+        self.attrs(node)
+            .iter()
+            .find(|a| a.ns == ns && a.local == local)
     }
 
     /// The element children of a node, in document order.
@@ -169,29 +178,60 @@ impl XmlError {
     }
 }
 
+/// More namespace declarations than this in scope at once are refused (quick-xml's default
+/// limit): resolving a prefix scans them.
+const MAX_NAMESPACE_BINDINGS: usize = 128;
+
+const XML_NAMESPACE: &str = "http://www.w3.org/XML/1998/namespace";
+const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
+
 /// Reads `text` into a tree, or says where and why it is not acceptable XML.
 pub(crate) fn parse(text: &str) -> Result<Document<'_>, XmlError> {
+    // Modeler-written BPMN spends 50 to 60 bytes of text per element and about 35 per attribute;
+    // reserving a little more avoids regrowing (and copying) the arenas.
     Builder {
         text,
-        // BPMN spends about 60 bytes of text per element; reserving avoids regrowing the arena.
-        nodes: Vec::with_capacity((text.len() / 60).min(MAX_ELEMENTS)),
+        nodes: Vec::with_capacity((text.len() / 40).min(MAX_ELEMENTS)),
+        attrs: Vec::with_capacity((text.len() / 25).min(4 * MAX_ELEMENTS)),
         stack: Vec::new(),
+        bindings: Vec::new(),
+        prefixed: Vec::new(),
+        keys: Vec::new(),
+        key_set: FxHashSet::default(),
         root: None,
     }
     .run()
 }
 
+/// A namespace declaration in scope: `xmlns:prefix="uri"` (`prefix` empty for `xmlns="uri"`).
+/// `ns` is `None` for an undeclaration (`xmlns=""`).
+struct Binding<'a> {
+    prefix: &'a str,
+    ns: Option<Ns>,
+}
+
 struct Builder<'a> {
     text: &'a str,
     nodes: Vec<Node<'a>>,
-    /// Open elements, innermost last.
-    stack: Vec<NodeId>,
+    attrs: Vec<Attr<'a>>,
+    /// Open elements, innermost last, with the number of namespace bindings in scope before
+    /// each was opened.
+    stack: Vec<(NodeId, u32)>,
+    /// Namespace declarations in scope, innermost last.
+    bindings: Vec<Binding<'a>>,
+    /// The prefixed attributes of the tag being read (index into `attrs`, prefix): resolved once
+    /// the tag's own declarations are known.
+    prefixed: Vec<(u32, &'a str)>,
+    /// The attribute names of the tag being read, to find duplicates.
+    keys: Vec<&'a str>,
+    /// The same, once the tag has many attributes.
+    key_set: FxHashSet<&'a str>,
     root: Option<NodeId>,
 }
 
 impl<'a> Builder<'a> {
     fn run(mut self) -> Result<Document<'a>, XmlError> {
-        let mut reader = NsReader::from_str(self.text);
+        let mut reader = Reader::from_str(self.text);
         loop {
             let before = reader.buffer_position();
             let event = match reader.read_event() {
@@ -206,16 +246,26 @@ impl<'a> Builder<'a> {
             let after = reader.buffer_position();
             match event {
                 Event::Start(start) => {
-                    let id = self.open(&reader, &start, before)?;
-                    self.stack.push(id);
+                    let scope = self.bindings.len() as u32;
+                    let id = self.open(&start, before)?;
+                    self.stack.push((id, scope));
                 }
                 Event::Empty(start) => {
-                    self.open(&reader, &start, before)?;
+                    let scope = self.bindings.len();
+                    self.open(&start, before)?;
+                    self.bindings.truncate(scope);
                 }
                 Event::End(_) => {
-                    self.stack.pop();
+                    if let Some((_, scope)) = self.stack.pop() {
+                        self.bindings.truncate(scope as usize);
+                    }
                 }
                 Event::Text(text) => {
+                    // Most text is indentation between child elements: not kept, so not
+                    // unescaped either.
+                    if self.open_has_children() {
+                        continue;
+                    }
                     let value = self.borrow_or_own(text.xml10_content());
                     self.text_piece(value, before, after)?;
                 }
@@ -254,7 +304,7 @@ impl<'a> Builder<'a> {
                 Event::Eof => break,
             }
         }
-        if let Some(&open) = self.stack.last() {
+        if let Some(&(open, _)) = self.stack.last() {
             let node = &self.nodes[open as usize];
             return Err(XmlError::malformed(
                 node.start as u64,
@@ -264,18 +314,14 @@ impl<'a> Builder<'a> {
         match self.root {
             Some(root) => Ok(Document {
                 nodes: self.nodes,
+                attrs: self.attrs,
                 root,
             }),
             None => Err(XmlError::malformed(0, "the file has no root element")),
         }
     }
 
-    fn open(
-        &mut self,
-        reader: &NsReader<&'a [u8]>,
-        start: &BytesStart<'_>,
-        offset: u64,
-    ) -> Result<NodeId, XmlError> {
+    fn open(&mut self, start: &BytesStart<'_>, offset: u64) -> Result<NodeId, XmlError> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(XmlError {
                 rule: Rule::XmlTooDeep,
@@ -290,45 +336,77 @@ impl<'a> Builder<'a> {
                 message: format!("the file has more than {MAX_ELEMENTS} XML elements"),
             });
         }
-        let (resolved, local) = reader.resolver().resolve_element(start.name());
-        let ns = self.namespace(resolved, offset)?;
-        let local = self.borrow_or_own(Cow::Borrowed(local.into_inner()));
-
-        let mut attrs = Vec::new();
-        for attr in start.attributes() {
+        // One pass over the attributes: namespace declarations go to `bindings`, the others to
+        // the arena; prefixed ones are resolved afterwards, since a declaration may follow them.
+        let attrs_start = self.attrs.len() as u32;
+        self.prefixed.clear();
+        self.keys.clear();
+        self.key_set.clear();
+        // The tag (between `<` and `>`) as a slice of the text, so every name and value read
+        // from it borrows from the text directly.
+        let content = self.borrow(start, offset)?;
+        let name_len = start.name().into_inner().len();
+        // Duplicates are checked here, on a reused buffer, rather than by quick-xml, which
+        // allocates a buffer per tag.
+        for attr in Attributes::new(content, name_len).with_checks(false) {
             let attr = attr.map_err(|error| attr_error(error, offset))?;
-            let key = attr.key;
-            if key.as_namespace_binding().is_some() {
-                continue;
-            }
-            // Unprefixed attributes have no namespace: no lookup needed (most attributes).
-            let (attr_ns, attr_local) = if key.prefix().is_none() {
-                (Ns::None, key.local_name())
-            } else {
-                let (resolved, attr_local) = reader.resolver().resolve_attribute(key);
-                (self.namespace(resolved, offset)?, attr_local)
-            };
+            let key = attr.key.into_inner();
+            self.check_duplicate(key, offset)?;
             let raw_start = self.offset_of(&attr.value).unwrap_or(offset as u32);
             let span = Span {
                 start: raw_start,
                 end: raw_start + attr.value.len() as u32,
             };
-            let value = attr
-                .normalized_value(XmlVersion::Implicit1_0)
-                .map_err(|error| XmlError::malformed(span.start as u64, error.to_string()))?;
-            attrs.push(Attr {
-                ns: attr_ns,
-                local: self.borrow_or_own(Cow::Borrowed(attr_local.into_inner())),
-                value: self.borrow_or_own(value),
+            if let Some(rest) = key.strip_prefix("xmlns") {
+                let prefix = match rest.strip_prefix(':') {
+                    Some(prefix) => Some(prefix),
+                    None if rest.is_empty() => Some(""),
+                    None => None,
+                };
+                if let Some(prefix) = prefix {
+                    self.declare(prefix, &attr.value, offset)?;
+                    continue;
+                }
+            }
+            let local = match split_prefix(key) {
+                (Some(prefix), local) => {
+                    self.prefixed.push((self.attrs.len() as u32, prefix));
+                    local
+                }
+                (None, local) => local,
+            };
+            // Most values have nothing to unescape or normalise: checked here in one quick
+            // pass instead of through quick-xml's general normaliser.
+            let plain = !attr
+                .value
+                .bytes()
+                .any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r'));
+            let value = if plain {
+                attr.value.clone()
+            } else {
+                attr.normalized_value(XmlVersion::Implicit1_0)
+                    .map_err(|error| XmlError::malformed(span.start as u64, error.to_string()))?
+            };
+            self.attrs.push(Attr {
+                ns: Ns::None,
+                local,
+                value,
                 span,
             });
         }
+        for i in 0..self.prefixed.len() {
+            let (index, prefix) = self.prefixed[i];
+            self.attrs[index as usize].ns = self.resolve(Some(prefix), offset)?;
+        }
+        let (prefix, local) = split_prefix(&content[..name_len]);
+        let ns = self.resolve(prefix, offset)?;
 
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node {
             ns,
             local,
-            attrs,
+            attrs_start,
+            attrs_end: self.attrs.len() as u32,
             first_child: NONE,
             last_child: NONE,
             next_sibling: NONE,
@@ -336,17 +414,17 @@ impl<'a> Builder<'a> {
             start: offset as u32,
         });
         match self.stack.last() {
-            Some(&parent) => {
-                let parent = &mut self.nodes[parent as usize];
+            Some(&(parent_id, _)) => {
+                let parent = &mut self.nodes[parent_id as usize];
                 // Mixed content carries nothing in BPMN: an element with children keeps no text.
                 parent.text = None;
                 let previous = parent.last_child;
+                parent.last_child = id;
                 if previous == NONE {
                     parent.first_child = id;
                 } else {
                     self.nodes[previous as usize].next_sibling = id;
                 }
-                self.nodes[self.stack[self.stack.len() - 1] as usize].last_child = id;
             }
             None if self.root.is_none() => self.root = Some(id),
             None => {
@@ -359,19 +437,102 @@ impl<'a> Builder<'a> {
         Ok(id)
     }
 
-    fn namespace(&self, resolved: ResolveResult<'_>, offset: u64) -> Result<Ns, XmlError> {
-        match resolved {
-            ResolveResult::Unbound => Ok(Ns::None),
-            ResolveResult::Bound(ns) => Ok(Ns::of_uri(ns.into_inner().as_bytes())),
-            ResolveResult::Unknown(prefix) => Err(XmlError::malformed(
+    /// Refuses an attribute name written twice in one tag, as quick-xml's own check would
+    /// (same message, same positions). Linear while the tag is small; a hash set beyond, so a
+    /// tag with many attributes stays linear in time.
+    fn check_duplicate(&mut self, key: &'a str, offset: u64) -> Result<(), XmlError> {
+        const SMALL: usize = 16;
+        let previous = if self.keys.len() < SMALL {
+            self.keys.iter().find(|k| **k == key).copied()
+        } else {
+            if self.key_set.is_empty() {
+                self.key_set.extend(self.keys.iter().copied());
+            }
+            if self.key_set.insert(key) {
+                None
+            } else {
+                self.keys.iter().find(|k| **k == key).copied()
+            }
+        };
+        if let Some(previous) = previous {
+            let tag = offset as usize + 1;
+            let position = |name: &str| self.offset_of(name).map_or(0, |at| at as usize - tag);
+            return Err(attr_error(
+                AttrError::Duplicated(position(key), position(previous)),
                 offset,
-                format!("the namespace prefix `{prefix}` is not declared"),
+            ));
+        }
+        self.keys.push(key);
+        Ok(())
+    }
+
+    /// Records a namespace declaration, refusing what the Namespaces in XML recommendation
+    /// forbids (as quick-xml's resolver does).
+    fn declare(&mut self, prefix: &'a str, uri: &str, offset: u64) -> Result<(), XmlError> {
+        let refuse = |message: String| Err(XmlError::malformed(offset, message));
+        match prefix {
+            "xml" if uri != XML_NAMESPACE => {
+                return refuse(format!(
+                    "the namespace prefix 'xml' cannot be bound to '{uri}'"
+                ));
+            }
+            // The `xml` prefix is bound from the start; declaring it again changes nothing.
+            "xml" => return Ok(()),
+            "xmlns" => {
+                return refuse(format!(
+                    "the namespace prefix 'xmlns' cannot be bound to '{uri}'"
+                ));
+            }
+            _ if !prefix.is_empty() && uri == XML_NAMESPACE => {
+                return refuse(format!(
+                    "the namespace prefix '{prefix}' cannot be bound to '{XML_NAMESPACE}'"
+                ));
+            }
+            _ if !prefix.is_empty() && uri == XMLNS_NAMESPACE => {
+                return refuse(format!(
+                    "the namespace prefix '{prefix}' cannot be bound to '{XMLNS_NAMESPACE}'"
+                ));
+            }
+            _ => {}
+        }
+        if self.bindings.len() >= MAX_NAMESPACE_BINDINGS {
+            return refuse(format!(
+                "more than {MAX_NAMESPACE_BINDINGS} namespace bindings in scope"
+            ));
+        }
+        self.bindings.push(Binding {
+            prefix,
+            ns: (!uri.is_empty()).then(|| Ns::of_uri(uri.as_bytes())),
+        });
+        Ok(())
+    }
+
+    /// The namespace of a name with this prefix (`None`: an element's unprefixed name).
+    fn resolve(&self, prefix: Option<&str>, offset: u64) -> Result<Ns, XmlError> {
+        let wanted = prefix.unwrap_or("");
+        match self.bindings.iter().rev().find(|b| b.prefix == wanted) {
+            Some(Binding { ns: Some(ns), .. }) => Ok(*ns),
+            // `xmlns=""` undeclares the default namespace.
+            Some(Binding { ns: None, .. }) if prefix.is_none() => Ok(Ns::None),
+            None if prefix.is_none() => Ok(Ns::None),
+            _ if matches!(prefix, Some("xml" | "xmlns")) => Ok(Ns::Other),
+            _ => Err(XmlError::malformed(
+                offset,
+                format!("the namespace prefix `{wanted}` is not declared"),
             )),
         }
     }
 
+    /// Whether the innermost open element already has an element child (its text is then
+    /// dropped).
+    fn open_has_children(&self) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|&(open, _)| self.nodes[open as usize].first_child != NONE)
+    }
+
     fn text_piece(&mut self, value: Cow<'a, str>, start: u64, end: u64) -> Result<(), XmlError> {
-        let Some(&open) = self.stack.last() else {
+        let Some(&(open, _)) = self.stack.last() else {
             if value.trim().is_empty() {
                 return Ok(());
             }
@@ -406,6 +567,18 @@ impl<'a> Builder<'a> {
         (at >= base && at + part.len() <= base + self.text.len()).then(|| (at - base) as u32)
     }
 
+    /// The same text as `part`, borrowed from the source text: names are always slices of it
+    /// with a reader over the text (the error only keeps this total).
+    fn borrow(&self, part: &str, offset: u64) -> Result<&'a str, XmlError> {
+        match self.offset_of(part) {
+            Some(start) => Ok(&self.text[start as usize..start as usize + part.len()]),
+            None => Err(XmlError::malformed(
+                offset,
+                format!("the name `{part}` is not part of the text"),
+            )),
+        }
+    }
+
     /// Re-borrows `value` from the source text when it is a slice of it, so the tree does not
     /// hold on to the reader's buffers.
     fn borrow_or_own(&self, value: Cow<'_, str>) -> Cow<'a, str> {
@@ -418,6 +591,15 @@ impl<'a> Builder<'a> {
             },
             Cow::Owned(owned) => Cow::Owned(owned),
         }
+    }
+}
+
+/// `prefix:local` → `(Some(prefix), local)`; `local` → `(None, local)`.
+fn split_prefix(name: &str) -> (Option<&str>, &str) {
+    // Names are short: a byte loop beats a general substring search.
+    match name.bytes().position(|b| b == b':') {
+        Some(colon) => (Some(&name[..colon]), &name[colon + 1..]),
+        None => (None, name),
     }
 }
 
@@ -459,7 +641,7 @@ mod tests {
             let (_, process) = doc.children(doc.root).next().unwrap();
             assert!(process.is(Ns::Bpmn, "process"));
             // Unprefixed attributes have no namespace, even under a default namespace.
-            assert_eq!(process.attr("id").unwrap().value, "p");
+            assert_eq!(doc.attr(process, "id").unwrap().value, "p");
         }
     }
 
@@ -468,10 +650,10 @@ mod tests {
         let xml = r#"<a x="1 &lt; 2" y='&#61;b'><c>=x &gt; 5<![CDATA[ && y]]></c></a>"#;
         let doc = parse(xml).unwrap();
         let a = doc.node(doc.root);
-        let x = a.attr("x").unwrap();
+        let x = doc.attr(a, "x").unwrap();
         assert_eq!(x.value, "1 < 2");
         assert_eq!(&xml[x.span.start as usize..x.span.end as usize], "1 &lt; 2");
-        assert_eq!(a.attr("y").unwrap().value, "=b");
+        assert_eq!(doc.attr(a, "y").unwrap().value, "=b");
         let (_, c) = doc.children(doc.root).next().unwrap();
         let text = c.text.as_ref().unwrap();
         assert_eq!(text.value, "=x > 5 && y");
@@ -503,6 +685,68 @@ mod tests {
             let error = parse(bad).unwrap_err();
             assert_eq!(error.rule, Rule::XmlMalformed, "{bad:?}: {error:?}");
             assert!(error.offset as usize <= bad.len(), "{bad:?}: {error:?}");
+        }
+    }
+
+    #[test]
+    fn namespace_declarations_are_scoped_to_their_element() {
+        let xml = r#"<a xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:z="http://camunda.org/schema/zeebe/1.0"><b xmlns:z="urn:other" z:x="1"/><c z:x="2" xml:lang="en"/><d xmlns=""/></a>"#;
+        let doc = parse(xml).unwrap();
+        assert!(doc.node(doc.root).is(Ns::Bpmn, "a"));
+        let children: Vec<_> = doc.children(doc.root).map(|(_, n)| n).collect();
+        assert_eq!(doc.attrs(children[0])[0].ns, Ns::Other);
+        assert!(children[1].is(Ns::Bpmn, "c"));
+        assert_eq!(doc.attr_ns(children[1], Ns::Zeebe, "x").unwrap().value, "2");
+        assert_eq!(
+            doc.attr_ns(children[1], Ns::Other, "lang").unwrap().value,
+            "en"
+        );
+        assert!(children[2].is(Ns::None, "d"));
+        // Declarations are not attributes.
+        assert_eq!(doc.attrs(doc.node(doc.root)).len(), 0);
+
+        for (bad, message) in [
+            (
+                r#"<a><b xmlns:p="urn:p"/><p:c/></a>"#,
+                "the namespace prefix `p` is not declared",
+            ),
+            (
+                r#"<a xmlns:p="urn:p"><p:b xmlns:p=""/></a>"#,
+                "the namespace prefix `p` is not declared",
+            ),
+            (
+                r#"<a xmlns:xml="urn:x"/>"#,
+                "the namespace prefix 'xml' cannot be bound to 'urn:x'",
+            ),
+        ] {
+            let error = parse(bad).unwrap_err();
+            assert_eq!(error.rule, Rule::XmlMalformed, "{bad}");
+            assert_eq!(error.message, message, "{bad}");
+        }
+    }
+
+    #[test]
+    fn duplicate_attributes_are_reported_as_quick_xml_reports_them() {
+        let many: String = (0..40).map(|i| format!(" a{i}=\"{i}\"")).collect();
+        for xml in [
+            r#"<a x="1" y="2" x="3"/>"#.to_owned(),
+            r#"<root><p:a xmlns:p="urn:p" p:x="1" p:x="2"></p:a></root>"#.to_owned(),
+            format!("<a{many} a33=\"again\"/>"),
+            format!("<a{many} a3=\"again\"/>"),
+        ] {
+            let error = parse(&xml).unwrap_err();
+            // What quick-xml's own duplicate check says about the same tag.
+            let tag = xml.rfind("<a").or_else(|| xml.find("<p:a")).unwrap();
+            let mut reader = Reader::from_str(&xml[tag..]);
+            let Ok(Event::Empty(start) | Event::Start(start)) = reader.read_event() else {
+                panic!("{xml}")
+            };
+            let expected = start
+                .attributes()
+                .find_map(|a| a.err())
+                .map(|e| attr_error(e, tag as u64))
+                .unwrap();
+            assert_eq!(error, expected, "{xml}");
         }
     }
 }

@@ -19,8 +19,8 @@
 //! each client with a `tools/list` call (state `TOOL_DISCOVERY`), the listed tools are offered as
 //! `MCP_<client>___<tool>`, a call of one activates the client with `tools/call`, and a single
 //! text block of its result reaches the model as text. A2A clients are not played (the mock says
-//! so). Not played either: `errorExpression` (a BPMN error from the connector), migration of a
-//! context from another process definition, documents in tool results.
+//! so). Not played: migration of a context from another process definition, documents in tool
+//! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -30,6 +30,33 @@ use super::turn::{Arguments, TextCallStyle, Turn};
 
 /// Variables by name, in order (the engine's variable document).
 pub type Variables = IndexMap<String, Value>;
+
+/// The variables the connector's job worker fetches (`fetchVariables` of `AiAgentJobWorker`):
+/// nothing else of the scope reaches it.
+pub const FETCHED_VARIABLES: [&str; 5] = [
+    "adHocSubProcessElements",
+    "agentContext",
+    "toolCallResults",
+    "provider",
+    "data",
+];
+
+/// The job's variables as the worker fetches them, out of every variable visible from the
+/// job's element (outermost scope first, so a later one hides an earlier one of the same name):
+/// only the [`FETCHED_VARIABLES`] are copied, each once.
+pub fn fetch_variables<'v>(visible: impl IntoIterator<Item = (&'v str, &'v Value)>) -> Variables {
+    let mut found: [Option<&Value>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
+    for (name, value) in visible {
+        if let Some(i) = FETCHED_VARIABLES.iter().position(|f| *f == name) {
+            found[i] = Some(value);
+        }
+    }
+    FETCHED_VARIABLES
+        .iter()
+        .zip(found)
+        .filter_map(|(name, value)| Some(((*name).to_string(), value?.clone())))
+        .collect()
+}
 
 /// One agent job, as the engine hands it to the worker.
 #[derive(Debug, Clone)]
@@ -57,6 +84,17 @@ pub struct AgentJob<'a> {
 pub enum JobAnswer {
     Complete(JobCompletion),
     Fail(JobFailure),
+    /// A BPMN error thrown from the job (the `errorExpression` header's `bpmnError(…)`).
+    ThrowError(ThrownError),
+}
+
+/// A ThrowError command: caught by an error boundary event on the ad-hoc sub-process or an
+/// outer scope, else an incident.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThrownError {
+    pub code: String,
+    pub message: Option<String>,
+    pub variables: Variables,
 }
 
 /// A job completion with an ad-hoc sub-process result.
@@ -727,8 +765,10 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
     if let Some(now) = &now {
         assistant.insert("metadata".into(), json!({"timestamp": now}));
     }
-    let assistant = Value::Object(assistant);
-    messages.push(assistant.clone());
+    // Copied only when the final response carries it (the conversation keeps the original).
+    let response_message = (calls.is_empty() && config.include_assistant_message)
+        .then(|| Value::Object(assistant.clone()));
+    messages.push(Value::Object(assistant));
 
     metrics.model_calls += 1;
     metrics.tool_calls += calls.len() as u64;
@@ -805,8 +845,8 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
         .variables
         .insert("agentContext".into(), agent_context);
     if calls.is_empty() {
-        if config.include_assistant_message {
-            response.insert("responseMessage".into(), assistant);
+        if let Some(message) = response_message {
+            response.insert("responseMessage".into(), message);
         }
         if let Some(context) = context_for_agent {
             response.insert("context".into(), context);
@@ -1136,7 +1176,7 @@ fn not_an_object(value: &Value) -> String {
 }
 
 /// Reads an ISO-8601 duration as Java's `Duration.parse` does (`PT30S`, `PT5M`, `P1DT2H`, `PT0.5S`).
-fn parse_backoff(header: Option<&str>) -> Result<Option<u64>, String> {
+pub(crate) fn parse_backoff(header: Option<&str>) -> Result<Option<u64>, String> {
     let Some(header) = header else {
         return Ok(None);
     };
@@ -1190,7 +1230,8 @@ fn parse_backoff(header: Option<&str>) -> Result<Option<u64>, String> {
 
 impl JobAnswer {
     /// The answer as JSON, in the shape of Zeebe's REST API (`result.type = "adHocSubProcess"`,
-    /// FailJob's `retries`, `errorMessage`, `retryBackOff`, `variables`).
+    /// FailJob's `retries`, `errorMessage`, `retryBackOff`, `variables`, ThrowError's
+    /// `errorCode`, `errorMessage`, `variables`).
     pub fn to_json(&self) -> Value {
         match self {
             JobAnswer::Complete(completion) => json!({
@@ -1202,6 +1243,13 @@ impl JobAnswer {
                         "isCompletionConditionFulfilled": completion.completion_condition_fulfilled,
                         "isCancelRemainingInstances": completion.cancel_remaining_instances,
                     }
+                }
+            }),
+            JobAnswer::ThrowError(thrown) => json!({
+                "throwError": {
+                    "errorCode": thrown.code,
+                    "errorMessage": thrown.message,
+                    "variables": thrown.variables,
                 }
             }),
             JobAnswer::Fail(failure) => json!({
@@ -1219,6 +1267,25 @@ impl JobAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_fetched_variables_reach_the_worker_the_innermost_one_wins() {
+        let outer_context = json!({"state": "OUTER"});
+        let inner_context = json!({"state": "READY"});
+        let data = json!({"userPrompt": {"prompt": "hi"}});
+        let other = json!("not fetched");
+        let fetched = fetch_variables([
+            ("agentContext", &outer_context),
+            ("customerMessage", &other),
+            ("data", &data),
+            ("agentContext", &inner_context),
+        ]);
+        assert_eq!(
+            fetched.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["agentContext", "data"]
+        );
+        assert_eq!(fetched["agentContext"], inner_context);
+    }
 
     #[test]
     fn backoff_headers_read_like_java_durations() {

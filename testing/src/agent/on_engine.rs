@@ -1,10 +1,11 @@
 //! The seam to the engine: hands an activated agent job of a [`baton_engine`] `Engine` to an
-//! [`AiAgentMock`] and applies the answer (complete with the ad-hoc sub-process result, or fail).
+//! [`AiAgentMock`] and applies the answer (complete with the ad-hoc sub-process result, fail, or
+//! throw a BPMN error).
 //! Everything else in [`crate::agent`] is engine-independent; this is the one place that is not.
 
 use baton_engine::runtime::{AdHocJobResult, Engine, JobResult, Key, Rejection, VariableDocument};
 
-use super::connector::{AgentJob, JobAnswer};
+use super::connector::{AgentJob, JobAnswer, fetch_variables};
 use super::mock::{AgentMockFailure, AiAgentMock};
 
 /// The job type of the AI Agent Sub-process connector.
@@ -17,6 +18,8 @@ pub enum AgentJobOutcome {
     Completed { no_op: bool },
     /// Failed as the connector fails it (retries left, the message).
     Failed { retries: i32, message: String },
+    /// A BPMN error was thrown (the `errorExpression` header's `bpmnError(…)`).
+    ErrorThrown { code: String },
     /// The engine refused the command, e.g. NOT_FOUND for an unknown tool or a superseded job.
     Rejected(Rejection),
 }
@@ -33,7 +36,11 @@ pub fn answer_agent_job(
             format!("Expected to complete job with key '{job_key}', but no such job was found"),
         )));
     };
-    let variables = engine.job_variables(job_key).unwrap_or_default();
+    let mut visible = Vec::new();
+    engine.for_each_visible_variable(job.element_instance_key, |name, value| {
+        visible.push((name.clone(), value.clone()));
+    });
+    let variables = fetch_variables(visible.iter().map(|(n, v)| (&**n, &**v)));
     let process_definition_key = engine
         .process_instance(job.process_instance_key)
         .map_or(0, |p| p.process_definition_key);
@@ -90,6 +97,14 @@ pub fn answer_agent_job(
                     message: failure.error_message,
                 })
         }
+        JobAnswer::ThrowError(thrown) => engine
+            .throw_error(
+                job_key,
+                &thrown.code,
+                thrown.message.as_deref().unwrap_or_default(),
+                thrown.variables,
+            )
+            .map(|()| AgentJobOutcome::ErrorThrown { code: thrown.code }),
     };
     Ok(applied.unwrap_or_else(AgentJobOutcome::Rejected))
 }

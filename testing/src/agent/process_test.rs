@@ -8,7 +8,7 @@ use std::time::Duration;
 use baton_engine::runtime::{AdHocJobResult, Engine};
 
 use super::cassette::Cassette;
-use super::connector::{AgentJob, JobAnswer, Variables};
+use super::connector::{AgentJob, JobAnswer, fetch_variables};
 use super::matchers::ExpectedCall;
 use super::mock::{AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
 use crate::ProcessTest;
@@ -99,11 +99,7 @@ struct AgentAnswerer(Rc<RefCell<AiAgentMock>>);
 
 impl AnswerJob for AgentAnswerer {
     fn answer(&mut self, job: &TestJob) -> Answer {
-        let variables: Variables = job
-            .variables()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, &**v)));
         let now = job.now_iso();
         let agent_job = AgentJob {
             job_key: job.key,
@@ -135,6 +131,11 @@ impl AnswerJob for AgentAnswerer {
                 backoff: Duration::from_millis(failure.retry_backoff_ms.unwrap_or(0)),
                 variables: failure.variables,
             }),
+            Ok(JobAnswer::ThrowError(thrown)) => Answer::ThrowError {
+                code: thrown.code,
+                message: thrown.message.unwrap_or_default(),
+                variables: thrown.variables,
+            },
             Err(failure) => Answer::FailRun(failure.message),
         }
     }

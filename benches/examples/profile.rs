@@ -1,0 +1,40 @@
+//! Runs one bench workload in a loop, for callgrind or `perf stat`:
+//! `cargo build --release -p baton-benches --example profile`, then
+//! `valgrind --tool=callgrind target/release/examples/profile <workload> [N]` with workload
+//! `agent-template`, `agent-connector` or `process-test` (N iterations after setup, default 100).
+
+use baton_benches::workloads::{
+    ConnectorWorkload, TemplateWorkload, chain_deployment, one_process_test,
+};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let workload = args.next().unwrap_or_default();
+    let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(100);
+    match workload.as_str() {
+        "agent-template" => {
+            let mut w = TemplateWorkload::default();
+            for _ in 0..n {
+                w.run();
+            }
+        }
+        "agent-connector" => {
+            let w = ConnectorWorkload::default();
+            for _ in 0..n {
+                std::hint::black_box(w.run());
+            }
+        }
+        "process-test" => {
+            let deployment = chain_deployment();
+            for _ in 0..n {
+                one_process_test(deployment.test());
+            }
+        }
+        other => {
+            eprintln!(
+                "unknown workload {other:?}: agent-template, agent-connector or process-test"
+            );
+            std::process::exit(2);
+        }
+    }
+}

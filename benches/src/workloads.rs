@@ -1,0 +1,245 @@
+//! The workloads of the `agent` and `testing` benches, shared with the `profile` example (which
+//! runs one of them in a loop under callgrind).
+
+use baton_engine::runtime::{CreateInstance, Engine, JobKind, VariableDocument};
+use baton_testing::agent::on_engine::answer_agent_job;
+use baton_testing::agent::{AgentJob, AiAgentMock, JobAnswer, ToolCall, Turn, Variables};
+use baton_testing::{Deployment, ProcessTest};
+use indexmap::IndexMap;
+use serde_json::{Value, json};
+
+/// The agent's script: 3 model calls, 4 tool calls.
+pub fn agent_script() -> Vec<Turn> {
+    vec![
+        Turn::tool_calls([
+            ToolCall::new("lookup-order", json!({"orderId": "1042"})),
+            ToolCall::new("search-kb", json!({"query": "damaged item return"})),
+        ]),
+        Turn::tool_calls([
+            ToolCall::new(
+                "create-ticket",
+                json!({"summary": "Order 1042 arrived damaged"}),
+            ),
+            ToolCall::new("search-kb", json!({"query": "refund policy"})),
+        ]),
+        Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true})),
+    ]
+}
+
+fn tool_result(name: &str) -> Value {
+    match name {
+        "lookup-order" => json!({"id": "1042", "status": "delivered", "damaged": true}),
+        "search-kb" => json!(["Returns and damaged items"]),
+        _ => json!({"ticketId": "T-77"}),
+    }
+}
+
+/// The connector alone: the ad-hoc sub-process's variables kept in a map.
+pub struct ConnectorWorkload {
+    initial: Variables,
+    headers: IndexMap<String, String>,
+    script: Vec<Turn>,
+}
+
+impl Default for ConnectorWorkload {
+    fn default() -> Self {
+        let elements = json!([
+            {"elementId": "search-kb", "documentation": "Searches the knowledge base.",
+             "parameters": [{"name": "toolCall.query", "description": "What to search for", "type": "string"}]},
+            {"elementId": "create-ticket", "documentation": "Opens a ticket.",
+             "parameters": [{"name": "toolCall.summary", "description": "A summary", "type": "string"},
+                            {"name": "toolCall.priority", "type": "string", "options": {"required": false}}]},
+            {"elementId": "lookup-order", "documentation": "Looks up an order.",
+             "parameters": [{"name": "toolCall.orderId", "description": "The order number", "type": "string"}]}
+        ]);
+        let mut initial = Variables::new();
+        initial.insert("adHocSubProcessElements".into(), elements);
+        initial.insert("toolCallResults".into(), json!([]));
+        initial.insert("provider".into(), json!({"type": "anthropic"}));
+        initial.insert(
+            "data".into(),
+            json!({"systemPrompt": {"prompt": "You are a support agent."}, "userPrompt": {"prompt": "My order 1042 arrived broken."},
+                   "response": {"format": {"type": "json"}, "includeAgentContext": true}}),
+        );
+        let headers = [("retryBackoff".to_string(), "PT30S".to_string())]
+            .into_iter()
+            .collect();
+        ConnectorWorkload {
+            initial,
+            headers,
+            script: agent_script(),
+        }
+    }
+}
+
+impl ConnectorWorkload {
+    /// One conversation: every agent job answered by the mock, tool results fed back in order.
+    pub fn run(&self) -> AiAgentMock {
+        let mut vars = self.initial.clone();
+        let mut mock =
+            AiAgentMock::new("support-agent", self.script.clone()).expect("valid script");
+        let mut running: Vec<(String, Value)> = Vec::new();
+        let mut job_key = 0;
+        loop {
+            job_key += 1;
+            let job = AgentJob {
+                job_key,
+                element_id: "support-agent",
+                element_instance_key: 1,
+                process_instance_key: 2,
+                process_definition_key: 3,
+                retries: 3,
+                variables: vars.clone(),
+                headers: &self.headers,
+                now: None,
+            };
+            let JobAnswer::Complete(completion) = mock.answer_job(job).expect("the script fits")
+            else {
+                panic!("failed")
+            };
+            for (name, value) in completion.variables {
+                vars.insert(name, value);
+            }
+            for activation in completion.activate_elements {
+                running.push((
+                    activation.element_id,
+                    activation.variables["toolCall"]["_meta"]["id"].clone(),
+                ));
+            }
+            if completion.completion_condition_fulfilled {
+                break;
+            }
+            let (name, id) = running.remove(0);
+            let entry = json!({"id": id, "name": name, "content": tool_result(&name)});
+            vars["toolCallResults"]
+                .as_array_mut()
+                .expect("a list")
+                .push(entry);
+        }
+        mock
+    }
+}
+
+/// The ai-agent-tool-loop template deployed on an engine.
+pub struct TemplateWorkload {
+    engine: Engine,
+    script: Vec<Turn>,
+    start: VariableDocument,
+}
+
+impl Default for TemplateWorkload {
+    fn default() -> Self {
+        let xml = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"
+        ))
+        .expect("the template");
+        let mut engine = Engine::default();
+        engine
+            .deploy_xml("ai-agent-tool-loop.bpmn", &xml)
+            .expect("deploys");
+        let start = [(
+            "customerMessage".to_string(),
+            json!("My order 1042 arrived broken."),
+        )]
+        .into_iter()
+        .collect();
+        TemplateWorkload {
+            engine,
+            script: agent_script(),
+            start,
+        }
+    }
+}
+
+impl TemplateWorkload {
+    /// One instance to its end: every agent job answered by the mock, every tool job by a worker.
+    pub fn run(&mut self) {
+        let engine = &mut self.engine;
+        let mut mock =
+            AiAgentMock::new("support-agent", self.script.clone()).expect("valid script");
+        let instance = engine
+            .create_instance(
+                CreateInstance::new("ai-agent-tool-loop").variables(self.start.clone()),
+            )
+            .expect("starts");
+        let mut cursor = 0;
+        loop {
+            let (jobs, next) = engine.activatable_jobs_since(cursor);
+            cursor = next;
+            if jobs.is_empty() {
+                break;
+            }
+            for key in jobs {
+                let Some(job) = engine.job(key) else { continue };
+                if job.kind == JobKind::AdHocSubProcess {
+                    answer_agent_job(engine, key, &mut mock).expect("the script fits");
+                    continue;
+                }
+                let vars: VariableDocument = match &*job.job_type {
+                    "order-lookup" => [("order".to_string(), tool_result("lookup-order"))]
+                        .into_iter()
+                        .collect(),
+                    "kb-search" => [("articles".to_string(), tool_result("search-kb"))]
+                        .into_iter()
+                        .collect(),
+                    "ticket-create" => [("ticketId".to_string(), json!("T-77"))]
+                        .into_iter()
+                        .collect(),
+                    _ => VariableDocument::new(),
+                };
+                let _ = engine.complete_job(key, vars);
+            }
+        }
+        assert!(
+            mock.remaining_turns() == 0,
+            "instance {instance} used the script"
+        );
+        engine.clear_records();
+        engine.clear_job_feed();
+        engine.forget_ended_instances();
+    }
+}
+
+/// A chain of `n` service tasks with job types `step-1` .. `step-n`.
+pub fn chain_xml(n: usize) -> String {
+    let mut body = String::from(r#"<bpmn:startEvent id="start" />"#);
+    for i in 1..=n {
+        body.push_str(&format!(
+            r#"<bpmn:serviceTask id="task-{i}"><bpmn:extensionElements><zeebe:taskDefinition type="step-{i}" /></bpmn:extensionElements></bpmn:serviceTask>"#
+        ));
+    }
+    body.push_str(r#"<bpmn:endEvent id="end" />"#);
+    let ids: Vec<String> = std::iter::once("start".to_owned())
+        .chain((1..=n).map(|i| format!("task-{i}")))
+        .chain(std::iter::once("end".to_owned()))
+        .collect();
+    for (i, w) in ids.windows(2).enumerate() {
+        body.push_str(&format!(
+            r#"<bpmn:sequenceFlow id="flow-{i}" sourceRef="{}" targetRef="{}" />"#,
+            w[0], w[1]
+        ));
+    }
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="t"><bpmn:process id="steps" isExecutable="true">{body}</bpmn:process></bpmn:definitions>"#
+    )
+}
+
+/// The chain of 10 deployed once.
+pub fn chain_deployment() -> Deployment {
+    Deployment::from_xml("steps.bpmn", &chain_xml(10)).expect("deploys")
+}
+
+/// One process test as a user writes it: 10 job mocks, start, 3 assertions, coverage.
+pub fn one_process_test(test: ProcessTest) {
+    for i in 1..=10 {
+        test.mock_job(format!("step-{i}"))
+            .complete_with(json!({ format!("done{i}"): true }));
+    }
+    let run = test.start("steps", json!({"orderId": "o-1", "amount": 42}));
+    run.assert_completed()
+        .assert_passed_in_order(["task-1", "task-5", "task-10", "end"])
+        .assert_variables(json!({"orderId": "o-1", "done10": true}));
+    let coverage = test.coverage();
+    assert_eq!(coverage.elements.covered, 12);
+}
