@@ -651,7 +651,12 @@ mod tests {
         expr.text = "=b".into();
         assert_eq!(expr.parse_feel().unwrap().unwrap().source(), "b");
         // Syntax errors are returned, static values are not FEEL.
-        assert!(Expr::new("=a +", Span::default()).parse_feel().unwrap().is_err());
+        assert!(
+            Expr::new("=a +", Span::default())
+                .parse_feel()
+                .unwrap()
+                .is_err()
+        );
         assert!(Expr::new("static", Span::default()).parse_feel().is_none());
     }
 }
