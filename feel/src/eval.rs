@@ -12,7 +12,7 @@ use crate::env::{Env, Variables};
 use crate::error::{Failure, Warning, WarningKind};
 use crate::number::Number;
 use crate::temporal::{DateTime, Time, YearMonthDuration};
-use crate::value::{Bound, Context, Function, Range, Value};
+use crate::value::{Bound, Context, Function, NativeFunction, Range, Value};
 
 /// The result of evaluating a node: a value, or a failure that ends the evaluation.
 pub(crate) type R = Result<Value, Failure>;
@@ -1098,6 +1098,7 @@ impl<'a> Eval<'a> {
                 Some(set) => builtins::invoke(self, b, set, args),
                 None => Ok(self.no_function(name, &args)),
             },
+            Function::Native(native) => Ok(self.call_native(native, name, args)),
             Function::User {
                 params,
                 body,
@@ -1133,6 +1134,39 @@ impl<'a> Eval<'a> {
                 };
                 self.eval(body, &scope)
             }
+        }
+    }
+
+    /// Calls a caller-provided function: the overload that fits the arguments, a failure as a
+    /// `FUNCTION_INVOCATION_FAILURE` warning with the result `null`.
+    fn call_native(&mut self, native: &NativeFunction, name: &str, args: CallArgs) -> Value {
+        let overload = match &args {
+            CallArgs::Positional(a) => native.overloads.iter().find(|p| p.len() == a.len()),
+            CallArgs::Named(a) => native
+                .overloads
+                .iter()
+                .find(|p| a.iter().all(|(n, _)| p.contains(n))),
+        };
+        let Some(params) = overload else {
+            return self.no_function(name, &args);
+        };
+        let values: Vec<Value> = match args {
+            CallArgs::Positional(a) => a,
+            CallArgs::Named(a) => params
+                .iter()
+                .map(|p| {
+                    a.iter()
+                        .find(|(n, _)| n == p)
+                        .map_or(Value::Null, |(_, v)| v.clone())
+                })
+                .collect(),
+        };
+        match (native.body)(&values) {
+            Ok(value) => value,
+            Err(reason) => self.null(
+                WarningKind::FunctionInvocationFailure,
+                format!("Failed to invoke function '{name}': {reason}"),
+            ),
         }
     }
 

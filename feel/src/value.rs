@@ -81,6 +81,59 @@ pub enum Function {
     },
     /// A built-in function, by name (all its overloads).
     Builtin(&'static str),
+    /// A function the caller provides as a variable value (e.g. the connector runtime's
+    /// `bpmnError`): not a built-in, so it exists only where the caller passes it.
+    Native(NativeFunction),
+}
+
+/// What a [`NativeFunction`] runs: the arguments of the chosen overload in its parameter order
+/// (a named argument left out is `null`); `Err` is the reason the call failed, reported as
+/// feel-scala reports a failing function (a `FUNCTION_INVOCATION_FAILURE` warning, result `null`).
+pub type NativeBody = dyn Fn(&[Value]) -> Result<Value, String> + Send + Sync;
+
+/// A function implemented in Rust by the caller, with one or more overloads (parameter lists).
+/// Put it into the variables as `Value::Function(Arc::new(Function::Native(..)))`.
+#[derive(Clone)]
+pub struct NativeFunction {
+    /// The name (for messages).
+    pub name: Arc<str>,
+    /// The parameter names of each overload; a positional call picks the overload with as many
+    /// parameters, a named call the first overload that has every name given.
+    pub overloads: Vec<Vec<Arc<str>>>,
+    /// The implementation.
+    pub body: Arc<NativeBody>,
+}
+
+impl NativeFunction {
+    /// A function `name` with these overloads and body.
+    pub fn new(
+        name: &str,
+        overloads: &[&[&str]],
+        body: impl Fn(&[Value]) -> Result<Value, String> + Send + Sync + 'static,
+    ) -> NativeFunction {
+        NativeFunction {
+            name: name.into(),
+            overloads: overloads
+                .iter()
+                .map(|params| params.iter().map(|p| Arc::from(*p)).collect())
+                .collect(),
+            body: Arc::new(body),
+        }
+    }
+
+    /// The function as a FEEL value.
+    pub fn into_value(self) -> Value {
+        Value::Function(Arc::new(Function::Native(self)))
+    }
+}
+
+impl fmt::Debug for NativeFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NativeFunction")
+            .field("name", &self.name)
+            .field("overloads", &self.overloads)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Value {
@@ -274,6 +327,7 @@ impl fmt::Display for Value {
                     )
                 }
                 Function::Builtin(name) => write!(f, "function {name}"),
+                Function::Native(native) => write!(f, "function {}", native.name),
             },
         }
     }

@@ -93,7 +93,10 @@ impl Journal {
         if let RecordValue::Variable(v) = &r.value {
             self.variables
                 .entry(v.scope_key)
-                .or_default()
+                .or_insert_with(|| {
+                    // A process instance scope takes several variables: skip the first regrowths.
+                    ScopeVariables::with_capacity_and_hasher(4, Default::default())
+                })
                 .insert(v.name.clone(), v.value.clone());
             return;
         }
@@ -119,7 +122,8 @@ impl Journal {
                         parent,
                         parent_element: v.parent_element_instance_key,
                         root,
-                        events: Vec::new(),
+                        // Each element instance adds two or three events.
+                        events: Vec::with_capacity(16),
                     });
                 return;
             }

@@ -382,6 +382,11 @@ impl MockState {
 
     pub(crate) fn answer_job(&mut self, job: TestJob) -> Answer {
         let n = self.invocations.len();
+        if n == 0 {
+            // Most mocks answer once or twice: room for one job, not the four a first push
+            // makes room for (four jobs outgrow the allocator's small-size caches).
+            self.invocations.reserve_exact(1);
+        }
         self.invocations.push(job);
         let job = &self.invocations[n];
         match &mut self.behavior {

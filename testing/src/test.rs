@@ -203,7 +203,14 @@ impl Inner {
     }
 
     pub fn test_job(&self, job: &JobView) -> TestJob {
-        let mut variables = crate::mocks::JobVariables::default();
+        // Counted first so the snapshot is one exact allocation, not a growing vector.
+        let mut count = 0;
+        self.engine
+            .for_each_visible_variable(job.element_instance_key, |_, _| count += 1);
+        let mut variables = crate::mocks::JobVariables {
+            entries: Vec::with_capacity(count),
+            ..Default::default()
+        };
         self.engine
             .for_each_visible_variable(job.element_instance_key, |name, value| {
                 variables.entries.push((name.clone(), value.clone()));
@@ -235,12 +242,13 @@ impl Inner {
             let key = match self.pending.pop_front() {
                 Some(k) => k,
                 None => {
-                    let (keys, cursor) = self.engine.activatable_jobs_since(self.feed_cursor);
-                    self.feed_cursor = cursor;
-                    if keys.is_empty() {
+                    let pending = &mut self.pending;
+                    self.feed_cursor = self
+                        .engine
+                        .for_each_activatable_job_since(self.feed_cursor, |k| pending.push_back(k));
+                    if self.pending.is_empty() {
                         return None;
                     }
-                    self.pending.extend(keys);
                     continue;
                 }
             };
@@ -585,25 +593,26 @@ impl ProcessTest {
     }
 
     pub(crate) fn register_job_mock(&self, state: Rc<RefCell<MockState>>) {
-        let job_type = state.borrow().job_type.clone();
         {
             let mut inner = self.inner.borrow_mut();
-            if let Some(old) = inner.job_mocks.insert(job_type.clone(), state.clone()) {
+            let inner = &mut *inner;
+            if inner.all_mocks.is_empty() {
+                // A test mocks several job types: grow once, not at the 1st, 4th and 8th.
+                inner.job_mocks.reserve(8);
+                inner.all_mocks.reserve(8);
+            }
+            let job_type = state.borrow().job_type.clone();
+            let waiting = inner.engine.activatable_jobs(Some(&job_type));
+            if let Some(old) = inner.job_mocks.insert(job_type, state.clone()) {
                 old.borrow_mut().active = false;
             }
             inner.all_mocks.push(state);
-            let waiting: Vec<Key> = inner
-                .engine
-                .activatable_jobs(Some(&job_type))
-                .into_iter()
-                .map(|j| j.key)
-                .collect();
             if waiting.is_empty() {
                 // Nothing for the new mock to answer now; jobs that appear later reach it
                 // through the job feed at the next action.
                 return;
             }
-            inner.pending.extend(waiting);
+            inner.pending.extend(waiting.into_iter().map(|j| j.key));
         }
         settle(&self.inner);
     }

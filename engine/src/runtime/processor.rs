@@ -147,10 +147,15 @@ impl Engine {
             }
             Ok(Some(inst))
         } else {
-            if let Some(i) = self.instances.get_mut(&key) {
-                i.state = to;
-            }
-            if let Some(s) = self.process_instances.get_mut(&key) {
+            let is_process = match self.instances.get_mut(&key) {
+                Some(i) => {
+                    i.state = to;
+                    i.element_type == T::Process
+                }
+                None => false,
+            };
+            // Only process instances have a summary (no map lookup for every element).
+            if is_process && let Some(s) = self.process_instances.get_mut(&key) {
                 s.state = to;
             }
             Ok(None)

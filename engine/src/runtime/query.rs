@@ -239,17 +239,26 @@ impl Engine {
     /// with 0) and still are, in the order they became activatable, plus the new cursor. Cheap:
     /// it looks only at what changed.
     pub fn activatable_jobs_since(&self, cursor: usize) -> (Vec<Key>, usize) {
+        let mut keys = Vec::new();
+        let cursor = self.for_each_activatable_job_since(cursor, |k| keys.push(k));
+        (keys, cursor)
+    }
+
+    /// [`activatable_jobs_since`](Self::activatable_jobs_since) without collecting: calls `f`
+    /// with each key (a test's job loop asks this after every answer) and returns the new
+    /// cursor.
+    pub fn for_each_activatable_job_since(&self, cursor: usize, mut f: impl FnMut(Key)) -> usize {
         let from = cursor.min(self.job_feed.len());
-        let keys = self.job_feed[from..]
-            .iter()
-            .copied()
-            .filter(|k| {
-                self.jobs
-                    .get(k)
-                    .is_some_and(|j| j.state == JobState::Activatable)
-            })
-            .collect();
-        (keys, self.job_feed.len())
+        for k in &self.job_feed[from..] {
+            if self
+                .jobs
+                .get(k)
+                .is_some_and(|j| j.state == JobState::Activatable)
+            {
+                f(*k);
+            }
+        }
+        self.job_feed.len()
     }
 
     /// Forgets the activatable-job history (the bench calls it between instances).
@@ -369,21 +378,20 @@ impl Engine {
         scope_key: Key,
         mut f: impl FnMut(&Arc<str>, &Arc<Json>),
     ) {
-        let mut chain = Vec::new();
-        let mut current = Some(scope_key);
-        while let Some(k) = current {
-            match self.instances.get(&k) {
-                Some(i) => {
-                    chain.push(k);
-                    current = i.flow_scope;
-                }
-                None => current = None,
-            }
+        self.visit_scope_chain(scope_key, &mut f);
+    }
+
+    /// The scope's flow scopes first (recursion, not a collected chain: this runs once per
+    /// mocked job, and nesting is shallow).
+    fn visit_scope_chain(&self, scope_key: Key, f: &mut impl FnMut(&Arc<str>, &Arc<Json>)) {
+        let Some(i) = self.instances.get(&scope_key) else {
+            return;
+        };
+        if let Some(parent) = i.flow_scope {
+            self.visit_scope_chain(parent, f);
         }
-        for k in chain.iter().rev() {
-            for v in self.instances[k].vars.iter() {
-                f(&v.name, &v.value);
-            }
+        for v in i.vars.iter() {
+            f(&v.name, &v.value);
         }
     }
 }

@@ -184,3 +184,70 @@ fn prefixes_of_expressions_never_panic() {
         }
     }
 }
+
+#[test]
+fn native_functions_come_from_the_variables_only() {
+    use baton_feel::NativeFunction;
+    use indexmap::IndexMap;
+    let tag = NativeFunction::new(
+        "tag",
+        &[&["code"], &["code", "message"]],
+        |args| match &args[0] {
+            Value::String(code) => Ok(Value::string(format!(
+                "{code}:{}",
+                args.get(1).map(|m| m.to_string()).unwrap_or_default()
+            ))),
+            other => Err(format!("Parameter 'code' must be a String, got {other}")),
+        },
+    );
+    let mut vars: IndexMap<String, Value> = IndexMap::new();
+    vars.insert("tag".into(), tag.into_value());
+    let eval = |source: &str, vars: &dyn baton_feel::Variables| {
+        let ev = Expression::parse(source)
+            .unwrap()
+            .evaluate(vars, &Env::default());
+        let warnings: Vec<String> = ev.warnings.iter().map(|w| w.to_string()).collect();
+        (ev.result.unwrap().to_string(), warnings)
+    };
+    insta::assert_debug_snapshot!([
+        eval(r#"tag("A")"#, &vars),
+        eval(r#"tag("A", "m")"#, &vars),
+        eval(r#"tag(message: "m", code: "B")"#, &vars),
+        eval(r#"tag(1)"#, &vars),
+        eval(r#"tag("A", "m", 3)"#, &vars),
+        eval(r#"tag("A")"#, &()),
+    ], @r#"
+    [
+        (
+            "\"A:\"",
+            [],
+        ),
+        (
+            "\"A:\"m\"\"",
+            [],
+        ),
+        (
+            "\"B:\"m\"\"",
+            [],
+        ),
+        (
+            "null",
+            [
+                "[FUNCTION_INVOCATION_FAILURE] Failed to invoke function 'tag': Parameter 'code' must be a String, got 1",
+            ],
+        ),
+        (
+            "null",
+            [
+                "[NO_FUNCTION_FOUND] No function found with name 'tag' and 3 parameters",
+            ],
+        ),
+        (
+            "null",
+            [
+                "[NO_FUNCTION_FOUND] No function found with name 'tag' and 1 parameters",
+            ],
+        ),
+    ]
+    "#);
+}

@@ -19,8 +19,8 @@
 //! each client with a `tools/list` call (state `TOOL_DISCOVERY`), the listed tools are offered as
 //! `MCP_<client>___<tool>`, a call of one activates the client with `tools/call`, and a single
 //! text block of its result reaches the model as text. A2A clients are not played (the mock says
-//! so). Not played either: `errorExpression` (a BPMN error from the connector), migration of a
-//! context from another process definition, documents in tool results.
+//! so). Not played: migration of a context from another process definition, documents in tool
+//! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -84,6 +84,17 @@ pub struct AgentJob<'a> {
 pub enum JobAnswer {
     Complete(JobCompletion),
     Fail(JobFailure),
+    /// A BPMN error thrown from the job (the `errorExpression` header's `bpmnError(…)`).
+    ThrowError(ThrownError),
+}
+
+/// A ThrowError command: caught by an error boundary event on the ad-hoc sub-process or an
+/// outer scope, else an incident.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThrownError {
+    pub code: String,
+    pub message: Option<String>,
+    pub variables: Variables,
 }
 
 /// A job completion with an ad-hoc sub-process result.
@@ -1165,7 +1176,7 @@ fn not_an_object(value: &Value) -> String {
 }
 
 /// Reads an ISO-8601 duration as Java's `Duration.parse` does (`PT30S`, `PT5M`, `P1DT2H`, `PT0.5S`).
-fn parse_backoff(header: Option<&str>) -> Result<Option<u64>, String> {
+pub(crate) fn parse_backoff(header: Option<&str>) -> Result<Option<u64>, String> {
     let Some(header) = header else {
         return Ok(None);
     };
@@ -1219,7 +1230,8 @@ fn parse_backoff(header: Option<&str>) -> Result<Option<u64>, String> {
 
 impl JobAnswer {
     /// The answer as JSON, in the shape of Zeebe's REST API (`result.type = "adHocSubProcess"`,
-    /// FailJob's `retries`, `errorMessage`, `retryBackOff`, `variables`).
+    /// FailJob's `retries`, `errorMessage`, `retryBackOff`, `variables`, ThrowError's
+    /// `errorCode`, `errorMessage`, `variables`).
     pub fn to_json(&self) -> Value {
         match self {
             JobAnswer::Complete(completion) => json!({
@@ -1231,6 +1243,13 @@ impl JobAnswer {
                         "isCompletionConditionFulfilled": completion.completion_condition_fulfilled,
                         "isCancelRemainingInstances": completion.cancel_remaining_instances,
                     }
+                }
+            }),
+            JobAnswer::ThrowError(thrown) => json!({
+                "throwError": {
+                    "errorCode": thrown.code,
+                    "errorMessage": thrown.message,
+                    "variables": thrown.variables,
                 }
             }),
             JobAnswer::Fail(failure) => json!({

@@ -10,7 +10,10 @@ use serde_json::Value;
 
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
-use super::connector::{self, AgentJob, JobAnswer, ModelInput, ResponseFormat, SentToolCall, Step};
+use super::connector::{
+    self, AgentJob, JobAnswer, JobCompletion, ModelInput, ResponseFormat, SentToolCall, Step,
+};
+use super::error_expression;
 use super::matchers::{ExpectedCall, check_called_tools};
 use super::tools::ToolDefinition;
 use super::turn::{Arguments, Turn};
@@ -315,14 +318,41 @@ impl AiAgentMock {
         }
     }
 
-    /// Answers one agent job as the connector would, with the next turn when the model is asked.
-    pub fn answer_job(&mut self, mut job: AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
+    /// Answers one agent job as the connector would, with the next turn when the model is asked,
+    /// and the job's `errorExpression` header applied to the answer.
+    pub fn answer_job(&mut self, job: AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
+        let headers = job.headers;
+        let retries = job.retries;
+        let error_expression = headers
+            .get(error_expression::ERROR_EXPRESSION_HEADER)
+            .map(String::as_str)
+            .filter(|h| !h.trim().is_empty());
+        let (answer, asked_model) = self.answer_job_plainly(job)?;
+        let Some(header) = error_expression else {
+            return Ok(answer);
+        };
+        let response = match &answer {
+            JobAnswer::Complete(completion) if asked_model => Some(agent_response(completion)),
+            _ => None,
+        };
+        Ok(error_expression::apply(
+            Some(header),
+            retries,
+            error_expression::Outcome { answer, response },
+        ))
+    }
+
+    /// The answer without the `errorExpression`, and whether the model was asked.
+    fn answer_job_plainly(
+        &mut self,
+        mut job: AgentJob<'_>,
+    ) -> Result<(JobAnswer, bool), AgentMockFailure> {
         let step = connector::prepare(&mut job).map_err(|e| AgentMockFailure {
             kind: AgentMockFailureKind::Unsupported,
             message: e.0,
         })?;
         let mut pending = match step {
-            Step::Answer(answer) => return Ok(answer),
+            Step::Answer(answer) => return Ok((answer, false)),
             Step::AskModel(pending) => pending,
         };
         let model_call = self.requests.len() as u32 + 1;
@@ -401,7 +431,7 @@ impl AiAgentMock {
             });
         }
         self.requests.push(request);
-        let answer = check.map(|()| connector::finish(*pending, &turn, &calls));
+        let answer = check.map(|()| (connector::finish(*pending, &turn, &calls), true));
         self.played.push(turn);
         answer
     }
@@ -523,6 +553,31 @@ impl AiAgentMock {
             ),
         }
     }
+}
+
+/// The connector's agent response of a completion that asked the model (what its
+/// `errorExpression` sees): `context` (the stored agent context), `toolCalls` (the `toolCall` of
+/// each activated element), and the final answer's `responseText`, `responseJson`,
+/// `responseMessage`.
+fn agent_response(completion: &JobCompletion) -> Value {
+    let mut response = serde_json::Map::new();
+    if let Some(context) = completion.variables.get("agentContext") {
+        response.insert("context".into(), context.clone());
+    }
+    let tool_calls: Vec<Value> = completion
+        .activate_elements
+        .iter()
+        .filter_map(|a| a.variables.get("toolCall").cloned())
+        .collect();
+    response.insert("toolCalls".into(), Value::Array(tool_calls));
+    if let Some(Value::Object(agent)) = completion.variables.get("agent") {
+        for key in ["responseMessage", "responseText", "responseJson"] {
+            if let Some(value) = agent.get(key) {
+                response.insert(key.into(), value.clone());
+            }
+        }
+    }
+    Value::Object(response)
 }
 
 fn request_from(

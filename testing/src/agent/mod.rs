@@ -7,6 +7,8 @@
 //!   connector's rules and messages.
 //! - [`arguments`] — a scripted call's arguments against the tool's schema.
 //! - [`connector`] — the connector as a pure state machine: one job in, one answer out.
+//! - [`error_expression`] — the `errorExpression` header: `bpmnError`/`jobError`/`ignoreError`
+//!   applied to every answer, with the runtime's FEEL functions given only to that expression.
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
 //! - [`matchers`] — `assert_called_tools` and argument matchers.
 //! - [`on_engine`] — the one engine-aware part: answer an `Engine`'s agent job with a mock.
@@ -14,11 +16,12 @@
 //!   element-answerer seam of the process test.
 //!
 //! Nothing else here depends on the engine: a job is JSON variables plus keys ([`AgentJob`]), an
-//! answer is a completion or a failure ([`JobAnswer`]).
+//! answer is a completion, a failure or a thrown BPMN error ([`JobAnswer`]).
 
 pub mod arguments;
 pub mod cassette;
 pub mod connector;
+pub mod error_expression;
 pub mod matchers;
 pub mod mock;
 pub mod on_engine;
@@ -29,7 +32,8 @@ pub mod turn;
 
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
-    AgentJob, ElementActivation, JobAnswer, JobCompletion, JobFailure, ResponseFormat, Variables,
+    AgentJob, ElementActivation, JobAnswer, JobCompletion, JobFailure, ResponseFormat, ThrownError,
+    Variables,
 };
 pub use matchers::{
     ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,

@@ -1,5 +1,6 @@
 //! The seam to the engine: hands an activated agent job of a [`baton_engine`] `Engine` to an
-//! [`AiAgentMock`] and applies the answer (complete with the ad-hoc sub-process result, or fail).
+//! [`AiAgentMock`] and applies the answer (complete with the ad-hoc sub-process result, fail, or
+//! throw a BPMN error).
 //! Everything else in [`crate::agent`] is engine-independent; this is the one place that is not.
 
 use baton_engine::runtime::{AdHocJobResult, Engine, JobResult, Key, Rejection, VariableDocument};
@@ -17,6 +18,8 @@ pub enum AgentJobOutcome {
     Completed { no_op: bool },
     /// Failed as the connector fails it (retries left, the message).
     Failed { retries: i32, message: String },
+    /// A BPMN error was thrown (the `errorExpression` header's `bpmnError(…)`).
+    ErrorThrown { code: String },
     /// The engine refused the command, e.g. NOT_FOUND for an unknown tool or a superseded job.
     Rejected(Rejection),
 }
@@ -94,6 +97,14 @@ pub fn answer_agent_job(
                     message: failure.error_message,
                 })
         }
+        JobAnswer::ThrowError(thrown) => engine
+            .throw_error(
+                job_key,
+                &thrown.code,
+                thrown.message.as_deref().unwrap_or_default(),
+                thrown.variables,
+            )
+            .map(|()| AgentJobOutcome::ErrorThrown { code: thrown.code }),
     };
     Ok(applied.unwrap_or_else(AgentJobOutcome::Rejected))
 }

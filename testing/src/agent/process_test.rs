@@ -131,6 +131,11 @@ impl AnswerJob for AgentAnswerer {
                 backoff: Duration::from_millis(failure.retry_backoff_ms.unwrap_or(0)),
                 variables: failure.variables,
             }),
+            Ok(JobAnswer::ThrowError(thrown)) => Answer::ThrowError {
+                code: thrown.code,
+                message: thrown.message.unwrap_or_default(),
+                variables: thrown.variables,
+            },
             Err(failure) => Answer::FailRun(failure.message),
         }
     }

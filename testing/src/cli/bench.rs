@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use baton_engine::runtime::{
@@ -112,7 +113,7 @@ fn run_instance(
     let pi = engine
         .create_instance(CreateInstance::new(&w.process_id).variables(w.variables.clone()))
         .map_err(|r| r.to_string())?;
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let mut counts: BTreeMap<Arc<str>, u64> = BTreeMap::new();
     let mut cursor = 0;
     loop {
         let (jobs, next) = engine.activatable_jobs_since(cursor);
@@ -138,7 +139,8 @@ fn run_instance(
                 }
                 _ => {}
             }
-            *counts.entry(job.job_type.to_string()).or_default() += 1;
+            // Counted by the shared type name (no string built per job).
+            *counts.entry(job.job_type.clone()).or_default() += 1;
             engine.complete_job(key, vars).map_err(|r| r.to_string())?;
         }
     }
@@ -161,6 +163,10 @@ fn run_instance(
             vars.insert(v.name.to_string(), (*v.value).clone());
         }
     }
+    let counts = counts
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
     Ok((counts, vars))
 }
 

@@ -253,6 +253,7 @@ fn a_tool_call_written_as_text_is_the_final_answer() {
             JobAnswer::Fail(f) => {
                 json!({"style": format!("{style:?}"), "format": format, "fail": f.message})
             }
+            JobAnswer::ThrowError(t) => json!({"style": format!("{style:?}"), "throw": t.code}),
         };
         outcomes.push(outcome);
         assert!(mock.tool_calls().is_empty());
@@ -368,6 +369,7 @@ fn events_wait_for_tools_or_interrupt_them() {
                 json!({"cancelRemaining": c.cancel_remaining_instances, "fulfilled": c.completion_condition_fulfilled})
             }
             JobAnswer::Fail(f) => json!(f.message),
+            JobAnswer::ThrowError(t) => json!({"throw": t.code}),
         };
         let request = mock.requests().last().unwrap();
         outcomes.push(json!({

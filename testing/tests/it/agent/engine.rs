@@ -109,11 +109,11 @@ impl Driver {
     }
 }
 
-fn doc(value: Value) -> VariableDocument {
+pub fn doc(value: Value) -> VariableDocument {
     value.as_object().unwrap().clone().into_iter().collect()
 }
 
-fn repo_file(path: &str) -> String {
+pub fn repo_file(path: &str) -> String {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join(path);

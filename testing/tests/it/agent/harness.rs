@@ -52,6 +52,8 @@ pub struct Ahsp {
     /// Tools activated and not completed yet: (element id, local variables).
     pub running: Vec<(String, IndexMap<String, Value>)>,
     pub completed: bool,
+    /// A job threw a BPMN error.
+    pub thrown: bool,
     /// Every job answer, as JSON.
     pub answers: Vec<Value>,
     pub next_job_key: u64,
@@ -80,6 +82,7 @@ impl Ahsp {
             retries: 3,
             running: Vec::new(),
             completed: false,
+            thrown: false,
             answers: Vec::new(),
             next_job_key: 100,
             now: None,
@@ -119,6 +122,7 @@ impl Ahsp {
                 }
             }
             JobAnswer::Fail(failure) => self.retries = failure.retries,
+            JobAnswer::ThrowError(_) => self.thrown = true,
         }
         Ok(answer)
     }

@@ -4,6 +4,7 @@ mod cassettes;
 mod connector;
 mod corpus;
 mod engine;
+mod error_expression;
 mod harness;
 mod matchers;
 mod messages;
