@@ -428,6 +428,9 @@ pub enum TimerDefinition {
     Empty(Span),
 }
 
+// Held once per element, inline in an `Option`: boxing the large variant would cost an allocation
+// per multi-instance element to save a few bytes on the others.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoopCharacteristics {
     MultiInstance(MultiInstance),
