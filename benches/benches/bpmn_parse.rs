@@ -1,12 +1,16 @@
 //! Parsing and deploy-checking BPMN: the 1000-task workload (target: under 5 ms), smaller
-//! workloads, and hostile inputs (each must be refused in well under a second).
+//! workloads, and hostile inputs (each must be refused in well under a second). Also what a
+//! deployment costs end to end: through the engine (checks + compiling the executable process)
+//! and through baton-testing's `Deployment::from_file` (what a user's test pays).
 
 use std::hint::black_box;
 
 use baton_benches::generate_workloads;
 use baton_engine::deploy::{Resource, check};
 use baton_engine::model;
+use baton_engine::runtime::{Engine, EngineConfig};
 use baton_engine::source::Source;
+use baton_testing::Deployment;
 use criterion::{Criterion, criterion_group, criterion_main};
 use quick_xml::events::Event;
 
@@ -26,6 +30,17 @@ fn workloads(c: &mut Criterion) {
             b.iter(|| check(black_box(&resources)).unwrap())
         });
         if name == "wide1000" {
+            c.bench_function("Engine::deploy wide1000", |b| {
+                b.iter(|| {
+                    let mut engine = Engine::new(EngineConfig::default());
+                    engine.deploy(black_box(&resources)).unwrap();
+                    engine
+                })
+            });
+            let path = dir.join("wide1000.bpmn");
+            c.bench_function("Deployment::from_file wide1000", |b| {
+                b.iter(|| Deployment::from_file(black_box(&path)).unwrap())
+            });
             // The floor: quick-xml alone reading every event and attribute of the file.
             let text = String::from_utf8(content.clone()).unwrap();
             c.bench_function("quick-xml events wide1000 (floor)", |b| {

@@ -295,10 +295,7 @@ impl<'a> Checker<'a> {
     /// Zeebe's `ProcessMessageStartEventMessageNameValidator`: the name of a message that starts
     /// a process is evaluated at deploy time, without variables, and must be a string.
     fn constant_message_name(&mut self, id: &str, name: &Expr) {
-        let Some(parsed) = name
-            .feel()
-            .and_then(|source| baton_feel::Expression::parse(source).ok())
-        else {
+        let Some(Ok(parsed)) = name.parse_feel() else {
             return;
         };
         let evaluation = parsed.evaluate(&(), &baton_feel::Env::default());
@@ -1027,10 +1024,7 @@ impl<'a> Checker<'a> {
                     continue;
                 };
                 // A mapping that does not parse is reported as a FEEL syntax error already.
-                let Some(parsed) = source
-                    .feel()
-                    .and_then(|feel| baton_feel::Expression::parse(feel).ok())
-                else {
+                let Some(Ok(parsed)) = source.parse_feel() else {
                     continue;
                 };
                 if let Err(problem) = baton_feel::from_ai::extract(&parsed) {
@@ -1751,12 +1745,12 @@ impl<'a> Checker<'a> {
             None => expressions::timer_problem(field, &expr.text),
             // Process timer start events have no variables, so Zeebe evaluates their
             // expressions at deploy time; other timers are evaluated on activation.
-            Some(source)
+            Some(_)
                 if element.parent.is_none()
                     && matches!(element.kind, ElementKind::StartEvent { .. }) =>
             {
-                baton_feel::Expression::parse(source)
-                    .ok()
+                expr.parse_feel()
+                    .and_then(Result::ok)
                     .and_then(|parsed| timer_value_problem(field, &parsed))
             }
             Some(_) => None,
@@ -2365,8 +2359,7 @@ impl<'a> Checker<'a> {
     /// Parses a FEEL expression (`=...`) as Zeebe does at deploy time; a syntax error is
     /// reported at its position in the file. `None` for static values and broken expressions.
     fn feel(&mut self, id: &str, expr: &Expr) -> Option<baton_feel::Expression> {
-        let source = expr.feel()?;
-        match baton_feel::Expression::parse(source) {
+        match expr.parse_feel()? {
             Ok(parsed) => Some(parsed),
             Err(error) => {
                 // The error offset is in the FEEL text; it maps onto the file only when the

@@ -40,12 +40,65 @@ pub struct Expr {
     pub text: String,
     /// Where the text is in the file (the attribute value, or the element text).
     pub span: Span,
+    /// The FEEL parsed from `text`, kept by the first [`Expr::parse_feel`] (the deploy checks),
+    /// so compiling the process does not parse it again.
+    pub parsed: ParsedFeel,
 }
 
 impl Expr {
+    /// An expression as written at `span`.
+    pub fn new(text: impl Into<String>, span: Span) -> Self {
+        Expr {
+            text: text.into(),
+            span,
+            parsed: ParsedFeel::default(),
+        }
+    }
+
     /// The FEEL source (without the leading `=`), or `None` when the value is static.
     pub fn feel(&self) -> Option<&str> {
         self.text.strip_prefix('=')
+    }
+
+    /// The parsed FEEL (`None` for a static value), parsed once: later calls share the first
+    /// result. A syntax error is not kept (it is only reported, and only once per deploy).
+    pub fn parse_feel(&self) -> Option<Result<baton_feel::Expression, baton_feel::ParseError>> {
+        let source = self.feel()?;
+        // (The text is a public field: a cached parse of other text is not used.)
+        if let Some(parsed) = self.parsed.0.get()
+            && parsed.source() == source
+        {
+            return Some(Ok(parsed.clone()));
+        }
+        let parsed = baton_feel::Expression::parse(source);
+        if let Ok(parsed) = &parsed {
+            // A clone of the model may race to fill it: both parse the same text.
+            let _ = self.parsed.0.set(parsed.clone());
+        }
+        Some(parsed)
+    }
+}
+
+/// The parse of an [`Expr`]'s FEEL, once asked for. Derived from the text, so it never makes
+/// two expressions differ.
+#[derive(Clone, Default)]
+pub struct ParsedFeel(std::sync::OnceLock<baton_feel::Expression>);
+
+impl PartialEq for ParsedFeel {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ParsedFeel {}
+
+impl std::fmt::Debug for ParsedFeel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "ParsedFeel(parsed)"
+        } else {
+            "ParsedFeel(not yet)"
+        })
     }
 }
 
@@ -375,6 +428,9 @@ pub enum TimerDefinition {
     Empty(Span),
 }
 
+// Held once per element, inline in an `Option`: boxing the large variant would cost an allocation
+// per multi-instance element to save a few bytes on the others.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoopCharacteristics {
     MultiInstance(MultiInstance),
@@ -581,4 +637,29 @@ pub struct Shape {
 pub struct Edge {
     pub waypoints: Vec<(f64, f64)>,
     pub label: Option<Bounds>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feel_is_parsed_once_and_never_for_other_text() {
+        let mut expr = Expr::new("=a + 1", Span::default());
+        assert_eq!(format!("{:?}", expr.parsed), "ParsedFeel(not yet)");
+        assert_eq!(expr.parse_feel().unwrap().unwrap().source(), "a + 1");
+        assert_eq!(format!("{:?}", expr.parsed), "ParsedFeel(parsed)");
+        // The cached parse is shared by clones, and not used once the text changed.
+        assert_eq!(format!("{:?}", expr.clone().parsed), "ParsedFeel(parsed)");
+        expr.text = "=b".into();
+        assert_eq!(expr.parse_feel().unwrap().unwrap().source(), "b");
+        // Syntax errors are returned, static values are not FEEL.
+        assert!(
+            Expr::new("=a +", Span::default())
+                .parse_feel()
+                .unwrap()
+                .is_err()
+        );
+        assert!(Expr::new("static", Span::default()).parse_feel().is_none());
+    }
 }

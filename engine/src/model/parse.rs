@@ -1157,10 +1157,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     })
                 }
                 "priorityDefinition" => {
-                    zeebe.priority = Some(self.expr(ext, "priority").unwrap_or(Expr {
-                        text: String::new(),
-                        span,
-                    }))
+                    zeebe.priority = Some(self.expr(ext, "priority").unwrap_or(Expr::new("", span)))
                 }
                 "formDefinition" => {
                     zeebe.form = Some(FormDefinition {
@@ -1477,10 +1474,7 @@ fn parse_number(text: &str) -> Option<f64> {
 }
 
 fn attr_expr(attr: &Attr<'_>) -> Expr {
-    Expr {
-        text: attr.value.to_string(),
-        span: attr.span,
-    }
+    Expr::new(attr.value.as_ref(), attr.span)
 }
 
 /// The trimmed text of an element as an expression; an empty element gives an empty text at
@@ -1491,21 +1485,21 @@ fn text_expr(node: &Node<'_>) -> Expr {
             let leading = text.value.len() - text.value.trim_start().len();
             let trimmed = text.value.trim();
             let start = text.span.start + leading as u32;
-            Expr {
-                text: trimmed.to_string(),
-                span: Span {
+            Expr::new(
+                trimmed,
+                Span {
                     start,
                     end: start + trimmed.len() as u32,
                 },
-            }
+            )
         }
-        None => Expr {
-            text: String::new(),
-            span: Span {
+        None => Expr::new(
+            "",
+            Span {
                 start: node.start,
                 end: node.start,
             },
-        },
+        ),
     }
 }
 

@@ -289,12 +289,24 @@ fn err(element: &model::Element, message: impl Into<String>) -> CompileError {
 }
 
 fn expr(element: &model::Element, e: &model::Expr) -> Result<Expr, CompileError> {
-    Expr::compile(e).map_err(|m| {
+    compile_expr(e).map_err(|m| {
         err(
             element,
             format!("failed to parse expression '{}': {m}", e.text),
         )
     })
+}
+
+/// [`Expr::compile`], reusing the FEEL the deploy checks already parsed.
+fn compile_expr(e: &model::Expr) -> Result<Expr, String> {
+    match e.parse_feel() {
+        Some(Ok(parsed)) => Ok(Expr::Feel(Arc::new(super::expr::FeelExpr {
+            source: parsed.source().to_owned(),
+            parsed,
+        }))),
+        Some(Err(error)) => Err(error.to_string()),
+        None => Expr::compile(e),
+    }
 }
 
 fn opt_expr(
@@ -476,7 +488,7 @@ pub fn compile(
     let mut conditions = Vec::with_capacity(process.flows.len());
     for f in &process.flows {
         conditions.push(match &f.condition {
-            Some(c) => Some(Expr::compile(c).map_err(|m| CompileError {
+            Some(c) => Some(compile_expr(c).map_err(|m| CompileError {
                 element_id: Some(f.id.clone()),
                 message: format!("failed to parse condition '{}': {m}", c.text),
             })?),

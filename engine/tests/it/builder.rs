@@ -9,10 +9,7 @@ pub struct Builder {
 }
 
 fn expr(text: &str) -> Expr {
-    Expr {
-        text: text.to_owned(),
-        span: Span::default(),
-    }
+    Expr::new(text, Span::default())
 }
 
 impl Builder {

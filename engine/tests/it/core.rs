@@ -475,10 +475,10 @@ fn ad_hoc_process() -> Builder {
         .end("e");
     b.chain(&["s", "AI_Agent", "e"]);
     b.element("AI_Agent").zeebe.task_definition = Some(baton_engine::model::TaskDefinition {
-        job_type: Some(baton_engine::model::Expr {
-            text: "io.camunda.agenticai:aiagent-job-worker:1".into(),
-            span: Default::default(),
-        }),
+        job_type: Some(baton_engine::model::Expr::new(
+            "io.camunda.agenticai:aiagent-job-worker:1",
+            Default::default(),
+        )),
         retries: None,
         span: Default::default(),
     });

@@ -17,10 +17,7 @@ fn doc(v: serde_json::Value) -> VariableDocument {
 }
 
 fn expr(t: &str) -> baton_engine::model::Expr {
-    baton_engine::model::Expr {
-        text: t.into(),
-        span: Default::default(),
-    }
+    baton_engine::model::Expr::new(t, Default::default())
 }
 
 fn engine_with(b: &Builder) -> Engine {

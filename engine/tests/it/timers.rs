@@ -12,10 +12,7 @@ fn timer(b: &mut Builder, id: &str, kind: ElementKind, def: TimerDefinition) {
 }
 
 fn dur(t: &str) -> TimerDefinition {
-    TimerDefinition::Duration(Expr {
-        text: t.into(),
-        span: Default::default(),
-    })
+    TimerDefinition::Duration(Expr::new(t, Default::default()))
 }
 
 fn boundary(b: &mut Builder, id: &str, attached: &str, cancel: bool, def: TimerDefinition) {
@@ -91,10 +88,7 @@ fn non_interrupting_cycle_repeats_from_the_previous_due_date() {
         "remind",
         "task",
         false,
-        TimerDefinition::Cycle(Expr {
-            text: "R2/PT1M".into(),
-            span: Default::default(),
-        }),
+        TimerDefinition::Cycle(Expr::new("R2/PT1M", Default::default())),
     );
     b.chain(&["s", "task", "done"]).flow("remind", "remind_end");
     let mut e = Engine::default();
@@ -248,10 +242,7 @@ fn a_cron_cycle_on_a_non_interrupting_boundary_event_repeats() {
         "nudge",
         "task",
         false,
-        TimerDefinition::Cycle(Expr {
-            text: "0 */15 * * * *".into(),
-            span: Default::default(),
-        }),
+        TimerDefinition::Cycle(Expr::new("0 */15 * * * *", Default::default())),
     );
     b.chain(&["s", "task", "done"]).flow("nudge", "nudged");
     let mut e = Engine::default();
@@ -268,10 +259,7 @@ fn a_cron_cycle_on_a_non_interrupting_boundary_event_repeats() {
         "nudge",
         "task",
         false,
-        TimerDefinition::Cycle(Expr {
-            text: bad.into(),
-            span: Default::default(),
-        }),
+        TimerDefinition::Cycle(Expr::new(bad, Default::default())),
     );
     b.chain(&["s", "task"]);
     e.deploy_definitions("b.bpmn", &b.build()).unwrap();
