@@ -279,6 +279,15 @@ pub(crate) fn check(s: &Subject<'_>, check: &Check) -> Result<(), AssertionFailu
 
 type Outcome = Result<(), (String, String)>;
 
+/// See [`Subject::who`].
+struct Who<'s, 'a>(&'s Subject<'a>);
+
+impl std::fmt::Display for Who<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "process \"{}\"", self.0.process_id())
+    }
+}
+
 fn quoted(ids: &[impl AsRef<str>]) -> String {
     ids.iter()
         .map(|i| format!("\"{}\"", i.as_ref()))
@@ -328,8 +337,9 @@ impl<'a> Subject<'a> {
         self.engine.process_instance(self.instance).map(|p| p.state)
     }
 
-    fn who(&self) -> String {
-        format!("process \"{}\"", self.process_id())
+    /// `process "<id>"`, written only when a message is (a passing check formats nothing).
+    fn who(&self) -> Who<'_, '_> {
+        Who(self)
     }
 
     /// The ids an element selector stands for in this instance's process.
