@@ -231,7 +231,12 @@ impl Inner {
             process_instance_key: job.process_instance_key,
             retries: job.retries,
             variables,
-            headers: (*job.custom_headers).clone(),
+            // Most tasks have no headers: an empty map allocates nothing.
+            headers: if job.custom_headers.is_empty() {
+                IndexMap::new()
+            } else {
+                (*job.custom_headers).clone()
+            },
             now_ms: self.engine.now(),
         }
     }

@@ -112,6 +112,20 @@ fn feature_fixtures_pass_and_a_judge_is_skipped() {
     );
 }
 
+/// The agent job's `errorExpression` header from a JSON test: a failed model call mapped to a
+/// BPMN error with variables (caught by the boundary, read by its output mapping), and an
+/// expression that leaves a successful turn alone.
+#[test]
+fn the_agents_error_expression_runs_from_json() {
+    let report = cpt::run(
+        &[root().join("fixtures/cpt/agent-error-expression")],
+        &Options::default(),
+    )
+    .unwrap();
+    report.assert_success();
+    assert_eq!(report.summary(), "2 passed, 0 failed");
+}
+
 #[test]
 fn the_filter_selects_cases_by_name() {
     let options = Options {
