@@ -53,7 +53,8 @@ fn elements(ids: impl IntoIterator<Item = impl Into<ElementSelector>>) -> Vec<El
 
 #[track_caller]
 fn object(v: impl IntoVariables) -> Map<String, Value> {
-    crate::variables::to_object(&variables_or_panic(v))
+    // Moved, not copied: the document is ours.
+    variables_or_panic(v).into_iter().collect()
 }
 
 impl Run {
