@@ -115,13 +115,15 @@ fn run_instance(
         .map_err(|r| r.to_string())?;
     let mut counts: BTreeMap<Arc<str>, u64> = BTreeMap::new();
     let mut cursor = 0;
+    // One key buffer for every round (a worker's poll, without an allocation per round).
+    let mut jobs = Vec::new();
     loop {
-        let (jobs, next) = engine.activatable_jobs_since(cursor);
-        cursor = next;
+        jobs.clear();
+        cursor = engine.for_each_activatable_job_since(cursor, |k| jobs.push(k));
         if jobs.is_empty() {
             break;
         }
-        for key in jobs {
+        for &key in &jobs {
             let Some(job) = engine.job(key) else { continue };
             let mut vars = VariableDocument::new();
             match &*job.job_type {
