@@ -28,7 +28,7 @@ use super::records::{
     SubscriptionValue, ValueType, VariableDocument,
 };
 use super::state::EventTrigger;
-use super::{Activation, BpmnElementType, Cmd, Engine};
+use super::{BpmnElementType, Cmd, Engine};
 use crate::model::ElementIdx;
 
 /// The default time to live of a published message: the Camunda client's default (one hour).
@@ -1074,7 +1074,7 @@ impl Engine {
     }
 
     /// Queues the activation of a new process instance that starts at an event start event
-    /// (message, timer, signal), and writes `PROCESS_INSTANCE_CREATION CREATED`.
+    /// (message, timer, signal).
     pub(crate) fn start_instance_at_event(
         &mut self,
         proc: ProcIdx,
@@ -1084,28 +1084,11 @@ impl Engine {
     ) {
         self.event_starts
             .insert(pi, EventTrigger { element, variables });
-        self.queue.push_back(Cmd::Activate(Activation {
-            key: Some(pi),
+        self.queue_process_activation(
             proc,
-            process_instance_key: pi,
-            flow_scope: None,
-            element: None,
-            element_type: BpmnElementType::Process,
-            via_flow: None,
-            variables: None,
-            parent: None,
-            loop_counter: 0,
-        }));
-        self.event(
-            ValueType::ProcessInstanceCreation,
-            OtherIntent::Created,
-            Some(pi),
-            RecordValue::ProcessInstanceCreation {
-                proc,
-                process_instance_key: pi,
-                variables: Arc::new(VariableDocument::new()),
-                start_instructions: Arc::new(Vec::new()),
-            },
+            pi,
+            Arc::new(VariableDocument::new()),
+            Arc::new(Vec::new()),
         );
     }
 

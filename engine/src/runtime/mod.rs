@@ -554,6 +554,41 @@ impl Engine {
         self.processes.iter().map(|p| &**p)
     }
 
+    /// Queues the activation of process instance `pi` and writes `PROCESS_INSTANCE_CREATION
+    /// CREATED` with what the request carried: the one way a new instance starts (created by
+    /// command, or by a message, timer or signal start event).
+    pub(crate) fn queue_process_activation(
+        &mut self,
+        proc: ProcIdx,
+        pi: Key,
+        variables: Arc<VariableDocument>,
+        start_instructions: Arc<Vec<String>>,
+    ) {
+        self.queue.push_back(Cmd::Activate(Activation {
+            key: Some(pi),
+            proc,
+            process_instance_key: pi,
+            flow_scope: None,
+            element: None,
+            element_type: BpmnElementType::Process,
+            via_flow: None,
+            variables: None,
+            parent: None,
+            loop_counter: 0,
+        }));
+        self.event(
+            ValueType::ProcessInstanceCreation,
+            OtherIntent::Created,
+            Some(pi),
+            RecordValue::ProcessInstanceCreation {
+                proc,
+                process_instance_key: pi,
+                variables,
+                start_instructions,
+            },
+        );
+    }
+
     /// Runs queued follow-up commands until the queue is empty, or fails once the step limit is
     /// reached.
     /// Timers that are due (their date passed, or the clock moved past them) fire once the
@@ -734,28 +769,11 @@ impl Engine {
         if !start_elements.is_empty() {
             self.start_instructions.insert(pi, start_elements);
         }
-        self.queue.push_back(Cmd::Activate(Activation {
-            key: Some(pi),
+        self.queue_process_activation(
             proc,
-            process_instance_key: pi,
-            flow_scope: None,
-            element: None,
-            element_type: BpmnElementType::Process,
-            via_flow: None,
-            variables: None,
-            parent: None,
-            loop_counter: 0,
-        }));
-        self.event(
-            ValueType::ProcessInstanceCreation,
-            OtherIntent::Created,
-            Some(pi),
-            RecordValue::ProcessInstanceCreation {
-                proc,
-                process_instance_key: pi,
-                variables: Arc::new(request.variables.clone()),
-                start_instructions: Arc::new(request.start_instructions.clone()),
-            },
+            pi,
+            Arc::new(request.variables.clone()),
+            Arc::new(request.start_instructions.clone()),
         );
         self.run(start)?;
         Ok(pi)
