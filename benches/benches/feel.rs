@@ -6,82 +6,13 @@
 
 use std::hint::black_box;
 
-use baton_feel::{Env, Expression, Number, UnaryTests, Value, Variables};
+use baton_benches::feel::{TYPICAL_EXPRESSIONS, typical_variables};
+use baton_feel::{Env, Expression, Number, UnaryTests, Value};
 use criterion::{Criterion, criterion_group, criterion_main};
-use serde_json::json;
-
-/// Variables as the engine holds them: JSON, converted on lookup (a path of context entries
-/// converts only its end, `Variables::get_entry`).
-struct JsonScope(serde_json::Map<String, serde_json::Value>);
-
-impl Variables for JsonScope {
-    fn get(&self, name: &str) -> Option<Value> {
-        Variables::get(&self.0, name)
-    }
-
-    fn get_entry(&self, name: &str, keys: &[&str]) -> Option<Value> {
-        self.0.get_entry(name, keys)
-    }
-}
-
-const EXPRESSIONS: &[(&str, &str)] = &[
-    ("condition", "amount > 1000"),
-    (
-        "condition-and",
-        "order.total >= 100 and order.country = \"DE\"",
-    ),
-    (
-        "condition-null-safe",
-        "is defined(approved) and approved = true",
-    ),
-    ("mapping-path", "order.customer.name"),
-    (
-        "mapping-string",
-        "\"Order \" + order.id + \" for \" + order.customer.name",
-    ),
-    (
-        "from-ai",
-        "fromAi(toolCall.email, \"The recipient's email address\", \"string\")",
-    ),
-    (
-        "context-build",
-        "{id: order.id, total: order.total * 1.19, items: count(order.items), first: order.items[1].sku}",
-    ),
-    ("filter", "order.items[price > 10].sku"),
-    (
-        "sum-for",
-        "sum(for item in order.items return item.price * item.quantity)",
-    ),
-    (
-        "date",
-        "date and time(order.created) + duration(\"P3D\") > date and time(\"2024-01-01T00:00:00Z\")",
-    ),
-];
-
-fn variables() -> JsonScope {
-    let v = json!({
-        "amount": 1500,
-        "approved": true,
-        "order": {
-            "id": "A-1001",
-            "total": 250.5,
-            "country": "DE",
-            "created": "2024-03-01T10:00:00Z",
-            "customer": {"name": "Ada", "email": "ada@example.com"},
-            "items": [
-                {"sku": "X-1", "price": 5, "quantity": 2},
-                {"sku": "X-2", "price": 20.5, "quantity": 1},
-                {"sku": "X-3", "price": 12, "quantity": 4}
-            ]
-        },
-        "toolCall": {"email": "bob@example.com"}
-    });
-    JsonScope(v.as_object().expect("object").clone())
-}
 
 fn parse(c: &mut Criterion) {
     let mut g = c.benchmark_group("feel/parse");
-    for (name, src) in EXPRESSIONS {
+    for (name, src) in TYPICAL_EXPRESSIONS {
         g.bench_function(*name, |b| {
             b.iter(|| Expression::parse(black_box(src)).expect("parses"))
         });
@@ -90,10 +21,10 @@ fn parse(c: &mut Criterion) {
 }
 
 fn evaluate(c: &mut Criterion) {
-    let vars = variables();
+    let vars = typical_variables();
     let env = Env::default();
     let mut g = c.benchmark_group("feel/evaluate");
-    for (name, src) in EXPRESSIONS {
+    for (name, src) in TYPICAL_EXPRESSIONS {
         let e = Expression::parse(src).expect("parses");
         assert!(e.evaluate(&vars, &env).result.is_ok(), "{name}");
         g.bench_function(*name, |b| b.iter(|| e.evaluate(black_box(&vars), &env)));

@@ -32,4 +32,5 @@ pub fn generate_workloads() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+pub mod feel;
 pub mod workloads;

@@ -1,11 +1,11 @@
-//! The benches' typical Zeebe expressions, parsed and evaluated `N` times each, for instruction
-//! counts under callgrind (`valgrind --tool=callgrind target/release/examples/typical [NAME] [N]`).
-use std::hint::black_box;
+//! The typical Zeebe expressions the FEEL benches measure (`benches/feel.rs`) and
+//! `examples/feel_typical` repeats for instruction counts, with the variables they read.
 
-use baton_feel::{Env, Expression};
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
-const EXPRESSIONS: &[(&str, &str)] = &[
+/// (name, expression): conditions, mappings, a fromAi() call, a context build, a filter, a
+/// loop, date arithmetic.
+pub const TYPICAL_EXPRESSIONS: &[(&str, &str)] = &[
     ("condition", "amount > 1000"),
     (
         "condition-and",
@@ -39,10 +39,9 @@ const EXPRESSIONS: &[(&str, &str)] = &[
     ),
 ];
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let only = args.first().filter(|a| *a != "all").cloned();
-    let n: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1000);
+/// The variables the expressions read, as the engine holds them: JSON, converted on lookup (a
+/// path of context entries converts only its end, `Variables::get_entry`).
+pub fn typical_variables() -> Map<String, Value> {
     let v = json!({
         "amount": 1500,
         "approved": true,
@@ -60,19 +59,5 @@ fn main() {
         },
         "toolCall": {"email": "bob@example.com"}
     });
-    let vars = v.as_object().expect("object").clone();
-    let env = Env::default();
-    for (name, src) in EXPRESSIONS {
-        if only.as_deref().is_some_and(|o| o != *name) {
-            continue;
-        }
-        for _ in 0..n {
-            black_box(Expression::parse(black_box(src)).expect("parses"));
-        }
-        let e = Expression::parse(src).expect("parses");
-        for _ in 0..n {
-            black_box(e.evaluate(black_box(&vars), &env));
-        }
-        println!("{name}: {}", e.evaluate(&vars, &env).value());
-    }
+    v.as_object().expect("object").clone()
 }
