@@ -9,7 +9,6 @@
 use std::sync::Arc;
 
 use baton_feel::{Expression, UnaryTests, Value};
-use rustc_hash::FxHashMap as HashMap;
 
 use super::model::*;
 use crate::diagnostics::{Diagnostic, Rule as R};
@@ -153,32 +152,19 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// Reports ids used twice (XML Schema's `ID` type: the DMN model API refuses the file).
     fn check_ids(&mut self) {
         let doc = self.doc;
-        let mut seen: HashMap<&'s str, u32> = HashMap::default();
-        for node in &doc.nodes {
-            if node.ns != Ns::Dmn {
-                continue;
-            }
-            let Some(id) = self.doc.attr(node, "id") else {
-                continue;
-            };
-            let value: &'s str = &id.value;
-            if value.is_empty() {
-                continue;
-            }
-            if let Some(&first) = seen.get(value) {
-                let first = self.source.line_col(first);
-                self.error(
-                    id.span.start,
-                    R::DuplicateId,
-                    Some(value),
-                    format!(
-                        "the id '{value}' is already used by the element at {}:{}",
-                        first.line, first.col
-                    ),
-                );
-            } else {
-                seen.insert(value, node.start);
-            }
+        let (_, duplicates) = doc.ids(|ns| ns == Ns::Dmn);
+        for (id, first) in duplicates {
+            let value: &str = &id.value;
+            let first = self.source.line_col(first);
+            self.error(
+                id.span.start,
+                R::DuplicateId,
+                Some(value),
+                format!(
+                    "the id '{value}' is already used by the element at {}:{}",
+                    first.line, first.col
+                ),
+            );
         }
     }
 

@@ -166,32 +166,22 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// (XML Schema's `ID` type), as the Camunda model's schema validation sees them.
     fn check_ids(&mut self) {
         let doc = self.doc;
-        for node in &doc.nodes {
-            if !matches!(node.ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe) {
-                continue;
-            }
-            let Some(id) = self.doc.attr(node, "id") else {
-                continue;
-            };
-            let value: &'s str = &id.value;
-            if value.is_empty() {
-                continue;
-            }
-            if let Some(&first) = self.ids.get(value) {
-                let first = self.source.line_col(first);
-                self.error(
-                    id.span.start,
-                    Rule::DuplicateId,
-                    Some(value),
-                    format!(
-                        "the id '{value}' is already used by the element at {}:{}",
-                        first.line, first.col
-                    ),
-                );
-            } else {
-                self.ids.insert(value, node.start);
-            }
+        let (ids, duplicates) =
+            doc.ids(|ns| matches!(ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe));
+        for (id, first) in duplicates {
+            let value: &str = &id.value;
+            let first = self.source.line_col(first);
+            self.error(
+                id.span.start,
+                Rule::DuplicateId,
+                Some(value),
+                format!(
+                    "the id '{value}' is already used by the element at {}:{}",
+                    first.line, first.col
+                ),
+            );
         }
+        self.ids = ids;
     }
 
     // --- small readers -------------------------------------------------------------------

@@ -128,6 +128,35 @@ impl<'a> Document<'a> {
         &self.attrs[node.attrs_start as usize..node.attrs_end as usize]
     }
 
+    /// The `id` attributes of the nodes in the namespaces `in_scope` accepts (XML Schema's `ID`
+    /// type: one space per file, empty ids ignored): each value with the start of the node that
+    /// used it first, and every later use with that first start.
+    pub fn ids(
+        &self,
+        in_scope: impl Fn(Ns) -> bool,
+    ) -> (rustc_hash::FxHashMap<&str, u32>, Vec<(&Attr<'a>, u32)>) {
+        let mut first_use = rustc_hash::FxHashMap::default();
+        let mut duplicates = Vec::new();
+        for node in &self.nodes {
+            if !in_scope(node.ns) {
+                continue;
+            }
+            let Some(id) = self.attr(node, "id") else {
+                continue;
+            };
+            if id.value.is_empty() {
+                continue;
+            }
+            match first_use.get(&*id.value) {
+                Some(&first) => duplicates.push((id, first)),
+                None => {
+                    first_use.insert(&*id.value, node.start);
+                }
+            }
+        }
+        (first_use, duplicates)
+    }
+
     /// The attribute without namespace called `local`.
     pub fn attr(&self, node: &Node<'_>, local: &str) -> Option<&Attr<'a>> {
         self.attr_ns(node, Ns::None, local)
