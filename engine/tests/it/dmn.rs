@@ -12,20 +12,12 @@ use baton_engine::runtime::*;
 use baton_feel::Env;
 use serde_json::{Value as Json, json};
 
+use crate::fixtures::{diagnostic_ids, expected_diagnostics, fixture_resource};
 use crate::xml::{definitions, doc, process};
 
 /// A file as a resource named by its path under `fixtures/dmn` (or as given, for corpus files).
 fn resource(path: &Path) -> Resource {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/dmn")
-        .canonicalize()
-        .unwrap();
-    let name = path
-        .strip_prefix(&base)
-        .unwrap_or(path)
-        .display()
-        .to_string();
-    Resource::new(name, std::fs::read(path).unwrap())
+    fixture_resource("dmn", path)
 }
 
 /// Numbers compare by value (`10` equals `10.0`), everything else structurally.
@@ -198,27 +190,9 @@ fn reject_fixtures_give_their_diagnostics() {
             Ok(_) => panic!("{} must be rejected", path.display()),
             Err(diagnostics) => diagnostics,
         };
-        let mut expected: Vec<String> = header
-            .lines()
-            .take_while(|line| !line.trim_start().starts_with("-->"))
-            .filter_map(|line| line.trim().strip_prefix("expect:"))
-            .map(|e| e.trim().to_owned())
-            .collect();
-        let mut got: Vec<String> = diagnostics
-            .iter()
-            .map(|d| {
-                format!(
-                    "{} @ {}",
-                    d.rule.id(),
-                    d.element_id.as_deref().unwrap_or("-")
-                )
-            })
-            .collect();
-        expected.sort();
-        got.sort();
         assert_eq!(
-            got,
-            expected,
+            diagnostic_ids(&diagnostics),
+            expected_diagnostics(&header),
             "{}: diagnostics differ from the header\n{diagnostics}",
             path.display()
         );

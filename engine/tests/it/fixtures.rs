@@ -6,14 +6,21 @@ use std::fmt::Write;
 use std::path::Path;
 
 use baton_engine::deploy::{Resource, check};
+use baton_engine::diagnostics::Diagnostics;
 use baton_engine::model::{
     Definitions, Element, ElementKind, EventDefinition, GatewayKind, LoopCharacteristics, Process,
     SubProcessKind, TaskKind, TimerDefinition, Zeebe,
 };
 
 fn resource(path: &Path) -> Resource {
+    fixture_resource("bpmn", path)
+}
+
+/// A fixture file named by its path under `fixtures/<kind>` (what diagnostics print).
+pub(crate) fn fixture_resource(kind: &str, path: &Path) -> Resource {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/bpmn")
+        .join("../fixtures")
+        .join(kind)
         .canonicalize()
         .unwrap();
     let name = path
@@ -22,6 +29,34 @@ fn resource(path: &Path) -> Resource {
         .display()
         .to_string();
     Resource::new(name, std::fs::read(path).unwrap())
+}
+
+/// The `expect: <rule> @ <element>` lines of a reject fixture's header comment, sorted.
+pub(crate) fn expected_diagnostics(header: &str) -> Vec<String> {
+    let mut expected: Vec<String> = header
+        .lines()
+        .take_while(|line| !line.trim_start().starts_with("-->"))
+        .filter_map(|line| line.trim().strip_prefix("expect:"))
+        .map(|e| e.trim().to_owned())
+        .collect();
+    expected.sort();
+    expected
+}
+
+/// Diagnostics as `<rule> @ <element>`, sorted (the header's form).
+pub(crate) fn diagnostic_ids(diagnostics: &Diagnostics) -> Vec<String> {
+    let mut got: Vec<String> = diagnostics
+        .iter()
+        .map(|d| {
+            format!(
+                "{} @ {}",
+                d.rule.id(),
+                d.element_id.as_deref().unwrap_or("-")
+            )
+        })
+        .collect();
+    got.sort();
+    got
 }
 
 #[test]
@@ -47,31 +82,14 @@ fn reject_fixtures_give_their_diagnostics() {
             Ok(_) => panic!("{} must be rejected", path.display()),
             Err(diagnostics) => diagnostics,
         };
-        let mut expected: Vec<String> = header
-            .lines()
-            .take_while(|line| !line.trim_start().starts_with("-->"))
-            .filter_map(|line| line.trim().strip_prefix("expect:"))
-            .map(|e| e.trim().to_owned())
-            .collect();
+        let expected = expected_diagnostics(&header);
         assert!(
             !expected.is_empty(),
             "{} names no expected diagnostic",
             path.display()
         );
-        let mut got: Vec<String> = diagnostics
-            .iter()
-            .map(|d| {
-                format!(
-                    "{} @ {}",
-                    d.rule.id(),
-                    d.element_id.as_deref().unwrap_or("-")
-                )
-            })
-            .collect();
-        expected.sort();
-        got.sort();
         assert_eq!(
-            got,
+            diagnostic_ids(&diagnostics),
             expected,
             "{}: diagnostics differ from the header\n{diagnostics}",
             path.display()
