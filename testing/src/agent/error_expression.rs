@@ -39,17 +39,21 @@ pub fn apply(header: Option<&str>, retries: i32, outcome: Outcome) -> JobAnswer 
     let Some(header) = header.filter(|h| !h.trim().is_empty()) else {
         return outcome.answer;
     };
+    let failure_variables;
     let result_value = match &outcome.answer {
-        JobAnswer::Fail(failure) => Value::Object(
-            failure
-                .variables
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
-        _ => outcome.response.clone().unwrap_or(Value::Null),
+        JobAnswer::Fail(failure) => {
+            failure_variables = Value::Object(
+                failure
+                    .variables
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            );
+            &failure_variables
+        }
+        _ => outcome.response.as_ref().unwrap_or(&Value::Null),
     };
-    match examine(header, &result_value, retries) {
+    match examine(header, result_value, retries) {
         Ok(None) => outcome.answer,
         Ok(Some(ConnectorError::Bpmn(thrown))) => JobAnswer::ThrowError(thrown),
         Ok(Some(ConnectorError::Job(failure))) => JobAnswer::Fail(failure),
@@ -101,13 +105,15 @@ fn examine(
     let expression = Expression::parse(source).map_err(|e| wrapper_failure(e.to_string()))?;
 
     // The result value's entries, then `response` and `job` (later ones win), then the functions.
+    // Converted once: the entries share their values with `response`.
+    let response = Feel::from_json(result_value);
     let mut vars: IndexMap<String, Feel> = IndexMap::new();
-    if let Value::Object(entries) = result_value {
-        for (name, value) in entries {
-            vars.insert(name.clone(), Feel::from_json(value));
+    if let Feel::Context(entries) = &response {
+        for (name, value) in entries.iter() {
+            vars.insert(name.to_string(), value.clone());
         }
     }
-    vars.insert("response".into(), Feel::from_json(result_value));
+    vars.insert("response".into(), response);
     vars.insert(
         "job".into(),
         Feel::from_json(&json!({ "retries": retries })),
