@@ -357,13 +357,8 @@ impl Engine {
             s.job = None;
         }
         if self.jobs.contains_key(&job) {
-            let value = self.job_value(&self.jobs[&job], None);
-            self.event(
-                ValueType::Job,
-                OtherIntent::Canceled,
-                Some(job),
-                RecordValue::Job(Box::new(value)),
-            );
+            let value = Self::job_record(&self.jobs[&job], None);
+            self.event(ValueType::Job, OtherIntent::Canceled, Some(job), value);
             self.jobs.remove(&job);
         }
         if let Some(i) = self.instances.get_mut(&ahsp)

@@ -471,16 +471,17 @@ impl Engine {
         let message = super::jobs::truncate_message(error_message);
         if let Some(j) = self.jobs.get_mut(&job_key) {
             j.state = JobState::ErrorThrown;
-            j.error_code = Some(Arc::from(error_code));
-            j.error_message = Some(Arc::from(message.as_str()));
+            let value = j.value_mut();
+            value.error_code = Some(Arc::from(error_code));
+            value.error_message = Some(Arc::from(message.as_str()));
         }
         let vars = Arc::new(variables);
-        let value = self.job_value(&self.jobs[&job_key], Some(vars.clone()));
+        let value = Self::job_record(&self.jobs[&job_key], Some(vars.clone()));
         self.event(
             ValueType::Job,
             OtherIntent::ErrorThrown,
             Some(job_key),
-            RecordValue::Job(Box::new(value)),
+            value,
         );
         match self.find_catch(ei, ThrowKind::Error, error_code) {
             Some(c) => {

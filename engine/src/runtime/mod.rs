@@ -151,7 +151,7 @@ pub struct Engine {
     /// Variables created for an element instance before it exists (multi-instance children).
     pub(crate) pending_vars: FxHashMap<Key, state::VarMap>,
     pub(crate) process_instances: BTreeMap<Key, ProcessInstanceSummary>,
-    pub(crate) jobs: BTreeMap<Key, Box<Job>>,
+    pub(crate) jobs: BTreeMap<Key, Job>,
     /// Keys of jobs that became activatable, in order (see [`Engine::activatable_jobs_since`]).
     pub(crate) job_feed: Vec<Key>,
     pub(crate) incidents: BTreeMap<Key, Incident>,

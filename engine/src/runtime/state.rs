@@ -8,11 +8,8 @@ use serde_json::Value as Json;
 use super::expr::baton_feel_bridge::{self, FeelValue};
 
 use super::lifecycle::State;
-use super::records::{
-    BpmnElementType, JobKind, Key, ListenerEventType, Node, ProcIdx, VariableDocument,
-};
+use super::records::{BpmnElementType, JobValue, Key, Node, ProcIdx, VariableDocument};
 use crate::model::{ElementIdx, FlowIdx};
-use indexmap::IndexMap;
 
 /// One variable of a scope.
 #[derive(Debug, Clone)]
@@ -194,26 +191,28 @@ pub enum JobState {
     ErrorThrown,
 }
 
-/// A job.
+/// A job: its state and its data, shared with the records written about it (see
+/// [`JobValue`]; reads go through `Deref`, writes through [`Job::value_mut`]).
 #[derive(Debug, Clone)]
 pub struct Job {
     pub key: Key,
     pub state: JobState,
-    pub kind: JobKind,
-    pub listener_event_type: ListenerEventType,
-    pub job_type: Arc<str>,
-    pub retries: i32,
-    pub proc: ProcIdx,
-    pub process_instance_key: Key,
-    pub element: ElementIdx,
-    pub element_instance_key: Key,
-    pub custom_headers: Arc<IndexMap<String, String>>,
-    pub worker: Option<Arc<str>>,
-    pub deadline: Option<i64>,
-    pub backoff_until: Option<i64>,
-    pub retry_backoff: i64,
-    pub error_message: Option<Arc<str>>,
-    pub error_code: Option<Arc<str>>,
+    pub value: Arc<JobValue>,
+}
+
+impl Job {
+    /// The job's data for a change: copied first if a record still shares it.
+    pub fn value_mut(&mut self) -> &mut JobValue {
+        Arc::make_mut(&mut self.value)
+    }
+}
+
+impl std::ops::Deref for Job {
+    type Target = JobValue;
+
+    fn deref(&self) -> &JobValue {
+        &self.value
+    }
 }
 
 /// An open incident.
