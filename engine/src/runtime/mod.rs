@@ -784,12 +784,12 @@ impl Engine {
         let start = self.begin();
         match self.instances.get(&process_instance_key) {
             Some(i) if i.element_type == BpmnElementType::Process => {
-                if i.parent.is_some() {
+                if i.parent().is_some() {
                     return Err(Rejection::new(
                         RejectionType::InvalidState,
                         format!(
                             "Expected to cancel a process instance with key '{process_instance_key}', but it is created by a parent process instance. Cancel the root process instance '{}' instead.",
-                            i.parent.map(|p| p.0).unwrap_or_default()
+                            i.parent().map(|p| p.0).unwrap_or_default()
                         ),
                     ));
                 }

@@ -111,7 +111,7 @@ impl Engine {
             element_type: i.element_type,
             state: i.state,
             flow_scope_key: i.flow_scope,
-            has_incident: i.incident.is_some(),
+            has_incident: i.incident().is_some(),
         })
     }
 

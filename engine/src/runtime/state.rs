@@ -122,30 +122,44 @@ pub struct EventTrigger {
 }
 
 /// One element instance (or the process instance itself).
+///
+/// Kept small: an instance is moved into the store when it activates and out of it when it
+/// ends, on every element of every path. Fields most instances never set live in
+/// [`InstanceExtras`], boxed and created on first write.
 #[derive(Debug, Clone)]
 pub struct ElementInstance {
     pub key: Key,
-    pub proc: ProcIdx,
     pub process_instance_key: Key,
-    /// `Node::Process` for the process instance, else the flow node.
-    pub node: Node,
-    pub element_type: BpmnElementType,
     pub flow_scope: Option<Key>,
-    pub state: State,
-    /// Active child element instances, in activation order.
-    pub children: Vec<Key>,
-    /// Sequence flows taken inside this scope whose target has not started activating yet.
-    pub active_flows: Vec<FlowIdx>,
-    /// Tokens waiting on incoming flows of joining gateways in this scope.
-    pub join_tokens: Vec<(FlowIdx, u32)>,
+    /// The open job of this element (task job, listener job).
+    pub job: Option<Key>,
     pub vars: VarMap,
     /// Variables handed to the element on completion (job, message, user task, script result),
     /// merged or output-mapped when it completes.
     pub completion_vars: Option<Arc<VariableDocument>>,
-    /// The open job of this element (task job, listener job).
-    pub job: Option<Key>,
+    /// Active child element instances, in activation order.
+    pub children: Vec<Key>,
+    /// Sequence flows taken inside this scope whose target has not started activating yet.
+    pub active_flows: Vec<FlowIdx>,
     /// Subscriptions opened for this element instance (messages, timers, signals), by key.
     pub subscriptions: Vec<Key>,
+    pub extras: Option<Box<InstanceExtras>>,
+    pub proc: ProcIdx,
+    /// `Node::Process` for the process instance, else the flow node.
+    pub node: Node,
+    /// For multi-instance inner instances: the loop counter (1-based).
+    pub loop_counter: u32,
+    /// Index of the next execution listener of the current phase to run.
+    pub listener_index: u32,
+    pub element_type: BpmnElementType,
+    pub state: State,
+}
+
+/// The fields of an [`ElementInstance`] that only some element kinds or situations use.
+#[derive(Debug, Clone, Default)]
+pub struct InstanceExtras {
+    /// Tokens waiting on incoming flows of joining gateways in this scope.
+    pub join_tokens: Vec<(FlowIdx, u32)>,
     pub interruption: Option<Interruption>,
     /// Events to start when this instance or its children are gone.
     pub triggers: Vec<EventTrigger>,
@@ -154,24 +168,104 @@ pub struct ElementInstance {
     pub parent: Option<(Key, Key)>,
     /// For call activities: the child process instance.
     pub called_child: Option<Key>,
-    /// For multi-instance inner instances: the loop counter (1-based).
-    pub loop_counter: u32,
     pub mi: Option<Box<MiState>>,
     pub ad_hoc: Option<Box<AdHocState>>,
     /// For Camunda user tasks: the user task key.
     pub user_task: Option<Key>,
-    /// Index of the next execution listener of the current phase to run.
-    pub listener_index: u32,
     /// An open incident on this element instance (its step is retried on resolve).
     pub incident: Option<Key>,
 }
 
 impl ElementInstance {
+    /// A new instance in ACTIVATING.
+    pub fn new(
+        key: Key,
+        proc: ProcIdx,
+        process_instance_key: Key,
+        node: Node,
+        element_type: BpmnElementType,
+        flow_scope: Option<Key>,
+    ) -> ElementInstance {
+        ElementInstance {
+            key,
+            process_instance_key,
+            flow_scope,
+            job: None,
+            vars: VarMap::default(),
+            completion_vars: None,
+            children: Vec::new(),
+            active_flows: Vec::new(),
+            subscriptions: Vec::new(),
+            extras: None,
+            proc,
+            node,
+            loop_counter: 0,
+            listener_index: 0,
+            element_type,
+            state: State::Activating,
+        }
+    }
+
     pub fn element(&self) -> Option<ElementIdx> {
         match self.node {
             Node::Element(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// The rarely used fields, created on first use.
+    pub fn extras_mut(&mut self) -> &mut InstanceExtras {
+        self.extras.get_or_insert_with(Box::default)
+    }
+
+    /// The rarely used fields for a change that only matters where they exist (clearing a
+    /// field), without creating them.
+    pub fn extras_if_any(&mut self) -> Option<&mut InstanceExtras> {
+        self.extras.as_deref_mut()
+    }
+
+    pub fn join_tokens(&self) -> &[(FlowIdx, u32)] {
+        self.extras.as_ref().map_or(&[], |e| &e.join_tokens)
+    }
+
+    pub fn interruption(&self) -> Option<Interruption> {
+        self.extras.as_ref().and_then(|e| e.interruption)
+    }
+
+    pub fn triggers(&self) -> &[EventTrigger] {
+        self.extras.as_ref().map_or(&[], |e| &e.triggers)
+    }
+
+    pub fn parent(&self) -> Option<(Key, Key)> {
+        self.extras.as_ref().and_then(|e| e.parent)
+    }
+
+    pub fn called_child(&self) -> Option<Key> {
+        self.extras.as_ref().and_then(|e| e.called_child)
+    }
+
+    pub fn mi(&self) -> Option<&MiState> {
+        self.extras.as_ref().and_then(|e| e.mi.as_deref())
+    }
+
+    pub fn mi_mut(&mut self) -> Option<&mut MiState> {
+        self.extras.as_mut().and_then(|e| e.mi.as_deref_mut())
+    }
+
+    pub fn ad_hoc(&self) -> Option<&AdHocState> {
+        self.extras.as_ref().and_then(|e| e.ad_hoc.as_deref())
+    }
+
+    pub fn ad_hoc_mut(&mut self) -> Option<&mut AdHocState> {
+        self.extras.as_mut().and_then(|e| e.ad_hoc.as_deref_mut())
+    }
+
+    pub fn user_task(&self) -> Option<Key> {
+        self.extras.as_ref().and_then(|e| e.user_task)
+    }
+
+    pub fn incident(&self) -> Option<Key> {
+        self.extras.as_ref().and_then(|e| e.incident)
     }
 }
 
