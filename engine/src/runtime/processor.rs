@@ -346,7 +346,12 @@ impl Engine {
             Some(e) => Node::Element(e),
             None => Node::Process,
         };
-        let vars = self.pending_vars.remove(&key).unwrap_or_default();
+        // Usually empty: no hashing then.
+        let vars = if self.pending_vars.is_empty() {
+            Default::default()
+        } else {
+            self.pending_vars.remove(&key).unwrap_or_default()
+        };
         let mut inst = ElementInstance::new(
             key,
             a.proc,

@@ -332,28 +332,63 @@ pub struct ProcessInstanceSummary {
 }
 
 /// Element instances by key: a slab of instances plus a key → slot index, so inserting and
-/// removing never moves the (large) instances around a hash table. Iteration is by slot, so
-/// callers that produce output sort by key.
-#[derive(Debug, Clone, Default)]
+/// removing never moves the instances around a hash table. Iteration is by slot, so callers
+/// that produce output sort by key.
+///
+/// In front of the index sits a small direct-mapped cache (slot by `key % RECENT`): one step
+/// looks up the same few instances (the element, its scope) again and again, and keys are
+/// handed out in sequence, so recent instances rarely collide. The cache only short-cuts
+/// lookups; it never decides what exists.
+#[derive(Debug, Clone)]
 pub struct InstanceStore {
     slots: Vec<Option<ElementInstance>>,
     free: Vec<u32>,
     index: rustc_hash::FxHashMap<Key, u32>,
+    recent: [(Key, u32); RECENT],
+}
+
+/// Entries of the [`InstanceStore`] lookup cache (a power of two).
+const RECENT: usize = 64;
+
+/// No key is 0 (keys start at [`super::records::FIRST_KEY`]): marks an empty cache entry.
+const NO_KEY: Key = 0;
+
+impl Default for InstanceStore {
+    fn default() -> Self {
+        InstanceStore {
+            slots: Vec::new(),
+            free: Vec::new(),
+            index: rustc_hash::FxHashMap::default(),
+            recent: [(NO_KEY, 0); RECENT],
+        }
+    }
 }
 
 impl InstanceStore {
+    #[inline]
+    fn slot(&self, key: Key) -> Option<usize> {
+        let (k, slot) = self.recent[key as usize & (RECENT - 1)];
+        if k == key && key != NO_KEY {
+            return Some(slot as usize);
+        }
+        self.index.get(&key).map(|s| *s as usize)
+    }
+
+    #[inline]
     pub fn get(&self, key: &Key) -> Option<&ElementInstance> {
-        let slot = *self.index.get(key)?;
-        self.slots[slot as usize].as_ref()
+        let slot = self.slot(*key)?;
+        self.slots[slot].as_ref()
     }
 
+    #[inline]
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut ElementInstance> {
-        let slot = *self.index.get(key)?;
-        self.slots[slot as usize].as_mut()
+        let slot = self.slot(*key)?;
+        self.slots[slot].as_mut()
     }
 
+    #[inline]
     pub fn contains_key(&self, key: &Key) -> bool {
-        self.index.contains_key(key)
+        self.slot(*key).is_some()
     }
 
     pub fn insert(&mut self, key: Key, instance: ElementInstance) {
@@ -368,10 +403,15 @@ impl InstanceStore {
             }
         };
         self.index.insert(key, slot);
+        self.recent[key as usize & (RECENT - 1)] = (key, slot);
     }
 
     pub fn remove(&mut self, key: &Key) -> Option<ElementInstance> {
         let slot = self.index.remove(key)?;
+        let cached = &mut self.recent[*key as usize & (RECENT - 1)];
+        if cached.0 == *key {
+            *cached = (NO_KEY, 0);
+        }
         self.free.push(slot);
         self.slots[slot as usize].take()
     }
@@ -393,6 +433,7 @@ impl InstanceStore {
 impl std::ops::Index<&Key> for InstanceStore {
     type Output = ElementInstance;
 
+    #[inline]
     fn index(&self, key: &Key) -> &ElementInstance {
         self.get(key).expect("element instance exists")
     }
