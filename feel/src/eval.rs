@@ -50,7 +50,10 @@ impl<'p> Scope<'p> {
                     name: n,
                     value,
                 } => {
-                    if *n == name {
+                    // names the parser shares are one allocation: equal by pointer
+                    if n.len() == name.len()
+                        && (std::ptr::eq(n.as_ptr(), name.as_ptr()) || *n == name)
+                    {
                         let v: &'p Value = value;
                         return Some(v);
                     }
@@ -443,6 +446,9 @@ impl<'a> Eval<'a> {
         let (a_slot, b_slot);
         let a = operand!(self, x, scope, a_slot);
         let b = operand!(self, y, scope, b_slot);
+        if let (Value::Number(x), Value::Number(y)) = (a, b) {
+            return Ok(Value::Boolean(op.holds(x.compare(y))));
+        }
         Ok(self.compare(*op, a, b))
     }
 
@@ -1237,15 +1243,7 @@ impl<'a> Eval<'a> {
 
     pub fn compare(&mut self, op: CmpOp, a: &Value, b: &Value) -> Value {
         if let (Value::Number(x), Value::Number(y)) = (a, b) {
-            let o = x.compare(y);
-            return Value::Boolean(match op {
-                CmpOp::Eq => o == Ordering::Equal,
-                CmpOp::Ne => o != Ordering::Equal,
-                CmpOp::Lt => o == Ordering::Less,
-                CmpOp::Le => o != Ordering::Greater,
-                CmpOp::Gt => o == Ordering::Greater,
-                CmpOp::Ge => o != Ordering::Less,
-            });
+            return Value::Boolean(op.holds(x.compare(y)));
         }
         match op {
             CmpOp::Eq | CmpOp::Ne => match a.feel_eq(b) {
