@@ -12,7 +12,7 @@ use crate::env::{Env, Variables};
 use crate::error::{Failure, Warning, WarningKind};
 use crate::number::Number;
 use crate::temporal::{DateTime, Time, YearMonthDuration};
-use crate::value::{Bound, Context, Function, NativeFunction, Range, Value};
+use crate::value::{Bound, Context, Function, List, NativeFunction, Range, Value};
 
 /// The result of evaluating a node: a value, or a failure that ends the evaluation.
 pub(crate) type R = Result<Value, Failure>;
@@ -50,7 +50,10 @@ impl<'p> Scope<'p> {
                     name: n,
                     value,
                 } => {
-                    if *n == name {
+                    // names the parser shares are one allocation: equal by pointer
+                    if n.len() == name.len()
+                        && (std::ptr::eq(n.as_ptr(), name.as_ptr()) || *n == name)
+                    {
                         let v: &'p Value = value;
                         return Some(v);
                     }
@@ -94,6 +97,31 @@ impl<'p> Scope<'p> {
             }
         }
     }
+}
+
+/// The value of a constant or of a local name, read in place (no clone, no side effects): the
+/// operands of comparisons and arithmetic need no copy of their own.
+#[inline]
+fn peek<'r>(e: &'r Expr, scope: &Scope<'r>) -> Option<&'r Value> {
+    match &e.kind {
+        ExprKind::Const(v) => Some(v),
+        ExprKind::Name(n) => scope.lookup(n),
+        _ => None,
+    }
+}
+
+/// `operand!(self, expr, scope, slot)`: a reference to the operand's value, read in place when
+/// [`peek`] can, else evaluated into `slot`.
+macro_rules! operand {
+    ($ev:expr, $e:expr, $scope:expr, $slot:ident) => {
+        match peek($e, $scope) {
+            Some(v) => v,
+            None => {
+                $slot = $ev.eval($e, $scope)?;
+                &$slot
+            }
+        }
+    };
 }
 
 /// The state of one evaluation.
@@ -238,38 +266,38 @@ impl<'a> Eval<'a> {
     }
 
     fn eval_inner(&mut self, e: &Expr, scope: &Scope) -> R {
-        Ok(match &e.kind {
-            ExprKind::Const(v) => v.clone(),
-            ExprKind::Input => self.input_value()?,
-            ExprKind::Name(..) => self.eval_name(e, scope)?,
-            ExprKind::Path(..) => self.eval_path(e, scope)?,
-            ExprKind::Filter(..) => self.eval_filter(e, scope)?,
-            ExprKind::List(..) => self.eval_list(e, scope)?,
-            ExprKind::Context(..) => self.eval_context(e, scope)?,
-            ExprKind::Range { .. } => self.eval_range(e, scope)?,
-            ExprKind::Neg(..) => self.eval_neg(e, scope)?,
-            ExprKind::Arith(..) => self.eval_arith(e, scope)?,
-            ExprKind::Compare(..) => self.eval_compare(e, scope)?,
-            ExprKind::And(..) => self.eval_and(e, scope)?,
-            ExprKind::Or(..) => self.eval_or(e, scope)?,
-            ExprKind::Between(..) => self.eval_between(e, scope)?,
-            ExprKind::In(..) => self.eval_in(e, scope)?,
-            ExprKind::InstanceOf(..) => self.eval_instance_of(e, scope)?,
-            ExprKind::If(..) => self.eval_if(e, scope)?,
-            ExprKind::For(iters, body) => self.for_loop(iters, body, scope)?,
-            ExprKind::Some(iters, cond) => self.quantified(iters, cond, scope, false)?,
-            ExprKind::Every(iters, cond) => self.quantified(iters, cond, scope, true)?,
-            ExprKind::FunctionDef(..) => self.eval_function_def(e, scope)?,
-            ExprKind::Call(name, args) => self.call_by_name(name, args, scope)?,
-            ExprKind::MethodCall(..) => self.eval_method_call(e, scope)?,
-            ExprKind::InputCompare(..) => self.eval_input_compare(e, scope)?,
-            ExprKind::InputInRange(..) => self.eval_input_in_range(e, scope)?,
-            ExprKind::InputEqualTo(..) => self.eval_input_equal_to(e, scope)?,
-            ExprKind::UnaryTest(..) => self.eval_unary_test(e, scope)?,
-            ExprKind::NotTests(..) => self.eval_not_tests(e, scope)?,
-            ExprKind::AnyOf(..) => self.eval_any_of(e, scope)?,
-            ExprKind::AnyInput => Value::Boolean(true),
-        })
+        match &e.kind {
+            ExprKind::Const(v) => Ok(v.clone()),
+            ExprKind::Input => self.input_value(),
+            ExprKind::Name(..) => self.eval_name(e, scope),
+            ExprKind::Path(..) => self.eval_path(e, scope),
+            ExprKind::Filter(..) => self.eval_filter(e, scope),
+            ExprKind::List(..) => self.eval_list(e, scope),
+            ExprKind::Context(..) => self.eval_context(e, scope),
+            ExprKind::Range { .. } => self.eval_range(e, scope),
+            ExprKind::Neg(..) => self.eval_neg(e, scope),
+            ExprKind::Arith(..) => self.eval_arith(e, scope),
+            ExprKind::Compare(..) => self.eval_compare(e, scope),
+            ExprKind::And(..) => self.eval_and(e, scope),
+            ExprKind::Or(..) => self.eval_or(e, scope),
+            ExprKind::Between(..) => self.eval_between(e, scope),
+            ExprKind::In(..) => self.eval_in(e, scope),
+            ExprKind::InstanceOf(..) => self.eval_instance_of(e, scope),
+            ExprKind::If(..) => self.eval_if(e, scope),
+            ExprKind::For(iters, body) => self.for_loop(iters, body, scope),
+            ExprKind::Some(iters, cond) => self.quantified(iters, cond, scope, false),
+            ExprKind::Every(iters, cond) => self.quantified(iters, cond, scope, true),
+            ExprKind::FunctionDef(..) => self.eval_function_def(e, scope),
+            ExprKind::Call(name, args) => self.call_by_name(name, args, scope),
+            ExprKind::MethodCall(..) => self.eval_method_call(e, scope),
+            ExprKind::InputCompare(..) => self.eval_input_compare(e, scope),
+            ExprKind::InputInRange(..) => self.eval_input_in_range(e, scope),
+            ExprKind::InputEqualTo(..) => self.eval_input_equal_to(e, scope),
+            ExprKind::UnaryTest(..) => self.eval_unary_test(e, scope),
+            ExprKind::NotTests(..) => self.eval_not_tests(e, scope),
+            ExprKind::AnyOf(..) => self.eval_any_of(e, scope),
+            ExprKind::AnyInput => Ok(Value::Boolean(true)),
+        }
     }
 
     #[inline(never)]
@@ -293,6 +321,12 @@ impl<'a> Eval<'a> {
         };
         if let Some(v) = self.variable_entry(e, scope) {
             return Ok(v);
+        }
+        // an entry of a local context (`item.price` in a filter) is read in place
+        if let Some(Value::Context(c)) = peek(x, scope)
+            && let Some(v) = c.get(key.as_ref())
+        {
+            return Ok(v.clone());
         }
         Ok({
             let v = self.eval(x, scope)?;
@@ -398,11 +432,10 @@ impl<'a> Eval<'a> {
         let ExprKind::Arith(op, x, y) = &e.kind else {
             return Ok(Value::Null);
         };
-        Ok({
-            let a = self.eval(x, scope)?;
-            let b = self.eval(y, scope)?;
-            self.arith(*op, a, b)?
-        })
+        let (a_slot, b_slot);
+        let a = operand!(self, x, scope, a_slot);
+        let b = operand!(self, y, scope, b_slot);
+        self.arith(*op, a, b)
     }
 
     #[inline(never)]
@@ -410,11 +443,13 @@ impl<'a> Eval<'a> {
         let ExprKind::Compare(op, x, y) = &e.kind else {
             return Ok(Value::Null);
         };
-        Ok({
-            let a = self.eval(x, scope)?;
-            let b = self.eval(y, scope)?;
-            self.compare(*op, &a, &b)
-        })
+        let (a_slot, b_slot);
+        let a = operand!(self, x, scope, a_slot);
+        let b = operand!(self, y, scope, b_slot);
+        if let (Value::Number(x), Value::Number(y)) = (a, b) {
+            return Ok(Value::Boolean(op.holds(x.compare(y))));
+        }
+        Ok(self.compare(*op, a, b))
     }
 
     #[inline(never)]
@@ -838,7 +873,7 @@ impl<'a> Eval<'a> {
                                 Err(_) => break,
                             }
                         }
-                        Ok(Some(Items::List(Arc::new(items), 0)))
+                        Ok(Some(Items::List(Arc::new(List::new(items)), 0)))
                     }
                     _ => {
                         self.warn(
@@ -855,7 +890,7 @@ impl<'a> Eval<'a> {
     fn for_loop(&mut self, iters: &[(Arc<str>, Iteration)], body: &Expr, scope: &Scope) -> R {
         if mentions(body, "partial") {
             // shared with `partial` while the body runs, unique again when the item is added
-            let mut out = Arc::new(Vec::new());
+            let mut out = Arc::new(List::default());
             if !self.for_level_partial(iters, body, scope, &mut out)? {
                 return Ok(Value::Null);
             }
@@ -865,10 +900,15 @@ impl<'a> Eval<'a> {
         // every round: evaluated once, then repeated
         let invariant = is_invariant(body, &mut |n| iters.iter().any(|(i, _)| **i == *n));
         let mut out = Vec::new();
-        if !self.for_level(iters, body, scope, &mut out, invariant)? {
-            return Ok(Value::Null);
+        match self.for_level(iters, body, scope, &mut out, invariant, iters.len() == 1)? {
+            ForEnd::Done => Ok(Value::list(out)),
+            ForEnd::Repeat(n) => {
+                // the single iterator's body gave one value for all items: stored once
+                let v = out.pop().unwrap_or_default();
+                Ok(Value::List(Arc::new(List::repeat(v, n))))
+            }
+            ForEnd::NotAList => Ok(Value::Null),
         }
-        Ok(Value::list(out))
     }
 
     fn for_level(
@@ -878,39 +918,44 @@ impl<'a> Eval<'a> {
         scope: &Scope,
         out: &mut Vec<Value>,
         invariant: bool,
-    ) -> Result<bool, Failure> {
+        only_level: bool,
+    ) -> Result<ForEnd, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
             let v = self.eval(body, scope)?;
             out.push(v);
             self.check_items(out.len())?;
-            return Ok(true);
+            return Ok(ForEnd::Done);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {
-            return Ok(false);
+            return Ok(ForEnd::NotAList);
         };
         if !rest.is_empty() {
-            while let Some(item) = items.next() {
+            let mut slot = Value::Null;
+            while let Some(item) = items.next(&mut slot) {
                 let s = Scope::One {
                     parent: scope,
                     name,
-                    value: &item,
+                    value: item,
                 };
-                if !self.for_level(rest, body, &s, out, invariant)? {
-                    return Ok(false);
+                if let ForEnd::NotAList = self.for_level(rest, body, &s, out, invariant, false)? {
+                    return Ok(ForEnd::NotAList);
                 }
             }
-            return Ok(true);
+            return Ok(ForEnd::Done);
         }
         // the innermost iterator: a tight loop
-        out.reserve(items.len().min(self.env.limits.max_items));
-        while let Some(item) = items.next() {
+        if !(invariant && only_level) {
+            out.reserve(items.len().min(self.env.limits.max_items));
+        }
+        let mut slot = Value::Null;
+        while let Some(item) = items.next(&mut slot) {
             let warnings = self.warnings.len();
             let v = self.eval(
                 body,
                 &Scope::One {
                     parent: scope,
                     name,
-                    value: &item,
+                    value: item,
                 },
             )?;
             out.push(v);
@@ -918,12 +963,15 @@ impl<'a> Eval<'a> {
             if invariant && self.warnings.len() == warnings {
                 let n = items.len();
                 self.check_items(out.len().saturating_add(n))?;
+                if only_level && out.len() == 1 {
+                    return Ok(ForEnd::Repeat(n + 1));
+                }
                 let v = out.last().cloned().unwrap_or_default();
                 out.extend(std::iter::repeat_n(v, n));
-                return Ok(true);
+                return Ok(ForEnd::Done);
             }
         }
-        Ok(true)
+        Ok(ForEnd::Done)
     }
 
     /// [`Eval::for_level`] for a body that reads `partial`, the items so far.
@@ -932,7 +980,7 @@ impl<'a> Eval<'a> {
         iters: &[(Arc<str>, Iteration)],
         body: &Expr,
         scope: &Scope,
-        out: &mut Arc<Vec<Value>>,
+        out: &mut Arc<List>,
     ) -> Result<bool, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
             let partial = Value::List(out.clone());
@@ -951,11 +999,12 @@ impl<'a> Eval<'a> {
         let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
-        while let Some(item) = items.next() {
+        let mut slot = Value::Null;
+        while let Some(item) = items.next(&mut slot) {
             let s = Scope::One {
                 parent: scope,
                 name,
-                value: &item,
+                value: item,
             };
             if !self.for_level_partial(rest, body, &s, out)? {
                 return Ok(false);
@@ -1006,27 +1055,22 @@ impl<'a> Eval<'a> {
         state: &mut Quantified,
     ) -> Result<bool, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
-            match self.eval(cond, scope)? {
-                Value::Boolean(b) if b != state.every => state.decided = true,
-                Value::Boolean(_) => {}
-                Value::Null => state.undecided = true,
-                other => {
-                    state.undecided = true;
-                    state.not_boolean.push(other);
-                }
-            }
+            self.quantified_condition(cond, scope, state)?;
             return Ok(true);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
-        while let Some(item) = items.next() {
+        let mut slot = Value::Null;
+        while let Some(item) = items.next(&mut slot) {
             let s = Scope::One {
                 parent: scope,
                 name,
-                value: &item,
+                value: item,
             };
-            if !self.quantified_level(rest, cond, &s, state)? {
+            if rest.is_empty() {
+                self.quantified_condition(cond, &s, state)?;
+            } else if !self.quantified_level(rest, cond, &s, state)? {
                 return Ok(false);
             }
             // stop early once the answer is known
@@ -1035,6 +1079,26 @@ impl<'a> Eval<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// Evaluates the condition for one combination of items.
+    #[inline]
+    fn quantified_condition(
+        &mut self,
+        cond: &Expr,
+        scope: &Scope,
+        state: &mut Quantified,
+    ) -> Result<(), Failure> {
+        match self.eval(cond, scope)? {
+            Value::Boolean(b) if b != state.every => state.decided = true,
+            Value::Boolean(_) => {}
+            Value::Null => state.undecided = true,
+            other => {
+                state.undecided = true;
+                state.not_boolean.push(other);
+            }
+        }
+        Ok(())
     }
 
     fn eval_args(&mut self, args: &Args, scope: &Scope) -> Result<CallArgs, Failure> {
@@ -1178,6 +1242,9 @@ impl<'a> Eval<'a> {
     // ---------- operators ----------
 
     pub fn compare(&mut self, op: CmpOp, a: &Value, b: &Value) -> Value {
+        if let (Value::Number(x), Value::Number(y)) = (a, b) {
+            return Value::Boolean(op.holds(x.compare(y)));
+        }
         match op {
             CmpOp::Eq | CmpOp::Ne => match a.feel_eq(b) {
                 Some(eq) => Value::Boolean(if op == CmpOp::Eq { eq } else { !eq }),
@@ -1250,9 +1317,9 @@ impl<'a> Eval<'a> {
         }
     }
 
-    pub fn arith(&mut self, op: ArithOp, a: Value, b: Value) -> R {
+    pub fn arith(&mut self, op: ArithOp, a: &Value, b: &Value) -> R {
         use Value::*;
-        let r = match (op, &a, &b) {
+        let r = match (op, a, b) {
             (ArithOp::Add, Number(x), Number(y)) => Some(Number(x.add(y))),
             (ArithOp::Sub, Number(x), Number(y)) => Some(Number(x.sub(y))),
             (ArithOp::Mul, Number(x), Number(y)) => Some(Number(x.mul(y))),
@@ -1273,7 +1340,7 @@ impl<'a> Eval<'a> {
                 s.push_str(y);
                 Some(Value::string(s))
             }
-            (ArithOp::Add | ArithOp::Sub, _, _) => temporal_add_sub(op == ArithOp::Sub, &a, &b),
+            (ArithOp::Add | ArithOp::Sub, _, _) => temporal_add_sub(op == ArithOp::Sub, a, b),
             (ArithOp::Mul, DayTimeDuration(d), Number(n))
             | (ArithOp::Mul, Number(n), DayTimeDuration(d)) => {
                 scale_duration(*d, n, false).map(DayTimeDuration)
@@ -1339,16 +1406,17 @@ impl<'a> Eval<'a> {
 /// What an iterator of `for`/`some`/`every` walks over.
 pub(crate) enum Items {
     /// The items of a list, from an index.
-    List(Arc<Vec<Value>>, usize),
+    List(Arc<List>, usize),
     /// The integers from `next` to `last` (up or down), inclusive.
     Ints { next: i64, last: i64, done: bool },
 }
 
 impl Items {
-    fn next(&mut self) -> Option<Value> {
+    /// The next item: a list's item in place, an integer made in `slot`.
+    fn next<'a>(&'a mut self, slot: &'a mut Value) -> Option<&'a Value> {
         match self {
             Items::List(items, i) => {
-                let v = items.get(*i).cloned();
+                let v = items.get(*i);
                 *i += 1;
                 v
             }
@@ -1364,7 +1432,8 @@ impl Items {
                 } else {
                     *next -= 1;
                 }
-                Some(Value::int(v))
+                *slot = Value::int(v);
+                Some(slot)
             }
         }
     }
@@ -1381,6 +1450,16 @@ impl Items {
             }
         }
     }
+}
+
+/// How a level of a `for` loop ended.
+enum ForEnd {
+    /// The items are in the output.
+    Done,
+    /// The loop has one iterator and one value for all its `n` items (the last in the output).
+    Repeat(usize),
+    /// An iterator was not a list (the result is `null`).
+    NotAList,
 }
 
 /// What `some`/`every` learned so far.
