@@ -520,15 +520,10 @@ impl Engine {
         }
         self.unsubscribe_from_events(key);
         if let Some(oc) = el.ad_hoc.as_ref().and_then(|d| d.output_collection.clone())
-            && let Some(v) = self.instances[&key]
-                .vars
-                .get(&oc)
-                .map(|v| (*v.value).clone())
+            && let Some(v) = self.instances[&key].vars.get(&oc).map(|v| v.value.clone())
         {
             let scope = self.instances[&key].flow_scope.unwrap_or(key);
-            let mut doc = VariableDocument::new();
-            doc.insert(oc.to_string(), v);
-            self.merge_propagating(scope, &doc);
+            self.merge_propagating_shared(scope, [(oc, v)]);
         }
         self.apply_output_mappings(key, &el.output_mappings, false)
     }
