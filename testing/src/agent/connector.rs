@@ -22,6 +22,8 @@
 //! so). Not played: migration of a context from another process definition, documents in tool
 //! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -30,6 +32,10 @@ use super::turn::{Arguments, TextCallStyle, Turn};
 
 /// Variables by name, in order (the engine's variable document).
 pub type Variables = IndexMap<String, Value>;
+
+/// Variables by name whose values are shared with the engine (a job's variables: reading a
+/// job copies nothing).
+pub type SharedVariables = IndexMap<String, Arc<Value>>;
 
 /// The variables the connector's job worker fetches (`fetchVariables` of `AiAgentJobWorker`):
 /// nothing else of the scope reaches it.
@@ -43,9 +49,11 @@ pub const FETCHED_VARIABLES: [&str; 5] = [
 
 /// The job's variables as the worker fetches them, out of every variable visible from the
 /// job's element (outermost scope first, so a later one hides an earlier one of the same name):
-/// only the [`FETCHED_VARIABLES`] are copied, each once.
-pub fn fetch_variables<'v>(visible: impl IntoIterator<Item = (&'v str, &'v Value)>) -> Variables {
-    let mut found: [Option<&Value>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
+/// only the [`FETCHED_VARIABLES`] are kept (shared, not copied).
+pub fn fetch_variables<'v>(
+    visible: impl IntoIterator<Item = (&'v str, &'v Arc<Value>)>,
+) -> SharedVariables {
+    let mut found: [Option<&Arc<Value>>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
     for (name, value) in visible {
         if let Some(i) = FETCHED_VARIABLES.iter().position(|f| *f == name) {
             found[i] = Some(value);
@@ -70,9 +78,8 @@ pub struct AgentJob<'a> {
     /// The retries of the activated job.
     pub retries: i32,
     /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
-    /// `toolCallResults`, `provider`, `data`). Owned: answering a job moves the stored
-    /// conversation out of `agentContext` instead of copying it.
-    pub variables: Variables,
+    /// `toolCallResults`, `provider`, `data`), shared with the engine.
+    pub variables: SharedVariables,
     /// The task headers (`retryBackoff`, `elementTemplateVersion`, ...).
     pub headers: &'a IndexMap<String, String>,
     /// The engine clock as an ISO-8601 date-time with offset, for message timestamps.
@@ -148,7 +155,8 @@ pub enum ResponseFormat {
         parse_json: bool,
     },
     Json {
-        schema: Option<Value>,
+        /// Shared: every request of a job carries it.
+        schema: Option<Arc<Value>>,
         schema_name: Option<String>,
     },
 }
@@ -159,8 +167,8 @@ pub struct ModelInput {
     pub system_prompt: Option<String>,
     /// The user prompt, when this call carries it (the first call, or a re-entry).
     pub user_prompt: Option<String>,
-    /// The tools offered.
-    pub tools: Vec<ToolDefinition>,
+    /// The tools offered (shared by the requests of one element while they do not change).
+    pub tools: Arc<[ToolDefinition]>,
     /// The tool results of this call, in tool-call order: `[{id, name, content}]` (and
     /// `interrupted: true` for calls cancelled by an event).
     pub tool_call_results: Value,
@@ -235,8 +243,40 @@ const MCP_DISCOVERY_PREFIX: &str = "MCP_toolsList_";
 const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
 const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 
-/// Reads one agent job. `Err` is a connector feature the mock does not play.
-pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
+/// The tools of the last job, kept by the caller between jobs: the tool definitions a context
+/// stores are read once, not on every model call.
+#[derive(Debug, Clone, Default)]
+pub struct ToolCache {
+    last: Option<(Value, Arc<[ToolDefinition]>)>,
+}
+
+impl ToolCache {
+    /// The tools of `definitions` (a context's `toolDefinitions`), read again only when they
+    /// changed.
+    fn read(&mut self, definitions: Option<&Value>) -> Arc<[ToolDefinition]> {
+        let definitions = definitions.unwrap_or(&Value::Null);
+        if let Some((json, tools)) = &self.last
+            && json == definitions
+        {
+            return tools.clone();
+        }
+        let tools: Arc<[ToolDefinition]> = definitions
+            .as_array()
+            .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
+            .unwrap_or_default();
+        self.last = Some((definitions.clone(), tools.clone()));
+        tools
+    }
+
+    /// Remembers tools built from the engine's elements, with their stored form.
+    fn remember(&mut self, json: &Value, tools: Arc<[ToolDefinition]>) {
+        self.last = Some((json.clone(), tools));
+    }
+}
+
+/// Reads one agent job. `Err` is a connector feature the mock does not play. `tools` carries
+/// the tool definitions from one job of the element to the next.
+pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, Unsupported> {
     let failure = FailureContext {
         retries: job.retries,
         backoff: parse_backoff(job.headers.get("retryBackoff").map(String::as_str)),
@@ -249,9 +289,10 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
         ))))
     };
     let vars = &job.variables;
+    let var = |name: &str| vars.get(name).map(|v| &**v);
 
     // Input binding and validation by the connector runtime: failures are incidents at once.
-    let config = match read_config(vars) {
+    let config = match read_config(var("provider"), var("data")) {
         Ok(config) => config,
         Err(violations) => {
             let message = format!(
@@ -269,9 +310,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     };
 
     // Initialisation: an empty context resolves the tools from the engine's variable.
-    let context = vars
-        .get("agentContext")
-        .filter(|c| c.as_object().is_some_and(|o| !o.is_empty()));
+    let context = var("agentContext").filter(|c| c.as_object().is_some_and(|o| !o.is_empty()));
     let state = context
         .and_then(|c| c.get("state"))
         .and_then(Value::as_str)
@@ -296,7 +335,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     let mut discovery_ids: Vec<String> = Vec::new();
     let tools = match state {
         "INITIALIZING" => {
-            let elements = match vars.get("adHocSubProcessElements") {
+            let elements = match var("adHocSubProcessElements") {
                 Some(value) => read_elements(value).map_err(Unsupported)?,
                 None => Vec::new(),
             };
@@ -353,7 +392,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
         }
         "TOOL_DISCOVERY" => {
             let mut tools = stored_tools();
-            let results = vars.get("toolCallResults").and_then(Value::as_array);
+            let results = var("toolCallResults").and_then(Value::as_array);
             for client in &mcp_clients {
                 let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
                 let Some(result) = results.and_then(|r| {
@@ -414,8 +453,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     let last_iteration_key = last_iteration_key.unwrap_or(assistant_count);
 
     // Split the results: entries without an id are events.
-    let results: Vec<&Value> = vars
-        .get("toolCallResults")
+    let results: Vec<&Value> = var("toolCallResults")
         .and_then(Value::as_array)
         .map(|r| {
             r.iter()
@@ -467,11 +505,18 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     {
         return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
     }
-    let tools_from_context = state == "READY";
-    let (tools, built_tools_json) = if tools_from_context {
-        (stored_tools(), Value::Null)
+    // The context's tool definitions are read once per element (the cache), and copied into
+    // the next context.
+    let (tools, tools_json) = if state == "READY" {
+        let definitions = context.and_then(|c| c.get("toolDefinitions"));
+        (
+            tools_cache.read(definitions),
+            definitions.cloned().unwrap_or_else(|| json!([])),
+        )
     } else {
         let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
+        let tools: Arc<[ToolDefinition]> = tools.into();
+        tools_cache.remember(&json, tools.clone());
         (tools, json)
     };
 
@@ -583,28 +628,9 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     {
         messages.push(json!({"role": "system", "content": [{"type": "text", "text": system}]}));
     }
-    // The stored conversation and tool definitions are moved out of the job's variables.
-    let mut stored_context = job
-        .variables
-        .get_mut("agentContext")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
-    let stored_messages = match stored_context
-        .get_mut("conversation")
-        .and_then(|c| c.get_mut("messages"))
-    {
-        Some(Value::Array(messages)) => std::mem::take(messages),
-        _ => Vec::new(),
-    };
-    let tools_json = if tools_from_context {
-        stored_context
-            .get_mut("toolDefinitions")
-            .map(Value::take)
-            .unwrap_or_else(|| json!([]))
-    } else {
-        built_tools_json
-    };
-    messages.extend(stored_messages.into_iter().filter(|m| role(m) != "system"));
+    // The stored conversation is copied once, into the next context (the engine keeps the
+    // stored one).
+    messages.extend(stored.iter().filter(|m| role(m) != "system").cloned());
     messages.extend(input_messages);
     let input = ModelInput {
         system_prompt: config.system_prompt.clone(),
@@ -648,7 +674,7 @@ impl PendingTurn {
             ModelInput {
                 system_prompt: None,
                 user_prompt: None,
-                tools: Vec::new(),
+                tools: Arc::new([]),
                 tool_call_results: Value::Null,
                 events: Vec::new(),
                 messages: Vec::new(),
@@ -934,12 +960,12 @@ impl FailureContext {
     }
 }
 
-fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
+fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config, Vec<String>> {
     let mut violations = Vec::new();
-    if vars.get("provider").is_none_or(Value::is_null) {
+    if provider.is_none_or(Value::is_null) {
         violations.push("provider: must not be null".to_string());
     }
-    let Some(data) = vars.get("data").filter(|d| d.is_object()) else {
+    let Some(data) = data.filter(|d| d.is_object()) else {
         violations.push("data: must not be null".to_string());
         return Err(violations);
     };
@@ -982,7 +1008,7 @@ fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
         Some("json") => ResponseFormat::Json {
             schema: at(data, "/response/format/schema")
                 .filter(|s| !s.is_null())
-                .cloned(),
+                .map(|s| Arc::new(s.clone())),
             schema_name: text("/response/format/schemaName"),
         },
         _ => ResponseFormat::Text {
@@ -1270,10 +1296,10 @@ mod tests {
 
     #[test]
     fn only_the_fetched_variables_reach_the_worker_the_innermost_one_wins() {
-        let outer_context = json!({"state": "OUTER"});
-        let inner_context = json!({"state": "READY"});
-        let data = json!({"userPrompt": {"prompt": "hi"}});
-        let other = json!("not fetched");
+        let outer_context = Arc::new(json!({"state": "OUTER"}));
+        let inner_context = Arc::new(json!({"state": "READY"}));
+        let data = Arc::new(json!({"userPrompt": {"prompt": "hi"}}));
+        let other = Arc::new(json!("not fetched"));
         let fetched = fetch_variables([
             ("agentContext", &outer_context),
             ("customerMessage", &other),
