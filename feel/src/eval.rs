@@ -12,7 +12,7 @@ use crate::env::{Env, Variables};
 use crate::error::{Failure, Warning, WarningKind};
 use crate::number::Number;
 use crate::temporal::{DateTime, Time, YearMonthDuration};
-use crate::value::{Bound, Context, Function, NativeFunction, Range, Value};
+use crate::value::{Bound, Context, Function, List, NativeFunction, Range, Value};
 
 /// The result of evaluating a node: a value, or a failure that ends the evaluation.
 pub(crate) type R = Result<Value, Failure>;
@@ -838,7 +838,7 @@ impl<'a> Eval<'a> {
                                 Err(_) => break,
                             }
                         }
-                        Ok(Some(Items::List(Arc::new(items), 0)))
+                        Ok(Some(Items::List(Arc::new(List::new(items)), 0)))
                     }
                     _ => {
                         self.warn(
@@ -855,7 +855,7 @@ impl<'a> Eval<'a> {
     fn for_loop(&mut self, iters: &[(Arc<str>, Iteration)], body: &Expr, scope: &Scope) -> R {
         if mentions(body, "partial") {
             // shared with `partial` while the body runs, unique again when the item is added
-            let mut out = Arc::new(Vec::new());
+            let mut out = Arc::new(List::default());
             if !self.for_level_partial(iters, body, scope, &mut out)? {
                 return Ok(Value::Null);
             }
@@ -865,10 +865,15 @@ impl<'a> Eval<'a> {
         // every round: evaluated once, then repeated
         let invariant = is_invariant(body, &mut |n| iters.iter().any(|(i, _)| **i == *n));
         let mut out = Vec::new();
-        if !self.for_level(iters, body, scope, &mut out, invariant)? {
-            return Ok(Value::Null);
+        match self.for_level(iters, body, scope, &mut out, invariant, iters.len() == 1)? {
+            ForEnd::Done => Ok(Value::list(out)),
+            ForEnd::Repeat(n) => {
+                // the single iterator's body gave one value for all items: stored once
+                let v = out.pop().unwrap_or_default();
+                Ok(Value::List(Arc::new(List::repeat(v, n))))
+            }
+            ForEnd::NotAList => Ok(Value::Null),
         }
-        Ok(Value::list(out))
     }
 
     fn for_level(
@@ -878,15 +883,16 @@ impl<'a> Eval<'a> {
         scope: &Scope,
         out: &mut Vec<Value>,
         invariant: bool,
-    ) -> Result<bool, Failure> {
+        only_level: bool,
+    ) -> Result<ForEnd, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
             let v = self.eval(body, scope)?;
             out.push(v);
             self.check_items(out.len())?;
-            return Ok(true);
+            return Ok(ForEnd::Done);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {
-            return Ok(false);
+            return Ok(ForEnd::NotAList);
         };
         if !rest.is_empty() {
             while let Some(item) = items.next() {
@@ -895,14 +901,16 @@ impl<'a> Eval<'a> {
                     name,
                     value: &item,
                 };
-                if !self.for_level(rest, body, &s, out, invariant)? {
-                    return Ok(false);
+                if let ForEnd::NotAList = self.for_level(rest, body, &s, out, invariant, false)? {
+                    return Ok(ForEnd::NotAList);
                 }
             }
-            return Ok(true);
+            return Ok(ForEnd::Done);
         }
         // the innermost iterator: a tight loop
-        out.reserve(items.len().min(self.env.limits.max_items));
+        if !(invariant && only_level) {
+            out.reserve(items.len().min(self.env.limits.max_items));
+        }
         while let Some(item) = items.next() {
             let warnings = self.warnings.len();
             let v = self.eval(
@@ -918,12 +926,15 @@ impl<'a> Eval<'a> {
             if invariant && self.warnings.len() == warnings {
                 let n = items.len();
                 self.check_items(out.len().saturating_add(n))?;
+                if only_level && out.len() == 1 {
+                    return Ok(ForEnd::Repeat(n + 1));
+                }
                 let v = out.last().cloned().unwrap_or_default();
                 out.extend(std::iter::repeat_n(v, n));
-                return Ok(true);
+                return Ok(ForEnd::Done);
             }
         }
-        Ok(true)
+        Ok(ForEnd::Done)
     }
 
     /// [`Eval::for_level`] for a body that reads `partial`, the items so far.
@@ -932,7 +943,7 @@ impl<'a> Eval<'a> {
         iters: &[(Arc<str>, Iteration)],
         body: &Expr,
         scope: &Scope,
-        out: &mut Arc<Vec<Value>>,
+        out: &mut Arc<List>,
     ) -> Result<bool, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
             let partial = Value::List(out.clone());
@@ -1339,7 +1350,7 @@ impl<'a> Eval<'a> {
 /// What an iterator of `for`/`some`/`every` walks over.
 pub(crate) enum Items {
     /// The items of a list, from an index.
-    List(Arc<Vec<Value>>, usize),
+    List(Arc<List>, usize),
     /// The integers from `next` to `last` (up or down), inclusive.
     Ints { next: i64, last: i64, done: bool },
 }
@@ -1381,6 +1392,16 @@ impl Items {
             }
         }
     }
+}
+
+/// How a level of a `for` loop ended.
+enum ForEnd {
+    /// The items are in the output.
+    Done,
+    /// The loop has one iterator and one value for all its `n` items (the last in the output).
+    Repeat(usize),
+    /// An iterator was not a list (the result is `null`).
+    NotAList,
 }
 
 /// What `some`/`every` learned so far.

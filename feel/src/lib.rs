@@ -41,7 +41,9 @@ pub use error::{Evaluation, Failure, ParseError, Warning, WarningKind};
 pub use from_ai::TaggedParameter;
 pub use number::Number;
 pub use parser::is_feel_whitespace;
-pub use value::{Bound, Context, Function, NativeBody, NativeFunction, Range, Value};
+pub use value::{
+    Bound, Context, Function, List, ListIter, NativeBody, NativeFunction, Range, Value,
+};
 
 /// The names of all built-in functions (feel-scala's and Zeebe's `cycle`/`fromAi`).
 pub fn builtin_names() -> Vec<&'static str> {

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 use jiff::SignedDuration;
@@ -36,13 +36,232 @@ pub enum Value {
     /// A years-and-months duration.
     YearMonthDuration(YearMonthDuration),
     /// A list.
-    List(Arc<Vec<Value>>),
+    List(Arc<List>),
     /// A context (ordered entries).
     Context(Arc<Context>),
     /// A range such as `[1..10)`.
     Range(Arc<Range>),
     /// A function (user-defined or built-in).
     Function(Arc<Function>),
+}
+
+/// The items of a FEEL list.
+///
+/// Usually a vector. A list of one value repeated `len` times (what `for` gives when its body
+/// does not depend on the iterator, e.g. `for x in 1..1000000 return "a"`) is stored as the
+/// value and the count: `len`, `get` and `iter` never build the vector, and only code that
+/// needs the items as a slice (`Deref`) builds it, once.
+pub struct List(ListRepr);
+
+enum ListRepr {
+    Items(Vec<Value>),
+    Repeat {
+        value: Value,
+        len: usize,
+        items: OnceLock<Vec<Value>>,
+    },
+}
+
+impl List {
+    /// A list of these items.
+    pub fn new(items: Vec<Value>) -> List {
+        List(ListRepr::Items(items))
+    }
+
+    /// `value`, `len` times (without storing it `len` times).
+    pub fn repeat(value: Value, len: usize) -> List {
+        List(ListRepr::Repeat {
+            value,
+            len,
+            items: OnceLock::new(),
+        })
+    }
+
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            ListRepr::Items(items) => items.len(),
+            ListRepr::Repeat { len, .. } => *len,
+        }
+    }
+
+    /// True if the list has no items.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The item at `index` (from 0).
+    pub fn get(&self, index: usize) -> Option<&Value> {
+        match &self.0 {
+            ListRepr::Items(items) => items.get(index),
+            ListRepr::Repeat { value, len, .. } => (index < *len).then_some(value),
+        }
+    }
+
+    /// The first item.
+    pub fn first(&self) -> Option<&Value> {
+        self.get(0)
+    }
+
+    /// The last item.
+    pub fn last(&self) -> Option<&Value> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// The items in order.
+    pub fn iter(&self) -> ListIter<'_> {
+        match &self.0 {
+            ListRepr::Items(items) => ListIter(IterRepr::Slice(items.iter())),
+            ListRepr::Repeat { value, len, .. } => ListIter(IterRepr::Repeat { value, left: *len }),
+        }
+    }
+
+    /// The items as a slice (builds a repeated list's vector the first time).
+    pub fn as_slice(&self) -> &[Value] {
+        match &self.0 {
+            ListRepr::Items(items) => items,
+            ListRepr::Repeat { value, len, items } => {
+                items.get_or_init(|| vec![value.clone(); *len])
+            }
+        }
+    }
+
+    /// A copy of the items.
+    pub fn to_vec(&self) -> Vec<Value> {
+        self.iter().cloned().collect()
+    }
+
+    /// Adds an item at the end (a repeated list becomes a vector first).
+    pub fn push(&mut self, value: Value) {
+        if let ListRepr::Items(items) = &mut self.0 {
+            items.push(value);
+            return;
+        }
+        let mut items = self.to_vec();
+        items.push(value);
+        self.0 = ListRepr::Items(items);
+    }
+}
+
+impl Default for List {
+    fn default() -> List {
+        List::new(Vec::new())
+    }
+}
+
+impl From<Vec<Value>> for List {
+    fn from(items: Vec<Value>) -> List {
+        List::new(items)
+    }
+}
+
+impl FromIterator<Value> for List {
+    fn from_iter<I: IntoIterator<Item = Value>>(iter: I) -> List {
+        List::new(iter.into_iter().collect())
+    }
+}
+
+impl Clone for List {
+    fn clone(&self) -> List {
+        match &self.0 {
+            ListRepr::Items(items) => List::new(items.clone()),
+            ListRepr::Repeat { value, len, .. } => List::repeat(value.clone(), *len),
+        }
+    }
+}
+
+impl std::ops::Deref for List {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        self.as_slice()
+    }
+}
+
+impl fmt::Debug for List {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a List {
+    type Item = &'a Value;
+    type IntoIter = ListIter<'a>;
+
+    fn into_iter(self) -> ListIter<'a> {
+        self.iter()
+    }
+}
+
+/// The items of a [`List`], in order.
+#[derive(Clone)]
+pub struct ListIter<'a>(IterRepr<'a>);
+
+#[derive(Clone)]
+enum IterRepr<'a> {
+    Slice(std::slice::Iter<'a, Value>),
+    Repeat { value: &'a Value, left: usize },
+}
+
+impl<'a> Iterator for ListIter<'a> {
+    type Item = &'a Value;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a Value> {
+        match &mut self.0 {
+            IterRepr::Slice(it) => it.next(),
+            IterRepr::Repeat { value, left } => {
+                if *left == 0 {
+                    return None;
+                }
+                *left -= 1;
+                Some(value)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len();
+        (n, Some(n))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<&'a Value> {
+        match &mut self.0 {
+            IterRepr::Slice(it) => it.nth(n),
+            IterRepr::Repeat { value, left } => {
+                if *left <= n {
+                    *left = 0;
+                    return None;
+                }
+                *left -= n + 1;
+                Some(value)
+            }
+        }
+    }
+}
+
+impl DoubleEndedIterator for ListIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            IterRepr::Slice(it) => it.next_back(),
+            IterRepr::Repeat { value, left } => {
+                if *left == 0 {
+                    return None;
+                }
+                *left -= 1;
+                Some(value)
+            }
+        }
+    }
+}
+
+impl ExactSizeIterator for ListIter<'_> {
+    fn len(&self) -> usize {
+        match &self.0 {
+            IterRepr::Slice(it) => it.len(),
+            IterRepr::Repeat { left, .. } => *left,
+        }
+    }
 }
 
 /// The entries of a FEEL context, in insertion order. Keys are hashed with FxHash (fast for
@@ -159,7 +378,7 @@ impl Value {
 
     /// A list value.
     pub fn list(items: Vec<Value>) -> Value {
-        Value::List(Arc::new(items))
+        Value::List(Arc::new(List::from(items)))
     }
 
     /// A context value.
@@ -345,5 +564,34 @@ pub fn to_feel_string(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_list_behaves_as_its_items() {
+        let mut list = List::repeat(Value::int(7), 3);
+        assert_eq!(list.len(), 3);
+        assert_eq!(list.get(2), Some(&Value::int(7)));
+        assert_eq!(list.get(3), None);
+        assert_eq!(list.iter().rev().count(), 3);
+        assert_eq!(list.iter().nth(2), Some(&Value::int(7)));
+        assert_eq!(list.iter().nth(3), None);
+        assert_eq!(
+            list.as_slice(),
+            &[Value::int(7), Value::int(7), Value::int(7)]
+        );
+        list.push(Value::int(8));
+        assert_eq!(
+            list.to_vec(),
+            vec![Value::int(7), Value::int(7), Value::int(7), Value::int(8)]
+        );
+        assert_eq!(
+            format!("{:?}", List::repeat(Value::Null, 2)),
+            "[Null, Null]"
+        );
     }
 }

@@ -267,7 +267,7 @@ impl<'d> Evaluator<'d> {
                 .iter()
                 .map(|item| self.logic(item, vars, None))
                 .collect::<Result<Vec<_>, _>>()
-                .map(|items| Value::List(Arc::new(items))),
+                .map(Value::list),
             Logic::Relation(rows) => {
                 let mut out = Vec::with_capacity(rows.len());
                 for row in rows {
@@ -278,7 +278,7 @@ impl<'d> Evaluator<'d> {
                     }
                     out.push(Value::Context(Arc::new(context)));
                 }
-                Ok(Value::List(Arc::new(out)))
+                Ok(Value::list(out))
             }
             Logic::Invocation { bkm, bindings } => self.invocation(*bkm, bindings, vars),
         };
@@ -547,7 +547,7 @@ fn multiple(rows: Vec<Row>) -> Value {
             }
         })
         .collect();
-    Value::List(Arc::new(items))
+    Value::list(items)
 }
 
 fn apply_hit_policy(table: &DecisionTable, rows: Vec<Row>) -> Result<Value, String> {

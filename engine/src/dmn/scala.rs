@@ -51,10 +51,7 @@ mod tests {
         assert_eq!(val(&Value::int(25)), "25");
         assert_eq!(val(&Value::string("gold")), "\"gold\"");
         assert_eq!(val(&Value::Null), "null");
-        assert_eq!(
-            val(&Value::List(Arc::new(vec![Value::Boolean(true)]))),
-            "[true]"
-        );
+        assert_eq!(val(&Value::list(vec![Value::Boolean(true)])), "[true]");
         let rows = vec![
             vec![(Some(Arc::from("discount")), Value::int(25))],
             vec![(Some(Arc::from("discount")), Value::int(20))],

@@ -35,7 +35,7 @@ pub(crate) fn register(r: &mut Registry) {
         let l = list_arg(&a[0])?;
         let items = list_arg(&a[1])?;
         ev.check_items(l.len() + items.len()).map_err(Fail::Fatal)?;
-        let mut out = l.as_ref().clone();
+        let mut out = l.to_vec();
         out.extend(items.iter().cloned());
         Ok(Value::list(out))
     });
@@ -54,7 +54,7 @@ pub(crate) fn register(r: &mut Registry) {
     );
     r.add("remove", &["list", "position"], remove);
     r.add("reverse", &["list"], |_, a| {
-        let mut out = list_arg(&a[0])?.as_ref().clone();
+        let mut out = list_arg(&a[0])?.to_vec();
         out.reverse();
         Ok(Value::list(out))
     });
@@ -326,7 +326,7 @@ fn insert_before(_: &mut Eval, a: &[Value]) -> Out {
             "position {pos} is out of the list's bounds"
         )));
     }
-    let mut out = l.as_ref().clone();
+    let mut out = l.to_vec();
     out.insert(idx as usize, a[2].clone());
     Ok(Value::list(out))
 }
@@ -344,7 +344,7 @@ fn remove(_: &mut Eval, a: &[Value]) -> Out {
             "position {pos} is out of the list's bounds"
         )));
     }
-    let mut out = l.as_ref().clone();
+    let mut out = l.to_vec();
     out.remove(idx as usize);
     Ok(Value::list(out))
 }
@@ -355,7 +355,7 @@ fn sort(ev: &mut Eval, a: &[Value]) -> Out {
         Value::Function(f) => f.clone(),
         _ => return Err(Fail::Illegal),
     };
-    let mut items = l.as_ref().clone();
+    let mut items = l.to_vec();
     let mut failure = None;
     let mut bad = false;
     items.sort_by(|x, y| {

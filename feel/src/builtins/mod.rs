@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::error::{Failure, WarningKind};
 use crate::eval::{CallArgs, Eval, R};
-use crate::value::Value;
+use crate::value::{List, Value};
 
 /// Why a built-in gave no value.
 pub(crate) enum Fail {
@@ -235,7 +235,7 @@ pub(crate) fn str_arg(v: &Value) -> Result<&str, Fail> {
     }
 }
 
-pub(crate) fn list_arg(v: &Value) -> Result<&Arc<Vec<Value>>, Fail> {
+pub(crate) fn list_arg(v: &Value) -> Result<&Arc<List>, Fail> {
     match v {
         Value::List(l) => Ok(l),
         _ => Err(Fail::Illegal),
