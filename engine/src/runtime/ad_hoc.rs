@@ -434,7 +434,7 @@ impl Engine {
     pub(crate) fn complete_ad_hoc_job(
         &mut self,
         ahsp: Key,
-        variables: &VariableDocument,
+        variables: &super::records::SharedVariableDocument,
         r: AdHocJobResult,
     ) {
         if let Some(s) = self
@@ -444,7 +444,7 @@ impl Engine {
         {
             s.job = None;
         }
-        self.merge_propagating(ahsp, variables);
+        self.merge_propagating_shared(ahsp, variables);
         if !r.activate_elements.is_empty() {
             let existing: Vec<Key> = self.instances[&ahsp].children.clone();
             let ids: Vec<String> = r
@@ -523,7 +523,7 @@ impl Engine {
             && let Some(v) = self.instances[&key].vars.get(&oc).map(|v| v.value.clone())
         {
             let scope = self.instances[&key].flow_scope.unwrap_or(key);
-            self.merge_propagating_shared(scope, [(oc, v)]);
+            self.merge_propagating_arcs(scope, [(oc, v)]);
         }
         self.apply_output_mappings(key, &el.output_mappings, false)
     }

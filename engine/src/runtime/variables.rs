@@ -11,7 +11,8 @@ use super::executable::Mapping;
 use super::expr::{Expr, baton_feel_bridge};
 use super::processor::Failure;
 use super::records::{
-    ErrorType, Key, OtherIntent, RecordValue, ValueType, VariableDocument, VariableValue,
+    ErrorType, Key, OtherIntent, RecordValue, SharedVariableDocument, ValueType, VariableDocument,
+    VariableValue,
 };
 use super::state::Var;
 
@@ -299,8 +300,30 @@ impl Engine {
         );
     }
 
-    /// [`Engine::merge_propagating`] of values shared with the caller (no copies).
-    pub(crate) fn merge_propagating_shared(
+    /// [`Engine::merge_local`] of a shared document (no copies).
+    pub(crate) fn merge_local_shared(&mut self, scope: Key, doc: &SharedVariableDocument) {
+        for (name, value) in doc {
+            self.set_local(scope, name, value.clone());
+        }
+    }
+
+    /// [`Engine::merge_propagating`] of a shared document (no copies).
+    pub(crate) fn merge_propagating_shared(&mut self, scope: Key, doc: &SharedVariableDocument) {
+        self.merge_propagating_values(
+            scope,
+            doc.iter()
+                .map(|(name, value)| {
+                    (
+                        Cow::Borrowed(name.as_str()),
+                        DocValue::Shared(value.clone()),
+                    )
+                })
+                .collect(),
+        );
+    }
+
+    /// [`Engine::merge_propagating`] of variables' values (no copies).
+    pub(crate) fn merge_propagating_arcs(
         &mut self,
         scope: Key,
         entries: impl IntoIterator<Item = (Arc<str>, Arc<Json>)>,
@@ -425,13 +448,13 @@ impl Engine {
             .and_then(|i| i.completion_vars.take());
         if !mappings.is_empty() {
             if let Some(vars) = &completion {
-                self.merge_local(key, vars);
+                self.merge_local_shared(key, vars);
             }
             let doc = self.evaluate_mappings(key, mappings, true)?;
             let scope = self.output_scope(key);
             self.merge_propagating_owned(scope, doc);
         } else if let Some(vars) = completion {
-            self.merge_propagating(key, &vars);
+            self.merge_propagating_shared(key, &vars);
         } else if propagate_locals {
             let locals: Vec<(Arc<str>, Arc<Json>)> = self
                 .instances
@@ -444,7 +467,7 @@ impl Engine {
                 })
                 .unwrap_or_default();
             let scope = self.output_scope(key);
-            self.merge_propagating_shared(scope, locals);
+            self.merge_propagating_arcs(scope, locals);
         }
         Ok(())
     }
