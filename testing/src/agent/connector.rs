@@ -22,7 +22,8 @@
 //! so). Not played: migration of a context from another process definition, documents in tool
 //! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
-use std::sync::Arc;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -176,8 +177,69 @@ pub struct ModelInput {
     pub events: Vec<Value>,
     /// The conversation as sent: the stored messages plus this call's input, cut to the context
     /// window.
-    pub messages: Vec<Value>,
+    pub messages: SentMessages,
     pub response_format: ResponseFormat,
+}
+
+/// The conversation as sent on one model call: the system message, the stored conversation
+/// and this call's input messages, cut to the context window. Reads as a slice of messages; it
+/// shares the stored conversation with the job and is put together when first read (most tests
+/// never read it).
+#[derive(Clone, Default)]
+pub struct SentMessages {
+    system: Option<Value>,
+    /// The job's `agentContext`, whose `conversation.messages` were stored.
+    stored: Option<Arc<Value>>,
+    input: Vec<Value>,
+    window: usize,
+    built: OnceLock<Vec<Value>>,
+}
+
+impl SentMessages {
+    /// Messages already put together.
+    pub fn new(messages: Vec<Value>) -> SentMessages {
+        SentMessages {
+            built: OnceLock::from(messages),
+            ..SentMessages::default()
+        }
+    }
+
+    fn put_together(&self) -> Vec<Value> {
+        let stored = self
+            .stored
+            .as_deref()
+            .and_then(|c| c.get("conversation"))
+            .and_then(|c| c.get("messages"))
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        let all: Vec<&Value> = self
+            .system
+            .iter()
+            .chain(stored.iter().filter(|m| role(m) != "system"))
+            .chain(&self.input)
+            .collect();
+        window(&all, self.window)
+    }
+}
+
+impl Deref for SentMessages {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        self.built.get_or_init(|| self.put_together())
+    }
+}
+
+impl PartialEq for SentMessages {
+    fn eq(&self, other: &SentMessages) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for SentMessages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// The connector is waiting for the model.
@@ -620,14 +682,23 @@ pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, 
         );
     }
 
-    let mut messages = Vec::with_capacity(stored.len() + input_messages.len() + 1);
-    if let Some(system) = config
+    let system_message = config
         .system_prompt
         .as_deref()
         .filter(|p| !p.trim().is_empty())
-    {
-        messages.push(json!({"role": "system", "content": [{"type": "text", "text": system}]}));
-    }
+        .map(|system| json!({"role": "system", "content": [{"type": "text", "text": system}]}));
+    let sent = SentMessages {
+        system: system_message.clone(),
+        stored: conversation
+            .is_some()
+            .then(|| job.variables.get("agentContext").cloned())
+            .flatten(),
+        input: input_messages.clone(),
+        window: config.context_window_size,
+        built: OnceLock::new(),
+    };
+    let mut messages = Vec::with_capacity(stored.len() + input_messages.len() + 1);
+    messages.extend(system_message);
     // The stored conversation is copied once, into the next context (the engine keeps the
     // stored one).
     messages.extend(stored.iter().filter(|m| role(m) != "system").cloned());
@@ -638,7 +709,7 @@ pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, 
         tools,
         tool_call_results: Value::Array(seen_results),
         events: event_contents,
-        messages: window(&messages, config.context_window_size),
+        messages: sent,
         response_format: config.format.clone(),
     };
     Ok(Step::AskModel(Box::new(PendingTurn {
@@ -677,7 +748,7 @@ impl PendingTurn {
                 tools: Arc::new([]),
                 tool_call_results: Value::Null,
                 events: Vec::new(),
-                messages: Vec::new(),
+                messages: SentMessages::default(),
                 response_format: ResponseFormat::Text { parse_json: false },
             },
         )
@@ -1142,9 +1213,9 @@ fn event_message(content: &Value, interrupt: bool) -> Value {
 
 /// The connector's context window: at most `size` messages, the system message kept, the oldest
 /// dropped first, and tool results whose tool-call message was dropped go with it.
-fn window(messages: &[Value], size: usize) -> Vec<Value> {
+fn window(messages: &[&Value], size: usize) -> Vec<Value> {
     if messages.len() <= size {
-        return messages.to_vec();
+        return messages.iter().map(|&m| m.clone()).collect();
     }
     let (system, rest): (Vec<&Value>, Vec<&Value>) =
         messages.iter().partition(|m| role(m) == "system");
@@ -1332,18 +1403,12 @@ mod tests {
         let a1 = json!({"role": "assistant", "toolCalls": [{}]});
         let tcr = json!({"role": "tool_call_result"});
         let a2 = json!({"role": "assistant", "n": 2});
+        assert_eq!(window(&[&u1, &a1, &tcr, &a2], 2), vec![a2.clone()]);
         assert_eq!(
-            window(&[u1.clone(), a1.clone(), tcr.clone(), a2.clone()], 2),
-            vec![a2.clone()]
-        );
-        assert_eq!(
-            window(
-                &[sys.clone(), u1.clone(), a1.clone(), tcr.clone(), a2.clone()],
-                3
-            ),
+            window(&[&sys, &u1, &a1, &tcr, &a2], 3),
             vec![sys.clone(), a2.clone()]
         );
-        assert_eq!(window(&[sys.clone(), u1.clone()], 20), vec![sys, u1]);
+        assert_eq!(window(&[&sys, &u1], 20), vec![sys, u1]);
     }
 
     #[test]

@@ -12,8 +12,8 @@ use serde_json::Value;
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
-    self, AgentJob, JobAnswer, JobCompletion, ModelInput, ResponseFormat, SentToolCall, Step,
-    ToolCache,
+    self, AgentJob, JobAnswer, JobCompletion, ModelInput, ResponseFormat, SentMessages,
+    SentToolCall, Step, ToolCache,
 };
 use super::error_expression;
 use super::matchers::{ExpectedCall, check_called_tools};
@@ -76,8 +76,8 @@ pub struct AgentRequest {
     pub tool_call_results: Value,
     /// The contents of this call's events (event sub-process results).
     pub events: Vec<Value>,
-    /// The conversation as sent (after the context window).
-    pub messages: Vec<Value>,
+    /// The conversation as sent (after the context window); reads as a slice of messages.
+    pub messages: SentMessages,
     pub response_format: ResponseFormat,
     /// The turn the model answered with; `None` when the script had no turn left.
     pub turn: Option<Turn>,
