@@ -39,6 +39,22 @@ pub enum CmpOp {
     Ge,
 }
 
+impl CmpOp {
+    /// Whether the operator holds for two values ordered so (`Less` for `a < b`).
+    #[inline]
+    pub fn holds(self, o: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            CmpOp::Eq => o == Equal,
+            CmpOp::Ne => o != Equal,
+            CmpOp::Lt => o == Less,
+            CmpOp::Le => o != Greater,
+            CmpOp::Gt => o == Greater,
+            CmpOp::Ge => o != Less,
+        }
+    }
+}
+
 /// Arithmetic operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArithOp {

@@ -50,7 +50,10 @@ impl<'p> Scope<'p> {
                     name: n,
                     value,
                 } => {
-                    if *n == name {
+                    // names the parser shares are one allocation: equal by pointer
+                    if n.len() == name.len()
+                        && (std::ptr::eq(n.as_ptr(), name.as_ptr()) || *n == name)
+                    {
                         let v: &'p Value = value;
                         return Some(v);
                     }
@@ -94,6 +97,31 @@ impl<'p> Scope<'p> {
             }
         }
     }
+}
+
+/// The value of a constant or of a local name, read in place (no clone, no side effects): the
+/// operands of comparisons and arithmetic need no copy of their own.
+#[inline]
+fn peek<'r>(e: &'r Expr, scope: &Scope<'r>) -> Option<&'r Value> {
+    match &e.kind {
+        ExprKind::Const(v) => Some(v),
+        ExprKind::Name(n) => scope.lookup(n),
+        _ => None,
+    }
+}
+
+/// `operand!(self, expr, scope, slot)`: a reference to the operand's value, read in place when
+/// [`peek`] can, else evaluated into `slot`.
+macro_rules! operand {
+    ($ev:expr, $e:expr, $scope:expr, $slot:ident) => {
+        match peek($e, $scope) {
+            Some(v) => v,
+            None => {
+                $slot = $ev.eval($e, $scope)?;
+                &$slot
+            }
+        }
+    };
 }
 
 /// The state of one evaluation.
@@ -238,38 +266,38 @@ impl<'a> Eval<'a> {
     }
 
     fn eval_inner(&mut self, e: &Expr, scope: &Scope) -> R {
-        Ok(match &e.kind {
-            ExprKind::Const(v) => v.clone(),
-            ExprKind::Input => self.input_value()?,
-            ExprKind::Name(..) => self.eval_name(e, scope)?,
-            ExprKind::Path(..) => self.eval_path(e, scope)?,
-            ExprKind::Filter(..) => self.eval_filter(e, scope)?,
-            ExprKind::List(..) => self.eval_list(e, scope)?,
-            ExprKind::Context(..) => self.eval_context(e, scope)?,
-            ExprKind::Range { .. } => self.eval_range(e, scope)?,
-            ExprKind::Neg(..) => self.eval_neg(e, scope)?,
-            ExprKind::Arith(..) => self.eval_arith(e, scope)?,
-            ExprKind::Compare(..) => self.eval_compare(e, scope)?,
-            ExprKind::And(..) => self.eval_and(e, scope)?,
-            ExprKind::Or(..) => self.eval_or(e, scope)?,
-            ExprKind::Between(..) => self.eval_between(e, scope)?,
-            ExprKind::In(..) => self.eval_in(e, scope)?,
-            ExprKind::InstanceOf(..) => self.eval_instance_of(e, scope)?,
-            ExprKind::If(..) => self.eval_if(e, scope)?,
-            ExprKind::For(iters, body) => self.for_loop(iters, body, scope)?,
-            ExprKind::Some(iters, cond) => self.quantified(iters, cond, scope, false)?,
-            ExprKind::Every(iters, cond) => self.quantified(iters, cond, scope, true)?,
-            ExprKind::FunctionDef(..) => self.eval_function_def(e, scope)?,
-            ExprKind::Call(name, args) => self.call_by_name(name, args, scope)?,
-            ExprKind::MethodCall(..) => self.eval_method_call(e, scope)?,
-            ExprKind::InputCompare(..) => self.eval_input_compare(e, scope)?,
-            ExprKind::InputInRange(..) => self.eval_input_in_range(e, scope)?,
-            ExprKind::InputEqualTo(..) => self.eval_input_equal_to(e, scope)?,
-            ExprKind::UnaryTest(..) => self.eval_unary_test(e, scope)?,
-            ExprKind::NotTests(..) => self.eval_not_tests(e, scope)?,
-            ExprKind::AnyOf(..) => self.eval_any_of(e, scope)?,
-            ExprKind::AnyInput => Value::Boolean(true),
-        })
+        match &e.kind {
+            ExprKind::Const(v) => Ok(v.clone()),
+            ExprKind::Input => self.input_value(),
+            ExprKind::Name(..) => self.eval_name(e, scope),
+            ExprKind::Path(..) => self.eval_path(e, scope),
+            ExprKind::Filter(..) => self.eval_filter(e, scope),
+            ExprKind::List(..) => self.eval_list(e, scope),
+            ExprKind::Context(..) => self.eval_context(e, scope),
+            ExprKind::Range { .. } => self.eval_range(e, scope),
+            ExprKind::Neg(..) => self.eval_neg(e, scope),
+            ExprKind::Arith(..) => self.eval_arith(e, scope),
+            ExprKind::Compare(..) => self.eval_compare(e, scope),
+            ExprKind::And(..) => self.eval_and(e, scope),
+            ExprKind::Or(..) => self.eval_or(e, scope),
+            ExprKind::Between(..) => self.eval_between(e, scope),
+            ExprKind::In(..) => self.eval_in(e, scope),
+            ExprKind::InstanceOf(..) => self.eval_instance_of(e, scope),
+            ExprKind::If(..) => self.eval_if(e, scope),
+            ExprKind::For(iters, body) => self.for_loop(iters, body, scope),
+            ExprKind::Some(iters, cond) => self.quantified(iters, cond, scope, false),
+            ExprKind::Every(iters, cond) => self.quantified(iters, cond, scope, true),
+            ExprKind::FunctionDef(..) => self.eval_function_def(e, scope),
+            ExprKind::Call(name, args) => self.call_by_name(name, args, scope),
+            ExprKind::MethodCall(..) => self.eval_method_call(e, scope),
+            ExprKind::InputCompare(..) => self.eval_input_compare(e, scope),
+            ExprKind::InputInRange(..) => self.eval_input_in_range(e, scope),
+            ExprKind::InputEqualTo(..) => self.eval_input_equal_to(e, scope),
+            ExprKind::UnaryTest(..) => self.eval_unary_test(e, scope),
+            ExprKind::NotTests(..) => self.eval_not_tests(e, scope),
+            ExprKind::AnyOf(..) => self.eval_any_of(e, scope),
+            ExprKind::AnyInput => Ok(Value::Boolean(true)),
+        }
     }
 
     #[inline(never)]
@@ -293,6 +321,12 @@ impl<'a> Eval<'a> {
         };
         if let Some(v) = self.variable_entry(e, scope) {
             return Ok(v);
+        }
+        // an entry of a local context (`item.price` in a filter) is read in place
+        if let Some(Value::Context(c)) = peek(x, scope)
+            && let Some(v) = c.get(key.as_ref())
+        {
+            return Ok(v.clone());
         }
         Ok({
             let v = self.eval(x, scope)?;
@@ -398,11 +432,10 @@ impl<'a> Eval<'a> {
         let ExprKind::Arith(op, x, y) = &e.kind else {
             return Ok(Value::Null);
         };
-        Ok({
-            let a = self.eval(x, scope)?;
-            let b = self.eval(y, scope)?;
-            self.arith(*op, a, b)?
-        })
+        let (a_slot, b_slot);
+        let a = operand!(self, x, scope, a_slot);
+        let b = operand!(self, y, scope, b_slot);
+        self.arith(*op, a, b)
     }
 
     #[inline(never)]
@@ -410,11 +443,13 @@ impl<'a> Eval<'a> {
         let ExprKind::Compare(op, x, y) = &e.kind else {
             return Ok(Value::Null);
         };
-        Ok({
-            let a = self.eval(x, scope)?;
-            let b = self.eval(y, scope)?;
-            self.compare(*op, &a, &b)
-        })
+        let (a_slot, b_slot);
+        let a = operand!(self, x, scope, a_slot);
+        let b = operand!(self, y, scope, b_slot);
+        if let (Value::Number(x), Value::Number(y)) = (a, b) {
+            return Ok(Value::Boolean(op.holds(x.compare(y))));
+        }
+        Ok(self.compare(*op, a, b))
     }
 
     #[inline(never)]
@@ -895,11 +930,12 @@ impl<'a> Eval<'a> {
             return Ok(ForEnd::NotAList);
         };
         if !rest.is_empty() {
-            while let Some(item) = items.next() {
+            let mut slot = Value::Null;
+            while let Some(item) = items.next(&mut slot) {
                 let s = Scope::One {
                     parent: scope,
                     name,
-                    value: &item,
+                    value: item,
                 };
                 if let ForEnd::NotAList = self.for_level(rest, body, &s, out, invariant, false)? {
                     return Ok(ForEnd::NotAList);
@@ -911,14 +947,15 @@ impl<'a> Eval<'a> {
         if !(invariant && only_level) {
             out.reserve(items.len().min(self.env.limits.max_items));
         }
-        while let Some(item) = items.next() {
+        let mut slot = Value::Null;
+        while let Some(item) = items.next(&mut slot) {
             let warnings = self.warnings.len();
             let v = self.eval(
                 body,
                 &Scope::One {
                     parent: scope,
                     name,
-                    value: &item,
+                    value: item,
                 },
             )?;
             out.push(v);
@@ -962,11 +999,12 @@ impl<'a> Eval<'a> {
         let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
-        while let Some(item) = items.next() {
+        let mut slot = Value::Null;
+        while let Some(item) = items.next(&mut slot) {
             let s = Scope::One {
                 parent: scope,
                 name,
-                value: &item,
+                value: item,
             };
             if !self.for_level_partial(rest, body, &s, out)? {
                 return Ok(false);
@@ -1017,27 +1055,22 @@ impl<'a> Eval<'a> {
         state: &mut Quantified,
     ) -> Result<bool, Failure> {
         let Some(((name, it), rest)) = iters.split_first() else {
-            match self.eval(cond, scope)? {
-                Value::Boolean(b) if b != state.every => state.decided = true,
-                Value::Boolean(_) => {}
-                Value::Null => state.undecided = true,
-                other => {
-                    state.undecided = true;
-                    state.not_boolean.push(other);
-                }
-            }
+            self.quantified_condition(cond, scope, state)?;
             return Ok(true);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {
             return Ok(false);
         };
-        while let Some(item) = items.next() {
+        let mut slot = Value::Null;
+        while let Some(item) = items.next(&mut slot) {
             let s = Scope::One {
                 parent: scope,
                 name,
-                value: &item,
+                value: item,
             };
-            if !self.quantified_level(rest, cond, &s, state)? {
+            if rest.is_empty() {
+                self.quantified_condition(cond, &s, state)?;
+            } else if !self.quantified_level(rest, cond, &s, state)? {
                 return Ok(false);
             }
             // stop early once the answer is known
@@ -1046,6 +1079,26 @@ impl<'a> Eval<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// Evaluates the condition for one combination of items.
+    #[inline]
+    fn quantified_condition(
+        &mut self,
+        cond: &Expr,
+        scope: &Scope,
+        state: &mut Quantified,
+    ) -> Result<(), Failure> {
+        match self.eval(cond, scope)? {
+            Value::Boolean(b) if b != state.every => state.decided = true,
+            Value::Boolean(_) => {}
+            Value::Null => state.undecided = true,
+            other => {
+                state.undecided = true;
+                state.not_boolean.push(other);
+            }
+        }
+        Ok(())
     }
 
     fn eval_args(&mut self, args: &Args, scope: &Scope) -> Result<CallArgs, Failure> {
@@ -1189,6 +1242,9 @@ impl<'a> Eval<'a> {
     // ---------- operators ----------
 
     pub fn compare(&mut self, op: CmpOp, a: &Value, b: &Value) -> Value {
+        if let (Value::Number(x), Value::Number(y)) = (a, b) {
+            return Value::Boolean(op.holds(x.compare(y)));
+        }
         match op {
             CmpOp::Eq | CmpOp::Ne => match a.feel_eq(b) {
                 Some(eq) => Value::Boolean(if op == CmpOp::Eq { eq } else { !eq }),
@@ -1261,9 +1317,9 @@ impl<'a> Eval<'a> {
         }
     }
 
-    pub fn arith(&mut self, op: ArithOp, a: Value, b: Value) -> R {
+    pub fn arith(&mut self, op: ArithOp, a: &Value, b: &Value) -> R {
         use Value::*;
-        let r = match (op, &a, &b) {
+        let r = match (op, a, b) {
             (ArithOp::Add, Number(x), Number(y)) => Some(Number(x.add(y))),
             (ArithOp::Sub, Number(x), Number(y)) => Some(Number(x.sub(y))),
             (ArithOp::Mul, Number(x), Number(y)) => Some(Number(x.mul(y))),
@@ -1284,7 +1340,7 @@ impl<'a> Eval<'a> {
                 s.push_str(y);
                 Some(Value::string(s))
             }
-            (ArithOp::Add | ArithOp::Sub, _, _) => temporal_add_sub(op == ArithOp::Sub, &a, &b),
+            (ArithOp::Add | ArithOp::Sub, _, _) => temporal_add_sub(op == ArithOp::Sub, a, b),
             (ArithOp::Mul, DayTimeDuration(d), Number(n))
             | (ArithOp::Mul, Number(n), DayTimeDuration(d)) => {
                 scale_duration(*d, n, false).map(DayTimeDuration)
@@ -1356,10 +1412,11 @@ pub(crate) enum Items {
 }
 
 impl Items {
-    fn next(&mut self) -> Option<Value> {
+    /// The next item: a list's item in place, an integer made in `slot`.
+    fn next<'a>(&'a mut self, slot: &'a mut Value) -> Option<&'a Value> {
         match self {
             Items::List(items, i) => {
-                let v = items.get(*i).cloned();
+                let v = items.get(*i);
                 *i += 1;
                 v
             }
@@ -1375,7 +1432,8 @@ impl Items {
                 } else {
                     *next -= 1;
                 }
-                Some(Value::int(v))
+                *slot = Value::int(v);
+                Some(slot)
             }
         }
     }

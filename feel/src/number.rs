@@ -455,12 +455,20 @@ impl Number {
     }
 
     /// Compares by value (`2.0 = 2`).
+    #[inline]
     pub fn compare(&self, other: &Number) -> Ordering {
+        if let (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) = (&self.0, &other.0)
+            && sa == sb
+        {
+            return a.cmp(b);
+        }
+        self.compare_slow(other)
+    }
+
+    #[inline(never)]
+    fn compare_slow(&self, other: &Number) -> Ordering {
         match (&self.0, &other.0) {
             (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) => {
-                if sa == sb {
-                    return a.cmp(b);
-                }
                 let (x, y, _) = align(*a, *sa, *b, *sb);
                 x.cmp(&y)
             }

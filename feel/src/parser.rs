@@ -313,9 +313,15 @@ struct Parser<'s> {
     /// Whether to record what was expected where. Off on the first pass (most input parses);
     /// a failed parse is parsed again with it on to build the message.
     track: bool,
+    /// The names seen so far: a name written twice (`for x in xs return x`) is one `Arc`, so
+    /// the evaluator finds a local variable by pointer before comparing text.
+    names: Vec<Arc<str>>,
 }
 
 type P<T> = Option<T>;
+
+/// How many distinct names a parser shares (beyond, names are not shared; still correct).
+const MAX_INTERNED: usize = 32;
 
 fn boxed(e: Expr) -> Box<Expr> {
     Box::new(e)
@@ -332,7 +338,20 @@ impl<'s> Parser<'s> {
             ws_end: usize::MAX,
             fatal: None,
             track: false,
+            names: Vec::new(),
         }
+    }
+
+    /// The shared `Arc` of a name.
+    fn intern(&mut self, name: &str) -> Arc<str> {
+        if let Some(n) = self.names.iter().find(|n| n.as_ref() == name) {
+            return n.clone();
+        }
+        let n: Arc<str> = Arc::from(name);
+        if self.names.len() < MAX_INTERNED {
+            self.names.push(n.clone());
+        }
+        n
     }
 
     fn rest(&self) -> &'s str {
@@ -495,9 +514,10 @@ impl<'s> Parser<'s> {
 
     fn name(&mut self) -> P<Arc<str>> {
         if let Some(n) = self.escaped_identifier() {
-            return Some(n.into());
+            return Some(self.intern(n));
         }
-        self.identifier().map(Arc::from)
+        let n = self.identifier()?;
+        Some(self.intern(n))
     }
 
     /// Words separated by whitespace, as written (`start position`, `test   name`); used where a
@@ -534,10 +554,10 @@ impl<'s> Parser<'s> {
     fn parameter_name(&mut self) -> P<Arc<str>> {
         let save = self.pos;
         if let Some(n) = self.escaped_identifier() {
-            return Some(n.into());
+            return Some(self.intern(n));
         }
         match self.words() {
-            Some(w) if !is_reserved(w) => Some(w.into()),
+            Some(w) if !is_reserved(w) => Some(self.intern(w)),
             _ => {
                 self.pos = save;
                 self.expect("parameter name");
@@ -1052,7 +1072,8 @@ impl<'s> Parser<'s> {
                     self.pos,
                 ));
             }
-            return Some(Expr::new(ExprKind::Name(name.into()), start, self.pos));
+            let name = self.intern(name);
+            return Some(Expr::new(ExprKind::Name(name), start, self.pos));
         }
         if !is_name_start(c) {
             self.expect("expression");
@@ -1075,7 +1096,8 @@ impl<'s> Parser<'s> {
                         self.pos,
                     ));
                 }
-                return Some(Expr::new(ExprKind::Name(word.into()), start, self.pos));
+                let name = self.intern(word);
+                return Some(Expr::new(ExprKind::Name(name), start, self.pos));
             }
         }
         match word {
@@ -1161,7 +1183,8 @@ impl<'s> Parser<'s> {
             return None;
         }
         self.pos = end;
-        Some(Expr::new(ExprKind::Name(word.into()), start, self.pos))
+        let name = self.intern(word);
+        Some(Expr::new(ExprKind::Name(name), start, self.pos))
     }
 
     fn context_literal(&mut self) -> P<Expr> {

@@ -128,15 +128,40 @@ pub(crate) fn regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::R
     if full.len() > 10_000 {
         return Err(Fail::Msg("the pattern is too long".into()));
     }
+    // a pattern is compiled at each call and FEEL strings are short: building the lazy DFA
+    // (a reverse NFA and its cache) costs more than it saves, the PikeVM/backtracker match
     fancy_regex::RegexBuilder::new(&full)
         .backtrack_limit(1_000_000)
+        .delegate_dfa_size_limit(0)
         .build()
         .map_err(|e| Fail::Msg(format!("Illegal pattern '{pattern}': {e}")))
 }
 
-/// XPath character-class subtraction `[a-z-[aeiou]]` becomes `[a-z--[aeiou]]`.
+/// XPath character-class subtraction `[a-z-[aeiou]]` becomes `[a-z--[aeiou]]`; java's
+/// `\d`, `\s`, `\w` (and their negations) are ASCII classes, as they are in java.
 fn translate(p: &str) -> String {
-    p.replace("-[", "--[")
+    let mut out = String::with_capacity(p.len() + 8);
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('d') => out.push_str("[0-9]"),
+                Some('D') => out.push_str("[^0-9]"),
+                Some('s') => out.push_str("[\\t\\n\\x0B\\f\\r\\x20]"),
+                Some('S') => out.push_str("[^\\t\\n\\x0B\\f\\r\\x20]"),
+                Some('w') => out.push_str("[a-zA-Z_0-9]"),
+                Some('W') => out.push_str("[^a-zA-Z_0-9]"),
+                Some(e) => {
+                    out.push('\\');
+                    out.push(e);
+                }
+                None => out.push('\\'),
+            },
+            '-' if chars.as_str().starts_with('[') => out.push_str("--"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn matches(_: &mut Eval, a: &[Value]) -> Out {
