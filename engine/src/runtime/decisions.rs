@@ -311,7 +311,7 @@ impl Engine {
         let drg = Arc::new(drg);
         // Deploying decisions alone starts nothing, so it cannot hit the step limit.
         let _ = self.deploy_models(
-            &[],
+            Vec::new(),
             &[DmnResource {
                 name: &name,
                 text: &text,

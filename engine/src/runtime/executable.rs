@@ -348,10 +348,12 @@ fn listeners(
         .collect()
 }
 
-/// Input to [`compile`]: the process plus the definitions it lives in.
+/// Input to [`compile`]: the process plus the definitions it lives in. The process becomes the
+/// executable's model, and its part of the diagram moves out of the definitions, so neither is
+/// copied.
 pub struct CompileInput<'a> {
-    pub definitions: &'a model::Definitions,
-    pub process: &'a model::Process,
+    pub definitions: &'a mut model::Definitions,
+    pub process: model::Process,
 }
 
 /// Compiles one process of a definitions document.
@@ -364,7 +366,8 @@ pub fn compile(
     resource_name: &str,
 ) -> Result<ExecutableProcess, CompileError> {
     let defs = input.definitions;
-    let process = input.process;
+    let owned = input.process;
+    let process = &owned;
     let mut elements = Vec::with_capacity(process.elements.len());
     for element in &process.elements {
         elements.push(compile_element(defs, process, element)?);
@@ -495,6 +498,8 @@ pub fn compile(
             None => None,
         });
     }
+    let participant = participant_of(defs, process).cloned();
+    let diagram = process_diagram(defs, process, participant.as_ref());
     Ok(ExecutableProcess {
         key,
         bpmn_process_id: Arc::from(process.id.as_str()),
@@ -502,9 +507,9 @@ pub fn compile(
         version_tag: process.version_tag.as_deref().map(Arc::from),
         deployment_key,
         resource_name: Arc::from(resource_name),
-        model: process.clone(),
-        diagram: process_diagram(defs, process),
-        participant: participant_of(defs, process).cloned(),
+        model: owned,
+        diagram,
+        participant,
         elements,
         scope,
         event_start_events,
@@ -523,21 +528,26 @@ fn participant_of<'d>(
         .find(|p| p.process_ref.as_deref() == Some(process.id.as_str()))
 }
 
-/// The part of the document's BPMN DI that draws this process.
-fn process_diagram(defs: &model::Definitions, process: &model::Process) -> model::Diagram {
+/// The part of the document's BPMN DI that draws this process, moved out of the definitions
+/// (ids are unique in a file, so no other process draws the same shape or edge).
+fn process_diagram(
+    defs: &mut model::Definitions,
+    process: &model::Process,
+    participant: Option<&model::Participant>,
+) -> model::Diagram {
     let mut diagram = model::Diagram::default();
     if defs.diagram.shapes.is_empty() && defs.diagram.edges.is_empty() {
         return diagram;
     }
-    let shape_ids = participant_of(defs, process)
+    let shape_ids = participant
         .map(|p| p.id.as_str())
         .into_iter()
         .chain(process.lanes.iter().map(|l| l.id.as_str()))
         .chain(process.elements.iter().map(|e| e.id.as_str()))
         .chain(process.artifacts.iter().map(|a| a.id.as_str()));
     for id in shape_ids {
-        if let Some(shape) = defs.diagram.shapes.get(id) {
-            diagram.shapes.insert(id.to_owned(), shape.clone());
+        if let Some((id, shape)) = defs.diagram.shapes.swap_remove_entry(id) {
+            diagram.shapes.insert(id, shape);
         }
     }
     let edge_ids = process
@@ -546,8 +556,8 @@ fn process_diagram(defs: &model::Definitions, process: &model::Process) -> model
         .map(|f| f.id.as_str())
         .chain(process.artifacts.iter().map(|a| a.id.as_str()));
     for id in edge_ids {
-        if let Some(edge) = defs.diagram.edges.get(id) {
-            diagram.edges.insert(id.to_owned(), edge.clone());
+        if let Some((id, edge)) = defs.diagram.edges.swap_remove_entry(id) {
+            diagram.edges.insert(id, edge);
         }
     }
     diagram

@@ -363,19 +363,24 @@ impl Engine {
         resources: &[crate::deploy::Resource],
     ) -> Result<DeploymentInfo, Rejection> {
         // `.form` resources are forms (JSON); the others go through the BPMN or DMN checks.
-        let (form_resources, resources): (Vec<_>, Vec<_>) = resources
-            .iter()
-            .cloned()
-            .partition(|r| r.name.ends_with(".form"));
+        let is_form = |r: &crate::deploy::Resource| r.name.ends_with(".form");
         let mut forms = Vec::new();
-        for r in &form_resources {
+        for r in resources.iter().filter(|r| is_form(r)) {
             let (id, tag) = forms::parse_form(&r.name, &r.content)?;
             forms.push((r.name.clone(), id, tag));
         }
-        let checked = if resources.is_empty() {
+        // Without forms the resources are checked as given, not copied.
+        let others: Vec<crate::deploy::Resource>;
+        let resources = if forms.is_empty() {
+            resources
+        } else {
+            others = resources.iter().filter(|r| !is_form(r)).cloned().collect();
+            &others
+        };
+        let mut checked = if resources.is_empty() {
             Vec::new()
         } else {
-            crate::deploy::check(&resources).map_err(|d| {
+            crate::deploy::check(resources).map_err(|d| {
                 Rejection::new(
                     RejectionType::InvalidArgument,
                     format!(
@@ -384,9 +389,22 @@ impl Engine {
                 )
             })?
         };
-        let bpmn: Vec<(&str, &model::Definitions)> = checked
+        // The checked models are not needed after this: compiling takes them over rather than
+        // copying them.
+        let mut owned: Vec<model::Definitions> = checked
+            .iter_mut()
+            .filter_map(|r| match &mut r.model {
+                crate::deploy::DeployedModel::Bpmn(definitions) => {
+                    Some(std::mem::take(&mut **definitions))
+                }
+                crate::deploy::DeployedModel::Dmn(_) => None,
+            })
+            .collect();
+        let bpmn: Vec<(&str, model::Definitions)> = checked
             .iter()
-            .filter_map(|r| r.definitions().map(|d| (r.source.name(), d)))
+            .filter(|r| r.definitions().is_some())
+            .map(|r| r.source.name())
+            .zip(owned.drain(..))
             .collect();
         let dmn: Vec<decisions::DmnResource<'_>> = checked
             .iter()
@@ -398,7 +416,7 @@ impl Engine {
                 })
             })
             .collect();
-        self.deploy_models(&bpmn, &dmn, forms)
+        self.deploy_models(bpmn, &dmn, forms)
     }
 
     /// Deploys one BPMN text (see [`Engine::deploy`]).
@@ -413,7 +431,7 @@ impl Engine {
         resource_name: &str,
         definitions: &model::Definitions,
     ) -> Result<DeploymentInfo, Rejection> {
-        self.deploy_models(&[(resource_name, definitions)], &[], Vec::new())
+        self.deploy_models(vec![(resource_name, definitions.clone())], &[], Vec::new())
     }
 
     /// Deploys checked models as one deployment: forms first (so the processes find them), then
@@ -421,11 +439,11 @@ impl Engine {
     /// CREATED`, `DECISION CREATED`), then `DEPLOYMENT CREATED`.
     pub(crate) fn deploy_models(
         &mut self,
-        bpmn: &[(&str, &model::Definitions)],
+        bpmn: Vec<(&str, model::Definitions)>,
         dmn: &[decisions::DmnResource<'_>],
         forms: Vec<(String, String, Option<String>)>,
     ) -> Result<DeploymentInfo, Rejection> {
-        for (resource_name, definitions) in bpmn {
+        for (resource_name, definitions) in &bpmn {
             if !definitions.processes.iter().any(|p| p.is_executable) {
                 return Err(Rejection::new(
                     RejectionType::InvalidArgument,
@@ -443,8 +461,9 @@ impl Engine {
         }
         // Compile everything first: a deployment is all or nothing.
         let mut compiled = Vec::new();
-        for (resource_name, definitions) in bpmn {
-            for process in definitions.processes.iter().filter(|p| p.is_executable) {
+        for (resource_name, mut definitions) in bpmn {
+            let processes = std::mem::take(&mut definitions.processes);
+            for process in processes.into_iter().filter(|p| p.is_executable) {
                 let version = self
                     .latest
                     .get(process.id.as_str())
@@ -453,7 +472,7 @@ impl Engine {
                 let key = self.new_key();
                 let exe = executable::compile(
                     executable::CompileInput {
-                        definitions,
+                        definitions: &mut definitions,
                         process,
                     },
                     key,
