@@ -477,7 +477,8 @@ impl Engine {
             value.error_message = Some(Arc::from(message.as_str()));
         }
         let vars = Arc::new(variables);
-        let value = Self::job_record(&self.jobs[&job_key], Some(vars.clone()));
+        let shared = Arc::new(super::records::share_document_arc(vars.clone()));
+        let value = Self::job_record(&self.jobs[&job_key], Some(shared));
         self.event(
             ValueType::Job,
             OtherIntent::ErrorThrown,

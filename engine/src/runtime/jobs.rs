@@ -11,7 +11,7 @@ use super::lifecycle::State;
 use super::processor::{Failure, Step};
 use super::records::{
     ErrorType, JobKind, JobRecord, JobValue, Key, ListenerEventType, OtherIntent, RecordValue,
-    Rejection, RejectionType, ValueType, VariableDocument,
+    Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
 use super::state::{Job, JobState};
 use super::{Cmd, Engine};
@@ -52,7 +52,10 @@ pub(crate) fn truncate_message(m: &str) -> String {
 
 impl Engine {
     /// The value of a record about `job`, with the command's variables.
-    pub(crate) fn job_record(job: &Job, variables: Option<Arc<VariableDocument>>) -> RecordValue {
+    pub(crate) fn job_record(
+        job: &Job,
+        variables: Option<Arc<SharedVariableDocument>>,
+    ) -> RecordValue {
         RecordValue::Job(JobRecord {
             job: job.value.clone(),
             variables,
@@ -63,7 +66,7 @@ impl Engine {
         &mut self,
         intent: OtherIntent,
         key: Key,
-        variables: Option<Arc<VariableDocument>>,
+        variables: Option<Arc<SharedVariableDocument>>,
     ) {
         let Some(job) = self.jobs.get(&key) else {
             return;
@@ -258,11 +261,12 @@ impl Engine {
         {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
-        // Most jobs complete without variables: those share one empty document.
+        // Most jobs complete without variables: those share one empty document. The values are
+        // shared by the record and the variables they become (no copies).
         let variables = if variables.is_empty() {
             self.empty_document.clone()
         } else {
-            Arc::new(variables)
+            Arc::new(share_document(variables))
         };
         self.job_event(OtherIntent::Completed, job_key, Some(variables.clone()));
         let job = self.jobs.remove(&job_key).expect("checked");
@@ -282,8 +286,8 @@ impl Engine {
             JobKind::ExecutionListener => {
                 let state = self.instances.get(&ei).map(|i| i.state);
                 match state {
-                    Some(State::Activating) => self.merge_local(ei, &variables),
-                    Some(_) => self.merge_propagating(ei, &variables),
+                    Some(State::Activating) => self.merge_local_shared(ei, &variables),
+                    Some(_) => self.merge_propagating_shared(ei, &variables),
                     None => {}
                 }
                 if let Some(i) = self.instances.get_mut(&ei) {
@@ -345,10 +349,10 @@ impl Engine {
         } else {
             job.state = JobState::Failed;
         }
-        let vars = (!variables.is_empty()).then(|| Arc::new(variables));
+        let vars = (!variables.is_empty()).then(|| Arc::new(share_document(variables)));
         self.job_event(OtherIntent::Failed, job_key, vars.clone());
         if let Some(vars) = vars {
-            self.merge_local(ei, &vars);
+            self.merge_local_shared(ei, &vars);
         }
         if retries > 0 {
             if retry_backoff_ms <= 0 {

@@ -136,7 +136,7 @@ pub struct ElementInstance {
     pub vars: VarMap,
     /// Variables handed to the element on completion (job, message, user task, script result),
     /// merged or output-mapped when it completes.
-    pub completion_vars: Option<Arc<VariableDocument>>,
+    pub completion_vars: Option<Arc<super::records::SharedVariableDocument>>,
     /// Active child element instances, in activation order.
     pub children: Vec<Key>,
     /// Sequence flows taken inside this scope whose target has not started activating yet.
