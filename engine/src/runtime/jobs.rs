@@ -135,8 +135,11 @@ impl Engine {
 
     /// Service, send, job-based script/business-rule/user tasks and message throw events.
     pub(crate) fn activate_job_task(&mut self, key: Key) -> Step {
-        let p = self.process(self.instances[&key].proc).clone();
-        let e = self.instances[&key].element().expect("task");
+        let (proc, e) = {
+            let i = &self.instances[&key];
+            (i.proc, i.element().expect("task"))
+        };
+        let p = self.process(proc);
         let def: &JobDef = p.element(e).job.as_ref().ok_or_else(|| {
             Failure::new(
                 ErrorType::Unknown,
@@ -147,6 +150,7 @@ impl Engine {
             )
         })?;
         let (job_type, retries) = self.eval_job_def(key, &def.job_type, &def.retries)?;
+        let headers = def.headers.clone();
         self.subscribe_to_events(key)?;
         self.create_job(
             key,
@@ -154,7 +158,7 @@ impl Engine {
             ListenerEventType::Unspecified,
             job_type,
             retries,
-            def.headers.clone(),
+            headers,
         );
         self.transition(key, State::Activated)?;
         Ok(())
