@@ -124,11 +124,12 @@ impl Engine {
                 custom_headers: headers,
             }),
         };
+        let value = Self::job_record(&job, None);
         self.jobs.insert(job_key, job);
         if let Some(i) = self.instances.get_mut(&key) {
             i.job = Some(job_key);
         }
-        self.job_event(OtherIntent::Created, job_key, None);
+        self.event(ValueType::Job, OtherIntent::Created, Some(job_key), value);
         self.job_feed.push(job_key);
         job_key
     }
@@ -272,8 +273,9 @@ impl Engine {
         } else {
             Arc::new(share_document(variables))
         };
-        self.job_event(OtherIntent::Completed, job_key, Some(variables.clone()));
         let job = self.jobs.remove(&job_key).expect("checked");
+        let value = Self::job_record(&job, Some(variables.clone()));
+        self.event(ValueType::Job, OtherIntent::Completed, Some(job_key), value);
         let ei = job.element_instance_key;
         if let Some(i) = self.instances.get_mut(&ei)
             && i.job == Some(job_key)

@@ -640,6 +640,15 @@ impl Engine {
         propagate_locals: bool,
     ) -> Step {
         if self.process(proc).element(e).output_mappings.is_empty() {
+            // Nothing to merge (no mappings, no or empty completion variables, no locals to
+            // propagate): the common case of a job completed without variables.
+            if let Some(i) = self.instances.get_mut(&key)
+                && i.completion_vars.as_ref().is_none_or(|d| d.is_empty())
+                && (!propagate_locals || i.vars.is_empty())
+            {
+                i.completion_vars = None;
+                return Ok(());
+            }
             return self.apply_output_mappings(key, &[], propagate_locals);
         }
         let p = self.process(proc).clone();
