@@ -769,7 +769,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             .boolean(node, "isForCompensation", eid)
             .unwrap_or(false);
 
-        let mut zeebe = Zeebe::default();
+        let mut zeebe = Box::<Zeebe>::default();
         self.zeebe_attributes(node, &mut zeebe);
         let mut extras = Extras::default();
         let mut event_definitions = Vec::new();
