@@ -2,7 +2,7 @@
 //! logic, suppressed failures recorded as warnings in evaluation order).
 
 use std::cmp::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use jiff::SignedDuration;
 
@@ -40,6 +40,7 @@ pub(crate) enum Scope<'p> {
 }
 
 impl<'p> Scope<'p> {
+    #[inline]
     fn lookup(&self, name: &str) -> Option<&'p Value> {
         let mut s = self;
         loop {
@@ -136,6 +137,12 @@ pub(crate) struct Eval<'a> {
     rng: u64,
 }
 
+/// The names the evaluator binds itself (`item` in filters, `partial` in `for`), shared with
+/// the parser so that a lookup finds them by pointer.
+pub(crate) static ITEM: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("item"));
+/// See [`ITEM`].
+pub(crate) static PARTIAL: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("partial"));
+
 /// The name feel-scala reads the input value of unary tests from, in plain expressions.
 pub(crate) const INPUT_VARIABLE: &str = "cellInput";
 
@@ -207,13 +214,6 @@ impl<'a> Eval<'a> {
         Ok(())
     }
 
-    fn variable(&self, scope: &Scope, name: &str) -> Option<Value> {
-        if let Some(v) = scope.lookup(name) {
-            return Some(v.clone());
-        }
-        self.vars.get(name)
-    }
-
     /// A path of context entries on a variable (`order.customer.name`), answered by the
     /// variables without converting the whole variable ([`Variables::get_entry`]).
     fn variable_entry(&self, e: &Expr, scope: &Scope) -> Option<Value> {
@@ -269,7 +269,10 @@ impl<'a> Eval<'a> {
         match &e.kind {
             ExprKind::Const(v) => Ok(v.clone()),
             ExprKind::Input => self.input_value(),
-            ExprKind::Name(..) => self.eval_name(e, scope),
+            ExprKind::Name(n) => match scope.lookup(n) {
+                Some(v) => Ok(v.clone()),
+                None => self.eval_global_name(n),
+            },
             ExprKind::Path(..) => self.eval_path(e, scope),
             ExprKind::Filter(..) => self.eval_filter(e, scope),
             ExprKind::List(..) => self.eval_list(e, scope),
@@ -300,12 +303,10 @@ impl<'a> Eval<'a> {
         }
     }
 
+    /// A name that is not a local variable: the caller's variables.
     #[inline(never)]
-    fn eval_name(&mut self, e: &Expr, scope: &Scope) -> R {
-        let ExprKind::Name(n) = &e.kind else {
-            return Ok(Value::Null);
-        };
-        Ok(match self.variable(scope, n) {
+    fn eval_global_name(&mut self, n: &str) -> R {
+        Ok(match self.vars.get(n) {
             Some(v) => v,
             None => self.null(
                 WarningKind::NoVariableFound,
@@ -806,7 +807,7 @@ impl<'a> Eval<'a> {
     fn eval_with_item(&mut self, f: &Expr, item: &Value, scope: &Scope) -> R {
         let one = Scope::One {
             parent: scope,
-            name: "item",
+            name: &ITEM,
             value: item,
         };
         if let Value::Context(c) = item {
@@ -986,7 +987,7 @@ impl<'a> Eval<'a> {
             let partial = Value::List(out.clone());
             let s = Scope::One {
                 parent: scope,
-                name: "partial",
+                name: &PARTIAL,
                 value: &partial,
             };
             let v = self.eval(body, &s)?;

@@ -344,6 +344,11 @@ impl<'s> Parser<'s> {
 
     /// The shared `Arc` of a name.
     fn intern(&mut self, name: &str) -> Arc<str> {
+        match name {
+            "item" => return crate::eval::ITEM.clone(),
+            "partial" => return crate::eval::PARTIAL.clone(),
+            _ => {}
+        }
         if let Some(n) = self.names.iter().find(|n| n.as_ref() == name) {
             return n.clone();
         }
@@ -383,6 +388,7 @@ impl<'s> Parser<'s> {
     }
 
     /// Records that the literal token `t` was expected here.
+    #[inline(always)]
     fn expect_token(&mut self, t: &'static str) {
         self.note(Expected::Token(t));
     }
@@ -426,10 +432,11 @@ impl<'s> Parser<'s> {
     }
 
     /// Skips whitespace, then matches `t` exactly.
-    #[inline]
+    #[inline(always)]
     fn token(&mut self, t: &'static str) -> bool {
         self.ws();
-        if self.rest().as_bytes().first() == t.as_bytes().first() && self.rest().starts_with(t) {
+        let r = &self.src.as_bytes()[self.pos..];
+        if r.first() == t.as_bytes().first() && r.starts_with(t.as_bytes()) {
             self.pos += t.len();
             true
         } else {
@@ -445,9 +452,18 @@ impl<'s> Parser<'s> {
     }
 
     /// A keyword: `t` not followed by a name character.
-    #[inline]
+    #[inline(always)]
     fn keyword(&mut self, t: &'static str) -> bool {
         self.ws();
+        // most attempts fail at the first byte
+        if self.src.as_bytes().get(self.pos) != t.as_bytes().first() {
+            self.expect_token(t);
+            return false;
+        }
+        self.keyword_here(t)
+    }
+
+    fn keyword_here(&mut self, t: &'static str) -> bool {
         let r = self.rest();
         if r.as_bytes().first() == t.as_bytes().first()
             && r.starts_with(t)

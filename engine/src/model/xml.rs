@@ -13,9 +13,8 @@ use std::borrow::Cow;
 
 use quick_xml::XmlVersion;
 use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::attributes::{AttrError, Attribute, Attributes};
-use quick_xml::events::{BytesCData, BytesRef, BytesStart, BytesText, Event};
-use quick_xml::name::QName;
+use quick_xml::events::attributes::{AttrError, Attributes};
+use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 use rustc_hash::FxHashSet;
 
@@ -216,27 +215,21 @@ const XML_NAMESPACE: &str = "http://www.w3.org/XML/1998/namespace";
 const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
 
 /// Reads `text` into a tree, or says where and why it is not acceptable XML.
-///
-/// Two readers build the same tree. The fast one splits the markup itself, directly over the
-/// text, and handles the well-formed documents that modelers write; the moment it meets
-/// anything else (an error, a document type declaration, a byte order mark, an unusual tag) it
-/// gives up, and quick-xml's reader reads the document from the start. quick-xml's is slower
-/// (it re-validates the UTF-8 of every event and keeps a copy of every open name) but says
-/// exactly where and why a document is refused, so every error message comes from it.
-/// Whatever the fast reader accepts, quick-xml accepts too, with the same tree (tested on every
-/// fixture and on mutated ones). Both resolve references, normalise line ends and attribute
-/// values with quick-xml's own functions.
 pub(crate) fn parse(text: &str) -> Result<Document<'_>, XmlError> {
-    match Builder::new(text).run_fast() {
-        Some(document) => Ok(document),
-        None => Builder::new(text).run(),
+    // Modeler-written BPMN spends 50 to 60 bytes of text per element and about 35 per attribute;
+    // reserving a little more avoids regrowing (and copying) the arenas.
+    Builder {
+        text,
+        nodes: Vec::with_capacity((text.len() / 40).min(MAX_ELEMENTS)),
+        attrs: Vec::with_capacity((text.len() / 25).min(4 * MAX_ELEMENTS)),
+        stack: Vec::new(),
+        bindings: Vec::new(),
+        prefixed: Vec::new(),
+        keys: Vec::new(),
+        key_set: FxHashSet::default(),
+        root: None,
     }
-}
-
-/// [`parse`] with quick-xml's reader only.
-#[cfg(test)]
-fn parse_with_quick_xml(text: &str) -> Result<Document<'_>, XmlError> {
-    Builder::new(text).run()
+    .run()
 }
 
 /// A namespace declaration in scope: `xmlns:prefix="uri"` (`prefix` empty for `xmlns="uri"`).
@@ -265,237 +258,7 @@ struct Builder<'a> {
     root: Option<NodeId>,
 }
 
-/// XML's white space (what quick-xml skips between attributes and around `=`).
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
 impl<'a> Builder<'a> {
-    fn new(text: &'a str) -> Self {
-        // Modeler-written BPMN spends 50 to 60 bytes of text per element and about 35 per
-        // attribute; reserving a little more avoids regrowing (and copying) the arenas.
-        Builder {
-            text,
-            nodes: Vec::with_capacity((text.len() / 40).min(MAX_ELEMENTS)),
-            attrs: Vec::with_capacity((text.len() / 25).min(4 * MAX_ELEMENTS)),
-            stack: Vec::new(),
-            bindings: Vec::new(),
-            prefixed: Vec::new(),
-            keys: Vec::new(),
-            key_set: FxHashSet::default(),
-            root: None,
-        }
-    }
-
-    /// The fast reader (see [`parse`]): `None` as soon as the document is anything but plain
-    /// well-formed XML without a document type, for quick-xml to read it again.
-    fn run_fast(mut self) -> Option<Document<'a>> {
-        let text = self.text;
-        let bytes = text.as_bytes();
-        // quick-xml drops a byte order mark without counting it in positions.
-        if bytes.starts_with(b"\xEF\xBB\xBF") {
-            return None;
-        }
-        // The names of the open elements as written, to match end tags.
-        let mut open_names: Vec<&'a str> = Vec::new();
-        let mut pos = 0;
-        while pos < bytes.len() {
-            if bytes[pos] != b'<' {
-                let end = memchr::memchr(b'<', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
-                self.fast_text(pos, end)?;
-                pos = end;
-                continue;
-            }
-            let lt = pos;
-            pos = match *bytes.get(lt + 1)? {
-                b'/' => {
-                    let mut i = lt + 2;
-                    while i < bytes.len() && !is_space(bytes[i]) && bytes[i] != b'>' {
-                        if matches!(bytes[i], b'"' | b'\'' | b'<') {
-                            return None;
-                        }
-                        i += 1;
-                    }
-                    let name = &text[lt + 2..i];
-                    while i < bytes.len() && is_space(bytes[i]) {
-                        i += 1;
-                    }
-                    if bytes.get(i) != Some(&b'>') || open_names.pop()? != name {
-                        return None;
-                    }
-                    let (_, scope) = self.stack.pop()?;
-                    self.bindings.truncate(scope as usize);
-                    i + 1
-                }
-                b'?' => {
-                    // A declaration or processing instruction: up to the first `?>`, not `<?>`.
-                    let mut end = None;
-                    for i in memchr::memchr_iter(b'>', &bytes[lt + 2..]) {
-                        if bytes[lt + 1 + i] == b'?' {
-                            end = Some(lt + 2 + i);
-                            break;
-                        }
-                    }
-                    let end = end?;
-                    if end == lt + 2 {
-                        return None;
-                    }
-                    end + 1
-                }
-                b'!' => {
-                    let rest = &bytes[lt..];
-                    if rest.starts_with(b"<!--") {
-                        lt + 4 + memchr::memmem::find(&rest[4..], b"-->")? + 3
-                    } else if rest.starts_with(b"<![CDATA[") {
-                        let end = lt + 9 + memchr::memmem::find(&rest[9..], b"]]>")?;
-                        if self.stack.is_empty() {
-                            return None;
-                        }
-                        let value = BytesCData::new(&text[lt + 9..end]).xml10_content();
-                        self.text_piece(value, lt as u64, end as u64 + 3).ok()?;
-                        end + 3
-                    } else {
-                        // Document type declarations (refused) and malformed markup.
-                        return None;
-                    }
-                }
-                _ => {
-                    let (end, opened) = self.fast_tag(lt)?;
-                    open_names.extend(opened);
-                    end
-                }
-            };
-        }
-        if !self.stack.is_empty() {
-            return None;
-        }
-        Some(Document {
-            nodes: self.nodes,
-            attrs: self.attrs,
-            root: self.root?,
-        })
-    }
-
-    /// A start or empty-element tag at `lt`, read as quick-xml reads it: where it ends, and its
-    /// name when it is a start tag (an element left open).
-    fn fast_tag(&mut self, lt: usize) -> Option<(usize, Option<&'a str>)> {
-        let text = self.text;
-        let bytes = text.as_bytes();
-        let mut i = lt + 1;
-        while i < bytes.len() && !is_space(bytes[i]) && !matches!(bytes[i], b'/' | b'>') {
-            if matches!(bytes[i], b'"' | b'\'' | b'<') {
-                return None;
-            }
-            i += 1;
-        }
-        if i == lt + 1 {
-            return None;
-        }
-        let name = &text[lt + 1..i];
-        let scope = self.bindings.len();
-        let attrs_start = self.begin_tag(lt as u64).ok()?;
-        let empty = loop {
-            while i < bytes.len() && is_space(bytes[i]) {
-                i += 1;
-            }
-            match *bytes.get(i)? {
-                b'>' => {
-                    i += 1;
-                    break false;
-                }
-                b'/' if bytes.get(i + 1) == Some(&b'>') => {
-                    i += 2;
-                    break true;
-                }
-                _ => {}
-            }
-            let key_start = i;
-            while i < bytes.len() && !is_space(bytes[i]) && bytes[i] != b'=' {
-                if matches!(bytes[i], b'"' | b'\'' | b'<' | b'>' | b'/') {
-                    return None;
-                }
-                i += 1;
-            }
-            if i == key_start {
-                return None;
-            }
-            let key = &text[key_start..i];
-            while i < bytes.len() && is_space(bytes[i]) {
-                i += 1;
-            }
-            if bytes.get(i) != Some(&b'=') {
-                return None;
-            }
-            i += 1;
-            while i < bytes.len() && is_space(bytes[i]) {
-                i += 1;
-            }
-            let quote = *bytes.get(i)?;
-            if quote != b'"' && quote != b'\'' {
-                return None;
-            }
-            let value_start = i + 1;
-            let value_end = value_start + memchr::memchr(quote, &bytes[value_start..])?;
-            let raw = Cow::Borrowed(&text[value_start..value_end]);
-            self.add_attr(key, raw, value_start as u32, lt as u64)
-                .ok()?;
-            i = value_end + 1;
-        };
-        self.finish_tag(name, attrs_start, lt as u64).ok()?;
-        if empty {
-            self.bindings.truncate(scope);
-            Some((i, None))
-        } else {
-            let id = self.nodes.len() as NodeId - 1;
-            self.stack.push((id, scope as u32));
-            Some((i, Some(name)))
-        }
-    }
-
-    /// The character data `start..end` (up to a `<` or the end), in the pieces quick-xml
-    /// reads it: text, and each reference on its own.
-    fn fast_text(&mut self, start: usize, end: usize) -> Option<()> {
-        let text = self.text;
-        let bytes = text.as_bytes();
-        if self.stack.is_empty() {
-            // Outside the root only white space is accepted (and not kept).
-            return bytes[start..end].iter().all(|&b| is_space(b)).then_some(());
-        }
-        // Text beside child elements is not kept (but its references must still resolve).
-        let kept = !self.open_has_children();
-        let mut piece = start;
-        while piece < end {
-            let Some(at) = memchr::memchr(b'&', &bytes[piece..end]) else {
-                if kept {
-                    let value = BytesText::from_escaped(&text[piece..end]).xml10_content();
-                    self.text_piece(value, piece as u64, end as u64).ok()?;
-                }
-                break;
-            };
-            let amp = piece + at;
-            if kept && amp > piece {
-                let value = BytesText::from_escaped(&text[piece..amp]).xml10_content();
-                self.text_piece(value, piece as u64, amp as u64).ok()?;
-            }
-            let semicolon = match memchr::memchr2(b';', b'&', &bytes[amp + 1..end]) {
-                Some(i) if bytes[amp + 1 + i] == b';' => amp + 1 + i,
-                _ => return None,
-            };
-            let name = &text[amp + 1..semicolon];
-            let value = match BytesRef::new(name).resolve_char_ref() {
-                Ok(Some(ch)) => Cow::Owned(ch.to_string()),
-                Ok(None) => Cow::Borrowed(resolve_predefined_entity(name)?),
-                Err(_) => return None,
-            };
-            if kept {
-                self.text_piece(value, amp as u64, semicolon as u64 + 1)
-                    .ok()?;
-            }
-            piece = semicolon + 1;
-        }
-        Some(())
-    }
-
     fn run(mut self) -> Result<Document<'a>, XmlError> {
         let mut reader = Reader::from_str(self.text);
         loop {
@@ -588,24 +351,6 @@ impl<'a> Builder<'a> {
     }
 
     fn open(&mut self, start: &BytesStart<'_>, offset: u64) -> Result<NodeId, XmlError> {
-        let attrs_start = self.begin_tag(offset)?;
-        // The tag (between `<` and `>`) as a slice of the text, so every name and value read
-        // from it borrows from the text directly.
-        let content = self.borrow(start, offset)?;
-        let name_len = start.name().into_inner().len();
-        // Duplicates are checked by `add_attr`, on a reused buffer, rather than by quick-xml,
-        // which allocates a buffer per tag.
-        for attr in Attributes::new(content, name_len).with_checks(false) {
-            let attr = attr.map_err(|error| attr_error(error, offset))?;
-            let raw_start = self.offset_of(&attr.value).unwrap_or(offset as u32);
-            self.add_attr(attr.key.into_inner(), attr.value, raw_start, offset)?;
-        }
-        self.finish_tag(&content[..name_len], attrs_start, offset)
-    }
-
-    /// Starts a tag at `offset` (its `<`): refuses one too many or too deep, and returns where
-    /// its attributes start in the arena.
-    fn begin_tag(&mut self, offset: u64) -> Result<u32, XmlError> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(XmlError {
                 rule: Rule::XmlTooDeep,
@@ -622,80 +367,67 @@ impl<'a> Builder<'a> {
         }
         // One pass over the attributes: namespace declarations go to `bindings`, the others to
         // the arena; prefixed ones are resolved afterwards, since a declaration may follow them.
+        let attrs_start = self.attrs.len() as u32;
         self.prefixed.clear();
         self.keys.clear();
         self.key_set.clear();
-        Ok(self.attrs.len() as u32)
-    }
-
-    /// One attribute of the tag being read: `raw` is its value as written (between the quotes,
-    /// starting at byte `raw_start` of the text).
-    fn add_attr(
-        &mut self,
-        key: &'a str,
-        raw: Cow<'a, str>,
-        raw_start: u32,
-        offset: u64,
-    ) -> Result<(), XmlError> {
-        self.check_duplicate(key, offset)?;
-        let span = Span {
-            start: raw_start,
-            end: raw_start + raw.len() as u32,
-        };
-        if let Some(rest) = key.strip_prefix("xmlns") {
-            let prefix = match rest.strip_prefix(':') {
-                Some(prefix) => Some(prefix),
-                None if rest.is_empty() => Some(""),
-                None => None,
+        // The tag (between `<` and `>`) as a slice of the text, so every name and value read
+        // from it borrows from the text directly.
+        let content = self.borrow(start, offset)?;
+        let name_len = start.name().into_inner().len();
+        // Duplicates are checked here, on a reused buffer, rather than by quick-xml, which
+        // allocates a buffer per tag.
+        for attr in Attributes::new(content, name_len).with_checks(false) {
+            let attr = attr.map_err(|error| attr_error(error, offset))?;
+            let key = attr.key.into_inner();
+            self.check_duplicate(key, offset)?;
+            let raw_start = self.offset_of(&attr.value).unwrap_or(offset as u32);
+            let span = Span {
+                start: raw_start,
+                end: raw_start + attr.value.len() as u32,
             };
-            if let Some(prefix) = prefix {
-                return self.declare(prefix, &raw, offset);
+            if let Some(rest) = key.strip_prefix("xmlns") {
+                let prefix = match rest.strip_prefix(':') {
+                    Some(prefix) => Some(prefix),
+                    None if rest.is_empty() => Some(""),
+                    None => None,
+                };
+                if let Some(prefix) = prefix {
+                    self.declare(prefix, &attr.value, offset)?;
+                    continue;
+                }
             }
+            let local = match split_prefix(key) {
+                (Some(prefix), local) => {
+                    self.prefixed.push((self.attrs.len() as u32, prefix));
+                    local
+                }
+                (None, local) => local,
+            };
+            // Most values have nothing to unescape or normalise: checked here in one quick
+            // pass instead of through quick-xml's general normaliser.
+            let plain = !attr
+                .value
+                .bytes()
+                .any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r'));
+            let value = if plain {
+                attr.value.clone()
+            } else {
+                attr.normalized_value(XmlVersion::Implicit1_0)
+                    .map_err(|error| XmlError::malformed(span.start as u64, error.to_string()))?
+            };
+            self.attrs.push(Attr {
+                ns: Ns::None,
+                local,
+                value,
+                span,
+            });
         }
-        let local = match split_prefix(key) {
-            (Some(prefix), local) => {
-                self.prefixed.push((self.attrs.len() as u32, prefix));
-                local
-            }
-            (None, local) => local,
-        };
-        // Most values have nothing to unescape or normalise: checked here in one quick
-        // pass instead of through quick-xml's general normaliser.
-        let plain = !raw
-            .bytes()
-            .any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r'));
-        let value = if plain {
-            raw
-        } else {
-            Attribute {
-                key: QName(key),
-                value: raw,
-            }
-            .normalized_value(XmlVersion::Implicit1_0)
-            .map_err(|error| XmlError::malformed(span.start as u64, error.to_string()))?
-        };
-        self.attrs.push(Attr {
-            ns: Ns::None,
-            local,
-            value,
-            span,
-        });
-        Ok(())
-    }
-
-    /// Ends the start tag of the element `name` (as written, prefix included) at `offset`: its
-    /// namespaces resolved, the node linked into the tree.
-    fn finish_tag(
-        &mut self,
-        name: &'a str,
-        attrs_start: u32,
-        offset: u64,
-    ) -> Result<NodeId, XmlError> {
         for i in 0..self.prefixed.len() {
             let (index, prefix) = self.prefixed[i];
             self.attrs[index as usize].ns = self.resolve(Some(prefix), offset)?;
         }
-        let (prefix, local) = split_prefix(name);
+        let (prefix, local) = split_prefix(&content[..name_len]);
         let ns = self.resolve(prefix, offset)?;
 
         let id = self.nodes.len() as NodeId;
@@ -1045,141 +777,5 @@ mod tests {
                 .unwrap();
             assert_eq!(error, expected, "{xml}");
         }
-    }
-}
-
-/// The fast reader against quick-xml's: same tree or the fast one gives up.
-#[cfg(test)]
-mod fast_reader_tests {
-    use std::path::{Path, PathBuf};
-
-    use super::*;
-
-    /// What quick-xml makes of `text`, and that the fast reader makes the same of it (or gives
-    /// up). Returns whether the fast reader read it.
-    fn same_as_quick_xml(text: &str, what: &str) -> bool {
-        let slow = format!("{:?}", parse_with_quick_xml(text));
-        match Builder::new(text).run_fast() {
-            Some(fast) => {
-                assert_eq!(format!("{:?}", Ok::<_, XmlError>(fast)), slow, "{what}");
-                true
-            }
-            None => {
-                // Giving up is only expected where quick-xml refuses the text or it is unusual.
-                false
-            }
-        }
-    }
-
-    fn files() -> Vec<PathBuf> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut dirs = vec![root.join("fixtures")];
-        let corpus = root.join("../shared/corpus");
-        if corpus.is_dir() {
-            dirs.push(corpus);
-        } else {
-            eprintln!("fast reader: ../shared/corpus is absent; only the fixtures are compared");
-        }
-        let mut files = Vec::new();
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path
-                    .extension()
-                    .is_some_and(|e| e == "bpmn" || e == "dmn" || e == "xml")
-                {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        files
-    }
-
-    #[test]
-    fn every_fixture_reads_the_same_and_well_formed_ones_take_the_fast_path() {
-        let mut fast = 0;
-        let mut total = 0;
-        for path in files() {
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            total += 1;
-            if same_as_quick_xml(&text, &path.display().to_string()) {
-                fast += 1;
-            } else {
-                assert!(
-                    parse_with_quick_xml(&text).is_err()
-                        || text.starts_with('\u{feff}')
-                        || text.contains("<!DOCTYPE"),
-                    "the fast reader gave up on well-formed {}",
-                    path.display()
-                );
-            }
-        }
-        assert!(fast * 10 >= total * 8, "{fast} of {total} read fast");
-    }
-
-    #[test]
-    fn mutated_documents_read_the_same_or_fall_back() {
-        let base = r#"<?xml version="1.0" encoding="UTF-8"?>
-<!-- a comment -- with dashes -->
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d">
-  <bpmn:process id="p" isExecutable='true'>
-    <bpmn:serviceTask id="t" name="a &amp; b&#10;c">
-      <bpmn:extensionElements><zeebe:taskDefinition type="=&quot;x&quot; + y" /></bpmn:extensionElements>
-      <bpmn:documentation>x &lt; 1 &#x41;<![CDATA[ && ]]>
-done</bpmn:documentation>
-    </bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f" sourceRef="t" targetRef="t"><bpmn:conditionExpression>=a &gt; b</bpmn:conditionExpression></bpmn:sequenceFlow>
-    <?pi data?>
-  </bpmn:process>
-</bpmn:definitions>
-"#;
-        assert!(same_as_quick_xml(base, "base"));
-        assert!(same_as_quick_xml(&base.replace('\n', "\r\n"), "CRLF"));
-        let inserts = [
-            "<",
-            ">",
-            "/",
-            "&",
-            ";",
-            "\"",
-            "'",
-            "=",
-            " ",
-            "\r",
-            "<!--",
-            "-->",
-            "]]>",
-            "<![CDATA[",
-            "</a>",
-            "<a>",
-            "<?",
-            "?>",
-            "xmlns=\"\"",
-            "x:",
-            "&#0;",
-            "&#x110000;",
-            "&nope;",
-        ];
-        let mut fast = 0;
-        let mut cases = 0;
-        for at in (0..base.len()).filter(|&i| base.is_char_boundary(i)) {
-            for insert in inserts {
-                let mut text = base.to_owned();
-                text.insert_str(at, insert);
-                cases += 1;
-                fast += usize::from(same_as_quick_xml(&text, &format!("{insert:?} at {at}")));
-            }
-            let mut text = base.to_owned();
-            text.remove(at);
-            cases += 1;
-            fast += usize::from(same_as_quick_xml(&text, &format!("byte {at} removed")));
-        }
-        // Most edits land in names, values or text and keep the document readable.
-        assert!(fast * 4 > cases, "{fast} of {cases} read fast");
     }
 }

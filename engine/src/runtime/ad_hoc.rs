@@ -434,7 +434,7 @@ impl Engine {
     pub(crate) fn complete_ad_hoc_job(
         &mut self,
         ahsp: Key,
-        variables: &VariableDocument,
+        variables: &super::records::SharedVariableDocument,
         r: AdHocJobResult,
     ) {
         if let Some(s) = self
@@ -444,7 +444,7 @@ impl Engine {
         {
             s.job = None;
         }
-        self.merge_propagating(ahsp, variables);
+        self.merge_propagating_shared(ahsp, variables);
         if !r.activate_elements.is_empty() {
             let existing: Vec<Key> = self.instances[&ahsp].children.clone();
             let ids: Vec<String> = r
@@ -520,15 +520,10 @@ impl Engine {
         }
         self.unsubscribe_from_events(key);
         if let Some(oc) = el.ad_hoc.as_ref().and_then(|d| d.output_collection.clone())
-            && let Some(v) = self.instances[&key]
-                .vars
-                .get(&oc)
-                .map(|v| (*v.value).clone())
+            && let Some(v) = self.instances[&key].vars.get(&oc).map(|v| v.value.clone())
         {
             let scope = self.instances[&key].flow_scope.unwrap_or(key);
-            let mut doc = VariableDocument::new();
-            doc.insert(oc.to_string(), v);
-            self.merge_propagating(scope, &doc);
+            self.merge_propagating_arcs(scope, [(oc, v)]);
         }
         self.apply_output_mappings(key, &el.output_mappings, false)
     }

@@ -113,10 +113,10 @@ impl Engine {
         call_activity: Key,
         child: &ElementInstance,
     ) {
-        let vars: VariableDocument = child
+        let vars: super::records::SharedVariableDocument = child
             .vars
             .iter()
-            .map(|v| (v.name.to_string(), (*v.value).clone()))
+            .map(|v| (v.name.to_string(), v.value.clone()))
             .collect();
         if let Some(i) = self.instances.get_mut(&call_activity) {
             i.called_child = None;

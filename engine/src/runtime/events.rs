@@ -475,7 +475,8 @@ impl Engine {
             j.error_message = Some(Arc::from(message.as_str()));
         }
         let vars = Arc::new(variables);
-        let value = self.job_value(&self.jobs[&job_key], Some(vars.clone()));
+        let shared = Arc::new(super::records::share_document_arc(vars.clone()));
+        let value = self.job_value(&self.jobs[&job_key], Some(shared));
         self.event(
             ValueType::Job,
             OtherIntent::ErrorThrown,

@@ -11,7 +11,7 @@ use super::lifecycle::State;
 use super::processor::{Failure, Step};
 use super::records::{
     ErrorType, JobKind, JobValue, Key, ListenerEventType, OtherIntent, RecordValue, Rejection,
-    RejectionType, ValueType, VariableDocument,
+    RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
 use super::state::{Job, JobState};
 use super::{Cmd, Engine};
@@ -54,7 +54,7 @@ impl Engine {
     pub(crate) fn job_value(
         &self,
         job: &Job,
-        variables: Option<Arc<VariableDocument>>,
+        variables: Option<Arc<SharedVariableDocument>>,
     ) -> JobValue {
         JobValue {
             proc: job.proc,
@@ -81,7 +81,7 @@ impl Engine {
         &mut self,
         intent: OtherIntent,
         key: Key,
-        variables: Option<Arc<VariableDocument>>,
+        variables: Option<Arc<SharedVariableDocument>>,
     ) {
         let Some(job) = self.jobs.get(&key) else {
             return;
@@ -282,11 +282,12 @@ impl Engine {
         {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
-        // Most jobs complete without variables: those share one empty document.
+        // Most jobs complete without variables: those share one empty document. The values are
+        // shared by the record and the variables they become (no copies).
         let variables = if variables.is_empty() {
             self.empty_document.clone()
         } else {
-            Arc::new(variables)
+            Arc::new(share_document(variables))
         };
         self.job_event(OtherIntent::Completed, job_key, Some(variables.clone()));
         let job = self.jobs.remove(&job_key).expect("checked");
@@ -306,8 +307,8 @@ impl Engine {
             JobKind::ExecutionListener => {
                 let state = self.instances.get(&ei).map(|i| i.state);
                 match state {
-                    Some(State::Activating) => self.merge_local(ei, &variables),
-                    Some(_) => self.merge_propagating(ei, &variables),
+                    Some(State::Activating) => self.merge_local_shared(ei, &variables),
+                    Some(_) => self.merge_propagating_shared(ei, &variables),
                     None => {}
                 }
                 if let Some(i) = self.instances.get_mut(&ei) {
@@ -368,10 +369,10 @@ impl Engine {
         } else {
             job.state = JobState::Failed;
         }
-        let vars = (!variables.is_empty()).then(|| Arc::new(variables));
+        let vars = (!variables.is_empty()).then(|| Arc::new(share_document(variables)));
         self.job_event(OtherIntent::Failed, job_key, vars.clone());
         if let Some(vars) = vars {
-            self.merge_local(ei, &vars);
+            self.merge_local_shared(ei, &vars);
         }
         if retries > 0 {
             if retry_backoff_ms <= 0 {

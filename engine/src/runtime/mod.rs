@@ -179,7 +179,7 @@ pub struct Engine {
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
     /// An empty variable document, shared by the records of commands without variables.
-    pub(crate) empty_document: Arc<VariableDocument>,
+    pub(crate) empty_document: Arc<records::SharedVariableDocument>,
 }
 
 impl Default for Engine {

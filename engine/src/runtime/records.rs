@@ -25,6 +25,34 @@ pub struct ProcIdx(pub u32);
 /// A JSON object of variables, in insertion order.
 pub type VariableDocument = IndexMap<String, Json>;
 
+/// A document whose values are shared (with the variables they become, and with records):
+/// what a job completion carries once the engine has it.
+pub type SharedVariableDocument = IndexMap<String, Arc<Json>>;
+
+/// A document's values moved into shared ones (nothing is copied).
+pub fn share_document(doc: VariableDocument) -> SharedVariableDocument {
+    doc.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()
+}
+
+/// A shared document from a shared plain one: its values moved when nobody else holds the
+/// document, else copied.
+pub fn share_document_arc(doc: Arc<VariableDocument>) -> SharedVariableDocument {
+    match Arc::try_unwrap(doc) {
+        Ok(doc) => share_document(doc),
+        Err(doc) => doc
+            .iter()
+            .map(|(k, v)| (k.clone(), Arc::new(v.clone())))
+            .collect(),
+    }
+}
+
+/// A shared document's values copied out into a plain one.
+pub fn unshare_document(doc: &SharedVariableDocument) -> VariableDocument {
+    doc.iter()
+        .map(|(k, v)| (k.clone(), (**v).clone()))
+        .collect()
+}
+
 macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),* $(,)? }) => {
         $(#[$m])*
@@ -335,7 +363,7 @@ pub struct JobValue {
     pub error_message: Option<Arc<str>>,
     pub error_code: Option<Arc<str>>,
     pub custom_headers: Arc<IndexMap<String, String>>,
-    pub variables: Option<Arc<VariableDocument>>,
+    pub variables: Option<Arc<SharedVariableDocument>>,
 }
 
 /// The value of a `VARIABLE` record.

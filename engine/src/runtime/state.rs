@@ -144,7 +144,7 @@ pub struct ElementInstance {
     pub vars: VarMap,
     /// Variables handed to the element on completion (job, message, user task, script result),
     /// merged or output-mapped when it completes.
-    pub completion_vars: Option<Arc<VariableDocument>>,
+    pub completion_vars: Option<Arc<super::records::SharedVariableDocument>>,
     /// The open job of this element (task job, listener job).
     pub job: Option<Key>,
     /// Subscriptions opened for this element instance (messages, timers, signals), by key.

@@ -315,7 +315,9 @@ impl Engine {
                 self.user_task_event(task, ed, value);
                 if let Some(i) = self.instances.get_mut(&ei) {
                     i.user_task = None;
-                    i.completion_vars = Some(pending.variables);
+                    i.completion_vars = Some(Arc::new(super::records::share_document_arc(
+                        pending.variables,
+                    )));
                 }
                 self.queue.push_back(Cmd::Complete(ei));
             }
@@ -352,7 +354,7 @@ impl Engine {
     pub(crate) fn complete_task_listener_job(
         &mut self,
         element_instance: Key,
-        _variables: &VariableDocument,
+        _variables: &super::records::SharedVariableDocument,
         result: Option<JobResult>,
     ) {
         let Some(task) = self.task_of_instance(element_instance) else {
