@@ -246,7 +246,7 @@ impl std::fmt::Debug for SentMessages {
 #[derive(Debug, Clone)]
 pub struct PendingTurn {
     pub input: ModelInput,
-    config: Config,
+    config: Arc<Config>,
     /// `toolDefinitions` as stored in the context.
     tools_json: Value,
     metrics: Metrics,
@@ -305,14 +305,40 @@ const MCP_DISCOVERY_PREFIX: &str = "MCP_toolsList_";
 const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
 const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 
-/// The tools of the last job, kept by the caller between jobs: the tool definitions a context
-/// stores are read once, not on every model call.
+/// What the connector read from the last job of an element, kept by the caller between jobs:
+/// the tool definitions a context stores and the configuration (`provider`, `data`) are read
+/// once, not on every model call.
 #[derive(Debug, Clone, Default)]
-pub struct ToolCache {
+pub struct ConnectorCache {
     last: Option<(Value, Arc<[ToolDefinition]>)>,
+    /// The configuration read from these very `provider` and `data` values (kept alive, so the
+    /// pointers cannot be reused).
+    config: Option<(Option<Arc<Value>>, Option<Arc<Value>>, Arc<Config>)>,
 }
 
-impl ToolCache {
+impl ConnectorCache {
+    /// The configuration of `provider` and `data`, read again only when they are other values.
+    fn config(
+        &mut self,
+        provider: Option<&Arc<Value>>,
+        data: Option<&Arc<Value>>,
+    ) -> Result<Arc<Config>, Vec<String>> {
+        let same = |cached: &Option<Arc<Value>>, value: Option<&Arc<Value>>| match (cached, value) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if let Some((p, d, config)) = &self.config
+            && same(p, provider)
+            && same(d, data)
+        {
+            return Ok(config.clone());
+        }
+        let config = Arc::new(read_config(provider.map(|p| &**p), data.map(|d| &**d))?);
+        self.config = Some((provider.cloned(), data.cloned(), config.clone()));
+        Ok(config)
+    }
+
     /// The tools of `definitions` (a context's `toolDefinitions`), read again only when they
     /// changed.
     fn read(&mut self, definitions: Option<&Value>) -> Arc<[ToolDefinition]> {
@@ -336,9 +362,9 @@ impl ToolCache {
     }
 }
 
-/// Reads one agent job. `Err` is a connector feature the mock does not play. `tools` carries
-/// the tool definitions from one job of the element to the next.
-pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, Unsupported> {
+/// Reads one agent job. `Err` is a connector feature the mock does not play. `cache` carries
+/// what was read from one job of the element to the next.
+pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, Unsupported> {
     let failure = FailureContext {
         retries: job.retries,
         backoff: parse_backoff(job.headers.get("retryBackoff").map(String::as_str)),
@@ -354,7 +380,7 @@ pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, 
     let var = |name: &str| vars.get(name).map(|v| &**v);
 
     // Input binding and validation by the connector runtime: failures are incidents at once.
-    let config = match read_config(var("provider"), var("data")) {
+    let config = match cache.config(vars.get("provider"), vars.get("data")) {
         Ok(config) => config,
         Err(violations) => {
             let message = format!(
@@ -572,13 +598,13 @@ pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, 
     let (tools, tools_json) = if state == "READY" {
         let definitions = context.and_then(|c| c.get("toolDefinitions"));
         (
-            tools_cache.read(definitions),
+            cache.read(definitions),
             definitions.cloned().unwrap_or_else(|| json!([])),
         )
     } else {
         let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
         let tools: Arc<[ToolDefinition]> = tools.into();
-        tools_cache.remember(&json, tools.clone());
+        cache.remember(&json, tools.clone());
         (tools, json)
     };
 
@@ -1151,12 +1177,21 @@ fn mcp_result_content(content: Value) -> Value {
 
 /// `value.pointer(path)` without its allocations (no `~` escapes in the paths used here).
 fn at<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    path.split('/').skip(1).try_fold(value, |v, key| v.get(key))
+    path.split('/').skip(1).try_fold(value, field)
+}
+
+/// An object's entry: small objects (messages, blocks, settings) are scanned instead of hashed.
+fn field<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
+    let object = value.as_object()?;
+    if object.len() <= 8 {
+        object.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    } else {
+        object.get(key)
+    }
 }
 
 fn role(message: &Value) -> &str {
-    message
-        .get("role")
+    field(message, "role")
         .and_then(Value::as_str)
         .unwrap_or_default()
 }
