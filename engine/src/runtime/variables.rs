@@ -581,9 +581,12 @@ fn put_path(
             obj.insert(seg.to_string(), value);
             break;
         }
-        let entry = obj
-            .entry(seg.to_string())
-            .or_insert_with(|| Json::Object(Map::new()));
+        if !obj.contains_key(&**seg) {
+            obj.insert(seg.to_string(), Json::Object(Map::new()));
+        }
+        let Some(entry) = obj.get_mut(&**seg) else {
+            return;
+        };
         if !entry.is_object() {
             *entry = Json::Object(Map::new());
         }

@@ -310,7 +310,7 @@ const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 /// once, not on every model call.
 #[derive(Debug, Clone, Default)]
 pub struct ConnectorCache {
-    last: Option<(Value, Arc<[ToolDefinition]>)>,
+    tools: Option<Arc<[ToolDefinition]>>,
     /// The configuration read from these very `provider` and `data` values (kept alive, so the
     /// pointers cannot be reused).
     config: Option<(Option<Arc<Value>>, Option<Arc<Value>>, Arc<Config>)>,
@@ -343,8 +343,8 @@ impl ConnectorCache {
     /// changed.
     fn read(&mut self, definitions: Option<&Value>) -> Arc<[ToolDefinition]> {
         let definitions = definitions.unwrap_or(&Value::Null);
-        if let Some((json, tools)) = &self.last
-            && json == definitions
+        if let Some(tools) = &self.tools
+            && reads_as(definitions, tools)
         {
             return tools.clone();
         }
@@ -352,14 +352,42 @@ impl ConnectorCache {
             .as_array()
             .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
             .unwrap_or_default();
-        self.last = Some((definitions.clone(), tools.clone()));
+        self.tools = Some(tools.clone());
         tools
     }
 
-    /// Remembers tools built from the engine's elements, with their stored form.
-    fn remember(&mut self, json: &Value, tools: Arc<[ToolDefinition]>) {
-        self.last = Some((json.clone(), tools));
+    /// Remembers tools built from the engine's elements.
+    fn remember(&mut self, tools: Arc<[ToolDefinition]>) {
+        self.tools = Some(tools);
     }
+}
+
+/// Whether stored tool definitions read back ([`ToolDefinition::from_json`], invalid ones
+/// skipped) as exactly `tools`, compared in place.
+fn reads_as(definitions: &Value, tools: &[ToolDefinition]) -> bool {
+    let Some(definitions) = definitions.as_array() else {
+        return tools.is_empty();
+    };
+    let mut tools = tools.iter();
+    for definition in definitions {
+        let Some(name) = field(definition, "name").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(tool) = tools.next() else {
+            return false;
+        };
+        let description = field(definition, "description").and_then(Value::as_str);
+        let schema_matches = match field(definition, "inputSchema") {
+            Some(schema) => *schema == tool.input_schema,
+            None => {
+                tool.input_schema == json!({"type": "object", "properties": {}, "required": []})
+            }
+        };
+        if tool.name != name || tool.description.as_deref() != description || !schema_matches {
+            return false;
+        }
+    }
+    tools.next().is_none()
 }
 
 /// Reads one agent job. `Err` is a connector feature the mock does not play. `cache` carries
@@ -604,7 +632,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     } else {
         let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
         let tools: Arc<[ToolDefinition]> = tools.into();
-        cache.remember(&json, tools.clone());
+        cache.remember(tools.clone());
         (tools, json)
     };
 
@@ -1417,6 +1445,42 @@ mod tests {
             ["agentContext", "data"]
         );
         assert_eq!(fetched["agentContext"], inner_context);
+    }
+
+    #[test]
+    fn cached_tools_are_reused_only_when_the_stored_definitions_read_back_as_them() {
+        let tool = |name: &str| ToolDefinition {
+            name: name.to_string(),
+            description: Some(format!("{name} things")),
+            input_schema: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        };
+        let tools = vec![tool("search"), tool("order")];
+        let stored = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
+        assert!(reads_as(&stored, &tools));
+        // A definition without a name is skipped on reading, so it changes nothing.
+        let mut with_invalid = stored.clone();
+        with_invalid
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"description": "nameless"}));
+        assert!(reads_as(&with_invalid, &tools));
+        let mut changed = stored.clone();
+        changed[1]["inputSchema"]["properties"]["q"]["type"] = json!("number");
+        assert!(!reads_as(&changed, &tools));
+        assert!(!reads_as(&json!([stored[0]]), &tools));
+        assert!(!reads_as(&stored, &tools[..1]));
+
+        let mut cache = ConnectorCache::default();
+        cache.remember(tools.clone().into());
+        assert_eq!(&*cache.read(Some(&stored)), &tools[..]);
+        assert_eq!(
+            &*cache.read(Some(&changed)),
+            &[tools[0].clone(), {
+                let mut t = tools[1].clone();
+                t.input_schema["properties"]["q"]["type"] = json!("number");
+                t
+            }][..]
+        );
     }
 
     #[test]
