@@ -311,9 +311,16 @@ const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 #[derive(Debug, Clone, Default)]
 pub struct ConnectorCache {
     tools: Option<Arc<[ToolDefinition]>>,
-    /// The configuration read from these very `provider` and `data` values (kept alive, so the
-    /// pointers cannot be reused).
-    config: Option<(Option<Arc<Value>>, Option<Arc<Value>>, Arc<Config>)>,
+    config: Option<CachedConfig>,
+}
+
+/// The configuration read from these very `provider` and `data` values (kept alive, so their
+/// pointers cannot be reused by other values).
+#[derive(Debug, Clone)]
+struct CachedConfig {
+    provider: Option<Arc<Value>>,
+    data: Option<Arc<Value>>,
+    config: Arc<Config>,
 }
 
 impl ConnectorCache {
@@ -328,14 +335,18 @@ impl ConnectorCache {
             (None, None) => true,
             _ => false,
         };
-        if let Some((p, d, config)) = &self.config
-            && same(p, provider)
-            && same(d, data)
+        if let Some(cached) = &self.config
+            && same(&cached.provider, provider)
+            && same(&cached.data, data)
         {
-            return Ok(config.clone());
+            return Ok(cached.config.clone());
         }
         let config = Arc::new(read_config(provider.map(|p| &**p), data.map(|d| &**d))?);
-        self.config = Some((provider.cloned(), data.cloned(), config.clone()));
+        self.config = Some(CachedConfig {
+            provider: provider.cloned(),
+            data: data.cloned(),
+            config: config.clone(),
+        });
         Ok(config)
     }
 
