@@ -3,7 +3,9 @@
 
 use baton_engine::runtime::{CreateInstance, Engine, JobKind, VariableDocument};
 use baton_testing::agent::on_engine::answer_agent_job;
-use baton_testing::agent::{AgentJob, AiAgentMock, JobAnswer, ToolCall, Turn, Variables};
+use std::sync::Arc;
+
+use baton_testing::agent::{AgentJob, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn};
 use baton_testing::{Deployment, ProcessTest};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
@@ -34,9 +36,10 @@ fn tool_result(name: &str) -> Value {
     }
 }
 
-/// The connector alone: the ad-hoc sub-process's variables kept in a map.
+/// The connector alone: the ad-hoc sub-process's variables kept in a map (shared with each
+/// job, as the engine shares them).
 pub struct ConnectorWorkload {
-    initial: Variables,
+    initial: SharedVariables,
     headers: IndexMap<String, String>,
     script: Vec<Turn>,
 }
@@ -52,14 +55,14 @@ impl Default for ConnectorWorkload {
             {"elementId": "lookup-order", "documentation": "Looks up an order.",
              "parameters": [{"name": "toolCall.orderId", "description": "The order number", "type": "string"}]}
         ]);
-        let mut initial = Variables::new();
-        initial.insert("adHocSubProcessElements".into(), elements);
-        initial.insert("toolCallResults".into(), json!([]));
-        initial.insert("provider".into(), json!({"type": "anthropic"}));
+        let mut initial = SharedVariables::new();
+        initial.insert("adHocSubProcessElements".into(), Arc::new(elements));
+        initial.insert("toolCallResults".into(), Arc::new(json!([])));
+        initial.insert("provider".into(), Arc::new(json!({"type": "anthropic"})));
         initial.insert(
             "data".into(),
-            json!({"systemPrompt": {"prompt": "You are a support agent."}, "userPrompt": {"prompt": "My order 1042 arrived broken."},
-                   "response": {"format": {"type": "json"}, "includeAgentContext": true}}),
+            Arc::new(json!({"systemPrompt": {"prompt": "You are a support agent."}, "userPrompt": {"prompt": "My order 1042 arrived broken."},
+                   "response": {"format": {"type": "json"}, "includeAgentContext": true}})),
         );
         let headers = [("retryBackoff".to_string(), "PT30S".to_string())]
             .into_iter()
@@ -98,7 +101,7 @@ impl ConnectorWorkload {
                 panic!("failed")
             };
             for (name, value) in completion.variables {
-                vars.insert(name, value);
+                vars.insert(name, Arc::new(value));
             }
             for activation in completion.activate_elements {
                 running.push((
@@ -111,7 +114,7 @@ impl ConnectorWorkload {
             }
             let (name, id) = running.remove(0);
             let entry = json!({"id": id, "name": name, "content": tool_result(&name)});
-            vars["toolCallResults"]
+            Arc::make_mut(&mut vars["toolCallResults"])
                 .as_array_mut()
                 .expect("a list")
                 .push(entry);

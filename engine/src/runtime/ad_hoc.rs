@@ -81,7 +81,7 @@ impl Engine {
             self.subscribe_to_events(key)?;
             self.transition(key, State::Activated)?;
             if let Some(i) = self.instances.get_mut(&key) {
-                i.ad_hoc = Some(Box::default());
+                i.extras_mut().ad_hoc = Some(Box::default());
             }
             let headers = job.headers.clone();
             let job_key = self.create_job(
@@ -92,7 +92,7 @@ impl Engine {
                 retries,
                 headers,
             );
-            if let Some(s) = self.instances.get_mut(&key).and_then(|i| i.ad_hoc.as_mut()) {
+            if let Some(s) = self.instances.get_mut(&key).and_then(|i| i.ad_hoc_mut()) {
                 s.job = Some(job_key);
             }
             return Ok(());
@@ -133,7 +133,7 @@ impl Engine {
         self.subscribe_to_events(key)?;
         self.transition(key, State::Activated)?;
         if let Some(i) = self.instances.get_mut(&key) {
-            i.ad_hoc = Some(Box::default());
+            i.extras_mut().ad_hoc = Some(Box::default());
         }
         for el in elements {
             self.activate_in_inner_instance(key, el, VariableDocument::new());
@@ -258,11 +258,7 @@ impl Engine {
                     format!("Failed to evaluate completion condition. {}", f.message),
                 )
             })?;
-            if let Some(s) = self
-                .instances
-                .get_mut(&ahsp)
-                .and_then(|i| i.ad_hoc.as_mut())
-            {
+            if let Some(s) = self.instances.get_mut(&ahsp).and_then(|i| i.ad_hoc_mut()) {
                 s.fulfilled = fulfilled;
             }
         }
@@ -276,11 +272,7 @@ impl Engine {
         let e = inst.element().expect("ad-hoc");
         let el = p.element(e);
         let def = el.ad_hoc.clone().expect("ad-hoc");
-        let state = self.instances[&ahsp]
-            .ad_hoc
-            .as_deref()
-            .cloned()
-            .unwrap_or_default();
+        let state = self.instances[&ahsp].ad_hoc().cloned().unwrap_or_default();
         let idle = self.instances[&ahsp].children.is_empty()
             && self.instances[&ahsp].active_flows.is_empty();
         if let Some(job) = &el.job {
@@ -304,11 +296,7 @@ impl Engine {
                         retries,
                         job.headers.clone(),
                     );
-                    if let Some(s) = self
-                        .instances
-                        .get_mut(&ahsp)
-                        .and_then(|i| i.ad_hoc.as_mut())
-                    {
+                    if let Some(s) = self.instances.get_mut(&ahsp).and_then(|i| i.ad_hoc_mut()) {
                         s.job = Some(job_key);
                     }
                 }
@@ -325,7 +313,7 @@ impl Engine {
             Some(_) if state.fulfilled => {
                 if def.cancel_remaining_instances {
                     if let Some(i) = self.instances.get_mut(&ahsp) {
-                        i.interruption = Some(Interruption::CompletionCondition);
+                        i.extras_mut().interruption = Some(Interruption::CompletionCondition);
                     }
                     if self.terminate_children(ahsp) {
                         self.queue.push_back(Cmd::Complete(ahsp));
@@ -349,21 +337,12 @@ impl Engine {
     }
 
     fn cancel_ad_hoc_job(&mut self, ahsp: Key, job: Key) {
-        if let Some(s) = self
-            .instances
-            .get_mut(&ahsp)
-            .and_then(|i| i.ad_hoc.as_mut())
-        {
+        if let Some(s) = self.instances.get_mut(&ahsp).and_then(|i| i.ad_hoc_mut()) {
             s.job = None;
         }
         if self.jobs.contains_key(&job) {
-            let value = self.job_value(&self.jobs[&job], None);
-            self.event(
-                ValueType::Job,
-                OtherIntent::Canceled,
-                Some(job),
-                RecordValue::Job(Box::new(value)),
-            );
+            let value = Self::job_record(&self.jobs[&job], None);
+            self.event(ValueType::Job, OtherIntent::Canceled, Some(job), value);
             self.jobs.remove(&job);
         }
         if let Some(i) = self.instances.get_mut(&ahsp)
@@ -434,17 +413,13 @@ impl Engine {
     pub(crate) fn complete_ad_hoc_job(
         &mut self,
         ahsp: Key,
-        variables: &VariableDocument,
+        variables: &super::records::SharedVariableDocument,
         r: AdHocJobResult,
     ) {
-        if let Some(s) = self
-            .instances
-            .get_mut(&ahsp)
-            .and_then(|i| i.ad_hoc.as_mut())
-        {
+        if let Some(s) = self.instances.get_mut(&ahsp).and_then(|i| i.ad_hoc_mut()) {
             s.job = None;
         }
-        self.merge_propagating(ahsp, variables);
+        self.merge_propagating_shared(ahsp, variables);
         if !r.activate_elements.is_empty() {
             let existing: Vec<Key> = self.instances[&ahsp].children.clone();
             let ids: Vec<String> = r
@@ -477,11 +452,7 @@ impl Engine {
             }
         }
         if r.completion_condition_fulfilled {
-            if let Some(s) = self
-                .instances
-                .get_mut(&ahsp)
-                .and_then(|i| i.ad_hoc.as_mut())
-            {
+            if let Some(s) = self.instances.get_mut(&ahsp).and_then(|i| i.ad_hoc_mut()) {
                 s.fulfilled = true;
             }
             let instruction_key = self.new_key();
@@ -500,7 +471,7 @@ impl Engine {
                 && self.instances[&ahsp].active_flows.is_empty();
             if r.cancel_remaining_instances && !idle {
                 if let Some(i) = self.instances.get_mut(&ahsp) {
-                    i.interruption = Some(Interruption::CompletionCondition);
+                    i.extras_mut().interruption = Some(Interruption::CompletionCondition);
                 }
                 self.terminate_children(ahsp);
             } else if idle {
@@ -515,20 +486,15 @@ impl Engine {
         let p = self.process(inst.proc).clone();
         let e = inst.element().expect("ad-hoc");
         let el = p.element(e);
-        if let Some(s) = self.instances[&key].ad_hoc.as_deref().and_then(|s| s.job) {
+        if let Some(s) = self.instances[&key].ad_hoc().and_then(|s| s.job) {
             self.cancel_ad_hoc_job(key, s);
         }
         self.unsubscribe_from_events(key);
         if let Some(oc) = el.ad_hoc.as_ref().and_then(|d| d.output_collection.clone())
-            && let Some(v) = self.instances[&key]
-                .vars
-                .get(&oc)
-                .map(|v| (*v.value).clone())
+            && let Some(v) = self.instances[&key].vars.get(&oc).map(|v| v.value.clone())
         {
             let scope = self.instances[&key].flow_scope.unwrap_or(key);
-            let mut doc = VariableDocument::new();
-            doc.insert(oc.to_string(), v);
-            self.merge_propagating(scope, &doc);
+            self.merge_propagating_arcs(scope, [(oc, v)]);
         }
         self.apply_output_mappings(key, &el.output_mappings, false)
     }
@@ -541,11 +507,7 @@ impl Engine {
         if inst.element_type != T::AdHocSubProcess || !matches!(inst.node, Node::Element(_)) {
             return;
         }
-        let state = inst
-            .ad_hoc
-            .as_deref()
-            .cloned()
-            .unwrap_or_else(AdHocState::default);
+        let state = inst.ad_hoc().cloned().unwrap_or_else(AdHocState::default);
         if state.job.is_none() {
             let child = inst.clone();
             self.ad_hoc_child_completed(key, &child);

@@ -89,7 +89,7 @@ impl Engine {
         }
         let pi = self.instances[&key].process_instance_key;
         if let Some(i) = self.instances.get_mut(&key) {
-            i.called_child = Some(child);
+            i.extras_mut().called_child = Some(child);
         }
         self.queue.push_back(Cmd::Activate(Activation {
             key: Some(child),
@@ -113,13 +113,13 @@ impl Engine {
         call_activity: Key,
         child: &ElementInstance,
     ) {
-        let vars: VariableDocument = child
+        let vars: super::records::SharedVariableDocument = child
             .vars
             .iter()
-            .map(|v| (v.name.to_string(), (*v.value).clone()))
+            .map(|v| (v.name.to_string(), v.value.clone()))
             .collect();
         if let Some(i) = self.instances.get_mut(&call_activity) {
-            i.called_child = None;
+            i.extras_mut().called_child = None;
             i.completion_vars = Some(Arc::new(vars));
             if i.state == State::Activated {
                 self.queue.push_back(Cmd::Complete(call_activity));
@@ -129,7 +129,7 @@ impl Engine {
 
     pub(crate) fn on_called_process_terminated(&mut self, call_activity: Key) {
         let terminating = self.instances.get_mut(&call_activity).map(|i| {
-            i.called_child = None;
+            i.extras_mut().called_child = None;
             i.state == State::Terminating
         });
         if terminating == Some(true) {

@@ -74,7 +74,7 @@ impl Engine {
             return;
         };
         if inst.element_type == BpmnElementType::MultiInstanceBody
-            && inst.mi.as_deref().is_some_and(|m| m.terminated > 0)
+            && inst.mi().is_some_and(|m| m.terminated > 0)
         {
             return;
         }

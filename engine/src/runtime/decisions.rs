@@ -496,7 +496,7 @@ impl Engine {
             let mut doc = VariableDocument::new();
             doc.insert(rv.to_string(), parts.output.clone());
             if let Some(i) = self.instances.get_mut(&key) {
-                i.completion_vars = Some(Arc::new(doc));
+                i.completion_vars = Some(Arc::new(super::records::share_document(doc)));
             }
         }
         self.transition(key, State::Activated)?;

@@ -173,10 +173,10 @@ impl Engine {
         let Some(i) = self.instances.get_mut(&gateway) else {
             return;
         };
-        if i.state != State::Activated || !i.triggers.is_empty() {
+        if i.state != State::Activated || !i.triggers().is_empty() {
             return;
         }
-        i.triggers.push(EventTrigger {
+        i.extras_mut().triggers.push(EventTrigger {
             element: event,
             variables,
         });
@@ -365,7 +365,7 @@ impl Engine {
             came_from_inside = true;
             current = match inst.flow_scope {
                 Some(s) => Some(s),
-                None => inst.parent.map(|(_, call_activity)| call_activity),
+                None => inst.parent().map(|(_, call_activity)| call_activity),
             };
         }
         None
@@ -381,7 +381,7 @@ impl Engine {
         if c.boundary {
             if c.interrupting {
                 if let Some(i) = self.instances.get_mut(&c.instance) {
-                    i.triggers.push(trigger);
+                    i.extras_mut().triggers.push(trigger);
                 }
                 self.queue.push_back(Cmd::Terminate(c.instance));
             } else if let Some(scope) = self.instances.get(&c.instance).and_then(|i| i.flow_scope) {
@@ -399,8 +399,8 @@ impl Engine {
             let Some(scope) = self.instances.get_mut(&c.instance) else {
                 return;
             };
-            scope.interruption = Some(Interruption::EventSubProcess);
-            scope.triggers.push(EventTrigger {
+            scope.extras_mut().interruption = Some(Interruption::EventSubProcess);
+            scope.extras_mut().triggers.push(EventTrigger {
                 element: esp,
                 variables: trigger.variables.clone(),
             });
@@ -410,6 +410,7 @@ impl Engine {
                     .instances
                     .get_mut(&c.instance)
                     .expect("exists")
+                    .extras_mut()
                     .triggers
                     .remove(0);
                 self.activate_child(c.instance, t.element, None);
@@ -471,16 +472,18 @@ impl Engine {
         let message = super::jobs::truncate_message(error_message);
         if let Some(j) = self.jobs.get_mut(&job_key) {
             j.state = JobState::ErrorThrown;
-            j.error_code = Some(Arc::from(error_code));
-            j.error_message = Some(Arc::from(message.as_str()));
+            let value = j.value_mut();
+            value.error_code = Some(Arc::from(error_code));
+            value.error_message = Some(Arc::from(message.as_str()));
         }
         let vars = Arc::new(variables);
-        let value = self.job_value(&self.jobs[&job_key], Some(vars.clone()));
+        let shared = Arc::new(super::records::share_document_arc(vars.clone()));
+        let value = Self::job_record(&self.jobs[&job_key], Some(shared));
         self.event(
             ValueType::Job,
             OtherIntent::ErrorThrown,
             Some(job_key),
-            RecordValue::Job(Box::new(value)),
+            value,
         );
         match self.find_catch(ei, ThrowKind::Error, error_code) {
             Some(c) => {

@@ -199,19 +199,87 @@ pub mod baton_feel_bridge {
         pub warnings: Vec<String>,
     }
 
+    /// The most keys [`variable_path`] follows.
+    const MAX_PATH_KEYS: usize = 8;
+
+    /// `name` or `name.key1.key2…` (up to 8 keys): the variable and keys an expression that only
+    /// reads a variable, or a path into it, reads (`=agent`, `=agent.context`).
+    pub fn variable_path(parsed: &Parsed) -> Option<(&str, Vec<&str>)> {
+        use baton_feel::ast::ExprKind as K;
+        let mut keys = Vec::new();
+        let mut at = parsed.ast();
+        loop {
+            match &at.kind {
+                K::Path(x, key) if keys.len() < MAX_PATH_KEYS => {
+                    keys.push(&**key);
+                    at = x;
+                }
+                K::Name(root) => {
+                    keys.reverse();
+                    return Some((root, keys));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The value at `keys` inside a JSON variable when every step is an object holding the key,
+    /// and when it survives FEEL's conversion unchanged (see [`round_trips`]): then evaluating the
+    /// path in FEEL and converting the result back gives this very JSON, so the caller may skip
+    /// both conversions. `None` sends the caller to FEEL (missing keys warn, lists project).
+    pub fn json_at<'j>(json: &'j Json, keys: &[&str]) -> Option<&'j Json> {
+        let value = keys
+            .iter()
+            .try_fold(json, |v, key| v.as_object().and_then(|o| o.get(*key)))?;
+        round_trips(value).then_some(value)
+    }
+
+    /// Whether JSON → FEEL → JSON gives the same JSON: everything but numbers that are not
+    /// 64-bit integers (a float like `1.0` comes back as `1`, a large unsigned wraps).
+    pub fn round_trips(json: &Json) -> bool {
+        match json {
+            Json::Number(n) => n.is_i64(),
+            Json::Array(items) => items.iter().all(round_trips),
+            Json::Object(map) => map.values().all(round_trips),
+            Json::Null | Json::Bool(_) | Json::String(_) => true,
+        }
+    }
+
+    /// Variables for one evaluation: whole variables as FEEL values (cached by the caller), and
+    /// paths into JSON variables converted at their end only.
+    struct LookupVars<'l> {
+        feel: &'l dyn Fn(&str) -> Option<FeelValue>,
+        json: &'l dyn Fn(&str) -> Option<&'l Json>,
+    }
+
+    impl baton_feel::Variables for LookupVars<'_> {
+        fn get(&self, name: &str) -> Option<FeelValue> {
+            (self.feel)(name)
+        }
+
+        fn get_entry(&self, name: &str, keys: &[&str]) -> Option<FeelValue> {
+            let value = keys.iter().try_fold((self.json)(name)?, |v, key| {
+                v.as_object().and_then(|o| o.get(*key))
+            })?;
+            Some(to_feel(value))
+        }
+    }
+
     /// Evaluates against a variable lookup at the given instant (epoch milliseconds, UTC). The
-    /// lookup is asked only for the names the expression reads, when it reads them.
-    pub fn evaluate(
+    /// lookups are asked only for the names the expression reads, when it reads them: `feel` for
+    /// whole variables, `json` for paths into them (only the end of the path is converted).
+    pub fn evaluate<'l>(
         parsed: &Parsed,
         _source: &str,
-        lookup: &dyn Fn(&str) -> Option<FeelValue>,
+        feel: &'l dyn Fn(&str) -> Option<FeelValue>,
+        json: &'l dyn Fn(&str) -> Option<&'l Json>,
         now_ms: i64,
     ) -> Outcome {
         let now = jiff::Timestamp::from_millisecond(now_ms)
             .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
             .to_zoned_datetime(jiff::tz::TimeZone::UTC);
         let env = baton_feel::Env::at(now);
-        let vars = baton_feel::VarsFn(lookup);
+        let vars = LookupVars { feel, json };
         let evaluation = parsed.evaluate(&vars, &env);
         Outcome {
             result: evaluation

@@ -68,11 +68,11 @@ impl Engine {
             .expect("gateways have a flow scope");
         if flows.is_empty() {
             // No outgoing flow: the path ends here.
-            let inst = self.transition(key, State::Completed)?.expect("completed");
+            let inst = self.end_instance(key, State::Completed)?;
             self.after_path_completed(scope, &inst);
             return Ok(());
         }
-        let inst = self.transition(key, State::Completed)?.expect("completed");
+        let inst = self.end_instance(key, State::Completed)?;
         for f in flows {
             self.take_flow(inst.proc, inst.process_instance_key, scope, f);
         }

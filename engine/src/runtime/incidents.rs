@@ -51,7 +51,7 @@ impl Engine {
         let value = self.incident_value(&incident);
         self.incidents.insert(key, incident);
         if let Some(i) = self.instances.get_mut(&element_instance) {
-            i.incident = Some(key);
+            i.extras_mut().incident = Some(key);
         }
         self.event(
             ValueType::Incident,
@@ -71,9 +71,9 @@ impl Engine {
             RecordValue::Incident(Box::new(value)),
         );
         if let Some(i) = self.instances.get_mut(&incident.element_instance_key)
-            && i.incident == Some(key)
+            && i.incident() == Some(key)
         {
-            i.incident = None;
+            i.extras_mut().incident = None;
         }
         Some(incident)
     }

@@ -10,8 +10,8 @@ use super::executable::{JobDef, ListenerDef};
 use super::lifecycle::State;
 use super::processor::{Failure, Step};
 use super::records::{
-    ErrorType, JobKind, JobValue, Key, ListenerEventType, OtherIntent, RecordValue, Rejection,
-    RejectionType, ValueType, VariableDocument,
+    ErrorType, JobKind, JobRecord, JobValue, Key, ListenerEventType, OtherIntent, RecordValue,
+    Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
 use super::state::{Job, JobState};
 use super::{Cmd, Engine};
@@ -51,48 +51,28 @@ pub(crate) fn truncate_message(m: &str) -> String {
 }
 
 impl Engine {
-    pub(crate) fn job_value(
-        &self,
+    /// The value of a record about `job`, with the command's variables.
+    pub(crate) fn job_record(
         job: &Job,
-        variables: Option<Arc<VariableDocument>>,
-    ) -> JobValue {
-        JobValue {
-            proc: job.proc,
-            process_instance_key: job.process_instance_key,
-            element: job.element,
-            element_instance_key: job.element_instance_key,
-            job_type: job.job_type.clone(),
-            kind: job.kind,
-            listener_event_type: job.listener_event_type,
-            retries: job.retries,
-            retry_backoff: job.retry_backoff,
-            recurring_time: job.backoff_until,
-            worker: job.worker.clone(),
-            deadline: job.deadline,
-            timeout: None,
-            error_message: job.error_message.clone(),
-            error_code: job.error_code.clone(),
-            custom_headers: job.custom_headers.clone(),
+        variables: Option<Arc<SharedVariableDocument>>,
+    ) -> RecordValue {
+        RecordValue::Job(JobRecord {
+            job: job.value.clone(),
             variables,
-        }
+        })
     }
 
     fn job_event(
         &mut self,
         intent: OtherIntent,
         key: Key,
-        variables: Option<Arc<VariableDocument>>,
+        variables: Option<Arc<SharedVariableDocument>>,
     ) {
         let Some(job) = self.jobs.get(&key) else {
             return;
         };
-        let value = self.job_value(job, variables);
-        self.event(
-            ValueType::Job,
-            intent,
-            Some(key),
-            RecordValue::Job(Box::new(value)),
-        );
+        let value = Self::job_record(job, variables);
+        self.event(ValueType::Job, intent, Some(key), value);
     }
 
     /// Evaluates a job definition's type and retries in the element's scope.
@@ -126,23 +106,25 @@ impl Engine {
         let job = Job {
             key: job_key,
             state: JobState::Activatable,
-            kind,
-            listener_event_type,
-            job_type,
-            retries,
-            proc: inst.proc,
-            process_instance_key: inst.process_instance_key,
-            element: inst.element().expect("jobs belong to flow nodes"),
-            element_instance_key: key,
-            custom_headers: headers,
-            worker: None,
-            deadline: None,
-            backoff_until: None,
-            retry_backoff: 0,
-            error_message: None,
-            error_code: None,
+            value: Arc::new(JobValue {
+                proc: inst.proc,
+                process_instance_key: inst.process_instance_key,
+                element: inst.element().expect("jobs belong to flow nodes"),
+                element_instance_key: key,
+                job_type,
+                kind,
+                listener_event_type,
+                retries,
+                retry_backoff: 0,
+                recurring_time: None,
+                worker: None,
+                deadline: None,
+                error_message: None,
+                error_code: None,
+                custom_headers: headers,
+            }),
         };
-        self.jobs.insert(job_key, Box::new(job));
+        self.jobs.insert(job_key, job);
         if let Some(i) = self.instances.get_mut(&key) {
             i.job = Some(job_key);
         }
@@ -230,10 +212,7 @@ impl Engine {
     }
 
     fn reject_job(&mut self, intent: OtherIntent, key: Key, rejection: Rejection) -> Rejection {
-        let value = self
-            .jobs
-            .get(&key)
-            .map(|j| RecordValue::Job(Box::new(self.job_value(j, None))));
+        let value = self.jobs.get(&key).map(|j| Self::job_record(j, None));
         match value {
             Some(v) => self.reject(
                 ValueType::Job,
@@ -282,11 +261,12 @@ impl Engine {
         {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
-        // Most jobs complete without variables: those share one empty document.
+        // Most jobs complete without variables: those share one empty document. The values are
+        // shared by the record and the variables they become (no copies).
         let variables = if variables.is_empty() {
             self.empty_document.clone()
         } else {
-            Arc::new(variables)
+            Arc::new(share_document(variables))
         };
         self.job_event(OtherIntent::Completed, job_key, Some(variables.clone()));
         let job = self.jobs.remove(&job_key).expect("checked");
@@ -306,8 +286,8 @@ impl Engine {
             JobKind::ExecutionListener => {
                 let state = self.instances.get(&ei).map(|i| i.state);
                 match state {
-                    Some(State::Activating) => self.merge_local(ei, &variables),
-                    Some(_) => self.merge_propagating(ei, &variables),
+                    Some(State::Activating) => self.merge_local_shared(ei, &variables),
+                    Some(_) => self.merge_propagating_shared(ei, &variables),
                     None => {}
                 }
                 if let Some(i) = self.instances.get_mut(&ei) {
@@ -350,28 +330,29 @@ impl Engine {
         let message = truncate_message(error_message);
         let now = self.now;
         let job = self.jobs.get_mut(&job_key).expect("checked");
-        job.retries = retries;
-        job.error_message = Some(Arc::from(message.as_str()));
-        job.retry_backoff = retry_backoff_ms;
-        job.worker = None;
-        job.deadline = None;
-        let ei = job.element_instance_key;
-        let kind = job.kind;
+        let value = job.value_mut();
+        value.retries = retries;
+        value.error_message = Some(Arc::from(message.as_str()));
+        value.retry_backoff = retry_backoff_ms;
+        value.worker = None;
+        value.deadline = None;
+        let ei = value.element_instance_key;
+        let kind = value.kind;
         if retries > 0 {
             if retry_backoff_ms > 0 {
+                value.recurring_time = Some(now + retry_backoff_ms);
                 job.state = JobState::FailedBackoff;
-                job.backoff_until = Some(now + retry_backoff_ms);
             } else {
+                value.recurring_time = None;
                 job.state = JobState::Activatable;
-                job.backoff_until = None;
             }
         } else {
             job.state = JobState::Failed;
         }
-        let vars = (!variables.is_empty()).then(|| Arc::new(variables));
+        let vars = (!variables.is_empty()).then(|| Arc::new(share_document(variables)));
         self.job_event(OtherIntent::Failed, job_key, vars.clone());
         if let Some(vars) = vars {
-            self.merge_local(ei, &vars);
+            self.merge_local_shared(ei, &vars);
         }
         if retries > 0 {
             if retry_backoff_ms <= 0 {
@@ -417,7 +398,7 @@ impl Engine {
             ));
         }
         if let Some(j) = self.jobs.get_mut(&job_key) {
-            j.retries = retries;
+            j.value_mut().retries = retries;
         }
         self.job_event(OtherIntent::RetriesUpdated, job_key, None);
         self.run(start)
@@ -447,8 +428,9 @@ impl Engine {
         for k in &keys {
             if let Some(j) = self.jobs.get_mut(k) {
                 j.state = JobState::Activated;
-                j.deadline = Some(deadline);
-                j.worker = Some(worker.clone());
+                let value = j.value_mut();
+                value.deadline = Some(deadline);
+                value.worker = Some(worker.clone());
             }
         }
         let batch_key = self.new_key();
@@ -481,8 +463,9 @@ impl Engine {
             }
             self.job_event(OtherIntent::TimedOut, k, None);
             if let Some(j) = self.jobs.get_mut(&k) {
-                j.deadline = None;
-                j.worker = None;
+                let value = j.value_mut();
+                value.deadline = None;
+                value.worker = None;
             }
             self.job_feed.push(k);
         }
@@ -490,7 +473,7 @@ impl Engine {
             .jobs
             .values()
             .filter(|j| {
-                j.state == JobState::FailedBackoff && j.backoff_until.is_some_and(|d| d <= now)
+                j.state == JobState::FailedBackoff && j.recurring_time.is_some_and(|d| d <= now)
             })
             .map(|j| j.key)
             .collect();
@@ -500,7 +483,7 @@ impl Engine {
             }
             self.job_event(OtherIntent::RecurredAfterBackoff, k, None);
             if let Some(j) = self.jobs.get_mut(&k) {
-                j.backoff_until = None;
+                j.value_mut().recurring_time = None;
             }
             self.job_feed.push(k);
         }

@@ -556,8 +556,8 @@ impl Engine {
             return false;
         };
         if !matches!(i.state, State::Activating | State::Activated)
-            || i.interruption.is_some()
-            || !i.triggers.is_empty()
+            || i.interruption().is_some()
+            || !i.triggers().is_empty()
         {
             return false;
         }
@@ -568,9 +568,9 @@ impl Engine {
             let Some(scope) = self.instances.get(&k) else {
                 return false;
             };
-            if scope.interruption.is_some()
+            if scope.interruption().is_some()
                 || scope.state == State::Terminating
-                || !scope.triggers.is_empty()
+                || !scope.triggers().is_empty()
             {
                 return false;
             }

@@ -151,7 +151,7 @@ pub struct Engine {
     /// Variables created for an element instance before it exists (multi-instance children).
     pub(crate) pending_vars: FxHashMap<Key, state::VarMap>,
     pub(crate) process_instances: BTreeMap<Key, ProcessInstanceSummary>,
-    pub(crate) jobs: BTreeMap<Key, Box<Job>>,
+    pub(crate) jobs: BTreeMap<Key, Job>,
     /// Keys of jobs that became activatable, in order (see [`Engine::activatable_jobs_since`]).
     pub(crate) job_feed: Vec<Key>,
     pub(crate) incidents: BTreeMap<Key, Incident>,
@@ -179,7 +179,7 @@ pub struct Engine {
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
     /// An empty variable document, shared by the records of commands without variables.
-    pub(crate) empty_document: Arc<VariableDocument>,
+    pub(crate) empty_document: Arc<records::SharedVariableDocument>,
 }
 
 impl Default for Engine {
@@ -803,12 +803,12 @@ impl Engine {
         let start = self.begin();
         match self.instances.get(&process_instance_key) {
             Some(i) if i.element_type == BpmnElementType::Process => {
-                if i.parent.is_some() {
+                if i.parent().is_some() {
                     return Err(Rejection::new(
                         RejectionType::InvalidState,
                         format!(
                             "Expected to cancel a process instance with key '{process_instance_key}', but it is created by a parent process instance. Cancel the root process instance '{}' instead.",
-                            i.parent.map(|p| p.0).unwrap_or_default()
+                            i.parent().map(|p| p.0).unwrap_or_default()
                         ),
                     ));
                 }

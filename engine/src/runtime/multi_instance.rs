@@ -41,7 +41,7 @@ impl Engine {
         self.subscribe_to_events(key)?;
         self.transition(key, State::Activated)?;
         if let Some(i) = self.instances.get_mut(&key) {
-            i.mi = Some(Box::new(MiState {
+            i.extras_mut().mi = Some(Box::new(MiState {
                 count: items.len(),
                 ..Default::default()
             }));
@@ -67,7 +67,7 @@ impl Engine {
             let state = self
                 .instances
                 .get_mut(&body)
-                .and_then(|i| i.mi.as_mut())
+                .and_then(|i| i.mi_mut())
                 .expect("mi state");
             state.created += 1;
             state.created as u32
@@ -140,11 +140,7 @@ impl Engine {
             }
         }
         if let Some(cond) = &mi.completion_condition {
-            let state = self.instances[&body]
-                .mi
-                .as_deref()
-                .cloned()
-                .unwrap_or_default();
+            let state = self.instances[&body].mi().cloned().unwrap_or_default();
             let active = self.instances[&body].children.len();
             let mut overlay = VariableDocument::new();
             overlay.insert("numberOfInstances".into(), Json::from(state.count));
@@ -161,7 +157,7 @@ impl Engine {
                 Json::from(state.terminated),
             );
             let fulfilled = self.eval_bool_with(cond, child, Some(&overlay))?;
-            if let Some(s) = self.instances.get_mut(&body).and_then(|i| i.mi.as_mut()) {
+            if let Some(s) = self.instances.get_mut(&body).and_then(|i| i.mi_mut()) {
                 s.condition_fulfilled = fulfilled;
             }
         }
@@ -170,7 +166,7 @@ impl Engine {
 
     /// After an inner instance completed: next instance, or complete / cut off the body.
     pub(crate) fn multi_instance_child_completed(&mut self, body: Key, _child: &ElementInstance) {
-        let Some(state) = self.instances.get_mut(&body).and_then(|i| i.mi.as_mut()) else {
+        let Some(state) = self.instances.get_mut(&body).and_then(|i| i.mi_mut()) else {
             return;
         };
         state.completed += 1;
@@ -179,7 +175,7 @@ impl Engine {
         let count = state.count;
         if fulfilled {
             if let Some(i) = self.instances.get_mut(&body) {
-                i.interruption = Some(Interruption::CompletionCondition);
+                i.extras_mut().interruption = Some(Interruption::CompletionCondition);
             }
             if self.terminate_children(body) {
                 self.queue.push_back(Cmd::Complete(body));
@@ -247,7 +243,7 @@ impl Engine {
     }
 
     pub(crate) fn multi_instance_child_terminated(&mut self, body: Key) {
-        if let Some(s) = self.instances.get_mut(&body).and_then(|i| i.mi.as_mut()) {
+        if let Some(s) = self.instances.get_mut(&body).and_then(|i| i.mi_mut()) {
             s.terminated += 1;
         }
     }

@@ -78,7 +78,7 @@ impl Engine {
             Node::Element(e) => p.element(e).event_type,
             _ => BpmnEventType::Unspecified,
         };
-        let (parent_pi, parent_ei) = match inst.parent {
+        let (parent_pi, parent_ei) = match inst.parent() {
             Some((a, b)) => (Some(a), Some(b)),
             None => (None, None),
         };
@@ -102,13 +102,8 @@ impl Engine {
         }
     }
 
-    /// Moves an instance to `to`, checking the lifecycle table and writing the record. Ending
-    /// states remove the instance, which is returned.
-    pub(crate) fn transition(
-        &mut self,
-        key: Key,
-        to: State,
-    ) -> Result<Option<ElementInstance>, Failure> {
+    /// Checks the lifecycle table for moving `key` to `to` and writes the record.
+    fn write_transition(&mut self, key: Key, to: State) -> Step {
         let Some(inst) = self.instances.get(&key) else {
             return Err(Failure::new(
                 ErrorType::Unknown,
@@ -130,36 +125,48 @@ impl Engine {
         }
         let value = self.pi_value(inst);
         self.pi_event(to.intent(), key, value);
-        if matches!(to, State::Completed | State::Terminated) {
-            let inst = self.instances.remove(&key).expect("checked above");
-            if let Some(scope) = inst.flow_scope
-                && let Some(parent) = self.instances.get_mut(&scope)
-                && let Some(pos) = parent.children.iter().position(|c| *c == key)
-            {
-                parent.children.remove(pos);
+        Ok(())
+    }
+
+    /// Moves an instance to a state it stays in (ACTIVATED, COMPLETING, TERMINATING), checking
+    /// the lifecycle table and writing the record.
+    pub(crate) fn transition(&mut self, key: Key, to: State) -> Step {
+        debug_assert!(!matches!(to, State::Completed | State::Terminated));
+        self.write_transition(key, to)?;
+        let is_process = match self.instances.get_mut(&key) {
+            Some(i) => {
+                i.state = to;
+                i.element_type == T::Process
             }
-            if inst.element_type == T::Process {
-                if let Some(s) = self.process_instances.get_mut(&key) {
-                    s.state = to;
-                }
-                self.release_message_start_lock(key);
-                self.drop_compensation_of(key);
-            }
-            Ok(Some(inst))
-        } else {
-            let is_process = match self.instances.get_mut(&key) {
-                Some(i) => {
-                    i.state = to;
-                    i.element_type == T::Process
-                }
-                None => false,
-            };
-            // Only process instances have a summary (no map lookup for every element).
-            if is_process && let Some(s) = self.process_instances.get_mut(&key) {
+            None => false,
+        };
+        // Only process instances have a summary (no map lookup for every element).
+        if is_process && let Some(s) = self.process_instances.get_mut(&key) {
+            s.state = to;
+        }
+        Ok(())
+    }
+
+    /// Moves an instance to COMPLETED or TERMINATED: writes the record and removes the
+    /// instance, which is returned.
+    pub(crate) fn end_instance(&mut self, key: Key, to: State) -> Result<ElementInstance, Failure> {
+        debug_assert!(matches!(to, State::Completed | State::Terminated));
+        self.write_transition(key, to)?;
+        let inst = self.instances.remove(&key).expect("checked above");
+        if let Some(scope) = inst.flow_scope
+            && let Some(parent) = self.instances.get_mut(&scope)
+            && let Some(pos) = parent.children.iter().position(|c| *c == key)
+        {
+            parent.children.remove(pos);
+        }
+        if inst.element_type == T::Process {
+            if let Some(s) = self.process_instances.get_mut(&key) {
                 s.state = to;
             }
-            Ok(None)
+            self.release_message_start_lock(key);
+            self.drop_compensation_of(key);
         }
+        Ok(inst)
     }
 
     /// Queues the activation of an element as a child of `scope`.
@@ -230,13 +237,13 @@ impl Engine {
         if let Some(s) = self.instances.get_mut(&scope) {
             s.active_flows.push(flow);
             if joining {
-                match s.join_tokens.iter_mut().find(|(f, _)| *f == flow) {
+                let tokens = &mut s.extras_mut().join_tokens;
+                match tokens.iter_mut().find(|(f, _)| *f == flow) {
                     Some((_, n)) => *n += 1,
-                    None => s.join_tokens.push((flow, 1)),
+                    None => tokens.push((flow, 1)),
                 }
             }
         }
-        let parent = self.instances.get(&scope).and_then(|s| s.parent);
         self.pi_event(
             PiIntent::SequenceFlowTaken,
             flow_key,
@@ -247,7 +254,7 @@ impl Engine {
                 element_type: T::SequenceFlow,
                 event_type: BpmnEventType::Unspecified,
                 flow_scope_key: Some(scope),
-                parent_process_instance_key: parent.map(|p| p.0).filter(|_| false),
+                parent_process_instance_key: None,
                 parent_element_instance_key: None,
             },
         );
@@ -339,33 +346,25 @@ impl Engine {
             Some(e) => Node::Element(e),
             None => Node::Process,
         };
-        let vars = self.pending_vars.remove(&key).unwrap_or_default();
-        let inst = ElementInstance {
-            key,
-            proc: a.proc,
-            process_instance_key: a.process_instance_key,
-            node,
-            element_type: a.element_type,
-            flow_scope: a.flow_scope,
-            state: State::Activating,
-            children: Vec::new(),
-            active_flows: Vec::new(),
-            join_tokens: Vec::new(),
-            vars,
-            completion_vars: None,
-            job: None,
-            subscriptions: Vec::new(),
-            interruption: None,
-            triggers: Vec::new(),
-            parent: a.parent,
-            called_child: None,
-            loop_counter: a.loop_counter,
-            mi: None,
-            ad_hoc: None,
-            user_task: None,
-            listener_index: 0,
-            incident: None,
+        // Usually empty: no hashing then.
+        let vars = if self.pending_vars.is_empty() {
+            Default::default()
+        } else {
+            self.pending_vars.remove(&key).unwrap_or_default()
         };
+        let mut inst = ElementInstance::new(
+            key,
+            a.proc,
+            a.process_instance_key,
+            node,
+            a.element_type,
+            a.flow_scope,
+        );
+        inst.vars = vars;
+        inst.loop_counter = a.loop_counter;
+        if a.parent.is_some() {
+            inst.extras_mut().parent = a.parent;
+        }
         let value = self.pi_value(&inst);
         self.instances.insert(key, inst);
         if let Some(scope) = a.flow_scope
@@ -645,8 +644,8 @@ impl Engine {
         };
         let Some(e) = element else {
             // The process instance.
-            let inst = self.transition(key, State::Completed)?.expect("completed");
-            if let Some((_, call_activity)) = inst.parent {
+            let inst = self.end_instance(key, State::Completed)?;
+            if let Some((_, call_activity)) = inst.parent() {
                 self.on_called_process_completed(call_activity, &inst);
             }
             return Ok(());
@@ -667,7 +666,7 @@ impl Engine {
         if el.compensation_handler.is_some() {
             self.subscribe_compensation(key);
         }
-        let inst = self.transition(key, State::Completed)?.expect("completed");
+        let inst = self.end_instance(key, State::Completed)?;
         let scope = inst.flow_scope.expect("elements have a flow scope");
         if !self.compensation.is_empty() {
             self.compensation_handler_done(key);
@@ -691,7 +690,7 @@ impl Engine {
             return Ok(());
         }
         if ty == T::EventBasedGateway {
-            if let Some(t) = inst.triggers.first().cloned()
+            if let Some(t) = inst.triggers().first().cloned()
                 && let Some(f) = outgoing
                     .iter()
                     .copied()
@@ -719,7 +718,7 @@ impl Engine {
         if s.children.is_empty() {
             return;
         }
-        s.interruption = Some(Interruption::TerminateEndEvent);
+        s.extras_mut().interruption = Some(Interruption::TerminateEndEvent);
         self.terminate_children(scope);
     }
 
@@ -831,7 +830,7 @@ impl Engine {
                 }
             }
             T::CallActivity => {
-                let child = self.instances.get(&key).and_then(|i| i.called_child);
+                let child = self.instances.get(&key).and_then(|i| i.called_child());
                 match child.filter(|c| self.instances.contains_key(c)) {
                     Some(c) => self.queue.push_back(Cmd::Terminate(c)),
                     None => self.finalize_termination(key),
@@ -843,9 +842,8 @@ impl Engine {
 
     /// Writes TERMINATED and lets the flow scope (or the parent process) react.
     pub(crate) fn finalize_termination(&mut self, key: Key) {
-        let inst = match self.transition(key, State::Terminated) {
-            Ok(Some(i)) => i,
-            Ok(None) => return,
+        let inst = match self.end_instance(key, State::Terminated) {
+            Ok(i) => i,
             Err(f) => {
                 self.create_incident(key, None, f);
                 return;
@@ -854,7 +852,7 @@ impl Engine {
         match inst.flow_scope {
             Some(scope) => {
                 // An interrupting boundary event waits for the activity to be gone.
-                if let Some(trigger) = inst.triggers.first().cloned()
+                if let Some(trigger) = inst.triggers().first().cloned()
                     && self
                         .instances
                         .get(&scope)
@@ -866,7 +864,7 @@ impl Engine {
                 self.on_child_terminated(scope, &inst);
             }
             None => {
-                if let Some((_, call_activity)) = inst.parent {
+                if let Some((_, call_activity)) = inst.parent() {
                     self.on_called_process_terminated(call_activity);
                 }
             }
@@ -883,7 +881,7 @@ impl Engine {
             State::Terminating if no_children => {
                 self.finalize_termination(scope);
             }
-            State::Activated => match s.interruption {
+            State::Activated => match s.interruption() {
                 Some(Interruption::TerminateEndEvent | Interruption::CompletionCondition) => {
                     if no_children {
                         self.queue.push_back(Cmd::Complete(scope));
@@ -892,7 +890,12 @@ impl Engine {
                 Some(Interruption::EventSubProcess) => {
                     if no_children {
                         let triggers = std::mem::take(
-                            &mut self.instances.get_mut(&scope).expect("exists").triggers,
+                            &mut self
+                                .instances
+                                .get_mut(&scope)
+                                .expect("exists")
+                                .extras_mut()
+                                .triggers,
                         );
                         if let Some(t) = triggers.into_iter().next() {
                             self.activate_child(scope, t.element, t.variables);
@@ -918,7 +921,7 @@ impl Engine {
         };
         let incoming = &p.model_element(gateway).incoming;
         let tokens = |f: &FlowIdx| {
-            s.join_tokens
+            s.join_tokens()
                 .iter()
                 .find(|(t, _)| t == f)
                 .map(|(_, n)| *n)
@@ -945,10 +948,13 @@ impl Engine {
             return;
         };
         for f in incoming {
-            if let Some(pos) = s.join_tokens.iter().position(|(t, _)| *t == f) {
-                s.join_tokens[pos].1 -= 1;
-                if s.join_tokens[pos].1 == 0 {
-                    s.join_tokens.remove(pos);
+            let Some(tokens) = s.extras.as_deref_mut().map(|e| &mut e.join_tokens) else {
+                break;
+            };
+            if let Some(pos) = tokens.iter().position(|(t, _)| *t == f) {
+                tokens[pos].1 -= 1;
+                if tokens[pos].1 == 0 {
+                    tokens.remove(pos);
                 }
                 if let Some(a) = s.active_flows.iter().position(|x| *x == f) {
                     s.active_flows.remove(a);
@@ -968,7 +974,7 @@ impl Engine {
         let Some(s) = self.instances.get(&scope) else {
             return false;
         };
-        let taken: Vec<FlowIdx> = s.join_tokens.iter().map(|(f, _)| *f).collect();
+        let taken: Vec<FlowIdx> = s.join_tokens().iter().map(|(f, _)| *f).collect();
         let mut starts: Vec<ElementIdx> = Vec::new();
         for c in &s.children {
             if let Some(ci) = self.instances.get(c) {
@@ -1100,7 +1106,7 @@ impl Engine {
                     if ty == T::AdHocSubProcess
                         && let Some(i) = self.instances.get_mut(&key)
                     {
-                        i.ad_hoc = Some(Box::default());
+                        i.extras_mut().ad_hoc = Some(Box::default());
                     }
                     self.transition(key, State::Activated)?;
                     key
@@ -1123,32 +1129,14 @@ impl Engine {
         let s = &self.instances[&scope];
         let (proc, pi) = (s.proc, s.process_instance_key);
         let key = self.new_key();
-        let inst = ElementInstance {
+        let inst = ElementInstance::new(
             key,
             proc,
-            process_instance_key: pi,
-            node: Node::Element(element),
+            pi,
+            Node::Element(element),
             element_type,
-            flow_scope: Some(scope),
-            state: State::Activating,
-            children: Vec::new(),
-            active_flows: Vec::new(),
-            join_tokens: Vec::new(),
-            vars: Default::default(),
-            completion_vars: None,
-            job: None,
-            subscriptions: Vec::new(),
-            interruption: None,
-            triggers: Vec::new(),
-            parent: None,
-            called_child: None,
-            loop_counter: 0,
-            mi: None,
-            ad_hoc: None,
-            user_task: None,
-            listener_index: 0,
-            incident: None,
-        };
+            Some(scope),
+        );
         let value = self.pi_value(&inst);
         self.instances.insert(key, inst);
         if let Some(s) = self.instances.get_mut(&scope) {

@@ -111,7 +111,7 @@ impl Engine {
             element_type: i.element_type,
             state: i.state,
             flow_scope_key: i.flow_scope,
-            has_incident: i.incident.is_some(),
+            has_incident: i.incident().is_some(),
         })
     }
 
@@ -361,7 +361,7 @@ impl Engine {
         let timers = self.timers().into_iter().map(|t| t.due);
         let jobs = self.jobs.values().filter_map(|j| match j.state {
             JobState::Activated => j.deadline,
-            JobState::FailedBackoff => j.backoff_until,
+            JobState::FailedBackoff => j.recurring_time,
             _ => None,
         });
         let messages = self.buffered_messages().into_iter().map(|m| m.deadline);

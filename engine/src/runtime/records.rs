@@ -25,6 +25,34 @@ pub struct ProcIdx(pub u32);
 /// A JSON object of variables, in insertion order.
 pub type VariableDocument = IndexMap<String, Json>;
 
+/// A document whose values are shared (with the variables they become, and with records):
+/// what a job completion carries once the engine has it.
+pub type SharedVariableDocument = IndexMap<String, Arc<Json>>;
+
+/// A document's values moved into shared ones (nothing is copied).
+pub fn share_document(doc: VariableDocument) -> SharedVariableDocument {
+    doc.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()
+}
+
+/// A shared document from a shared plain one: its values moved when nobody else holds the
+/// document, else copied.
+pub fn share_document_arc(doc: Arc<VariableDocument>) -> SharedVariableDocument {
+    match Arc::try_unwrap(doc) {
+        Ok(doc) => share_document(doc),
+        Err(doc) => doc
+            .iter()
+            .map(|(k, v)| (k.clone(), Arc::new(v.clone())))
+            .collect(),
+    }
+}
+
+/// A shared document's values copied out into a plain one.
+pub fn unshare_document(doc: &SharedVariableDocument) -> VariableDocument {
+    doc.iter()
+        .map(|(k, v)| (k.clone(), (**v).clone()))
+        .collect()
+}
+
 macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),* $(,)? }) => {
         $(#[$m])*
@@ -316,7 +344,9 @@ pub struct PiValue {
     pub parent_element_instance_key: Option<Key>,
 }
 
-/// The value of a `JOB` record (a snapshot of the job when the record was written).
+/// A job as its records show it. The engine keeps one `Arc<JobValue>` per open job and hands
+/// it to every record written about the job; a change to the job copies it first (copy on
+/// write), so each record keeps the snapshot of its time without a copy per record.
 #[derive(Debug, Clone)]
 pub struct JobValue {
     pub proc: ProcIdx,
@@ -328,14 +358,29 @@ pub struct JobValue {
     pub listener_event_type: ListenerEventType,
     pub retries: i32,
     pub retry_backoff: i64,
+    /// When a failed job's retry backoff ends.
     pub recurring_time: Option<i64>,
     pub worker: Option<Arc<str>>,
     pub deadline: Option<i64>,
-    pub timeout: Option<i64>,
     pub error_message: Option<Arc<str>>,
     pub error_code: Option<Arc<str>>,
     pub custom_headers: Arc<IndexMap<String, String>>,
-    pub variables: Option<Arc<VariableDocument>>,
+}
+
+/// The value of a `JOB` record: the job's shared snapshot and the variables of the command
+/// (complete, fail, throw error), if it carried any. Reads through to the [`JobValue`].
+#[derive(Debug, Clone)]
+pub struct JobRecord {
+    pub job: Arc<JobValue>,
+    pub variables: Option<Arc<SharedVariableDocument>>,
+}
+
+impl std::ops::Deref for JobRecord {
+    type Target = JobValue;
+
+    fn deref(&self) -> &JobValue {
+        &self.job
+    }
 }
 
 /// The value of a `VARIABLE` record.
@@ -471,7 +516,7 @@ pub enum RecordValue {
         process_instance_key: Key,
         element_id: Arc<str>,
     },
-    Job(Box<JobValue>),
+    Job(JobRecord),
     JobBatch {
         job_type: Arc<str>,
         worker: Arc<str>,

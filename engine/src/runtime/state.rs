@@ -8,11 +8,8 @@ use serde_json::Value as Json;
 use super::expr::baton_feel_bridge::{self, FeelValue};
 
 use super::lifecycle::State;
-use super::records::{
-    BpmnElementType, JobKind, Key, ListenerEventType, Node, ProcIdx, VariableDocument,
-};
+use super::records::{BpmnElementType, JobValue, Key, Node, ProcIdx, VariableDocument};
 use crate::model::{ElementIdx, FlowIdx};
-use indexmap::IndexMap;
 
 /// One variable of a scope.
 #[derive(Debug, Clone)]
@@ -125,30 +122,44 @@ pub struct EventTrigger {
 }
 
 /// One element instance (or the process instance itself).
+///
+/// Kept small: an instance is moved into the store when it activates and out of it when it
+/// ends, on every element of every path. Fields most instances never set live in
+/// [`InstanceExtras`], boxed and created on first write.
 #[derive(Debug, Clone)]
 pub struct ElementInstance {
     pub key: Key,
-    pub proc: ProcIdx,
     pub process_instance_key: Key,
-    /// `Node::Process` for the process instance, else the flow node.
-    pub node: Node,
-    pub element_type: BpmnElementType,
     pub flow_scope: Option<Key>,
-    pub state: State,
+    /// The open job of this element (task job, listener job).
+    pub job: Option<Key>,
+    pub vars: VarMap,
+    /// Variables handed to the element on completion (job, message, user task, script result),
+    /// merged or output-mapped when it completes.
+    pub completion_vars: Option<Arc<super::records::SharedVariableDocument>>,
     /// Active child element instances, in activation order.
     pub children: Vec<Key>,
     /// Sequence flows taken inside this scope whose target has not started activating yet.
     pub active_flows: Vec<FlowIdx>,
-    /// Tokens waiting on incoming flows of joining gateways in this scope.
-    pub join_tokens: Vec<(FlowIdx, u32)>,
-    pub vars: VarMap,
-    /// Variables handed to the element on completion (job, message, user task, script result),
-    /// merged or output-mapped when it completes.
-    pub completion_vars: Option<Arc<VariableDocument>>,
-    /// The open job of this element (task job, listener job).
-    pub job: Option<Key>,
     /// Subscriptions opened for this element instance (messages, timers, signals), by key.
     pub subscriptions: Vec<Key>,
+    pub extras: Option<Box<InstanceExtras>>,
+    pub proc: ProcIdx,
+    /// `Node::Process` for the process instance, else the flow node.
+    pub node: Node,
+    /// For multi-instance inner instances: the loop counter (1-based).
+    pub loop_counter: u32,
+    /// Index of the next execution listener of the current phase to run.
+    pub listener_index: u32,
+    pub element_type: BpmnElementType,
+    pub state: State,
+}
+
+/// The fields of an [`ElementInstance`] that only some element kinds or situations use.
+#[derive(Debug, Clone, Default)]
+pub struct InstanceExtras {
+    /// Tokens waiting on incoming flows of joining gateways in this scope.
+    pub join_tokens: Vec<(FlowIdx, u32)>,
     pub interruption: Option<Interruption>,
     /// Events to start when this instance or its children are gone.
     pub triggers: Vec<EventTrigger>,
@@ -157,24 +168,104 @@ pub struct ElementInstance {
     pub parent: Option<(Key, Key)>,
     /// For call activities: the child process instance.
     pub called_child: Option<Key>,
-    /// For multi-instance inner instances: the loop counter (1-based).
-    pub loop_counter: u32,
     pub mi: Option<Box<MiState>>,
     pub ad_hoc: Option<Box<AdHocState>>,
     /// For Camunda user tasks: the user task key.
     pub user_task: Option<Key>,
-    /// Index of the next execution listener of the current phase to run.
-    pub listener_index: u32,
     /// An open incident on this element instance (its step is retried on resolve).
     pub incident: Option<Key>,
 }
 
 impl ElementInstance {
+    /// A new instance in ACTIVATING.
+    pub fn new(
+        key: Key,
+        proc: ProcIdx,
+        process_instance_key: Key,
+        node: Node,
+        element_type: BpmnElementType,
+        flow_scope: Option<Key>,
+    ) -> ElementInstance {
+        ElementInstance {
+            key,
+            process_instance_key,
+            flow_scope,
+            job: None,
+            vars: VarMap::default(),
+            completion_vars: None,
+            children: Vec::new(),
+            active_flows: Vec::new(),
+            subscriptions: Vec::new(),
+            extras: None,
+            proc,
+            node,
+            loop_counter: 0,
+            listener_index: 0,
+            element_type,
+            state: State::Activating,
+        }
+    }
+
     pub fn element(&self) -> Option<ElementIdx> {
         match self.node {
             Node::Element(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// The rarely used fields, created on first use.
+    pub fn extras_mut(&mut self) -> &mut InstanceExtras {
+        self.extras.get_or_insert_with(Box::default)
+    }
+
+    /// The rarely used fields for a change that only matters where they exist (clearing a
+    /// field), without creating them.
+    pub fn extras_if_any(&mut self) -> Option<&mut InstanceExtras> {
+        self.extras.as_deref_mut()
+    }
+
+    pub fn join_tokens(&self) -> &[(FlowIdx, u32)] {
+        self.extras.as_ref().map_or(&[], |e| &e.join_tokens)
+    }
+
+    pub fn interruption(&self) -> Option<Interruption> {
+        self.extras.as_ref().and_then(|e| e.interruption)
+    }
+
+    pub fn triggers(&self) -> &[EventTrigger] {
+        self.extras.as_ref().map_or(&[], |e| &e.triggers)
+    }
+
+    pub fn parent(&self) -> Option<(Key, Key)> {
+        self.extras.as_ref().and_then(|e| e.parent)
+    }
+
+    pub fn called_child(&self) -> Option<Key> {
+        self.extras.as_ref().and_then(|e| e.called_child)
+    }
+
+    pub fn mi(&self) -> Option<&MiState> {
+        self.extras.as_ref().and_then(|e| e.mi.as_deref())
+    }
+
+    pub fn mi_mut(&mut self) -> Option<&mut MiState> {
+        self.extras.as_mut().and_then(|e| e.mi.as_deref_mut())
+    }
+
+    pub fn ad_hoc(&self) -> Option<&AdHocState> {
+        self.extras.as_ref().and_then(|e| e.ad_hoc.as_deref())
+    }
+
+    pub fn ad_hoc_mut(&mut self) -> Option<&mut AdHocState> {
+        self.extras.as_mut().and_then(|e| e.ad_hoc.as_deref_mut())
+    }
+
+    pub fn user_task(&self) -> Option<Key> {
+        self.extras.as_ref().and_then(|e| e.user_task)
+    }
+
+    pub fn incident(&self) -> Option<Key> {
+        self.extras.as_ref().and_then(|e| e.incident)
     }
 }
 
@@ -194,26 +285,28 @@ pub enum JobState {
     ErrorThrown,
 }
 
-/// A job.
+/// A job: its state and its data, shared with the records written about it (see
+/// [`JobValue`]; reads go through `Deref`, writes through [`Job::value_mut`]).
 #[derive(Debug, Clone)]
 pub struct Job {
     pub key: Key,
     pub state: JobState,
-    pub kind: JobKind,
-    pub listener_event_type: ListenerEventType,
-    pub job_type: Arc<str>,
-    pub retries: i32,
-    pub proc: ProcIdx,
-    pub process_instance_key: Key,
-    pub element: ElementIdx,
-    pub element_instance_key: Key,
-    pub custom_headers: Arc<IndexMap<String, String>>,
-    pub worker: Option<Arc<str>>,
-    pub deadline: Option<i64>,
-    pub backoff_until: Option<i64>,
-    pub retry_backoff: i64,
-    pub error_message: Option<Arc<str>>,
-    pub error_code: Option<Arc<str>>,
+    pub value: Arc<JobValue>,
+}
+
+impl Job {
+    /// The job's data for a change: copied first if a record still shares it.
+    pub fn value_mut(&mut self) -> &mut JobValue {
+        Arc::make_mut(&mut self.value)
+    }
+}
+
+impl std::ops::Deref for Job {
+    type Target = JobValue;
+
+    fn deref(&self) -> &JobValue {
+        &self.value
+    }
 }
 
 /// An open incident.
@@ -239,28 +332,63 @@ pub struct ProcessInstanceSummary {
 }
 
 /// Element instances by key: a slab of instances plus a key → slot index, so inserting and
-/// removing never moves the (large) instances around a hash table. Iteration is by slot, so
-/// callers that produce output sort by key.
-#[derive(Debug, Clone, Default)]
+/// removing never moves the instances around a hash table. Iteration is by slot, so callers
+/// that produce output sort by key.
+///
+/// In front of the index sits a small direct-mapped cache (slot by `key % RECENT`): one step
+/// looks up the same few instances (the element, its scope) again and again, and keys are
+/// handed out in sequence, so recent instances rarely collide. The cache only short-cuts
+/// lookups; it never decides what exists.
+#[derive(Debug, Clone)]
 pub struct InstanceStore {
     slots: Vec<Option<ElementInstance>>,
     free: Vec<u32>,
     index: rustc_hash::FxHashMap<Key, u32>,
+    recent: [(Key, u32); RECENT],
+}
+
+/// Entries of the [`InstanceStore`] lookup cache (a power of two).
+const RECENT: usize = 64;
+
+/// No key is 0 (keys start at [`super::records::FIRST_KEY`]): marks an empty cache entry.
+const NO_KEY: Key = 0;
+
+impl Default for InstanceStore {
+    fn default() -> Self {
+        InstanceStore {
+            slots: Vec::new(),
+            free: Vec::new(),
+            index: rustc_hash::FxHashMap::default(),
+            recent: [(NO_KEY, 0); RECENT],
+        }
+    }
 }
 
 impl InstanceStore {
+    #[inline]
+    fn slot(&self, key: Key) -> Option<usize> {
+        let (k, slot) = self.recent[key as usize & (RECENT - 1)];
+        if k == key && key != NO_KEY {
+            return Some(slot as usize);
+        }
+        self.index.get(&key).map(|s| *s as usize)
+    }
+
+    #[inline]
     pub fn get(&self, key: &Key) -> Option<&ElementInstance> {
-        let slot = *self.index.get(key)?;
-        self.slots[slot as usize].as_ref()
+        let slot = self.slot(*key)?;
+        self.slots[slot].as_ref()
     }
 
+    #[inline]
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut ElementInstance> {
-        let slot = *self.index.get(key)?;
-        self.slots[slot as usize].as_mut()
+        let slot = self.slot(*key)?;
+        self.slots[slot].as_mut()
     }
 
+    #[inline]
     pub fn contains_key(&self, key: &Key) -> bool {
-        self.index.contains_key(key)
+        self.slot(*key).is_some()
     }
 
     pub fn insert(&mut self, key: Key, instance: ElementInstance) {
@@ -275,10 +403,15 @@ impl InstanceStore {
             }
         };
         self.index.insert(key, slot);
+        self.recent[key as usize & (RECENT - 1)] = (key, slot);
     }
 
     pub fn remove(&mut self, key: &Key) -> Option<ElementInstance> {
         let slot = self.index.remove(key)?;
+        let cached = &mut self.recent[*key as usize & (RECENT - 1)];
+        if cached.0 == *key {
+            *cached = (NO_KEY, 0);
+        }
         self.free.push(slot);
         self.slots[slot as usize].take()
     }
@@ -300,6 +433,7 @@ impl InstanceStore {
 impl std::ops::Index<&Key> for InstanceStore {
     type Output = ElementInstance;
 
+    #[inline]
     fn index(&self, key: &Key) -> &ElementInstance {
         self.get(key).expect("element instance exists")
     }

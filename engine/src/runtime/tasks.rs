@@ -21,7 +21,7 @@ impl Engine {
         let mut doc = VariableDocument::new();
         doc.insert(result_variable.to_string(), value);
         if let Some(i) = self.instances.get_mut(&key) {
-            i.completion_vars = Some(Arc::new(doc));
+            i.completion_vars = Some(Arc::new(super::records::share_document(doc)));
         }
         self.transition(key, State::Activated)?;
         self.queue.push_back(Cmd::Complete(key));

@@ -402,7 +402,8 @@ impl Engine {
                 if inst.element() == Some(event) =>
             {
                 if let Some(i) = self.instances.get_mut(&owner) {
-                    i.completion_vars = variables;
+                    i.completion_vars =
+                        variables.map(|v| Arc::new(super::records::share_document_arc(v)));
                 }
                 self.queue.push_back(Cmd::Complete(owner));
             }

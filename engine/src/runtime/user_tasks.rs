@@ -177,7 +177,7 @@ impl Engine {
             },
         );
         if let Some(i) = self.instances.get_mut(&key) {
-            i.user_task = Some(task_key);
+            i.extras_mut().user_task = Some(task_key);
         }
         self.begin_task_transition(
             task_key,
@@ -314,8 +314,10 @@ impl Engine {
                 let value = t.value.clone();
                 self.user_task_event(task, ed, value);
                 if let Some(i) = self.instances.get_mut(&ei) {
-                    i.user_task = None;
-                    i.completion_vars = Some(pending.variables);
+                    i.extras_mut().user_task = None;
+                    i.completion_vars = Some(Arc::new(super::records::share_document_arc(
+                        pending.variables,
+                    )));
                 }
                 self.queue.push_back(Cmd::Complete(ei));
             }
@@ -352,7 +354,7 @@ impl Engine {
     pub(crate) fn complete_task_listener_job(
         &mut self,
         element_instance: Key,
-        _variables: &VariableDocument,
+        _variables: &super::records::SharedVariableDocument,
         result: Option<JobResult>,
     ) {
         let Some(task) = self.task_of_instance(element_instance) else {
@@ -436,7 +438,7 @@ impl Engine {
     fn task_of_instance(&self, element_instance: Key) -> Option<Key> {
         self.instances
             .get(&element_instance)
-            .and_then(|i| i.user_task)
+            .and_then(|i| i.user_task())
     }
 
     /// Completes a Camunda user task with variables (they propagate like job variables).
@@ -548,7 +550,7 @@ impl Engine {
         let task = self
             .instances
             .get_mut(&key)
-            .and_then(|i| i.user_task.take());
+            .and_then(|i| i.extras_if_any().and_then(|e| e.user_task.take()));
         let Some(t) = task else {
             return false;
         };
@@ -560,7 +562,7 @@ impl Engine {
             task.pending = None;
         }
         if let Some(i) = self.instances.get_mut(&key) {
-            i.user_task = Some(t);
+            i.extras_mut().user_task = Some(t);
         }
         self.begin_task_transition(
             t,
@@ -574,7 +576,7 @@ impl Engine {
             .get(&t)
             .is_some_and(|task| task.pending.is_some());
         if !waiting && let Some(i) = self.instances.get_mut(&key) {
-            i.user_task = None;
+            i.extras_mut().user_task = None;
         }
         waiting
     }

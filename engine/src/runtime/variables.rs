@@ -1,6 +1,7 @@
 //! Variables: scopes, lookups along the scope chain, Zeebe's propagating merge, local merges,
 //! input and output mappings, and expression evaluation against a scope.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Map, Value as Json};
@@ -10,7 +11,8 @@ use super::executable::Mapping;
 use super::expr::{Expr, baton_feel_bridge};
 use super::processor::Failure;
 use super::records::{
-    ErrorType, Key, OtherIntent, RecordValue, ValueType, VariableDocument, VariableValue,
+    ErrorType, Key, OtherIntent, RecordValue, SharedVariableDocument, ValueType, VariableDocument,
+    VariableValue,
 };
 use super::state::Var;
 
@@ -76,15 +78,30 @@ impl Engine {
         match expr {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
+                let json = |name: &str| -> Option<&Json> {
+                    match overlay.and_then(|o| o.get(name)) {
+                        Some(v) => Some(v),
+                        None => self.lookup_var(scope, name).map(|v| &**v),
+                    }
+                };
+                // `=agent`, `=agent.context`: the JSON itself, when FEEL would give it back as is
+                // (no conversion of a large variable to FEEL and back).
+                if let Some((name, keys)) = baton_feel_bridge::variable_path(&f.parsed)
+                    && let Some(value) =
+                        json(name).and_then(|v| baton_feel_bridge::json_at(v, &keys))
+                {
+                    return Ok((value.clone(), Vec::new()));
+                }
                 // Only the names the expression reads are looked up; scope variables hand out
                 // their cached FEEL form, overlay values are converted in place (no copies).
-                let lookup = |name: &str| -> Option<baton_feel_bridge::FeelValue> {
+                let feel = |name: &str| -> Option<baton_feel_bridge::FeelValue> {
                     if let Some(v) = overlay.and_then(|o| o.get(name)) {
                         return Some(baton_feel_bridge::to_feel(v));
                     }
                     self.lookup_var_entry(scope, name).map(Var::feel_value)
                 };
-                let outcome = baton_feel_bridge::evaluate(&f.parsed, &f.source, &lookup, self.now);
+                let outcome =
+                    baton_feel_bridge::evaluate(&f.parsed, &f.source, &feel, &json, self.now);
                 let warnings = outcome.warnings;
                 outcome
                     .result
@@ -252,14 +269,82 @@ impl Engine {
         }
     }
 
+    /// [`Engine::merge_local`] of a document the caller gives away (its values are moved, not
+    /// copied).
+    pub(crate) fn merge_local_owned(&mut self, scope: Key, doc: VariableDocument) {
+        for (name, value) in doc {
+            self.set_local(scope, &name, Arc::new(value));
+        }
+    }
+
     /// Zeebe's `mergeDocument`: starting at `scope`, each entry updates the first scope (walking
     /// up) that holds the name with a different value; what is left is created or updated at the
     /// root (the process instance).
     pub(crate) fn merge_propagating(&mut self, scope: Key, doc: &VariableDocument) {
-        if doc.is_empty() {
+        self.merge_propagating_values(
+            scope,
+            doc.iter()
+                .map(|(name, value)| (Cow::Borrowed(name.as_str()), DocValue::Borrowed(value)))
+                .collect(),
+        );
+    }
+
+    /// [`Engine::merge_propagating`] of a document the caller gives away (its values are moved,
+    /// not copied).
+    pub(crate) fn merge_propagating_owned(&mut self, scope: Key, doc: VariableDocument) {
+        self.merge_propagating_values(
+            scope,
+            doc.into_iter()
+                .map(|(name, value)| (Cow::Owned(name), DocValue::Owned(value)))
+                .collect(),
+        );
+    }
+
+    /// [`Engine::merge_local`] of a shared document (no copies).
+    pub(crate) fn merge_local_shared(&mut self, scope: Key, doc: &SharedVariableDocument) {
+        for (name, value) in doc {
+            self.set_local(scope, name, value.clone());
+        }
+    }
+
+    /// [`Engine::merge_propagating`] of a shared document (no copies).
+    pub(crate) fn merge_propagating_shared(&mut self, scope: Key, doc: &SharedVariableDocument) {
+        self.merge_propagating_values(
+            scope,
+            doc.iter()
+                .map(|(name, value)| {
+                    (
+                        Cow::Borrowed(name.as_str()),
+                        DocValue::Shared(value.clone()),
+                    )
+                })
+                .collect(),
+        );
+    }
+
+    /// [`Engine::merge_propagating`] of variables' values (no copies).
+    pub(crate) fn merge_propagating_arcs(
+        &mut self,
+        scope: Key,
+        entries: impl IntoIterator<Item = (Arc<str>, Arc<Json>)>,
+    ) {
+        self.merge_propagating_values(
+            scope,
+            entries
+                .into_iter()
+                .map(|(name, value)| (Cow::Owned(name.to_string()), DocValue::Shared(value)))
+                .collect(),
+        );
+    }
+
+    fn merge_propagating_values(
+        &mut self,
+        scope: Key,
+        mut remaining: Vec<(Cow<'_, str>, DocValue<'_>)>,
+    ) {
+        if remaining.is_empty() {
             return;
         }
-        let mut remaining: Vec<(&String, &Json)> = doc.iter().collect();
         let mut current = scope;
         loop {
             let Some(inst) = self.instances.get(&current) else {
@@ -270,24 +355,24 @@ impl Engine {
             };
             let mut i = 0;
             while i < remaining.len() {
-                let (name, value) = remaining[i];
+                let (name, value) = &remaining[i];
                 let hit = self
                     .instances
                     .get(&current)
                     .and_then(|s| s.vars.get(name))
-                    .map(|v| (v.key, v.name.clone(), *v.value != *value));
+                    .map(|v| (v.key, v.name.clone(), *v.value != *value.get()));
                 match hit {
                     Some((key, vname, true)) => {
-                        let value = Arc::new(value.clone());
+                        let (name, value) = remaining.remove(i);
+                        let value = value.into_arc();
                         if let Some(v) = self
                             .instances
                             .get_mut(&current)
-                            .and_then(|s| s.vars.get_mut(name))
+                            .and_then(|s| s.vars.get_mut(&name))
                         {
                             v.set_value(value.clone());
                         }
                         self.var_record(OtherIntent::Updated, key, current, vname, value);
-                        remaining.remove(i);
                     }
                     _ => i += 1,
                 }
@@ -295,7 +380,7 @@ impl Engine {
             current = parent;
         }
         for (name, value) in remaining {
-            self.set_local(current, name, Arc::new(value.clone()));
+            self.set_local(current, &name, value.into_arc());
         }
     }
 
@@ -343,7 +428,7 @@ impl Engine {
             return Ok(());
         }
         let doc = self.evaluate_mappings(key, mappings, false)?;
-        self.merge_local(key, &doc);
+        self.merge_local_owned(key, doc);
         Ok(())
     }
 
@@ -363,26 +448,26 @@ impl Engine {
             .and_then(|i| i.completion_vars.take());
         if !mappings.is_empty() {
             if let Some(vars) = &completion {
-                self.merge_local(key, vars);
+                self.merge_local_shared(key, vars);
             }
             let doc = self.evaluate_mappings(key, mappings, true)?;
             let scope = self.output_scope(key);
-            self.merge_propagating(scope, &doc);
+            self.merge_propagating_owned(scope, doc);
         } else if let Some(vars) = completion {
-            self.merge_propagating(key, &vars);
+            self.merge_propagating_shared(key, &vars);
         } else if propagate_locals {
-            let locals: VariableDocument = self
+            let locals: Vec<(Arc<str>, Arc<Json>)> = self
                 .instances
                 .get(&key)
                 .map(|i| {
                     i.vars
                         .iter()
-                        .map(|v| (v.name.to_string(), (*v.value).clone()))
+                        .map(|v| (v.name.clone(), v.value.clone()))
                         .collect()
                 })
                 .unwrap_or_default();
             let scope = self.output_scope(key);
-            self.merge_propagating(scope, &locals);
+            self.merge_propagating_arcs(scope, locals);
         }
         Ok(())
     }
@@ -410,6 +495,31 @@ impl Engine {
     }
 }
 
+/// A document entry's value on its way into a variable: copied only when borrowed.
+enum DocValue<'a> {
+    Borrowed(&'a Json),
+    Owned(Json),
+    Shared(Arc<Json>),
+}
+
+impl DocValue<'_> {
+    fn get(&self) -> &Json {
+        match self {
+            DocValue::Borrowed(v) => v,
+            DocValue::Owned(v) => v,
+            DocValue::Shared(v) => v,
+        }
+    }
+
+    fn into_arc(self) -> Arc<Json> {
+        match self {
+            DocValue::Borrowed(v) => Arc::new(v.clone()),
+            DocValue::Owned(v) => Arc::new(v),
+            DocValue::Shared(v) => v,
+        }
+    }
+}
+
 /// Writes `value` at a dotted target path into the document. The top-level entry starts from an
 /// earlier result in the document, else from `base` (the scope's value, for output mappings).
 fn put_path(
@@ -425,14 +535,17 @@ fn put_path(
         doc.insert(first.to_string(), value);
         return;
     }
-    let mut root = match doc.get(&**first) {
-        Some(v @ Json::Object(_)) => v.clone(),
-        _ => match base(first) {
+    // The entry is built in place: an earlier result is extended, not copied.
+    if !doc.get(&**first).is_some_and(Json::is_object) {
+        let root = match base(first) {
             Some(v @ Json::Object(_)) => v,
             _ => Json::Object(Map::new()),
-        },
+        };
+        doc.insert(first.to_string(), root);
+    }
+    let Some(mut node) = doc.get_mut(&**first) else {
+        return;
     };
-    let mut node = &mut root;
     for (i, seg) in rest.iter().enumerate() {
         let obj = match node {
             Json::Object(m) => m,
@@ -456,7 +569,6 @@ fn put_path(
         }
         node = entry;
     }
-    doc.insert(first.to_string(), root);
 }
 
 /// Zeebe's message for an expression result of the wrong type, with FEEL's warnings appended.

@@ -22,6 +22,9 @@
 //! so). Not played: migration of a context from another process definition, documents in tool
 //! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
+
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -30,6 +33,10 @@ use super::turn::{Arguments, TextCallStyle, Turn};
 
 /// Variables by name, in order (the engine's variable document).
 pub type Variables = IndexMap<String, Value>;
+
+/// Variables by name whose values are shared with the engine (a job's variables: reading a
+/// job copies nothing).
+pub type SharedVariables = IndexMap<String, Arc<Value>>;
 
 /// The variables the connector's job worker fetches (`fetchVariables` of `AiAgentJobWorker`):
 /// nothing else of the scope reaches it.
@@ -43,9 +50,11 @@ pub const FETCHED_VARIABLES: [&str; 5] = [
 
 /// The job's variables as the worker fetches them, out of every variable visible from the
 /// job's element (outermost scope first, so a later one hides an earlier one of the same name):
-/// only the [`FETCHED_VARIABLES`] are copied, each once.
-pub fn fetch_variables<'v>(visible: impl IntoIterator<Item = (&'v str, &'v Value)>) -> Variables {
-    let mut found: [Option<&Value>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
+/// only the [`FETCHED_VARIABLES`] are kept (shared, not copied).
+pub fn fetch_variables<'v>(
+    visible: impl IntoIterator<Item = (&'v str, &'v Arc<Value>)>,
+) -> SharedVariables {
+    let mut found: [Option<&Arc<Value>>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
     for (name, value) in visible {
         if let Some(i) = FETCHED_VARIABLES.iter().position(|f| *f == name) {
             found[i] = Some(value);
@@ -70,9 +79,8 @@ pub struct AgentJob<'a> {
     /// The retries of the activated job.
     pub retries: i32,
     /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
-    /// `toolCallResults`, `provider`, `data`). Owned: answering a job moves the stored
-    /// conversation out of `agentContext` instead of copying it.
-    pub variables: Variables,
+    /// `toolCallResults`, `provider`, `data`), shared with the engine.
+    pub variables: SharedVariables,
     /// The task headers (`retryBackoff`, `elementTemplateVersion`, ...).
     pub headers: &'a IndexMap<String, String>,
     /// The engine clock as an ISO-8601 date-time with offset, for message timestamps.
@@ -148,7 +156,8 @@ pub enum ResponseFormat {
         parse_json: bool,
     },
     Json {
-        schema: Option<Value>,
+        /// Shared: every request of a job carries it.
+        schema: Option<Arc<Value>>,
         schema_name: Option<String>,
     },
 }
@@ -159,8 +168,8 @@ pub struct ModelInput {
     pub system_prompt: Option<String>,
     /// The user prompt, when this call carries it (the first call, or a re-entry).
     pub user_prompt: Option<String>,
-    /// The tools offered.
-    pub tools: Vec<ToolDefinition>,
+    /// The tools offered (shared by the requests of one element while they do not change).
+    pub tools: Arc<[ToolDefinition]>,
     /// The tool results of this call, in tool-call order: `[{id, name, content}]` (and
     /// `interrupted: true` for calls cancelled by an event).
     pub tool_call_results: Value,
@@ -168,8 +177,69 @@ pub struct ModelInput {
     pub events: Vec<Value>,
     /// The conversation as sent: the stored messages plus this call's input, cut to the context
     /// window.
-    pub messages: Vec<Value>,
+    pub messages: SentMessages,
     pub response_format: ResponseFormat,
+}
+
+/// The conversation as sent on one model call: the system message, the stored conversation
+/// and this call's input messages, cut to the context window. Reads as a slice of messages; it
+/// shares the stored conversation with the job and is put together when first read (most tests
+/// never read it).
+#[derive(Clone, Default)]
+pub struct SentMessages {
+    system: Option<Value>,
+    /// The job's `agentContext`, whose `conversation.messages` were stored.
+    stored: Option<Arc<Value>>,
+    input: Vec<Value>,
+    window: usize,
+    built: OnceLock<Vec<Value>>,
+}
+
+impl SentMessages {
+    /// Messages already put together.
+    pub fn new(messages: Vec<Value>) -> SentMessages {
+        SentMessages {
+            built: OnceLock::from(messages),
+            ..SentMessages::default()
+        }
+    }
+
+    fn put_together(&self) -> Vec<Value> {
+        let stored = self
+            .stored
+            .as_deref()
+            .and_then(|c| c.get("conversation"))
+            .and_then(|c| c.get("messages"))
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        let all: Vec<&Value> = self
+            .system
+            .iter()
+            .chain(stored.iter().filter(|m| role(m) != "system"))
+            .chain(&self.input)
+            .collect();
+        window(&all, self.window)
+    }
+}
+
+impl Deref for SentMessages {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        self.built.get_or_init(|| self.put_together())
+    }
+}
+
+impl PartialEq for SentMessages {
+    fn eq(&self, other: &SentMessages) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for SentMessages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// The connector is waiting for the model.
@@ -235,8 +305,40 @@ const MCP_DISCOVERY_PREFIX: &str = "MCP_toolsList_";
 const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
 const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 
-/// Reads one agent job. `Err` is a connector feature the mock does not play.
-pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
+/// The tools of the last job, kept by the caller between jobs: the tool definitions a context
+/// stores are read once, not on every model call.
+#[derive(Debug, Clone, Default)]
+pub struct ToolCache {
+    last: Option<(Value, Arc<[ToolDefinition]>)>,
+}
+
+impl ToolCache {
+    /// The tools of `definitions` (a context's `toolDefinitions`), read again only when they
+    /// changed.
+    fn read(&mut self, definitions: Option<&Value>) -> Arc<[ToolDefinition]> {
+        let definitions = definitions.unwrap_or(&Value::Null);
+        if let Some((json, tools)) = &self.last
+            && json == definitions
+        {
+            return tools.clone();
+        }
+        let tools: Arc<[ToolDefinition]> = definitions
+            .as_array()
+            .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
+            .unwrap_or_default();
+        self.last = Some((definitions.clone(), tools.clone()));
+        tools
+    }
+
+    /// Remembers tools built from the engine's elements, with their stored form.
+    fn remember(&mut self, json: &Value, tools: Arc<[ToolDefinition]>) {
+        self.last = Some((json.clone(), tools));
+    }
+}
+
+/// Reads one agent job. `Err` is a connector feature the mock does not play. `tools` carries
+/// the tool definitions from one job of the element to the next.
+pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, Unsupported> {
     let failure = FailureContext {
         retries: job.retries,
         backoff: parse_backoff(job.headers.get("retryBackoff").map(String::as_str)),
@@ -249,9 +351,10 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
         ))))
     };
     let vars = &job.variables;
+    let var = |name: &str| vars.get(name).map(|v| &**v);
 
     // Input binding and validation by the connector runtime: failures are incidents at once.
-    let config = match read_config(vars) {
+    let config = match read_config(var("provider"), var("data")) {
         Ok(config) => config,
         Err(violations) => {
             let message = format!(
@@ -269,9 +372,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     };
 
     // Initialisation: an empty context resolves the tools from the engine's variable.
-    let context = vars
-        .get("agentContext")
-        .filter(|c| c.as_object().is_some_and(|o| !o.is_empty()));
+    let context = var("agentContext").filter(|c| c.as_object().is_some_and(|o| !o.is_empty()));
     let state = context
         .and_then(|c| c.get("state"))
         .and_then(Value::as_str)
@@ -296,7 +397,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     let mut discovery_ids: Vec<String> = Vec::new();
     let tools = match state {
         "INITIALIZING" => {
-            let elements = match vars.get("adHocSubProcessElements") {
+            let elements = match var("adHocSubProcessElements") {
                 Some(value) => read_elements(value).map_err(Unsupported)?,
                 None => Vec::new(),
             };
@@ -353,7 +454,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
         }
         "TOOL_DISCOVERY" => {
             let mut tools = stored_tools();
-            let results = vars.get("toolCallResults").and_then(Value::as_array);
+            let results = var("toolCallResults").and_then(Value::as_array);
             for client in &mcp_clients {
                 let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
                 let Some(result) = results.and_then(|r| {
@@ -414,8 +515,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     let last_iteration_key = last_iteration_key.unwrap_or(assistant_count);
 
     // Split the results: entries without an id are events.
-    let results: Vec<&Value> = vars
-        .get("toolCallResults")
+    let results: Vec<&Value> = var("toolCallResults")
         .and_then(Value::as_array)
         .map(|r| {
             r.iter()
@@ -467,11 +567,18 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
     {
         return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
     }
-    let tools_from_context = state == "READY";
-    let (tools, built_tools_json) = if tools_from_context {
-        (stored_tools(), Value::Null)
+    // The context's tool definitions are read once per element (the cache), and copied into
+    // the next context.
+    let (tools, tools_json) = if state == "READY" {
+        let definitions = context.and_then(|c| c.get("toolDefinitions"));
+        (
+            tools_cache.read(definitions),
+            definitions.cloned().unwrap_or_else(|| json!([])),
+        )
     } else {
         let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
+        let tools: Arc<[ToolDefinition]> = tools.into();
+        tools_cache.remember(&json, tools.clone());
         (tools, json)
     };
 
@@ -575,36 +682,26 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
         );
     }
 
-    let mut messages = Vec::with_capacity(stored.len() + input_messages.len() + 1);
-    if let Some(system) = config
+    let system_message = config
         .system_prompt
         .as_deref()
         .filter(|p| !p.trim().is_empty())
-    {
-        messages.push(json!({"role": "system", "content": [{"type": "text", "text": system}]}));
-    }
-    // The stored conversation and tool definitions are moved out of the job's variables.
-    let mut stored_context = job
-        .variables
-        .get_mut("agentContext")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
-    let stored_messages = match stored_context
-        .get_mut("conversation")
-        .and_then(|c| c.get_mut("messages"))
-    {
-        Some(Value::Array(messages)) => std::mem::take(messages),
-        _ => Vec::new(),
+        .map(|system| json!({"role": "system", "content": [{"type": "text", "text": system}]}));
+    let sent = SentMessages {
+        system: system_message.clone(),
+        stored: conversation
+            .is_some()
+            .then(|| job.variables.get("agentContext").cloned())
+            .flatten(),
+        input: input_messages.clone(),
+        window: config.context_window_size,
+        built: OnceLock::new(),
     };
-    let tools_json = if tools_from_context {
-        stored_context
-            .get_mut("toolDefinitions")
-            .map(Value::take)
-            .unwrap_or_else(|| json!([]))
-    } else {
-        built_tools_json
-    };
-    messages.extend(stored_messages.into_iter().filter(|m| role(m) != "system"));
+    let mut messages = Vec::with_capacity(stored.len() + input_messages.len() + 1);
+    messages.extend(system_message);
+    // The stored conversation is copied once, into the next context (the engine keeps the
+    // stored one).
+    messages.extend(stored.iter().filter(|m| role(m) != "system").cloned());
     messages.extend(input_messages);
     let input = ModelInput {
         system_prompt: config.system_prompt.clone(),
@@ -612,7 +709,7 @@ pub fn prepare(job: &mut AgentJob<'_>) -> Result<Step, Unsupported> {
         tools,
         tool_call_results: Value::Array(seen_results),
         events: event_contents,
-        messages: window(&messages, config.context_window_size),
+        messages: sent,
         response_format: config.format.clone(),
     };
     Ok(Step::AskModel(Box::new(PendingTurn {
@@ -648,10 +745,10 @@ impl PendingTurn {
             ModelInput {
                 system_prompt: None,
                 user_prompt: None,
-                tools: Vec::new(),
+                tools: Arc::new([]),
                 tool_call_results: Value::Null,
                 events: Vec::new(),
-                messages: Vec::new(),
+                messages: SentMessages::default(),
                 response_format: ResponseFormat::Text { parse_json: false },
             },
         )
@@ -934,12 +1031,12 @@ impl FailureContext {
     }
 }
 
-fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
+fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config, Vec<String>> {
     let mut violations = Vec::new();
-    if vars.get("provider").is_none_or(Value::is_null) {
+    if provider.is_none_or(Value::is_null) {
         violations.push("provider: must not be null".to_string());
     }
-    let Some(data) = vars.get("data").filter(|d| d.is_object()) else {
+    let Some(data) = data.filter(|d| d.is_object()) else {
         violations.push("data: must not be null".to_string());
         return Err(violations);
     };
@@ -982,7 +1079,7 @@ fn read_config(vars: &Variables) -> Result<Config, Vec<String>> {
         Some("json") => ResponseFormat::Json {
             schema: at(data, "/response/format/schema")
                 .filter(|s| !s.is_null())
-                .cloned(),
+                .map(|s| Arc::new(s.clone())),
             schema_name: text("/response/format/schemaName"),
         },
         _ => ResponseFormat::Text {
@@ -1116,9 +1213,9 @@ fn event_message(content: &Value, interrupt: bool) -> Value {
 
 /// The connector's context window: at most `size` messages, the system message kept, the oldest
 /// dropped first, and tool results whose tool-call message was dropped go with it.
-fn window(messages: &[Value], size: usize) -> Vec<Value> {
+fn window(messages: &[&Value], size: usize) -> Vec<Value> {
     if messages.len() <= size {
-        return messages.to_vec();
+        return messages.iter().map(|&m| m.clone()).collect();
     }
     let (system, rest): (Vec<&Value>, Vec<&Value>) =
         messages.iter().partition(|m| role(m) == "system");
@@ -1270,10 +1367,10 @@ mod tests {
 
     #[test]
     fn only_the_fetched_variables_reach_the_worker_the_innermost_one_wins() {
-        let outer_context = json!({"state": "OUTER"});
-        let inner_context = json!({"state": "READY"});
-        let data = json!({"userPrompt": {"prompt": "hi"}});
-        let other = json!("not fetched");
+        let outer_context = Arc::new(json!({"state": "OUTER"}));
+        let inner_context = Arc::new(json!({"state": "READY"}));
+        let data = Arc::new(json!({"userPrompt": {"prompt": "hi"}}));
+        let other = Arc::new(json!("not fetched"));
         let fetched = fetch_variables([
             ("agentContext", &outer_context),
             ("customerMessage", &other),
@@ -1306,18 +1403,12 @@ mod tests {
         let a1 = json!({"role": "assistant", "toolCalls": [{}]});
         let tcr = json!({"role": "tool_call_result"});
         let a2 = json!({"role": "assistant", "n": 2});
+        assert_eq!(window(&[&u1, &a1, &tcr, &a2], 2), vec![a2.clone()]);
         assert_eq!(
-            window(&[u1.clone(), a1.clone(), tcr.clone(), a2.clone()], 2),
-            vec![a2.clone()]
-        );
-        assert_eq!(
-            window(
-                &[sys.clone(), u1.clone(), a1.clone(), tcr.clone(), a2.clone()],
-                3
-            ),
+            window(&[&sys, &u1, &a1, &tcr, &a2], 3),
             vec![sys.clone(), a2.clone()]
         );
-        assert_eq!(window(&[sys.clone(), u1.clone()], 20), vec![sys, u1]);
+        assert_eq!(window(&[&sys, &u1], 20), vec![sys, u1]);
     }
 
     #[test]

@@ -5,13 +5,15 @@
 //! twice, or two runs in one test, read one script from start to end.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
-    self, AgentJob, JobAnswer, JobCompletion, ModelInput, ResponseFormat, SentToolCall, Step,
+    self, AgentJob, JobAnswer, JobCompletion, ModelInput, ResponseFormat, SentMessages,
+    SentToolCall, Step, ToolCache,
 };
 use super::error_expression;
 use super::matchers::{ExpectedCall, check_called_tools};
@@ -68,14 +70,14 @@ pub struct AgentRequest {
     pub system_prompt: Option<String>,
     /// The user prompt, when this call carries it.
     pub user_prompt: Option<String>,
-    /// The tools offered, with their input schemas.
-    pub tools: Vec<ToolDefinition>,
+    /// The tools offered, with their input schemas (shared by the requests of one element).
+    pub tools: Arc<[ToolDefinition]>,
     /// This call's tool results in tool-call order: `[{id, name, content}]`.
     pub tool_call_results: Value,
     /// The contents of this call's events (event sub-process results).
     pub events: Vec<Value>,
-    /// The conversation as sent (after the context window).
-    pub messages: Vec<Value>,
+    /// The conversation as sent (after the context window); reads as a slice of messages.
+    pub messages: SentMessages,
     pub response_format: ResponseFormat,
     /// The turn the model answered with; `None` when the script had no turn left.
     pub turn: Option<Turn>,
@@ -152,6 +154,7 @@ pub struct AiAgentMock {
     requests: Vec<AgentRequest>,
     tool_calls: Vec<ToolCallRecord>,
     played: Vec<Turn>,
+    tools: ToolCache,
 }
 
 impl fmt::Debug for AiAgentMock {
@@ -211,6 +214,7 @@ impl AiAgentMock {
             requests: Vec::new(),
             tool_calls: Vec::new(),
             played: Vec::new(),
+            tools: ToolCache::default(),
         })
     }
 
@@ -345,9 +349,9 @@ impl AiAgentMock {
     /// The answer without the `errorExpression`, and whether the model was asked.
     fn answer_job_plainly(
         &mut self,
-        mut job: AgentJob<'_>,
+        job: AgentJob<'_>,
     ) -> Result<(JobAnswer, bool), AgentMockFailure> {
-        let step = connector::prepare(&mut job).map_err(|e| AgentMockFailure {
+        let step = connector::prepare(&job, &mut self.tools).map_err(|e| AgentMockFailure {
             kind: AgentMockFailureKind::Unsupported,
             message: e.0,
         })?;

@@ -40,7 +40,7 @@ pub fn answer_agent_job(
     engine.for_each_visible_variable(job.element_instance_key, |name, value| {
         visible.push((name.clone(), value.clone()));
     });
-    let variables = fetch_variables(visible.iter().map(|(n, v)| (&**n, &**v)));
+    let variables = fetch_variables(visible.iter().map(|(n, v)| (&**n, v)));
     let process_definition_key = engine
         .process_instance(job.process_instance_key)
         .map_or(0, |p| p.process_definition_key);

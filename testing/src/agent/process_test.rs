@@ -99,7 +99,7 @@ struct AgentAnswerer(Rc<RefCell<AiAgentMock>>);
 
 impl AnswerJob for AgentAnswerer {
     fn answer(&mut self, job: &TestJob) -> Answer {
-        let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, &**v)));
+        let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, v)));
         let now = job.now_iso();
         let agent_job = AgentJob {
             job_key: job.key,

@@ -99,7 +99,11 @@ impl Ahsp {
             process_instance_key: 7,
             process_definition_key: 1,
             retries: self.retries,
-            variables: self.vars.clone(),
+            variables: self
+                .vars
+                .iter()
+                .map(|(name, value)| (name.clone(), std::sync::Arc::new(value.clone())))
+                .collect(),
             headers: &self.headers,
             now: self.now.as_deref(),
         };
