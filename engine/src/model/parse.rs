@@ -424,13 +424,22 @@ impl<'s, 'a> Parser<'s, 'a> {
             if !plane.is(Ns::BpmnDi, "BPMNPlane") {
                 continue;
             }
+            // Sized once: diagrams have thousands of shapes and edges.
+            let (shapes, edges) = self.children(plane_id).fold((0, 0), |(s, e), (_, c)| {
+                (
+                    s + usize::from(c.is(Ns::BpmnDi, "BPMNShape")),
+                    e + usize::from(c.is(Ns::BpmnDi, "BPMNEdge")),
+                )
+            });
+            diagram.shapes.reserve(shapes);
+            diagram.edges.reserve(edges);
             for (_, child) in self.children(plane_id) {
                 let Some(element) = self.doc.attr(child, "bpmnElement") else {
                     continue;
                 };
                 let element: String = element.value.to_string();
-                let di_id = self.doc.attr(child, "id").map(|a| a.value.to_string());
-                let di_id = di_id.as_deref();
+                let doc: &'s Document<'a> = self.doc;
+                let di_id = doc.attr(child, "id").map(|a| &*a.value);
                 if child.is(Ns::BpmnDi, "BPMNShape") {
                     let mut shape = Shape {
                         bounds: Bounds::default(),
@@ -769,7 +778,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             .boolean(node, "isForCompensation", eid)
             .unwrap_or(false);
 
-        let mut zeebe = Zeebe::default();
+        let mut zeebe = Box::<Zeebe>::default();
         self.zeebe_attributes(node, &mut zeebe);
         let mut extras = Extras::default();
         let mut event_definitions = Vec::new();

@@ -135,7 +135,11 @@ impl<'a> Document<'a> {
         &self,
         in_scope: impl Fn(Ns) -> bool,
     ) -> (rustc_hash::FxHashMap<&str, u32>, Vec<(&Attr<'a>, u32)>) {
-        let mut first_use = rustc_hash::FxHashMap::default();
+        // Modeler files give about every other element an id: sized once instead of growing.
+        let mut first_use = rustc_hash::FxHashMap::with_capacity_and_hasher(
+            self.nodes.len() / 2,
+            Default::default(),
+        );
         let mut duplicates = Vec::new();
         for node in &self.nodes {
             if !in_scope(node.ns) {
@@ -261,8 +265,27 @@ struct Builder<'a> {
 impl<'a> Builder<'a> {
     fn run(mut self) -> Result<Document<'a>, XmlError> {
         let mut reader = Reader::from_str(self.text);
+        // quick-xml drops a byte order mark without counting it in its positions.
+        let bom = if self.text.starts_with('\u{feff}') {
+            3
+        } else {
+            0
+        };
         loop {
-            let before = reader.buffer_position();
+            // Text beside child elements is dropped, so quick-xml may skip its leading white
+            // space there (usually all of it: no event at all, for most indentation). The
+            // skipped bytes are counted back into `before`, so every position stays the start
+            // of its event's markup or text.
+            let skips_space = self.open_has_children();
+            reader.config_mut().trim_text_start = skips_space;
+            let mut before = reader.buffer_position();
+            if skips_space {
+                let rest = &self.text.as_bytes()[bom + before as usize..];
+                before += rest
+                    .iter()
+                    .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                    .count() as u64;
+            }
             let event = match reader.read_event() {
                 Ok(event) => event,
                 Err(error) => {
@@ -688,6 +711,33 @@ mod tests {
         assert_eq!(text.value, "=x > 5 && y");
         assert_eq!(text.span.start as usize, xml.find("=x").unwrap());
         assert_eq!(c.start as usize, xml.find("<c>").unwrap());
+    }
+
+    #[test]
+    fn positions_are_exact_whatever_white_space_is_skipped() {
+        let xml = "<?xml version=\"1.0\"?>\n<a>\n  <b x=\"1\">\n    <c/>\t\r\n   <d>t</d>\n  </b>  \n  <e>  &lt; </e>\n</a>\n";
+        let doc = parse(xml).unwrap();
+        assert_eq!(doc.nodes.len(), 5);
+        for node in &doc.nodes {
+            assert_eq!(
+                &xml[node.start as usize..][..node.local.len() + 1],
+                format!("<{}", node.local)
+            );
+        }
+        let e = doc.nodes.iter().find(|n| n.local == "e").unwrap();
+        let text = e.text.as_ref().unwrap();
+        assert_eq!(text.value, "  < ");
+        assert_eq!(
+            &xml[text.span.start as usize..text.span.end as usize],
+            "  &lt; "
+        );
+        // References beside child elements are still resolved, and errors point at them.
+        for (bad, at) in [
+            ("<a><b/>\n  &nope;</a>", 10),
+            ("<a><b/>\n <!DOCTYPE x></a>", 9),
+        ] {
+            assert_eq!(parse(bad).unwrap_err().offset, at, "{bad}");
+        }
     }
 
     #[test]

@@ -224,11 +224,13 @@ pub struct ExecElement {
     pub job: Option<JobDef>,
     pub event: EventDef,
     pub script: Option<(Expr, Arc<str>)>,
-    pub multi_instance: Option<MiDef>,
-    pub ad_hoc: Option<AdHocDef>,
-    pub call: Option<CallDef>,
-    pub decision: Option<DecisionDef>,
-    pub user_task: Option<UserTaskDef>,
+    // The parts only some kinds of element have are boxed: the process's elements are one
+    // array, and an element that has none of them stays small.
+    pub multi_instance: Option<Box<MiDef>>,
+    pub ad_hoc: Option<Box<AdHocDef>>,
+    pub call: Option<Box<CallDef>>,
+    pub decision: Option<Box<DecisionDef>>,
+    pub user_task: Option<Box<UserTaskDef>>,
     pub start_listeners: Vec<ListenerDef>,
     pub end_listeners: Vec<ListenerDef>,
     /// For containers: none start event and event sub-processes.
@@ -368,9 +370,13 @@ pub fn compile(
     let defs = input.definitions;
     let owned = input.process;
     let process = &owned;
+    let shared = Shared {
+        no_headers: Arc::default(),
+        three_retries: Expr::of_static("3"),
+    };
     let mut elements = Vec::with_capacity(process.elements.len());
     for element in &process.elements {
-        elements.push(compile_element(defs, process, element)?);
+        elements.push(compile_element(defs, process, element, &shared)?);
     }
     // Scope info of containers.
     for (i, element) in process.elements.iter().enumerate() {
@@ -539,6 +545,18 @@ fn process_diagram(
     if defs.diagram.shapes.is_empty() && defs.diagram.edges.is_empty() {
         return diagram;
     }
+    diagram.shapes.reserve(
+        defs.diagram
+            .shapes
+            .len()
+            .min(1 + process.lanes.len() + process.elements.len() + process.artifacts.len()),
+    );
+    diagram.edges.reserve(
+        defs.diagram
+            .edges
+            .len()
+            .min(process.flows.len() + process.artifacts.len()),
+    );
     let shape_ids = participant
         .map(|p| p.id.as_str())
         .into_iter()
@@ -653,10 +671,27 @@ fn event_type(e: &model::Element) -> BpmnEventType {
     }
 }
 
+/// Values many elements hold, made once per process rather than once per element.
+struct Shared {
+    no_headers: Arc<IndexMap<String, String>>,
+    three_retries: Expr,
+}
+
+impl Shared {
+    fn headers(&self, z: &model::Zeebe) -> Arc<IndexMap<String, String>> {
+        if z.task_headers.is_empty() {
+            self.no_headers.clone()
+        } else {
+            Arc::new(z.task_headers.iter().cloned().collect())
+        }
+    }
+}
+
 fn compile_element(
     defs: &model::Definitions,
     process: &model::Process,
     e: &model::Element,
+    shared: &Shared,
 ) -> Result<ExecElement, CompileError> {
     let z = &e.zeebe;
     let job = match &z.task_definition {
@@ -667,9 +702,9 @@ fn compile_element(
             },
             retries: match &td.retries {
                 Some(r) => expr(e, r)?,
-                None => Expr::of_static("3"),
+                None => shared.three_retries.clone(),
             },
-            headers: Arc::new(z.task_headers.iter().cloned().collect()),
+            headers: shared.headers(z),
         }),
         None => None,
     };
@@ -809,7 +844,7 @@ fn compile_element(
                 .filter(|x: &Arc<str>| !x.is_empty()),
             form_binding: z.form.as_ref().and_then(|f| f.binding_type.clone()),
             form_version_tag: z.form.as_ref().and_then(|f| f.version_tag.clone()),
-            headers: Arc::new(z.task_headers.iter().cloned().collect()),
+            headers: shared.headers(z),
             listeners: listeners(e, &z.task_listeners)?,
         })
     } else {
@@ -820,7 +855,7 @@ fn compile_element(
         (ElementKind::Task(TaskKind::User), None, false) => Some(JobDef {
             job_type: Expr::of_static("io.camunda.zeebe:userTask"),
             retries: Expr::of_static("1"),
-            headers: Arc::new(z.task_headers.iter().cloned().collect()),
+            headers: shared.headers(z),
         }),
         (_, job, _) => job,
     };
@@ -845,11 +880,11 @@ fn compile_element(
         job,
         event,
         script,
-        multi_instance,
-        ad_hoc,
-        call,
-        decision,
-        user_task,
+        multi_instance: multi_instance.map(Box::new),
+        ad_hoc: ad_hoc.map(Box::new),
+        call: call.map(Box::new),
+        decision: decision.map(Box::new),
+        user_task: user_task.map(Box::new),
         start_listeners,
         end_listeners,
         scope: ScopeInfo::default(),

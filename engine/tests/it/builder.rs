@@ -58,7 +58,7 @@ impl Builder {
             event_definitions: Vec::new(),
             loop_characteristics: None,
             is_for_compensation: false,
-            zeebe: Zeebe::default(),
+            zeebe: Box::default(),
             span: Span::default(),
         };
         self.p().elements.push(element);
