@@ -69,7 +69,7 @@ pub use user_tasks::{UserTask, UserTaskState};
 
 use crate::model::{self, ElementIdx, FlowIdx};
 use records::{FIRST_KEY, PiValue};
-use state::{Incident, Job, ProcessInstanceSummary};
+use state::{Incident, ProcessInstanceSummary};
 
 /// Settings of an engine.
 #[derive(Debug, Clone)]
@@ -151,7 +151,7 @@ pub struct Engine {
     /// Variables created for an element instance before it exists (multi-instance children).
     pub(crate) pending_vars: FxHashMap<Key, state::VarMap>,
     pub(crate) process_instances: BTreeMap<Key, ProcessInstanceSummary>,
-    pub(crate) jobs: BTreeMap<Key, Job>,
+    pub(crate) jobs: state::JobStore,
     /// Keys of jobs that became activatable, in order (see [`Engine::activatable_jobs_since`]).
     pub(crate) job_feed: Vec<Key>,
     pub(crate) incidents: BTreeMap<Key, Incident>,
@@ -244,7 +244,7 @@ impl Engine {
             instances: state::InstanceStore::default(),
             pending_vars: FxHashMap::default(),
             process_instances: BTreeMap::new(),
-            jobs: BTreeMap::new(),
+            jobs: state::JobStore::default(),
             job_feed: Vec::new(),
             incidents: BTreeMap::new(),
             decisions: decisions::DecisionStore::default(),

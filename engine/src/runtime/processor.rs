@@ -448,7 +448,7 @@ impl Engine {
 
     /// The execution listener of the current phase to run next, if any (cloned only when
     /// there is one: this runs for every element).
-    fn next_listener(&self, key: Key, start: bool) -> Option<super::executable::ListenerDef> {
+    fn next_listener(&self, key: Key, start: bool) -> Option<&super::executable::ListenerDef> {
         let i = self.instances.get(&key)?;
         let e = match (i.element(), i.element_type) {
             (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => return None,
@@ -462,12 +462,12 @@ impl Engine {
         } else {
             &el.end_listeners
         };
-        listeners.get(i.listener_index as usize).cloned()
+        listeners.get(i.listener_index as usize)
     }
 
     /// After input mappings: run the start execution listeners, then finalize.
     pub(crate) fn after_on_activate(&mut self, key: Key) -> Step {
-        if let Some(l) = self.next_listener(key, true) {
+        if let Some(l) = self.next_listener(key, true).cloned() {
             return self.create_listener_job(key, &l, super::records::ListenerEventType::Start);
         }
         self.finalize_activation(key)
@@ -657,7 +657,7 @@ impl Engine {
 
     /// After output mappings: run the end execution listeners, then finalize.
     pub(crate) fn after_on_complete(&mut self, key: Key) -> Step {
-        if let Some(l) = self.next_listener(key, false) {
+        if let Some(l) = self.next_listener(key, false).cloned() {
             return self.create_listener_job(key, &l, super::records::ListenerEventType::End);
         }
         self.finalize_completion(key)

@@ -309,6 +309,75 @@ impl std::ops::Deref for Job {
     }
 }
 
+/// Open jobs in key order. Keys are handed out in increasing order, so a new job goes to the
+/// back, and jobs usually complete oldest first: a deque searched by binary search beats a
+/// tree map here (no node per few jobs, no rebalancing), and iteration is still by key.
+#[derive(Debug, Clone, Default)]
+pub struct JobStore {
+    jobs: std::collections::VecDeque<Job>,
+}
+
+impl JobStore {
+    #[inline]
+    fn position(&self, key: Key) -> Result<usize, usize> {
+        // The newest job is the one most often asked for (just created, about to complete).
+        match self.jobs.back() {
+            Some(last) if last.key == key => Ok(self.jobs.len() - 1),
+            _ => self.jobs.binary_search_by_key(&key, |j| j.key),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, key: &Key) -> Option<&Job> {
+        self.position(*key).ok().map(|i| &self.jobs[i])
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, key: &Key) -> Option<&mut Job> {
+        self.position(*key).ok().map(|i| &mut self.jobs[i])
+    }
+
+    pub fn contains_key(&self, key: &Key) -> bool {
+        self.position(*key).is_ok()
+    }
+
+    /// Adds (or replaces) the job with this key.
+    pub fn insert(&mut self, key: Key, job: Job) {
+        debug_assert_eq!(key, job.key);
+        match self.position(key) {
+            Ok(i) => self.jobs[i] = job,
+            Err(i) if i == self.jobs.len() => self.jobs.push_back(job),
+            Err(i) => self.jobs.insert(i, job),
+        }
+    }
+
+    pub fn remove(&mut self, key: &Key) -> Option<Job> {
+        let i = self.position(*key).ok()?;
+        self.jobs.remove(i)
+    }
+
+    /// The jobs, by key.
+    pub fn values(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+}
+
+impl std::ops::Index<&Key> for JobStore {
+    type Output = Job;
+
+    fn index(&self, key: &Key) -> &Job {
+        self.get(key).expect("job exists")
+    }
+}
+
 /// An open incident.
 #[derive(Debug, Clone)]
 pub struct Incident {
