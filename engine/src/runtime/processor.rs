@@ -149,6 +149,7 @@ impl Engine {
 
     /// Moves an instance to COMPLETED or TERMINATED: writes the record and removes the
     /// instance, which is returned.
+    #[inline]
     pub(crate) fn end_instance(&mut self, key: Key, to: State) -> Result<ElementInstance, Failure> {
         debug_assert!(matches!(to, State::Completed | State::Terminated));
         self.write_transition(key, to)?;

@@ -219,6 +219,12 @@ impl Engine {
         self.jobs.get(&key).map(|j| self.job_view(j))
     }
 
+    /// One open job's data, borrowed (type, element instance, retries, headers, ...): for a
+    /// worker loop that only reads a field or two, without building a [`JobView`].
+    pub fn job_value(&self, key: Key) -> Option<&super::records::JobValue> {
+        self.jobs.get(&key).map(|j| &*j.value)
+    }
+
     /// Every open job, by key.
     pub fn jobs(&self) -> Vec<JobView> {
         self.jobs.values().map(|j| self.job_view(j)).collect()

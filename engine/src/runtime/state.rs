@@ -476,6 +476,7 @@ impl InstanceStore {
         self.recent[key as usize & (RECENT - 1)] = (key, slot);
     }
 
+    #[inline]
     pub fn remove(&mut self, key: &Key) -> Option<ElementInstance> {
         let slot = self.index.remove(key)?;
         let cached = &mut self.recent[*key as usize & (RECENT - 1)];

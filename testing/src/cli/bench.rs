@@ -124,25 +124,29 @@ fn run_instance(
             break;
         }
         for &key in &jobs {
-            let Some(job) = engine.job(key) else { continue };
+            // Borrowed: no view with its own copies per job.
+            let Some(job) = engine.job_value(key) else {
+                continue;
+            };
+            let (job_type, element_instance_key) = (job.job_type.clone(), job.element_instance_key);
             let mut vars = VariableDocument::new();
-            match &*job.job_type {
+            match &*job_type {
                 "inc" => {
                     let counter = engine
-                        .variable(job.element_instance_key, "counter")
+                        .variable(element_instance_key, "counter")
                         .and_then(|v| v.as_i64())
                         .unwrap_or(0);
                     vars.insert("counter".into(), json!(counter + 1));
                 }
                 "item" => {
-                    if let Some(item) = engine.variable(job.element_instance_key, "item") {
+                    if let Some(item) = engine.variable(element_instance_key, "item") {
                         items.push((*item).clone());
                     }
                 }
                 _ => {}
             }
             // Counted by the shared type name (no string built per job).
-            *counts.entry(job.job_type.clone()).or_default() += 1;
+            *counts.entry(job_type).or_default() += 1;
             engine.complete_job(key, vars).map_err(|r| r.to_string())?;
         }
     }
