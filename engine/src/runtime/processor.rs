@@ -1104,7 +1104,7 @@ impl Engine {
         let fires = self
             .terminate_after
             .get(&pi)
-            .is_some_and(|ids| ids.iter().any(|i| *i == element_id));
+            .is_some_and(|ids| ids.contains(&element_id));
         if !fires {
             return false;
         }
