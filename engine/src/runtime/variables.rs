@@ -120,6 +120,10 @@ impl Engine {
 
     pub(crate) fn eval_int(&self, expr: &Expr, scope: Key) -> Result<i64, Failure> {
         let v = match expr {
+            // A single digit (retries = "3", the usual case) needs no parser.
+            Expr::Static(s) if s.len() == 1 && s.as_bytes()[0].is_ascii_digit() => {
+                return Ok(i64::from(s.as_bytes()[0] - b'0'));
+            }
             Expr::Static(s) => match s.trim().parse::<i64>() {
                 Ok(n) => return Ok(n),
                 Err(_) => Json::String(s.to_string()),
