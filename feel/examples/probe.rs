@@ -9,7 +9,11 @@ fn main() {
     let src = std::env::args().nth(1).unwrap_or("amount > 1000".into());
     let mut vars = indexmap::IndexMap::new();
     vars.insert("amount".to_string(), Value::int(1500));
-    let n = 200_000;
+    // `PROBE_N=1` runs each loop once (for callgrind)
+    let n: u32 = std::env::var("PROBE_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000);
     let mut best_parse = f64::MAX;
     let mut best_eval = f64::MAX;
     for _ in 0..5 {

@@ -313,14 +313,15 @@ struct Parser<'s> {
     /// Whether to record what was expected where. Off on the first pass (most input parses);
     /// a failed parse is parsed again with it on to build the message.
     track: bool,
-    /// The names seen so far: a name written twice (`for x in xs return x`) is one `Arc`, so
-    /// the evaluator finds a local variable by pointer before comparing text.
+    /// The iterator and parameter names seen so far: a reference to one (`for x in xs return
+    /// x`) shares its `Arc`, so the evaluator finds a local variable by pointer before comparing
+    /// text. Empty (no allocation) for expressions without binders.
     names: Vec<Arc<str>>,
 }
 
 type P<T> = Option<T>;
 
-/// How many distinct names a parser shares (beyond, names are not shared; still correct).
+/// How many binder names a parser shares (beyond, names are not shared; still correct).
 const MAX_INTERNED: usize = 32;
 
 fn boxed(e: Expr) -> Box<Expr> {
@@ -342,7 +343,9 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// The shared `Arc` of a name.
+    /// A name as written in a reference: the binder's `Arc` when a `for`/`some`/`every`
+    /// iterator or a function parameter of this name was seen (a local variable is then found
+    /// by pointer), else its own.
     fn intern(&mut self, name: &str) -> Arc<str> {
         match name {
             "item" => return crate::eval::ITEM.clone(),
@@ -352,11 +355,19 @@ impl<'s> Parser<'s> {
         if let Some(n) = self.names.iter().find(|n| n.as_ref() == name) {
             return n.clone();
         }
-        let n: Arc<str> = Arc::from(name);
-        if self.names.len() < MAX_INTERNED {
-            self.names.push(n.clone());
+        Arc::from(name)
+    }
+
+    /// A name that binds a local variable (an iterator, a parameter), shared with later
+    /// references to it.
+    fn bind(&mut self, name: Arc<str>) -> Arc<str> {
+        if let Some(n) = self.names.iter().find(|n| **n == name) {
+            return n.clone();
         }
-        n
+        if self.names.len() < MAX_INTERNED {
+            self.names.push(name.clone());
+        }
+        name
     }
 
     fn rest(&self) -> &'s str {
@@ -651,6 +662,7 @@ impl<'s> Parser<'s> {
         let mut out = Vec::new();
         loop {
             let name = self.name()?;
+            let name = self.bind(name);
             if !self.keyword("in") {
                 return None;
             }
@@ -1264,7 +1276,8 @@ impl<'s> Parser<'s> {
         let mut params = Vec::new();
         if !self.token(")") {
             loop {
-                params.push(self.parameter_name()?);
+                let p = self.parameter_name()?;
+                params.push(self.bind(p));
                 // a parameter may carry a type: `x: number`
                 if self.token(":") {
                     self.type_name()?;

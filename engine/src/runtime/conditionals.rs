@@ -407,7 +407,7 @@ impl Engine {
         for s in subs {
             let condition = self.condition_parts(s.proc, s.element).condition;
             let Some(c) = condition else { continue };
-            let holds = match self.eval(&c, 0, Some(&vars)) {
+            let holds = match self.eval(&c, 0, Some(&*vars)) {
                 Ok(serde_json::Value::Bool(b)) => b,
                 Ok(_) => false,
                 Err(f) => {

@@ -124,19 +124,23 @@ impl Engine {
                 custom_headers: headers,
             }),
         };
+        let value = Self::job_record(&job, None);
         self.jobs.insert(job_key, job);
         if let Some(i) = self.instances.get_mut(&key) {
             i.job = Some(job_key);
         }
-        self.job_event(OtherIntent::Created, job_key, None);
+        self.event(ValueType::Job, OtherIntent::Created, Some(job_key), value);
         self.job_feed.push(job_key);
         job_key
     }
 
     /// Service, send, job-based script/business-rule/user tasks and message throw events.
     pub(crate) fn activate_job_task(&mut self, key: Key) -> Step {
-        let p = self.process(self.instances[&key].proc).clone();
-        let e = self.instances[&key].element().expect("task");
+        let (proc, e) = {
+            let i = &self.instances[&key];
+            (i.proc, i.element().expect("task"))
+        };
+        let p = self.process(proc);
         let def: &JobDef = p.element(e).job.as_ref().ok_or_else(|| {
             Failure::new(
                 ErrorType::Unknown,
@@ -147,6 +151,7 @@ impl Engine {
             )
         })?;
         let (job_type, retries) = self.eval_job_def(key, &def.job_type, &def.retries)?;
+        let headers = def.headers.clone();
         self.subscribe_to_events(key)?;
         self.create_job(
             key,
@@ -154,7 +159,7 @@ impl Engine {
             ListenerEventType::Unspecified,
             job_type,
             retries,
-            def.headers.clone(),
+            headers,
         );
         self.transition(key, State::Activated)?;
         Ok(())
@@ -268,8 +273,9 @@ impl Engine {
         } else {
             Arc::new(share_document(variables))
         };
-        self.job_event(OtherIntent::Completed, job_key, Some(variables.clone()));
         let job = self.jobs.remove(&job_key).expect("checked");
+        let value = Self::job_record(&job, Some(variables.clone()));
+        self.event(ValueType::Job, OtherIntent::Completed, Some(job_key), value);
         let ei = job.element_instance_key;
         if let Some(i) = self.instances.get_mut(&ei)
             && i.job == Some(job_key)

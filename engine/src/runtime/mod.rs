@@ -180,6 +180,9 @@ pub struct Engine {
     pub(crate) steps: usize,
     /// An empty variable document, shared by the records of commands without variables.
     pub(crate) empty_document: Arc<records::SharedVariableDocument>,
+    /// The same for instance creations without variables or start instructions.
+    pub(crate) empty_plain_document: Arc<VariableDocument>,
+    pub(crate) no_start_instructions: Arc<Vec<String>>,
 }
 
 impl Default for Engine {
@@ -259,6 +262,8 @@ impl Engine {
             event_starts: FxHashMap::default(),
             steps: 0,
             empty_document: Arc::default(),
+            empty_plain_document: Arc::default(),
+            no_start_instructions: Arc::default(),
         }
     }
 
@@ -775,6 +780,12 @@ impl Engine {
         for (name, value) in &request.variables {
             self.set_pending_local(pi, proc, pi, name, Arc::new(value.clone()));
         }
+        // The record keeps the request's documents (moved, not copied; shared when empty).
+        let variables = if request.variables.is_empty() {
+            self.empty_plain_document.clone()
+        } else {
+            Arc::new(request.variables)
+        };
         if !request.terminate_after.is_empty() {
             self.terminate_after.insert(
                 pi,
@@ -788,12 +799,12 @@ impl Engine {
         if !start_elements.is_empty() {
             self.start_instructions.insert(pi, start_elements);
         }
-        self.queue_process_activation(
-            proc,
-            pi,
-            Arc::new(request.variables.clone()),
-            Arc::new(request.start_instructions.clone()),
-        );
+        let start_instructions = if request.start_instructions.is_empty() {
+            self.no_start_instructions.clone()
+        } else {
+            Arc::new(request.start_instructions)
+        };
+        self.queue_process_activation(proc, pi, variables, start_instructions);
         self.run(start)?;
         Ok(pi)
     }

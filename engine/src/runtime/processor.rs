@@ -420,12 +420,12 @@ impl Engine {
         }
     }
 
-    fn element_of(
-        &self,
-        key: Key,
-    ) -> Option<(Arc<super::ExecutableProcess>, Option<ElementIdx>, T)> {
+    /// The process, element and element type of an instance. No handle on the process is
+    /// returned: the steps that follow change the engine, so they read the definition in
+    /// short borrows (a cloned `Arc` per step costs two atomic operations).
+    fn element_of(&self, key: Key) -> Option<(ProcIdx, Option<ElementIdx>, T)> {
         let i = self.instances.get(&key)?;
-        Some((self.process(i.proc).clone(), i.element(), i.element_type))
+        Some((i.proc, i.element(), i.element_type))
     }
 
     fn on_activate(&mut self, key: Key) -> Step {
@@ -474,7 +474,7 @@ impl Engine {
     }
 
     pub(crate) fn finalize_activation(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
+        let Some((proc, element, ty)) = self.element_of(key) else {
             return Ok(());
         };
         let Some(e) = element else {
@@ -492,19 +492,28 @@ impl Engine {
                     }
                 }
                 None => {
-                    if let Some(start) = p.scope.none_start {
+                    if let Some(start) = self.process(proc).scope.none_start {
                         self.activate_child(key, start, None);
                     }
                 }
             }
             return Ok(());
         };
-        let el = p.element(e);
+        let el = self.process(proc).element(e);
+        let none_start = el.scope.none_start;
+        let has_job = el.job.is_some();
+        let compensation_throw = matches!(el.event, EventDef::Compensation { .. }) && !has_job;
+        let passes_through = matches!(
+            el.event,
+            EventDef::None | EventDef::Link { .. } | EventDef::Terminate
+        );
+        let passing_catch =
+            matches!(el.event, EventDef::Link { .. }) || el.after_event_based_gateway;
         match ty {
             T::SubProcess => {
                 self.subscribe_to_events(key)?;
                 self.transition(key, State::Activated)?;
-                if let Some(start) = el.scope.none_start {
+                if let Some(start) = none_start {
                     self.activate_child(key, start, None);
                 }
                 Ok(())
@@ -537,27 +546,20 @@ impl Engine {
                 self.queue.push_back(Cmd::Complete(key));
                 Ok(())
             }
-            T::IntermediateThrowEvent | T::EndEvent
-                if matches!(el.event, EventDef::Compensation { .. }) && el.job.is_none() =>
-            {
+            T::IntermediateThrowEvent | T::EndEvent if compensation_throw => {
                 let activity = self.compensation_target(key).flatten();
                 self.throw_compensation(key, activity)
             }
-            T::IntermediateThrowEvent | T::EndEvent => match &el.event {
-                EventDef::None | EventDef::Link { .. } | EventDef::Terminate => {
-                    self.transition(key, State::Activated)?;
-                    self.queue.push_back(Cmd::Complete(key));
-                    Ok(())
-                }
-                EventDef::Message { .. } if el.job.is_some() => self.activate_job_task(key),
-                _ if el.job.is_some() => self.activate_job_task(key),
-                _ => self.activate_event_specific(key),
-            },
+            T::IntermediateThrowEvent | T::EndEvent if passes_through => {
+                self.transition(key, State::Activated)?;
+                self.queue.push_back(Cmd::Complete(key));
+                Ok(())
+            }
+            T::IntermediateThrowEvent | T::EndEvent if has_job => self.activate_job_task(key),
+            T::IntermediateThrowEvent | T::EndEvent => self.activate_event_specific(key),
             // A link catch passes through; a catch event after an event-based gateway is only
             // activated once its event happened.
-            T::IntermediateCatchEvent
-                if matches!(el.event, EventDef::Link { .. }) || el.after_event_based_gateway =>
-            {
+            T::IntermediateCatchEvent if passing_catch => {
                 self.transition(key, State::Activated)?;
                 self.queue.push_back(Cmd::Complete(key));
                 Ok(())
@@ -598,36 +600,59 @@ impl Engine {
     }
 
     fn on_complete(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
+        let Some((proc, element, ty)) = self.element_of(key) else {
             return Ok(());
         };
         match element {
             None => self.unsubscribe_from_events(key),
-            Some(e) => {
-                let el = p.element(e);
-                match ty {
-                    T::MultiInstanceBody => self.complete_multi_instance_body(key)?,
-                    T::AdHocSubProcessInnerInstance => {}
-                    T::SubProcess | T::EventSubProcess => {
-                        self.unsubscribe_from_events(key);
-                        self.apply_output_mappings(key, &el.output_mappings, false)?;
-                    }
-                    T::AdHocSubProcess => self.complete_ad_hoc(key)?,
-                    T::CallActivity => self.complete_call_activity(key)?,
-                    _ => {
-                        let propagate_locals = match ty {
-                            T::StartEvent => true,
-                            T::BoundaryEvent => !matches!(el.event, EventDef::Error { .. }),
-                            T::IntermediateCatchEvent => el.after_event_based_gateway,
-                            _ => false,
-                        };
-                        self.apply_output_mappings(key, &el.output_mappings, propagate_locals)?;
-                        self.unsubscribe_from_events(key);
-                    }
+            Some(e) => match ty {
+                T::MultiInstanceBody => self.complete_multi_instance_body(key)?,
+                T::AdHocSubProcessInnerInstance => {}
+                T::SubProcess | T::EventSubProcess => {
+                    self.unsubscribe_from_events(key);
+                    self.apply_element_output_mappings(key, proc, e, false)?;
                 }
-            }
+                T::AdHocSubProcess => self.complete_ad_hoc(key)?,
+                T::CallActivity => self.complete_call_activity(key)?,
+                _ => {
+                    let el = self.process(proc).element(e);
+                    let propagate_locals = match ty {
+                        T::StartEvent => true,
+                        T::BoundaryEvent => !matches!(el.event, EventDef::Error { .. }),
+                        T::IntermediateCatchEvent => el.after_event_based_gateway,
+                        _ => false,
+                    };
+                    self.apply_element_output_mappings(key, proc, e, propagate_locals)?;
+                    self.unsubscribe_from_events(key);
+                }
+            },
         }
         self.after_on_complete(key)
+    }
+
+    /// The element's output mappings (a handle on the process is taken only when there are
+    /// some).
+    fn apply_element_output_mappings(
+        &mut self,
+        key: Key,
+        proc: ProcIdx,
+        e: ElementIdx,
+        propagate_locals: bool,
+    ) -> Step {
+        if self.process(proc).element(e).output_mappings.is_empty() {
+            // Nothing to merge (no mappings, no or empty completion variables, no locals to
+            // propagate): the common case of a job completed without variables.
+            if let Some(i) = self.instances.get_mut(&key)
+                && i.completion_vars.as_ref().is_none_or(|d| d.is_empty())
+                && (!propagate_locals || i.vars.is_empty())
+            {
+                i.completion_vars = None;
+                return Ok(());
+            }
+            return self.apply_output_mappings(key, &[], propagate_locals);
+        }
+        let p = self.process(proc).clone();
+        self.apply_output_mappings(key, &p.element(e).output_mappings, propagate_locals)
     }
 
     /// After output mappings: run the end execution listeners, then finalize.
@@ -639,7 +664,7 @@ impl Engine {
     }
 
     pub(crate) fn finalize_completion(&mut self, key: Key) -> Step {
-        let Some((p, element, ty)) = self.element_of(key) else {
+        let Some((proc, element, ty)) = self.element_of(key) else {
             return Ok(());
         };
         let Some(e) = element else {
@@ -650,20 +675,36 @@ impl Engine {
             }
             return Ok(());
         };
-        let el = p.element(e);
+        let (link_throw, is_terminate_end, has_compensation_handler, no_outgoing) = {
+            let p = self.process(proc);
+            let el = p.element(e);
+            let link_throw = match el.event {
+                EventDef::Link { target, .. } if ty == T::IntermediateThrowEvent => Some(target),
+                _ => None,
+            };
+            (
+                link_throw,
+                ty == T::EndEvent && matches!(el.event, EventDef::Terminate),
+                el.compensation_handler.is_some(),
+                p.model_element(e).outgoing.is_empty(),
+            )
+        };
         // Elements whose flow is not continued by outgoing sequence flows.
-        let outgoing = &p.model_element(e).outgoing;
-        let is_link_throw =
-            ty == T::IntermediateThrowEvent && matches!(el.event, EventDef::Link { .. });
+        let is_link_throw = link_throw.is_some();
         // Inner instances of a multi-instance activity and of an ad-hoc sub-process end a path
         // of their container: the outgoing flows belong to the body.
-        let inner = self.instances[&key].loop_counter > 0 || ty == T::AdHocSubProcessInnerInstance;
-        let end_of_path = inner || (outgoing.is_empty() && !is_link_throw);
-        let scope = self.instances[&key].flow_scope;
+        let (inner, scope) = {
+            let i = &self.instances[&key];
+            (
+                i.loop_counter > 0 || ty == T::AdHocSubProcessInnerInstance,
+                i.flow_scope,
+            )
+        };
+        let end_of_path = inner || (no_outgoing && !is_link_throw);
         if end_of_path && let Some(scope) = scope {
             self.before_path_completed(scope, key)?;
         }
-        if el.compensation_handler.is_some() {
+        if has_compensation_handler {
             self.subscribe_compensation(key);
         }
         let inst = self.end_instance(key, State::Completed)?;
@@ -671,40 +712,48 @@ impl Engine {
         if !self.compensation.is_empty() {
             self.compensation_handler_done(key);
         }
-        if !inner && self.runtime_instruction_fires(&inst, &el.id) {
+        if !inner && self.runtime_instruction_fires(&inst, e) {
             return Ok(());
         }
-        if is_link_throw {
-            if let EventDef::Link {
-                target: Some(target),
-                ..
-            } = el.event
-            {
+        if let Some(target) = link_throw {
+            if let Some(target) = target {
                 self.activate_child(scope, target, None);
             }
             return Ok(());
         }
-        if ty == T::EndEvent && matches!(el.event, EventDef::Terminate) {
+        if is_terminate_end {
             self.after_path_completed(scope, &inst);
             self.terminate_scope_by_end_event(scope);
             return Ok(());
         }
         if ty == T::EventBasedGateway {
-            if let Some(t) = inst.triggers().first().cloned()
-                && let Some(f) = outgoing
+            if let Some(t) = inst.triggers().first().cloned() {
+                let p = self.process(proc);
+                let flow = p
+                    .model_element(e)
+                    .outgoing
                     .iter()
                     .copied()
-                    .find(|f| p.model.flow(*f).target == t.element)
-            {
-                self.take_flow_with(inst.proc, inst.process_instance_key, scope, f, t.variables);
+                    .find(|f| p.model.flow(*f).target == t.element);
+                if let Some(f) = flow {
+                    self.take_flow_with(
+                        inst.proc,
+                        inst.process_instance_key,
+                        scope,
+                        f,
+                        t.variables,
+                    );
+                }
             }
             return Ok(());
         }
         if end_of_path {
             self.after_path_completed(scope, &inst);
         } else {
-            // `p` is our own handle on the process: its flows are read without a copy.
-            for &f in outgoing {
+            // Read by index: taking a flow changes the engine, the process stays as it is.
+            let count = self.process(proc).model_element(e).outgoing.len();
+            for n in 0..count {
+                let f = self.process(proc).model_element(e).outgoing[n];
                 self.take_flow(inst.proc, inst.process_instance_key, scope, f);
             }
         }
@@ -1046,12 +1095,16 @@ fn reaches(
 
 impl Engine {
     /// A terminate-after-element runtime instruction for this element: interrupt the instance.
-    fn runtime_instruction_fires(&mut self, inst: &ElementInstance, element_id: &Arc<str>) -> bool {
+    fn runtime_instruction_fires(&mut self, inst: &ElementInstance, element: ElementIdx) -> bool {
+        if self.terminate_after.is_empty() {
+            return false;
+        }
         let pi = inst.process_instance_key;
+        let element_id = self.process(inst.proc).element(element).id.clone();
         let fires = self
             .terminate_after
             .get(&pi)
-            .is_some_and(|ids| ids.iter().any(|i| i == element_id));
+            .is_some_and(|ids| ids.contains(&element_id));
         if !fires {
             return false;
         }

@@ -391,6 +391,7 @@ impl InstanceStore {
         self.slot(*key).is_some()
     }
 
+    #[inline]
     pub fn insert(&mut self, key: Key, instance: ElementInstance) {
         let slot = match self.free.pop() {
             Some(s) => {

@@ -62,7 +62,7 @@ impl Engine {
         &self,
         expr: &Expr,
         scope: Key,
-        overlay: Option<&VariableDocument>,
+        overlay: Option<&dyn Overlay>,
     ) -> Result<Json, Failure> {
         self.eval_warn(expr, scope, overlay).map(|(v, _)| v)
     }
@@ -73,13 +73,13 @@ impl Engine {
         &self,
         expr: &Expr,
         scope: Key,
-        overlay: Option<&VariableDocument>,
+        overlay: Option<&dyn Overlay>,
     ) -> Result<(Json, Vec<String>), Failure> {
         match expr {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
                 let json = |name: &str| -> Option<&Json> {
-                    match overlay.and_then(|o| o.get(name)) {
+                    match overlay.and_then(|o| o.value(name)) {
                         Some(v) => Some(v),
                         None => self.lookup_var(scope, name).map(|v| &**v),
                     }
@@ -95,7 +95,7 @@ impl Engine {
                 // Only the names the expression reads are looked up; scope variables hand out
                 // their cached FEEL form, overlay values are converted in place (no copies).
                 let feel = |name: &str| -> Option<baton_feel_bridge::FeelValue> {
-                    if let Some(v) = overlay.and_then(|o| o.get(name)) {
+                    if let Some(v) = overlay.and_then(|o| o.value(name)) {
                         return Some(baton_feel_bridge::to_feel(v));
                     }
                     self.lookup_var_entry(scope, name).map(Var::feel_value)
@@ -120,6 +120,10 @@ impl Engine {
 
     pub(crate) fn eval_int(&self, expr: &Expr, scope: Key) -> Result<i64, Failure> {
         let v = match expr {
+            // A single digit (retries = "3", the usual case) needs no parser.
+            Expr::Static(s) if s.len() == 1 && s.as_bytes()[0].is_ascii_digit() => {
+                return Ok(i64::from(s.as_bytes()[0] - b'0'));
+            }
             Expr::Static(s) => match s.trim().parse::<i64>() {
                 Ok(n) => return Ok(n),
                 Err(_) => Json::String(s.to_string()),
@@ -153,7 +157,7 @@ impl Engine {
         &self,
         expr: &Expr,
         scope: Key,
-        overlay: Option<&VariableDocument>,
+        overlay: Option<&dyn Overlay>,
     ) -> Result<bool, Failure> {
         match self.eval_warn(expr, scope, overlay)? {
             (Json::Bool(b), _) => Ok(b),
@@ -269,14 +273,6 @@ impl Engine {
         }
     }
 
-    /// [`Engine::merge_local`] of a document the caller gives away (its values are moved, not
-    /// copied).
-    pub(crate) fn merge_local_owned(&mut self, scope: Key, doc: VariableDocument) {
-        for (name, value) in doc {
-            self.set_local(scope, &name, Arc::new(value));
-        }
-    }
-
     /// Zeebe's `mergeDocument`: starting at `scope`, each entry updates the first scope (walking
     /// up) that holds the name with a different value; what is left is created or updated at the
     /// root (the process instance).
@@ -285,17 +281,6 @@ impl Engine {
             scope,
             doc.iter()
                 .map(|(name, value)| (Cow::Borrowed(name.as_str()), DocValue::Borrowed(value)))
-                .collect(),
-        );
-    }
-
-    /// [`Engine::merge_propagating`] of a document the caller gives away (its values are moved,
-    /// not copied).
-    pub(crate) fn merge_propagating_owned(&mut self, scope: Key, doc: VariableDocument) {
-        self.merge_propagating_values(
-            scope,
-            doc.into_iter()
-                .map(|(name, value)| (Cow::Owned(name), DocValue::Owned(value)))
                 .collect(),
         );
     }
@@ -394,18 +379,22 @@ impl Engine {
         }
     }
 
-    /// Evaluates mappings in order, each seeing the earlier results; returns the document.
+    /// Evaluates mappings in order, each seeing the earlier results; returns the document. A
+    /// mapping that reads a whole variable (`=agent`) shares its value.
     fn evaluate_mappings(
         &self,
         scope: Key,
         mappings: &[Mapping],
         merge_with_scope: bool,
-    ) -> Result<VariableDocument, Failure> {
-        let mut doc = VariableDocument::new();
+    ) -> Result<SharedVariableDocument, Failure> {
+        let mut doc = SharedVariableDocument::new();
         for m in mappings {
             let value = match &m.source {
-                Some(e) => self.eval(e, scope, Some(&doc))?,
-                None => Json::Null,
+                Some(e) => match self.whole_variable(e, scope, &doc) {
+                    Some(shared) => shared,
+                    None => Arc::new(self.eval(e, scope, Some(&doc))?),
+                },
+                None => Arc::new(Json::Null),
             };
             put_path(&mut doc, &m.target, value, |name| {
                 if merge_with_scope {
@@ -418,6 +407,25 @@ impl Engine {
         Ok(doc)
     }
 
+    /// The value of `=name` when FEEL would return the variable unchanged (an earlier mapping
+    /// result first, then the scope's variable), shared.
+    fn whole_variable(
+        &self,
+        expr: &Expr,
+        scope: Key,
+        doc: &SharedVariableDocument,
+    ) -> Option<Arc<Json>> {
+        let Expr::Feel(f) = expr else {
+            return None;
+        };
+        let (name, keys) = baton_feel_bridge::variable_path(&f.parsed)?;
+        if !keys.is_empty() {
+            return None;
+        }
+        let value = doc.get(name).or_else(|| self.lookup_var(scope, name))?;
+        baton_feel_bridge::round_trips(value).then(|| value.clone())
+    }
+
     /// Applies the element's input mappings as local variables of the instance.
     pub(crate) fn apply_input_mappings(
         &mut self,
@@ -428,7 +436,7 @@ impl Engine {
             return Ok(());
         }
         let doc = self.evaluate_mappings(key, mappings, false)?;
-        self.merge_local_owned(key, doc);
+        self.merge_local_shared(key, &doc);
         Ok(())
     }
 
@@ -452,7 +460,7 @@ impl Engine {
             }
             let doc = self.evaluate_mappings(key, mappings, true)?;
             let scope = self.output_scope(key);
-            self.merge_propagating_owned(scope, doc);
+            self.merge_propagating_shared(scope, &doc);
         } else if let Some(vars) = completion {
             self.merge_propagating_shared(key, &vars);
         } else if propagate_locals {
@@ -495,10 +503,27 @@ impl Engine {
     }
 }
 
+/// Values that win over a scope's variables in an evaluation (earlier mapping results, a
+/// completion's variables).
+pub(crate) trait Overlay {
+    fn value(&self, name: &str) -> Option<&Json>;
+}
+
+impl Overlay for VariableDocument {
+    fn value(&self, name: &str) -> Option<&Json> {
+        self.get(name)
+    }
+}
+
+impl Overlay for SharedVariableDocument {
+    fn value(&self, name: &str) -> Option<&Json> {
+        self.get(name).map(|v| &**v)
+    }
+}
+
 /// A document entry's value on its way into a variable: copied only when borrowed.
 enum DocValue<'a> {
     Borrowed(&'a Json),
-    Owned(Json),
     Shared(Arc<Json>),
 }
 
@@ -506,7 +531,6 @@ impl DocValue<'_> {
     fn get(&self) -> &Json {
         match self {
             DocValue::Borrowed(v) => v,
-            DocValue::Owned(v) => v,
             DocValue::Shared(v) => v,
         }
     }
@@ -514,7 +538,6 @@ impl DocValue<'_> {
     fn into_arc(self) -> Arc<Json> {
         match self {
             DocValue::Borrowed(v) => Arc::new(v.clone()),
-            DocValue::Owned(v) => Arc::new(v),
             DocValue::Shared(v) => v,
         }
     }
@@ -523,9 +546,9 @@ impl DocValue<'_> {
 /// Writes `value` at a dotted target path into the document. The top-level entry starts from an
 /// earlier result in the document, else from `base` (the scope's value, for output mappings).
 fn put_path(
-    doc: &mut VariableDocument,
+    doc: &mut SharedVariableDocument,
     path: &[Arc<str>],
-    value: Json,
+    value: Arc<Json>,
     base: impl Fn(&str) -> Option<Json>,
 ) {
     let Some((first, rest)) = path.split_first() else {
@@ -535,15 +558,16 @@ fn put_path(
         doc.insert(first.to_string(), value);
         return;
     }
+    let value = Arc::unwrap_or_clone(value);
     // The entry is built in place: an earlier result is extended, not copied.
-    if !doc.get(&**first).is_some_and(Json::is_object) {
+    if !doc.get(&**first).is_some_and(|v| v.is_object()) {
         let root = match base(first) {
             Some(v @ Json::Object(_)) => v,
             _ => Json::Object(Map::new()),
         };
-        doc.insert(first.to_string(), root);
+        doc.insert(first.to_string(), Arc::new(root));
     }
-    let Some(mut node) = doc.get_mut(&**first) else {
+    let Some(mut node) = doc.get_mut(&**first).map(Arc::make_mut) else {
         return;
     };
     for (i, seg) in rest.iter().enumerate() {
@@ -561,9 +585,12 @@ fn put_path(
             obj.insert(seg.to_string(), value);
             break;
         }
-        let entry = obj
-            .entry(seg.to_string())
-            .or_insert_with(|| Json::Object(Map::new()));
+        if !obj.contains_key(&**seg) {
+            obj.insert(seg.to_string(), Json::Object(Map::new()));
+        }
+        let Some(entry) = obj.get_mut(&**seg) else {
+            return;
+        };
         if !entry.is_object() {
             *entry = Json::Object(Map::new());
         }
@@ -607,14 +634,14 @@ mod tests {
 
     #[test]
     fn nested_targets_merge() {
-        let mut doc = VariableDocument::new();
+        let mut doc = SharedVariableDocument::new();
         let path: Vec<Arc<str>> = vec!["a".into(), "b".into(), "c".into()];
-        put_path(&mut doc, &path, json!(1), |_| {
+        put_path(&mut doc, &path, Arc::new(json!(1)), |_| {
             Some(json!({"x": 2, "b": {"y": 3}}))
         });
-        assert_eq!(doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}}));
+        assert_eq!(*doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}}));
         let path: Vec<Arc<str>> = vec!["a".into(), "d".into()];
-        put_path(&mut doc, &path, json!(true), |_| None);
-        assert_eq!(doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}, "d": true}));
+        put_path(&mut doc, &path, Arc::new(json!(true)), |_| None);
+        assert_eq!(*doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}, "d": true}));
     }
 }

@@ -246,7 +246,7 @@ impl std::fmt::Debug for SentMessages {
 #[derive(Debug, Clone)]
 pub struct PendingTurn {
     pub input: ModelInput,
-    config: Config,
+    config: Arc<Config>,
     /// `toolDefinitions` as stored in the context.
     tools_json: Value,
     metrics: Metrics,
@@ -305,20 +305,57 @@ const MCP_DISCOVERY_PREFIX: &str = "MCP_toolsList_";
 const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
 const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 
-/// The tools of the last job, kept by the caller between jobs: the tool definitions a context
-/// stores are read once, not on every model call.
+/// What the connector read from the last job of an element, kept by the caller between jobs:
+/// the tool definitions a context stores and the configuration (`provider`, `data`) are read
+/// once, not on every model call.
 #[derive(Debug, Clone, Default)]
-pub struct ToolCache {
-    last: Option<(Value, Arc<[ToolDefinition]>)>,
+pub struct ConnectorCache {
+    tools: Option<Arc<[ToolDefinition]>>,
+    config: Option<CachedConfig>,
 }
 
-impl ToolCache {
+/// The configuration read from these very `provider` and `data` values (kept alive, so their
+/// pointers cannot be reused by other values).
+#[derive(Debug, Clone)]
+struct CachedConfig {
+    provider: Option<Arc<Value>>,
+    data: Option<Arc<Value>>,
+    config: Arc<Config>,
+}
+
+impl ConnectorCache {
+    /// The configuration of `provider` and `data`, read again only when they are other values.
+    fn config(
+        &mut self,
+        provider: Option<&Arc<Value>>,
+        data: Option<&Arc<Value>>,
+    ) -> Result<Arc<Config>, Vec<String>> {
+        let same = |cached: &Option<Arc<Value>>, value: Option<&Arc<Value>>| match (cached, value) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if let Some(cached) = &self.config
+            && same(&cached.provider, provider)
+            && same(&cached.data, data)
+        {
+            return Ok(cached.config.clone());
+        }
+        let config = Arc::new(read_config(provider.map(|p| &**p), data.map(|d| &**d))?);
+        self.config = Some(CachedConfig {
+            provider: provider.cloned(),
+            data: data.cloned(),
+            config: config.clone(),
+        });
+        Ok(config)
+    }
+
     /// The tools of `definitions` (a context's `toolDefinitions`), read again only when they
     /// changed.
     fn read(&mut self, definitions: Option<&Value>) -> Arc<[ToolDefinition]> {
         let definitions = definitions.unwrap_or(&Value::Null);
-        if let Some((json, tools)) = &self.last
-            && json == definitions
+        if let Some(tools) = &self.tools
+            && reads_as(definitions, tools)
         {
             return tools.clone();
         }
@@ -326,19 +363,47 @@ impl ToolCache {
             .as_array()
             .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
             .unwrap_or_default();
-        self.last = Some((definitions.clone(), tools.clone()));
+        self.tools = Some(tools.clone());
         tools
     }
 
-    /// Remembers tools built from the engine's elements, with their stored form.
-    fn remember(&mut self, json: &Value, tools: Arc<[ToolDefinition]>) {
-        self.last = Some((json.clone(), tools));
+    /// Remembers tools built from the engine's elements.
+    fn remember(&mut self, tools: Arc<[ToolDefinition]>) {
+        self.tools = Some(tools);
     }
 }
 
-/// Reads one agent job. `Err` is a connector feature the mock does not play. `tools` carries
-/// the tool definitions from one job of the element to the next.
-pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, Unsupported> {
+/// Whether stored tool definitions read back ([`ToolDefinition::from_json`], invalid ones
+/// skipped) as exactly `tools`, compared in place.
+fn reads_as(definitions: &Value, tools: &[ToolDefinition]) -> bool {
+    let Some(definitions) = definitions.as_array() else {
+        return tools.is_empty();
+    };
+    let mut tools = tools.iter();
+    for definition in definitions {
+        let Some(name) = field(definition, "name").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(tool) = tools.next() else {
+            return false;
+        };
+        let description = field(definition, "description").and_then(Value::as_str);
+        let schema_matches = match field(definition, "inputSchema") {
+            Some(schema) => *schema == tool.input_schema,
+            None => {
+                tool.input_schema == json!({"type": "object", "properties": {}, "required": []})
+            }
+        };
+        if tool.name != name || tool.description.as_deref() != description || !schema_matches {
+            return false;
+        }
+    }
+    tools.next().is_none()
+}
+
+/// Reads one agent job. `Err` is a connector feature the mock does not play. `cache` carries
+/// what was read from one job of the element to the next.
+pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, Unsupported> {
     let failure = FailureContext {
         retries: job.retries,
         backoff: parse_backoff(job.headers.get("retryBackoff").map(String::as_str)),
@@ -354,7 +419,7 @@ pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, 
     let var = |name: &str| vars.get(name).map(|v| &**v);
 
     // Input binding and validation by the connector runtime: failures are incidents at once.
-    let config = match read_config(var("provider"), var("data")) {
+    let config = match cache.config(vars.get("provider"), vars.get("data")) {
         Ok(config) => config,
         Err(violations) => {
             let message = format!(
@@ -572,13 +637,13 @@ pub fn prepare(job: &AgentJob<'_>, tools_cache: &mut ToolCache) -> Result<Step, 
     let (tools, tools_json) = if state == "READY" {
         let definitions = context.and_then(|c| c.get("toolDefinitions"));
         (
-            tools_cache.read(definitions),
+            cache.read(definitions),
             definitions.cloned().unwrap_or_else(|| json!([])),
         )
     } else {
         let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
         let tools: Arc<[ToolDefinition]> = tools.into();
-        tools_cache.remember(&json, tools.clone());
+        cache.remember(tools.clone());
         (tools, json)
     };
 
@@ -1151,12 +1216,21 @@ fn mcp_result_content(content: Value) -> Value {
 
 /// `value.pointer(path)` without its allocations (no `~` escapes in the paths used here).
 fn at<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    path.split('/').skip(1).try_fold(value, |v, key| v.get(key))
+    path.split('/').skip(1).try_fold(value, field)
+}
+
+/// An object's entry: small objects (messages, blocks, settings) are scanned instead of hashed.
+fn field<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
+    let object = value.as_object()?;
+    if object.len() <= 8 {
+        object.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    } else {
+        object.get(key)
+    }
 }
 
 fn role(message: &Value) -> &str {
-    message
-        .get("role")
+    field(message, "role")
         .and_then(Value::as_str)
         .unwrap_or_default()
 }
@@ -1382,6 +1456,42 @@ mod tests {
             ["agentContext", "data"]
         );
         assert_eq!(fetched["agentContext"], inner_context);
+    }
+
+    #[test]
+    fn cached_tools_are_reused_only_when_the_stored_definitions_read_back_as_them() {
+        let tool = |name: &str| ToolDefinition {
+            name: name.to_string(),
+            description: Some(format!("{name} things")),
+            input_schema: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        };
+        let tools = vec![tool("search"), tool("order")];
+        let stored = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
+        assert!(reads_as(&stored, &tools));
+        // A definition without a name is skipped on reading, so it changes nothing.
+        let mut with_invalid = stored.clone();
+        with_invalid
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"description": "nameless"}));
+        assert!(reads_as(&with_invalid, &tools));
+        let mut changed = stored.clone();
+        changed[1]["inputSchema"]["properties"]["q"]["type"] = json!("number");
+        assert!(!reads_as(&changed, &tools));
+        assert!(!reads_as(&json!([stored[0]]), &tools));
+        assert!(!reads_as(&stored, &tools[..1]));
+
+        let mut cache = ConnectorCache::default();
+        cache.remember(tools.clone().into());
+        assert_eq!(&*cache.read(Some(&stored)), &tools[..]);
+        assert_eq!(
+            &*cache.read(Some(&changed)),
+            &[tools[0].clone(), {
+                let mut t = tools[1].clone();
+                t.input_schema["properties"]["q"]["type"] = json!("number");
+                t
+            }][..]
+        );
     }
 
     #[test]

@@ -12,8 +12,8 @@ use serde_json::Value;
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
-    self, AgentJob, JobAnswer, JobCompletion, ModelInput, ResponseFormat, SentMessages,
-    SentToolCall, Step, ToolCache,
+    self, AgentJob, ConnectorCache, JobAnswer, JobCompletion, ModelInput, ResponseFormat,
+    SentMessages, SentToolCall, Step,
 };
 use super::error_expression;
 use super::matchers::{ExpectedCall, check_called_tools};
@@ -154,7 +154,7 @@ pub struct AiAgentMock {
     requests: Vec<AgentRequest>,
     tool_calls: Vec<ToolCallRecord>,
     played: Vec<Turn>,
-    tools: ToolCache,
+    cache: ConnectorCache,
 }
 
 impl fmt::Debug for AiAgentMock {
@@ -214,7 +214,7 @@ impl AiAgentMock {
             requests: Vec::new(),
             tool_calls: Vec::new(),
             played: Vec::new(),
-            tools: ToolCache::default(),
+            cache: ConnectorCache::default(),
         })
     }
 
@@ -351,7 +351,7 @@ impl AiAgentMock {
         &mut self,
         job: AgentJob<'_>,
     ) -> Result<(JobAnswer, bool), AgentMockFailure> {
-        let step = connector::prepare(&job, &mut self.tools).map_err(|e| AgentMockFailure {
+        let step = connector::prepare(&job, &mut self.cache).map_err(|e| AgentMockFailure {
             kind: AgentMockFailureKind::Unsupported,
             message: e.0,
         })?;

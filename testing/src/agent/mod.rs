@@ -32,8 +32,8 @@ pub mod turn;
 
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
-    AgentJob, ElementActivation, JobAnswer, JobCompletion, JobFailure, ResponseFormat,
-    SharedVariables, ThrownError, ToolCache, Variables,
+    AgentJob, ConnectorCache, ElementActivation, JobAnswer, JobCompletion, JobFailure,
+    ResponseFormat, SharedVariables, ThrownError, Variables,
 };
 pub use matchers::{
     ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,
