@@ -107,7 +107,7 @@ pub(crate) struct Node<'a> {
 
 impl<'a> Node<'a> {
     pub fn is(&self, ns: Ns, local: &str) -> bool {
-        self.ns == ns && self.local == local
+        self.ns == ns && same_name(self.local, local)
     }
 }
 
@@ -169,7 +169,7 @@ impl<'a> Document<'a> {
     pub fn attr_ns(&self, node: &Node<'_>, ns: Ns, local: &str) -> Option<&Attr<'a>> {
         self.attrs(node)
             .iter()
-            .find(|a| a.ns == ns && a.local == local)
+            .find(|a| a.ns == ns && same_name(a.local, local))
     }
 
     /// The element children of a node, in document order.
@@ -495,7 +495,7 @@ impl<'a> Builder<'a> {
     fn check_duplicate(&mut self, key: &'a str, offset: u64) -> Result<(), XmlError> {
         const SMALL: usize = 16;
         let previous = if self.keys.len() < SMALL {
-            self.keys.iter().find(|k| **k == key).copied()
+            self.keys.iter().find(|k| same_name(k, key)).copied()
         } else {
             if self.key_set.is_empty() {
                 self.key_set.extend(self.keys.iter().copied());
@@ -562,7 +562,12 @@ impl<'a> Builder<'a> {
     /// The namespace of a name with this prefix (`None`: an element's unprefixed name).
     fn resolve(&self, prefix: Option<&str>, offset: u64) -> Result<Ns, XmlError> {
         let wanted = prefix.unwrap_or("");
-        match self.bindings.iter().rev().find(|b| b.prefix == wanted) {
+        match self
+            .bindings
+            .iter()
+            .rev()
+            .find(|b| same_name(b.prefix, wanted))
+        {
             Some(Binding { ns: Some(ns), .. }) => Ok(*ns),
             // `xmlns=""` undeclares the default namespace.
             Some(Binding { ns: None, .. }) if prefix.is_none() => Ok(Ns::None),
@@ -644,6 +649,12 @@ impl<'a> Builder<'a> {
             Cow::Owned(owned) => Cow::Owned(owned),
         }
     }
+}
+
+/// Whether two names are the same. Names are short and mostly differ in length or first
+/// byte: compared inline rather than through a `memcmp` call per pair.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// `prefix:local` → `(Some(prefix), local)`; `local` → `(None, local)`.
