@@ -265,8 +265,9 @@ struct Builder<'a> {
 impl<'a> Builder<'a> {
     fn run(mut self) -> Result<Document<'a>, XmlError> {
         let mut reader = Reader::from_str(self.text);
-        // quick-xml drops a byte order mark without counting it in its positions.
-        let bom = if self.text.starts_with('\u{feff}') {
+        // quick-xml drops a byte order mark without counting it in its positions: it is added
+        // back, so every position is a byte offset into the whole text.
+        let bom: u64 = if self.text.starts_with('\u{feff}') {
             3
         } else {
             0
@@ -278,9 +279,9 @@ impl<'a> Builder<'a> {
             // of its event's markup or text.
             let skips_space = self.open_has_children();
             reader.config_mut().trim_text_start = skips_space;
-            let mut before = reader.buffer_position();
+            let mut before = bom + reader.buffer_position();
             if skips_space {
-                let rest = &self.text.as_bytes()[bom + before as usize..];
+                let rest = &self.text.as_bytes()[before as usize..];
                 before += rest
                     .iter()
                     .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
@@ -290,12 +291,12 @@ impl<'a> Builder<'a> {
                 Ok(event) => event,
                 Err(error) => {
                     return Err(XmlError::malformed(
-                        reader.error_position(),
+                        bom + reader.error_position(),
                         error.to_string(),
                     ));
                 }
             };
-            let after = reader.buffer_position();
+            let after = bom + reader.buffer_position();
             match event {
                 Event::Start(start) => {
                     let scope = self.bindings.len() as u32;
@@ -749,6 +750,26 @@ mod tests {
         ] {
             assert_eq!(parse(bad).unwrap_err().offset, at, "{bad}");
         }
+    }
+
+    #[test]
+    fn positions_count_a_byte_order_mark() {
+        let xml = "\u{feff}<a>\n  <b x=\"1 &lt; 2\"/>\n  <c>t</c>\n</a>\n";
+        let doc = parse(xml).unwrap();
+        for node in &doc.nodes {
+            assert_eq!(
+                &xml[node.start as usize..][..node.local.len() + 1],
+                format!("<{}", node.local)
+            );
+        }
+        let b = doc.nodes.iter().find(|n| n.local == "b").unwrap();
+        let x = doc.attr(b, "x").unwrap();
+        assert_eq!(&xml[x.span.start as usize..x.span.end as usize], "1 &lt; 2");
+        let bad = "\u{feff}<a>\n  &nope;</a>";
+        assert_eq!(
+            parse(bad).unwrap_err().offset as usize,
+            bad.find('&').unwrap()
+        );
     }
 
     #[test]
