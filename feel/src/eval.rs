@@ -436,6 +436,15 @@ impl<'a> Eval<'a> {
         let (a_slot, b_slot);
         let a = operand!(self, x, scope, a_slot);
         let b = operand!(self, y, scope, b_slot);
+        // numbers without the operator table (`/` and `**` can fail: the table words it)
+        if let (Value::Number(x), Value::Number(y)) = (a, b) {
+            match op {
+                ArithOp::Add => return Ok(Value::Number(x.add(y))),
+                ArithOp::Sub => return Ok(Value::Number(x.sub(y))),
+                ArithOp::Mul => return Ok(Value::Number(x.mul(y))),
+                ArithOp::Div | ArithOp::Pow => {}
+            }
+        }
         self.arith(*op, a, b)
     }
 

@@ -1349,6 +1349,11 @@ impl<'s> Parser<'s> {
     /// A function argument: a range (`[1..5)`) or an expression.
     fn argument(&mut self) -> P<Expr> {
         let save = self.pos;
+        // a range needs `..`: without one ahead, `[1, 2]` is not parsed twice (the second
+        // pass, which words the error, tries it as the grammar does)
+        if !self.track && !self.rest().contains("..") {
+            return self.expression();
+        }
         if let Some(r) = self.range_literal() {
             self.ws();
             if self.rest().starts_with([',', ')']) {

@@ -501,6 +501,10 @@ impl<'a> Checker<'a> {
 
     /// Zeebe's `verifyNoDuplicatedEventDefinition`: message names, signal names and link names.
     fn no_duplicates(&mut self, id: &str, offset: u32, definitions: &[&EventDefinition]) {
+        // Nothing to compare (most elements have no or one definition).
+        if definitions.len() < 2 {
+            return;
+        }
         let name =
             |expr: Option<&'a Expr>| expr.filter(|n| !n.text.is_empty()).map(|n| n.text.as_str());
         let messages = definitions.iter().filter_map(|d| match d {
@@ -547,6 +551,9 @@ impl<'a> Checker<'a> {
 
     /// Zeebe's `verifyNoDuplicatedErrorHandler` and `verifyNoDuplicatedEscalationHandler`.
     fn no_duplicate_handlers(&mut self, id: &str, offset: u32, definitions: &[&EventDefinition]) {
+        if definitions.len() < 2 {
+            return;
+        }
         for kind in ["error", "escalation"] {
             // `None`: no reference (catch-all); `Some(None)`: a reference without code.
             let codes: Vec<Option<Option<&str>>> = definitions

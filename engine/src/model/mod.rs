@@ -298,9 +298,7 @@ pub struct Element {
     pub loop_characteristics: Option<LoopCharacteristics>,
     /// `isForCompensation` on activities.
     pub is_for_compensation: bool,
-    /// Boxed: the extensions take three times the room of the rest of the element, and the
-    /// elements of a process are moved and copied as one array.
-    pub zeebe: Box<Zeebe>,
+    pub zeebe: Zeebe,
     pub span: Span,
 }
 
@@ -430,16 +428,12 @@ pub enum TimerDefinition {
     Empty(Span),
 }
 
-// Held once per element, inline in an `Option`: boxing the large variant would cost an allocation
-// per multi-instance element to save a few bytes on the others.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoopCharacteristics {
-    MultiInstance(MultiInstance),
+    /// Boxed: every element holds an `Option<LoopCharacteristics>`, few are multi-instance.
+    MultiInstance(Box<MultiInstance>),
     /// `bpmn:standardLoopCharacteristics`: not supported by Zeebe, rejected at deploy.
-    StandardLoop {
-        span: Span,
-    },
+    StandardLoop { span: Span },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -458,6 +452,10 @@ pub struct MultiInstance {
 }
 
 /// The `zeebe:` extension elements and attributes of one element (or process).
+///
+/// Held inline in every element, so the extensions only some kinds of element have are boxed:
+/// unboxed they took three times the room of the rest of an element, and the elements of a
+/// process are one array.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Zeebe {
     pub task_definition: Option<TaskDefinition>,
@@ -467,21 +465,21 @@ pub struct Zeebe {
     pub task_headers: Vec<(String, String)>,
     /// `zeebe:properties`, in order.
     pub properties: Vec<Property>,
-    pub subscription: Option<Subscription>,
-    pub called_element: Option<CalledElement>,
-    pub called_decision: Option<CalledDecision>,
-    pub script: Option<ZeebeScript>,
+    pub subscription: Option<Box<Subscription>>,
+    pub called_element: Option<Box<CalledElement>>,
+    pub called_decision: Option<Box<CalledDecision>>,
+    pub script: Option<Box<ZeebeScript>>,
     /// `zeebe:userTask` present: a Camunda user task (else a job-based one).
     pub user_task: bool,
-    pub assignment: Option<AssignmentDefinition>,
-    pub task_schedule: Option<TaskSchedule>,
+    pub assignment: Option<Box<AssignmentDefinition>>,
+    pub task_schedule: Option<Box<TaskSchedule>>,
     pub priority: Option<Expr>,
-    pub form: Option<FormDefinition>,
+    pub form: Option<Box<FormDefinition>>,
     pub execution_listeners: Vec<Listener>,
     pub task_listeners: Vec<Listener>,
-    pub ad_hoc: Option<ZeebeAdHoc>,
+    pub ad_hoc: Option<Box<ZeebeAdHoc>>,
     pub linked_resources: Vec<LinkedResource>,
-    pub publish_message: Option<PublishMessage>,
+    pub publish_message: Option<Box<PublishMessage>>,
     pub job_priority: Option<Expr>,
     /// `zeebe:modelerTemplate`, `zeebe:modelerTemplateVersion`, `zeebe:modelerTemplateIcon`.
     pub modeler_template: Option<String>,

@@ -778,7 +778,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             .boolean(node, "isForCompensation", eid)
             .unwrap_or(false);
 
-        let mut zeebe = Box::<Zeebe>::default();
+        let mut zeebe = Zeebe::default();
         self.zeebe_attributes(node, &mut zeebe);
         let mut extras = Extras::default();
         let mut event_definitions = Vec::new();
@@ -790,9 +790,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             match child.local {
                 "extensionElements" => self.zeebe_extensions(child, &id, &mut zeebe, &mut extras),
                 "multiInstanceLoopCharacteristics" => {
-                    loop_characteristics = Some(LoopCharacteristics::MultiInstance(
+                    loop_characteristics = Some(LoopCharacteristics::MultiInstance(Box::new(
                         self.multi_instance(child_id, &id),
-                    ));
+                    )));
                 }
                 "standardLoopCharacteristics" => {
                     loop_characteristics = Some(LoopCharacteristics::StandardLoop {
@@ -940,7 +940,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                             if zeebe.publish_message.is_some() {
                                 self.duplicate_extension(ext, element_id, "publishMessage");
                             }
-                            zeebe.publish_message = Some(self.publish_message(ext));
+                            zeebe.publish_message = Some(Box::new(self.publish_message(ext)));
                         }
                     }
                 }
@@ -1100,13 +1100,13 @@ impl<'s, 'a> Parser<'s, 'a> {
                     }
                 }
                 "subscription" => {
-                    zeebe.subscription = Some(Subscription {
+                    zeebe.subscription = Some(Box::new(Subscription {
                         correlation_key: self.expr(ext, "correlationKey"),
                         span,
-                    })
+                    }))
                 }
                 "calledElement" => {
-                    zeebe.called_element = Some(CalledElement {
+                    zeebe.called_element = Some(Box::new(CalledElement {
                         process_id: self.expr(ext, "processId"),
                         propagate_all_child_variables: self.boolean(
                             ext,
@@ -1121,52 +1121,52 @@ impl<'s, 'a> Parser<'s, 'a> {
                         binding_type: self.string(ext, "bindingType"),
                         version_tag: self.string(ext, "versionTag"),
                         span,
-                    })
+                    }))
                 }
                 "calledDecision" => {
-                    zeebe.called_decision = Some(CalledDecision {
+                    zeebe.called_decision = Some(Box::new(CalledDecision {
                         decision_id: self.expr(ext, "decisionId"),
                         result_variable: self.string(ext, "resultVariable"),
                         binding_type: self.string(ext, "bindingType"),
                         version_tag: self.string(ext, "versionTag"),
                         span,
-                    })
+                    }))
                 }
                 "script" => {
-                    zeebe.script = Some(ZeebeScript {
+                    zeebe.script = Some(Box::new(ZeebeScript {
                         expression: self.expr(ext, "expression"),
                         result_variable: self.string(ext, "resultVariable"),
                         span,
-                    })
+                    }))
                 }
                 "userTask" => zeebe.user_task = true,
                 "assignmentDefinition" => {
-                    zeebe.assignment = Some(AssignmentDefinition {
+                    zeebe.assignment = Some(Box::new(AssignmentDefinition {
                         assignee: self.expr(ext, "assignee"),
                         candidate_groups: self.expr(ext, "candidateGroups"),
                         candidate_users: self.expr(ext, "candidateUsers"),
                         span,
-                    })
+                    }))
                 }
                 "taskSchedule" => {
-                    zeebe.task_schedule = Some(TaskSchedule {
+                    zeebe.task_schedule = Some(Box::new(TaskSchedule {
                         due_date: self.expr(ext, "dueDate"),
                         follow_up_date: self.expr(ext, "followUpDate"),
                         span,
-                    })
+                    }))
                 }
                 "priorityDefinition" => {
                     zeebe.priority = Some(self.expr(ext, "priority").unwrap_or(Expr::new("", span)))
                 }
                 "formDefinition" => {
-                    zeebe.form = Some(FormDefinition {
+                    zeebe.form = Some(Box::new(FormDefinition {
                         form_id: self.expr(ext, "formId"),
                         form_key: self.expr(ext, "formKey"),
                         external_reference: self.expr(ext, "externalReference"),
                         binding_type: self.string(ext, "bindingType"),
                         version_tag: self.string(ext, "versionTag"),
                         span,
-                    })
+                    }))
                 }
                 "executionListeners" | "taskListeners" => {
                     let item = if local == "executionListeners" {
@@ -1192,12 +1192,12 @@ impl<'s, 'a> Parser<'s, 'a> {
                     }
                 }
                 "adHoc" => {
-                    zeebe.ad_hoc = Some(ZeebeAdHoc {
+                    zeebe.ad_hoc = Some(Box::new(ZeebeAdHoc {
                         active_elements_collection: self.expr(ext, "activeElementsCollection"),
                         output_collection: self.string(ext, "outputCollection"),
                         output_element: self.expr(ext, "outputElement"),
                         span,
-                    })
+                    }))
                 }
                 "linkedResources" => {
                     for (_, resource) in self.children(ext_id) {
@@ -1213,7 +1213,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                         }
                     }
                 }
-                "publishMessage" => zeebe.publish_message = Some(self.publish_message(ext)),
+                "publishMessage" => {
+                    zeebe.publish_message = Some(Box::new(self.publish_message(ext)))
+                }
                 "jobPriorityDefinition" => zeebe.job_priority = self.expr(ext, "priority"),
                 "versionTag" => extras.version_tag = self.string(ext, "value"),
                 "userTaskForm" => extras.user_task_forms.push(UserTaskForm {
@@ -1447,7 +1449,7 @@ fn copy_subscriptions(definitions: &mut Definitions) {
                 element
                     .zeebe
                     .subscription
-                    .get_or_insert_with(|| (*subscription).clone());
+                    .get_or_insert_with(|| Box::new((*subscription).clone()));
             }
         }
     }

@@ -107,7 +107,7 @@ pub(crate) struct Node<'a> {
 
 impl<'a> Node<'a> {
     pub fn is(&self, ns: Ns, local: &str) -> bool {
-        self.ns == ns && self.local == local
+        self.ns == ns && same_name(self.local, local)
     }
 }
 
@@ -169,7 +169,7 @@ impl<'a> Document<'a> {
     pub fn attr_ns(&self, node: &Node<'_>, ns: Ns, local: &str) -> Option<&Attr<'a>> {
         self.attrs(node)
             .iter()
-            .find(|a| a.ns == ns && a.local == local)
+            .find(|a| a.ns == ns && same_name(a.local, local))
     }
 
     /// The element children of a node, in document order.
@@ -265,8 +265,9 @@ struct Builder<'a> {
 impl<'a> Builder<'a> {
     fn run(mut self) -> Result<Document<'a>, XmlError> {
         let mut reader = Reader::from_str(self.text);
-        // quick-xml drops a byte order mark without counting it in its positions.
-        let bom = if self.text.starts_with('\u{feff}') {
+        // quick-xml drops a byte order mark without counting it in its positions: it is added
+        // back, so every position is a byte offset into the whole text.
+        let bom: u64 = if self.text.starts_with('\u{feff}') {
             3
         } else {
             0
@@ -278,9 +279,9 @@ impl<'a> Builder<'a> {
             // of its event's markup or text.
             let skips_space = self.open_has_children();
             reader.config_mut().trim_text_start = skips_space;
-            let mut before = reader.buffer_position();
+            let mut before = bom + reader.buffer_position();
             if skips_space {
-                let rest = &self.text.as_bytes()[bom + before as usize..];
+                let rest = &self.text.as_bytes()[before as usize..];
                 before += rest
                     .iter()
                     .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
@@ -290,12 +291,12 @@ impl<'a> Builder<'a> {
                 Ok(event) => event,
                 Err(error) => {
                     return Err(XmlError::malformed(
-                        reader.error_position(),
+                        bom + reader.error_position(),
                         error.to_string(),
                     ));
                 }
             };
-            let after = reader.buffer_position();
+            let after = bom + reader.buffer_position();
             match event {
                 Event::Start(start) => {
                     let scope = self.bindings.len() as u32;
@@ -495,7 +496,7 @@ impl<'a> Builder<'a> {
     fn check_duplicate(&mut self, key: &'a str, offset: u64) -> Result<(), XmlError> {
         const SMALL: usize = 16;
         let previous = if self.keys.len() < SMALL {
-            self.keys.iter().find(|k| **k == key).copied()
+            self.keys.iter().find(|k| same_name(k, key)).copied()
         } else {
             if self.key_set.is_empty() {
                 self.key_set.extend(self.keys.iter().copied());
@@ -562,7 +563,12 @@ impl<'a> Builder<'a> {
     /// The namespace of a name with this prefix (`None`: an element's unprefixed name).
     fn resolve(&self, prefix: Option<&str>, offset: u64) -> Result<Ns, XmlError> {
         let wanted = prefix.unwrap_or("");
-        match self.bindings.iter().rev().find(|b| b.prefix == wanted) {
+        match self
+            .bindings
+            .iter()
+            .rev()
+            .find(|b| same_name(b.prefix, wanted))
+        {
             Some(Binding { ns: Some(ns), .. }) => Ok(*ns),
             // `xmlns=""` undeclares the default namespace.
             Some(Binding { ns: None, .. }) if prefix.is_none() => Ok(Ns::None),
@@ -644,6 +650,12 @@ impl<'a> Builder<'a> {
             Cow::Owned(owned) => Cow::Owned(owned),
         }
     }
+}
+
+/// Whether two names are the same. Names are short and mostly differ in length or first
+/// byte: compared inline rather than through a `memcmp` call per pair.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// `prefix:local` → `(Some(prefix), local)`; `local` → `(None, local)`.
@@ -738,6 +750,26 @@ mod tests {
         ] {
             assert_eq!(parse(bad).unwrap_err().offset, at, "{bad}");
         }
+    }
+
+    #[test]
+    fn positions_count_a_byte_order_mark() {
+        let xml = "\u{feff}<a>\n  <b x=\"1 &lt; 2\"/>\n  <c>t</c>\n</a>\n";
+        let doc = parse(xml).unwrap();
+        for node in &doc.nodes {
+            assert_eq!(
+                &xml[node.start as usize..][..node.local.len() + 1],
+                format!("<{}", node.local)
+            );
+        }
+        let b = doc.nodes.iter().find(|n| n.local == "b").unwrap();
+        let x = doc.attr(b, "x").unwrap();
+        assert_eq!(&xml[x.span.start as usize..x.span.end as usize], "1 &lt; 2");
+        let bad = "\u{feff}<a>\n  &nope;</a>";
+        assert_eq!(
+            parse(bad).unwrap_err().offset as usize,
+            bad.find('&').unwrap()
+        );
     }
 
     #[test]

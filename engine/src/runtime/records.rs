@@ -46,13 +46,6 @@ pub fn share_document_arc(doc: Arc<VariableDocument>) -> SharedVariableDocument 
     }
 }
 
-/// A shared document's values copied out into a plain one.
-pub fn unshare_document(doc: &SharedVariableDocument) -> VariableDocument {
-    doc.iter()
-        .map(|(k, v)| (k.clone(), (**v).clone()))
-        .collect()
-}
-
 macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),* $(,)? }) => {
         $(#[$m])*

@@ -58,7 +58,7 @@ impl Builder {
             event_definitions: Vec::new(),
             loop_characteristics: None,
             is_for_compensation: false,
-            zeebe: Box::default(),
+            zeebe: Zeebe::default(),
             span: Span::default(),
         };
         self.p().elements.push(element);
@@ -129,13 +129,13 @@ impl Builder {
     pub fn business_rule(&mut self, id: &str, decision: &str, result: &str) -> &mut Self {
         self.add(id, ElementKind::Task(TaskKind::BusinessRule))
             .zeebe
-            .called_decision = Some(CalledDecision {
+            .called_decision = Some(Box::new(CalledDecision {
             decision_id: Some(expr(decision)),
             result_variable: Some(result.to_owned()),
             binding_type: None,
             version_tag: None,
             span: Span::default(),
-        });
+        }));
         self
     }
     pub fn gateway(&mut self, id: &str, kind: GatewayKind) -> &mut Self {
@@ -143,14 +143,15 @@ impl Builder {
         self
     }
     pub fn call(&mut self, id: &str, process_id: &str) -> &mut Self {
-        self.add(id, ElementKind::CallActivity).zeebe.called_element = Some(CalledElement {
-            process_id: Some(expr(process_id)),
-            propagate_all_child_variables: None,
-            propagate_all_parent_variables: None,
-            binding_type: None,
-            version_tag: None,
-            span: Span::default(),
-        });
+        self.add(id, ElementKind::CallActivity).zeebe.called_element =
+            Some(Box::new(CalledElement {
+                process_id: Some(expr(process_id)),
+                propagate_all_child_variables: None,
+                propagate_all_parent_variables: None,
+                binding_type: None,
+                version_tag: None,
+                span: Span::default(),
+            }));
         self
     }
     /// Opens a sub-process: elements added until `close()` go inside.

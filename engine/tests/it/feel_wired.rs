@@ -187,11 +187,11 @@ fn script_task_writes_its_result_variable() {
         }),
     )
     .zeebe
-    .script = Some(baton_engine::model::ZeebeScript {
+    .script = Some(Box::new(baton_engine::model::ZeebeScript {
         expression: Some(expr("=a + b")),
         result_variable: Some("sum".into()),
         span: Default::default(),
-    });
+    }));
     b.end("e");
     b.chain(&["s", "calc", "e"]);
     let mut e = engine_with(&b);
@@ -206,16 +206,18 @@ fn mi(sequential: bool, condition: Option<&str>) -> Builder {
     let mut b = Builder::new("mi");
     b.start("s").service("t", "work").end("e");
     b.chain(&["s", "t", "e"]);
-    b.element("t").loop_characteristics = Some(LoopCharacteristics::MultiInstance(MultiInstance {
-        is_sequential: sequential,
-        input_collection: Some(expr("=items")),
-        input_element: Some("item".into()),
-        output_collection: Some("results".into()),
-        output_element: Some(expr("=out")),
-        completion_condition: condition.map(expr),
-        loop_cardinality: None,
-        span: Default::default(),
-    }));
+    b.element("t").loop_characteristics = Some(LoopCharacteristics::MultiInstance(Box::new(
+        MultiInstance {
+            is_sequential: sequential,
+            input_collection: Some(expr("=items")),
+            input_element: Some("item".into()),
+            output_collection: Some("results".into()),
+            output_element: Some(expr("=out")),
+            completion_condition: condition.map(expr),
+            loop_cardinality: None,
+            span: Default::default(),
+        },
+    )));
     b
 }
 
@@ -286,12 +288,12 @@ fn bpmn_ad_hoc_sub_process_activates_the_collection_and_collects_output() {
         .close()
         .end("e");
     b.chain(&["s", "tools", "e"]);
-    b.element("tools").zeebe.ad_hoc = Some(ZeebeAdHoc {
+    b.element("tools").zeebe.ad_hoc = Some(Box::new(ZeebeAdHoc {
         active_elements_collection: Some(expr("=toActivate")),
         output_collection: Some("results".into()),
         output_element: Some(expr("=result")),
         span: Default::default(),
-    });
+    }));
     let mut e = engine_with(&b);
     let pi = e
         .create_instance(

@@ -688,14 +688,22 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                     if mcp_tool(name, &mcp_clients).is_some() {
                         content = mcp_result_content(content);
                     }
-                    let mut block = json!({"id": id, "name": name, "content": content_blocks(&content), "elementId": element_id});
+                    let mut block = Map::with_capacity(5);
+                    block.insert("id".into(), id.as_str().into());
+                    block.insert("name".into(), name.into());
+                    block.insert("content".into(), content_blocks(&content));
+                    block.insert("elementId".into(), element_id.into());
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
-                        block["completedAt"] = completed_at.clone();
+                        block.insert("completedAt".into(), completed_at.clone());
                     } else if let Some(now) = &now {
-                        block["completedAt"] = now.clone().into();
+                        block.insert("completedAt".into(), now.as_str().into());
                     }
-                    blocks.push(block);
-                    seen_results.push(json!({"id": id, "name": name, "content": content}));
+                    blocks.push(Value::Object(block));
+                    let mut seen = Map::with_capacity(3);
+                    seen.insert("id".into(), id.into());
+                    seen.insert("name".into(), name.into());
+                    seen.insert("content".into(), content);
+                    seen_results.push(Value::Object(seen));
                 }
                 None if interrupt => {
                     interrupted = true;
@@ -710,9 +718,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 None => return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default()))),
             }
         }
-        input_messages.push(stamp(
-            json!({"role": "tool_call_result", "results": blocks}),
-        ));
+        input_messages.push(stamp(object([
+            ("role", "tool_call_result".into()),
+            ("results", Value::Array(blocks)),
+        ])));
         input_messages.extend(event_messages);
     } else {
         let mut content = Vec::new();
@@ -728,7 +737,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
             content.push(json!({"type": "document", "document": document}));
         }
         if !content.is_empty() {
-            input_messages.push(stamp(json!({"role": "user", "content": content})));
+            input_messages.push(stamp(object([
+                ("role", "user".into()),
+                ("content", Value::Array(content)),
+            ])));
         }
         input_messages.extend(event_messages);
     }
@@ -909,10 +921,15 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
                 }
             },
         };
-        assistant_calls.push(json!({"id": call.id, "name": call.name, "arguments": arguments}));
+        assistant_calls.push(object([
+            ("id", call.id.as_str().into()),
+            ("name", call.name.as_str().into()),
+            ("arguments", arguments),
+        ]));
     }
 
-    let mut assistant = Map::new();
+    // Sized up front: a growing map reallocates its entries and its index.
+    let mut assistant = Map::with_capacity(5);
     assistant.insert("role".into(), "assistant".into());
     if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
         assistant.insert("content".into(), json!([{"type": "text", "text": text}]));
@@ -938,11 +955,11 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
         metrics.usage.add(&usage);
     }
     // Built by moving the conversation in: it is the largest value of a job.
-    let mut conversation = Map::new();
+    let mut conversation = Map::with_capacity(3);
     conversation.insert("type".into(), "in-process".into());
     conversation.insert("conversationId".into(), conversation_id.into());
     conversation.insert("messages".into(), Value::Array(messages));
-    let mut context = Map::new();
+    let mut context = Map::with_capacity(7);
     context.insert("schemaVersion".into(), 1.into());
     context.insert("state".into(), "READY".into());
     context.insert(
@@ -955,7 +972,11 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
     );
     context.insert(
         "metrics".into(),
-        json!({"modelCalls": metrics.model_calls, "tokenUsage": metrics.usage.to_json(), "toolCalls": metrics.tool_calls}),
+        object([
+            ("modelCalls", metrics.model_calls.into()),
+            ("tokenUsage", metrics.usage.to_json()),
+            ("toolCalls", metrics.tool_calls.into()),
+        ]),
     );
     context.insert("toolDefinitions".into(), tools_json);
     context.insert("conversation".into(), Value::Object(conversation));
@@ -1039,7 +1060,12 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
                 });
                 continue;
             }
-            let mut tool_call = Map::new();
+            let mut tool_call = Map::with_capacity(
+                1 + match &call.arguments {
+                    Arguments::Json(Value::Object(arguments)) => arguments.len(),
+                    _ => 4,
+                },
+            );
             tool_call.insert("_meta".into(), json!({"id": call.id, "name": call.name}));
             if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
                 for (key, value) in arguments {
@@ -1252,13 +1278,27 @@ fn conversation_id_for(element_instance_key: u64) -> String {
 }
 
 /// A tool result's content as the connector stores it: text, object, or nothing.
-fn content_blocks(content: &Value) -> Value {
-    match content {
-        Value::Null => json!([]),
-        Value::String(text) if text.trim().is_empty() => json!([]),
-        Value::String(text) => json!([{"type": "text", "text": text}]),
-        other => json!([{"type": "object", "content": other}]),
+/// A JSON object of these entries, built in place (`json!` would serialize every value it is
+/// given into a copy).
+fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    let mut map = Map::with_capacity(N);
+    for (key, value) in entries {
+        map.insert(key.to_owned(), value);
     }
+    Value::Object(map)
+}
+
+fn content_blocks(content: &Value) -> Value {
+    let (kind, key, value) = match content {
+        Value::Null => return Value::Array(Vec::new()),
+        Value::String(text) if text.trim().is_empty() => return Value::Array(Vec::new()),
+        Value::String(_) => ("text", "text", content.clone()),
+        other => ("object", "content", other.clone()),
+    };
+    let mut block = Map::with_capacity(2);
+    block.insert("type".into(), kind.into());
+    block.insert(key.into(), value);
+    Value::Array(vec![Value::Object(block)])
 }
 
 /// The user message for an event (an event sub-process result).
