@@ -2,7 +2,7 @@
 //! machine: BPMN errors caught by a boundary (or an incident), job errors, the normal path, and
 //! expressions the runtime cannot read.
 
-use baton_engine::runtime::State;
+use baton_engine::runtime::{Key, State};
 use baton_testing::agent::on_engine::{AgentJobOutcome, tool_order};
 use baton_testing::agent::{AiAgentMock, JobAnswer, Turn};
 use serde_json::json;
@@ -77,6 +77,16 @@ fn agent(driver: &Driver, turns: Vec<Turn>) -> AiAgentMock {
         ))
 }
 
+/// Starts the template with the customer's question about order 1042 and runs it under the mock.
+fn ask_about_order(driver: &mut Driver, mock: &mut AiAgentMock) -> Key {
+    let instance = driver.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "Where is 1042?"}),
+    );
+    driver.run(mock).unwrap();
+    instance
+}
+
 fn reached(driver: &Driver, ids: &[&str]) -> Vec<String> {
     driver
         .completed()
@@ -98,11 +108,7 @@ fn the_model_call_limit_as_a_bpmn_error_is_caught_by_the_boundary() {
         &driver,
         vec![Turn::call("lookup-order", json!({"orderId": "1042"}))],
     );
-    let instance = driver.start(
-        "ai-agent-tool-loop",
-        json!({"customerMessage": "Where is 1042?"}),
-    );
-    driver.run(&mut mock).unwrap();
+    let instance = ask_about_order(&mut driver, &mut mock);
 
     assert_eq!(driver.incidents(), Vec::<String>::new());
     assert_eq!(
@@ -136,11 +142,7 @@ fn an_uncaught_bpmn_error_is_an_incident() {
         &driver,
         vec![Turn::call("lookup-order", json!({"orderId": "1042"}))],
     );
-    driver.start(
-        "ai-agent-tool-loop",
-        json!({"customerMessage": "Where is 1042?"}),
-    );
-    driver.run(&mut mock).unwrap();
+    ask_about_order(&mut driver, &mut mock);
     insta::assert_debug_snapshot!(driver.incidents());
 }
 
@@ -154,11 +156,7 @@ fn a_matching_expression_on_a_normal_run_changes_nothing() {
             Turn::respond_json(json!({"answer": "It is on its way.", "resolved": true})),
         ],
     );
-    let instance = driver.start(
-        "ai-agent-tool-loop",
-        json!({"customerMessage": "Where is 1042?"}),
-    );
-    driver.run(&mut mock).unwrap();
+    let instance = ask_about_order(&mut driver, &mut mock);
     assert_eq!(driver.incidents(), Vec::<String>::new());
     assert_eq!(
         driver.engine.process_instance(instance).map(|p| p.state),
@@ -184,11 +182,7 @@ fn the_expression_is_evaluated_on_success_too() {
             json!({"answer": "I cannot find that order.", "resolved": false}),
         )],
     );
-    let instance = driver.start(
-        "ai-agent-tool-loop",
-        json!({"customerMessage": "Where is 1042?"}),
-    );
-    driver.run(&mut mock).unwrap();
+    let instance = ask_about_order(&mut driver, &mut mock);
     assert_eq!(driver.incidents(), Vec::<String>::new());
     assert_eq!(
         reached(&driver, &["agent-failed", "failed", "answered", "queued"]),
@@ -235,11 +229,7 @@ fn a_job_error_without_retries_is_an_incident() {
         Some("NOTHING"),
     );
     let mut mock = agent(&driver, vec![Turn::error("503 Service Unavailable")]);
-    driver.start(
-        "ai-agent-tool-loop",
-        json!({"customerMessage": "Where is 1042?"}),
-    );
-    driver.run(&mut mock).unwrap();
+    ask_about_order(&mut driver, &mut mock);
     insta::assert_debug_snapshot!((driver.incidents(), &driver.outcomes));
 }
 
@@ -252,11 +242,7 @@ fn a_broken_expression_fails_the_job_for_good() {
             json!({"answer": "Done.", "resolved": true}),
         )],
     );
-    driver.start(
-        "ai-agent-tool-loop",
-        json!({"customerMessage": "Where is 1042?"}),
-    );
-    driver.run(&mut mock).unwrap();
+    ask_about_order(&mut driver, &mut mock);
     insta::assert_debug_snapshot!(driver.incidents());
 }
 
