@@ -5,14 +5,13 @@
 
 use std::hint::black_box;
 
-use baton_benches::generate_workloads;
+use baton_benches::{generate_workloads, quick_xml_floor};
 use baton_engine::deploy::{Resource, check};
 use baton_engine::model;
 use baton_engine::runtime::{Engine, EngineConfig};
 use baton_engine::source::Source;
 use baton_testing::Deployment;
 use criterion::{Criterion, criterion_group, criterion_main};
-use quick_xml::events::Event;
 
 fn workloads(c: &mut Criterion) {
     let dir = match generate_workloads() {
@@ -41,10 +40,10 @@ fn workloads(c: &mut Criterion) {
             c.bench_function("Deployment::from_file wide1000", |b| {
                 b.iter(|| Deployment::from_file(black_box(&path)).unwrap())
             });
-            // The floor: quick-xml alone reading every event and attribute of the file.
+            // The floor: quick-xml's plain reader (the parser's) alone, every event and attribute.
             let text = String::from_utf8(content.clone()).unwrap();
             c.bench_function("quick-xml events wide1000 (floor)", |b| {
-                b.iter(|| read_all_events(black_box(&text)))
+                b.iter(|| quick_xml_floor(black_box(&text), false))
             });
         }
         let source = Source::new(name, String::from_utf8(content).unwrap());
@@ -53,24 +52,6 @@ fn workloads(c: &mut Criterion) {
         });
     }
     std::fs::remove_dir_all(&dir).ok();
-}
-
-fn read_all_events(text: &str) -> usize {
-    let mut reader = quick_xml::reader::NsReader::from_str(text);
-    let mut count = 0;
-    loop {
-        match reader.read_event() {
-            Ok(Event::Eof) | Err(_) => return count,
-            Ok(Event::Start(e) | Event::Empty(e)) => {
-                count += e
-                    .attributes()
-                    .flatten()
-                    .map(|a| a.value.len())
-                    .sum::<usize>();
-            }
-            Ok(_) => count += 1,
-        }
-    }
 }
 
 fn hostile(c: &mut Criterion) {

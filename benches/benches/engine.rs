@@ -1,31 +1,9 @@
 //! Engine throughput: one chain of 10 service tasks, start to end, jobs completed in order; and an
 //! exclusive gateway whose condition reads fields of an object variable (the engine↔FEEL seam).
 
+use baton_benches::workloads::{chain_xml, work_jobs};
 use baton_engine::runtime::{CreateInstance, Engine, VariableDocument};
 use criterion::{Criterion, criterion_group, criterion_main};
-
-fn chain_xml(n: usize) -> String {
-    let mut body = String::from(r#"<bpmn:startEvent id="s" />"#);
-    for i in 1..=n {
-        body.push_str(&format!(
-            r#"<bpmn:serviceTask id="t{i}"><bpmn:extensionElements><zeebe:taskDefinition type="work" /></bpmn:extensionElements></bpmn:serviceTask>"#
-        ));
-    }
-    body.push_str(r#"<bpmn:endEvent id="e" />"#);
-    let ids: Vec<String> = std::iter::once("s".to_owned())
-        .chain((1..=n).map(|i| format!("t{i}")))
-        .chain(std::iter::once("e".to_owned()))
-        .collect();
-    for (i, w) in ids.windows(2).enumerate() {
-        body.push_str(&format!(
-            r#"<bpmn:sequenceFlow id="f{i}" sourceRef="{}" targetRef="{}" />"#,
-            w[0], w[1]
-        ));
-    }
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="t"><bpmn:process id="chain" isExecutable="true">{body}</bpmn:process></bpmn:definitions>"#
-    )
-}
 
 fn chain10(c: &mut Criterion) {
     let mut deployed = Engine::default();
@@ -36,21 +14,13 @@ fn chain10(c: &mut Criterion) {
         let mut engine = deployed.clone();
         b.iter(|| {
             engine
-                .create_instance(CreateInstance::new("chain"))
+                .create_instance(CreateInstance::new("steps"))
                 .expect("creates");
-            let mut cursor = 0;
-            loop {
-                let (jobs, next) = engine.activatable_jobs_since(cursor);
-                cursor = next;
-                if jobs.is_empty() {
-                    break;
-                }
-                for j in jobs {
-                    engine
-                        .complete_job(j, VariableDocument::new())
-                        .expect("completes");
-                }
-            }
+            work_jobs(&mut engine, |engine, job| {
+                engine
+                    .complete_job(job, VariableDocument::new())
+                    .expect("completes");
+            });
             engine.clear_records();
             engine.clear_job_feed();
             engine.forget_ended_instances();

@@ -7,6 +7,7 @@
 
 use std::hint::black_box;
 
+use baton_benches::quick_xml_floor;
 use baton_engine::deploy::{Resource, check};
 use baton_engine::runtime::{Engine, EngineConfig};
 use baton_engine::source::Source;
@@ -46,10 +47,10 @@ fn main() {
                 black_box(Deployment::from_file(path).expect("the file deploys"));
             }
             "floor" => {
-                black_box(floor(black_box(source.text()), false));
+                black_box(quick_xml_floor(black_box(source.text()), false));
             }
             "floor-trim" => {
-                black_box(floor(black_box(source.text()), true));
+                black_box(quick_xml_floor(black_box(source.text()), true));
             }
             "floor-noattr" => {
                 black_box(floor_noattr(black_box(source.text())));
@@ -66,26 +67,6 @@ fn floor_noattr(text: &str) -> usize {
     loop {
         match reader.read_event() {
             Ok(Event::Eof) | Err(_) => return count,
-            Ok(_) => count += 1,
-        }
-    }
-}
-
-fn floor(text: &str, trim: bool) -> usize {
-    use quick_xml::events::Event;
-    let mut reader = quick_xml::reader::Reader::from_str(text);
-    reader.config_mut().trim_text_start = trim;
-    let mut count = 0;
-    loop {
-        match reader.read_event() {
-            Ok(Event::Eof) | Err(_) => return count,
-            Ok(Event::Start(e) | Event::Empty(e)) => {
-                count += e
-                    .attributes()
-                    .flatten()
-                    .map(|a| a.value.len())
-                    .sum::<usize>();
-            }
             Ok(_) => count += 1,
         }
     }

@@ -32,5 +32,28 @@ pub fn generate_workloads() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+/// The floor under BPMN parsing: quick-xml's plain reader (the one `model::xml` uses) reading every
+/// event of `text` and every attribute value; `trim` skips white space before markup, as the
+/// parser does beside child elements. Returns a count so the work is not optimized away.
+pub fn quick_xml_floor(text: &str, trim: bool) -> usize {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::reader::Reader::from_str(text);
+    reader.config_mut().trim_text_start = trim;
+    let mut count = 0;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Eof) | Err(_) => return count,
+            Ok(Event::Start(e) | Event::Empty(e)) => {
+                count += e
+                    .attributes()
+                    .flatten()
+                    .map(|a| a.value.len())
+                    .sum::<usize>();
+            }
+            Ok(_) => count += 1,
+        }
+    }
+}
+
 pub mod feel;
 pub mod workloads;

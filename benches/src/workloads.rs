@@ -1,7 +1,7 @@
 //! The workloads of the `agent` and `testing` benches, shared with the `profile` example (which
 //! runs one of them in a loop under callgrind).
 
-use baton_engine::runtime::{CreateInstance, Engine, JobKind, VariableDocument};
+use baton_engine::runtime::{CreateInstance, Engine, JobKind, Key, VariableDocument};
 use baton_testing::agent::on_engine::answer_agent_job;
 use std::sync::Arc;
 
@@ -166,34 +166,26 @@ impl TemplateWorkload {
                 CreateInstance::new("ai-agent-tool-loop").variables(self.start.clone()),
             )
             .expect("starts");
-        let mut cursor = 0;
-        loop {
-            let (jobs, next) = engine.activatable_jobs_since(cursor);
-            cursor = next;
-            if jobs.is_empty() {
-                break;
+        work_jobs(engine, |engine, key| {
+            let Some(job) = engine.job(key) else { return };
+            if job.kind == JobKind::AdHocSubProcess {
+                answer_agent_job(engine, key, &mut mock).expect("the script fits");
+                return;
             }
-            for key in jobs {
-                let Some(job) = engine.job(key) else { continue };
-                if job.kind == JobKind::AdHocSubProcess {
-                    answer_agent_job(engine, key, &mut mock).expect("the script fits");
-                    continue;
-                }
-                let vars: VariableDocument = match &*job.job_type {
-                    "order-lookup" => [("order".to_string(), tool_result("lookup-order"))]
-                        .into_iter()
-                        .collect(),
-                    "kb-search" => [("articles".to_string(), tool_result("search-kb"))]
-                        .into_iter()
-                        .collect(),
-                    "ticket-create" => [("ticketId".to_string(), json!("T-77"))]
-                        .into_iter()
-                        .collect(),
-                    _ => VariableDocument::new(),
-                };
-                let _ = engine.complete_job(key, vars);
-            }
-        }
+            let vars: VariableDocument = match &*job.job_type {
+                "order-lookup" => [("order".to_string(), tool_result("lookup-order"))]
+                    .into_iter()
+                    .collect(),
+                "kb-search" => [("articles".to_string(), tool_result("search-kb"))]
+                    .into_iter()
+                    .collect(),
+                "ticket-create" => [("ticketId".to_string(), json!("T-77"))]
+                    .into_iter()
+                    .collect(),
+                _ => VariableDocument::new(),
+            };
+            let _ = engine.complete_job(key, vars);
+        });
         assert!(
             mock.remaining_turns() == 0,
             "instance {instance} used the script"
@@ -201,6 +193,21 @@ impl TemplateWorkload {
         engine.clear_records();
         engine.clear_job_feed();
         engine.forget_ended_instances();
+    }
+}
+
+/// Hands every job that becomes activatable to `work`, in creation order, until none is left.
+pub fn work_jobs(engine: &mut Engine, mut work: impl FnMut(&mut Engine, Key)) {
+    let mut cursor = 0;
+    loop {
+        let (jobs, next) = engine.activatable_jobs_since(cursor);
+        cursor = next;
+        if jobs.is_empty() {
+            return;
+        }
+        for key in jobs {
+            work(engine, key);
+        }
     }
 }
 
