@@ -102,8 +102,41 @@ fn substring(_: &mut Eval, a: &[Value]) -> Out {
     ))
 }
 
-/// Translates a java/XPath pattern with flags into a fancy-regex.
+/// How many compiled patterns each thread keeps (see [`regex`]).
+const REGEX_CACHE_SIZE: usize = 32;
+
+thread_local! {
+    /// Recently compiled patterns, newest last, keyed by pattern and flags. Expressions are
+    /// evaluated many times with the same literal pattern, and compiling costs far more than
+    /// matching a short FEEL string; the cache only memoizes, so it cannot change a result.
+    static REGEX_CACHE: std::cell::RefCell<Vec<(String, Option<String>, fancy_regex::Regex)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Translates a java/XPath pattern with flags into a fancy-regex, reusing a recent compilation
+/// of the same pattern and flags.
 pub(crate) fn regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::Regex, Fail> {
+    let cached = REGEX_CACHE.with_borrow(|cache| {
+        cache
+            .iter()
+            .rev()
+            .find(|(p, f, _)| p == pattern && f.as_deref() == flags)
+            .map(|(_, _, re)| re.clone())
+    });
+    if let Some(re) = cached {
+        return Ok(re);
+    }
+    let re = compile_regex(pattern, flags)?;
+    REGEX_CACHE.with_borrow_mut(|cache| {
+        if cache.len() == REGEX_CACHE_SIZE {
+            cache.remove(0);
+        }
+        cache.push((pattern.to_string(), flags.map(str::to_string), re.clone()));
+    });
+    Ok(re)
+}
+
+fn compile_regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::Regex, Fail> {
     let mut prefix = String::new();
     let mut literal = false;
     if let Some(f) = flags {
@@ -128,7 +161,7 @@ pub(crate) fn regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::R
     if full.len() > 10_000 {
         return Err(Fail::Msg("the pattern is too long".into()));
     }
-    // a pattern is compiled at each call and FEEL strings are short: building the lazy DFA
+    // FEEL strings are short and patterns are compiled often: building the lazy DFA
     // (a reverse NFA and its cache) costs more than it saves, the PikeVM/backtracker match
     fancy_regex::RegexBuilder::new(&full)
         .backtrack_limit(1_000_000)
@@ -274,4 +307,34 @@ fn uuid(ev: &mut Eval, _: &[Value]) -> Out {
         &h[16..20],
         &h[20..]
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_regex_cache_keeps_the_latest_patterns_and_tells_flags_apart() {
+        for n in 0..REGEX_CACHE_SIZE + 8 {
+            let Ok(re) = regex(&format!("^a{{{n}}}$"), None) else {
+                panic!("pattern {n} did not compile")
+            };
+            assert!(re.is_match(&"a".repeat(n)).unwrap());
+        }
+        REGEX_CACHE.with_borrow(|cache| {
+            assert_eq!(cache.len(), REGEX_CACHE_SIZE);
+            assert_eq!(
+                cache.last().unwrap().0,
+                format!("^a{{{}}}$", REGEX_CACHE_SIZE + 7)
+            );
+        });
+        let matches = |flags| regex("abc", flags).is_ok_and(|re| re.is_match("ABC").unwrap());
+        assert!(matches(Some("i")));
+        assert!(!matches(None));
+        assert!(regex("(", None).is_err());
+        assert!(
+            regex("(", None).is_err(),
+            "a failed compilation is not cached as a success"
+        );
+    }
 }
