@@ -137,22 +137,14 @@ pub(crate) fn regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::R
 }
 
 fn compile_regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::Regex, Fail> {
+    // feel-scala maps `s`, `m`, `i` and `x` to java's pattern flags and ignores other letters
     let mut prefix = String::new();
-    let mut literal = false;
-    if let Some(f) = flags {
-        for c in f.chars() {
-            match c {
-                's' | 'm' | 'i' | 'x' => prefix.push(c),
-                'q' => literal = true,
-                _ => return Err(Fail::Msg(format!("Illegal flag '{c}'"))),
-            }
+    for flag in ['s', 'm', 'i', 'x'] {
+        if flags.is_some_and(|f| f.contains(flag)) {
+            prefix.push(flag);
         }
     }
-    let body = if literal {
-        fancy_regex::escape(pattern).into_owned()
-    } else {
-        translate(pattern)
-    };
+    let body = translate(pattern);
     let full = if prefix.is_empty() {
         body
     } else {
@@ -167,7 +159,7 @@ fn compile_regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::Rege
         .backtrack_limit(1_000_000)
         .delegate_dfa_size_limit(0)
         .build()
-        .map_err(|e| Fail::Msg(format!("Illegal pattern '{pattern}': {e}")))
+        .map_err(|_| Fail::Msg(format!("Invalid pattern '{pattern}'")))
 }
 
 /// XPath character-class subtraction `[a-z-[aeiou]]` becomes `[a-z--[aeiou]]`; java's
@@ -264,7 +256,9 @@ fn replace(ev: &mut Eval, a: &[Value]) -> Out {
 
 fn split(_: &mut Eval, a: &[Value]) -> Out {
     let input = str_arg(&a[0])?;
-    let re = regex(str_arg(&a[1])?, None)?;
+    let delimiter = str_arg(&a[1])?;
+    let re = regex(delimiter, None)
+        .map_err(|_| Fail::Msg(format!("Invalid pattern for delimiter '{delimiter}'")))?;
     let mut parts = Vec::new();
     let mut last = 0;
     for m in re.find_iter(input) {
@@ -290,13 +284,21 @@ fn extract(_: &mut Eval, a: &[Value]) -> Out {
     Ok(Value::list(out))
 }
 
+/// A version 7 UUID, as feel-scala generates them (`timeBasedEpochRandomGenerator`): the
+/// milliseconds of the evaluation's clock, then bits from the seeded generator, so a run
+/// repeats its UUIDs and they sort by the virtual time they were made at.
 fn uuid(ev: &mut Eval, _: &[Value]) -> Out {
-    let hi = ev.next_random();
-    let lo = ev.next_random();
+    let millis = ev
+        .env
+        .now
+        .timestamp()
+        .as_millisecond()
+        .clamp(0, (1 << 48) - 1) as u64;
     let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&hi.to_be_bytes());
-    b[8..].copy_from_slice(&lo.to_be_bytes());
-    b[6] = (b[6] & 0x0f) | 0x40;
+    b[..6].copy_from_slice(&millis.to_be_bytes()[2..]);
+    b[6..14].copy_from_slice(&ev.next_random().to_be_bytes());
+    b[14..].copy_from_slice(&ev.next_random().to_be_bytes()[..2]);
+    b[6] = (b[6] & 0x0f) | 0x70;
     b[8] = (b[8] & 0x3f) | 0x80;
     let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
     Ok(Value::string(format!(
