@@ -148,10 +148,7 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
     let content = resource.content();
     if content.len() > MAX_RESOURCE_BYTES {
         // Not even decoded: the text is never looked at.
-        return (
-            None,
-            vec![too_large(&resource.name, content.len() as u64)],
-        );
+        return (None, vec![too_large(&resource.name, content.len() as u64)]);
     }
     let text = match &resource.content {
         Content::Text(text) => Arc::clone(text),
@@ -160,20 +157,20 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
             Ok(text) => Arc::from(text),
             Err(error) => {
                 let offset = error.valid_up_to();
-            // The position only needs the text before the bad byte, which is valid UTF-8.
-            let valid = String::from_utf8_lossy(&bytes[..offset]).into_owned();
-            let source = Source::new(resource.name.clone(), valid);
-            let diagnostic = Diagnostic::at(
-                &source,
-                offset as u32,
-                Rule::XmlMalformed,
-                None,
-                format!(
-                    "the file is not UTF-8 text (byte 0x{:02x} at offset {offset} is invalid)",
-                    bytes[offset]
-                ),
-            );
-            return (None, vec![diagnostic]);
+                // The position only needs the text before the bad byte, which is valid UTF-8.
+                let valid = String::from_utf8_lossy(&bytes[..offset]).into_owned();
+                let source = Source::new(resource.name.clone(), valid);
+                let diagnostic = Diagnostic::at(
+                    &source,
+                    offset as u32,
+                    Rule::XmlMalformed,
+                    None,
+                    format!(
+                        "the file is not UTF-8 text (byte 0x{:02x} at offset {offset} is invalid)",
+                        bytes[offset]
+                    ),
+                );
+                return (None, vec![diagnostic]);
             }
         },
     };

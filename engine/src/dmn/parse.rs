@@ -139,7 +139,9 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn attr(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        self.doc.attr(node, name).map(|a| self.doc.value(a).to_string())
+        self.doc
+            .attr(node, name)
+            .map(|a| self.doc.value(a).to_string())
     }
 
     fn span(&self, node: &Node<'_>) -> Span {
@@ -534,7 +536,10 @@ impl<'s, 'a> Parser<'s, 'a> {
                 doc.children(doc.root)
                     .any(|(_, c)| {
                         c.is(Ns::Dmn, "inputData")
-                            && self.doc.attr(c, "id").is_some_and(|a| self.doc.value(a) == id)
+                            && self
+                                .doc
+                                .attr(c, "id")
+                                .is_some_and(|a| self.doc.value(a) == id)
                     })
                     .then_some(0)
             }

@@ -187,7 +187,9 @@ impl<'s, 'a> Parser<'s, 'a> {
     // --- small readers -------------------------------------------------------------------
 
     fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        self.doc.attr(node, name).map(|a| self.doc.value(a).to_string())
+        self.doc
+            .attr(node, name)
+            .map(|a| self.doc.value(a).to_string())
     }
 
     fn zeebe_string(&self, node: &Node<'_>, name: &str) -> Option<String> {
@@ -508,7 +510,10 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn unsupported(&mut self, node: &Node<'_>, type_name: &str) {
-        let id = self.doc.attr(node, "id").map(|a| self.doc.value(a).to_string());
+        let id = self
+            .doc
+            .attr(node, "id")
+            .map(|a| self.doc.value(a).to_string());
         self.error(
             node.start,
             Rule::UnsupportedElement,
@@ -954,9 +959,13 @@ impl<'s, 'a> Parser<'s, 'a> {
                 let mut timer = None;
                 for (_, child) in self.children(node_id) {
                     let value = match (child.ns, child.local) {
-                        (Ns::Bpmn, "timeDuration") => TimerDefinition::Duration(text_expr(self.doc, child)),
+                        (Ns::Bpmn, "timeDuration") => {
+                            TimerDefinition::Duration(text_expr(self.doc, child))
+                        }
                         (Ns::Bpmn, "timeDate") => TimerDefinition::Date(text_expr(self.doc, child)),
-                        (Ns::Bpmn, "timeCycle") => TimerDefinition::Cycle(text_expr(self.doc, child)),
+                        (Ns::Bpmn, "timeCycle") => {
+                            TimerDefinition::Cycle(text_expr(self.doc, child))
+                        }
                         _ => continue,
                     };
                     if timer.is_some() {

@@ -571,9 +571,11 @@ fn process_diagram(
             .len()
             .min(1 + process.lanes.len() + process.elements.len() + process.artifacts.len()),
     );
-    diagram
-        .edges
-        .reserve(edges.len().min(process.flows.len() + process.artifacts.len()));
+    diagram.edges.reserve(
+        edges
+            .len()
+            .min(process.flows.len() + process.artifacts.len()),
+    );
     for id in shape_ids() {
         if let Some((id, shape)) = defs.diagram.shapes.swap_remove_entry(id) {
             diagram.shapes.insert(id, shape);
