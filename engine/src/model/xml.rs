@@ -329,7 +329,7 @@ impl<'a> Streamed<'_, 'a> {
 /// Reads `text` into a tree, handing the subtrees `stream` asks for to it instead.
 pub(crate) fn parse_streaming<'a>(
     text: &'a str,
-    stream: &mut impl Stream<'a>,
+    stream: &mut dyn Stream<'a>,
 ) -> Result<Document<'a>, XmlError> {
     // Modeler-written BPMN spends 50 to 60 bytes of text per element and about 35 per attribute;
     // reserving a little more avoids regrowing (and copying) the arenas.
@@ -369,9 +369,10 @@ struct Open<'a> {
     start: u32,
 }
 
-struct Builder<'a, 'st, S> {
+struct Builder<'a, 'st> {
     text: &'a str,
-    stream: &'st mut S,
+    // (Not generic: one copy of the reader loop, which the compiler inlines quick-xml into.)
+    stream: &'st mut dyn Stream<'a>,
     nodes: Vec<Node<'a>>,
     attrs: Vec<Attr<'a>>,
     texts: Vec<Text<'a>>,
@@ -393,7 +394,7 @@ struct Builder<'a, 'st, S> {
     root: Option<NodeId>,
 }
 
-impl<'a, S: Stream<'a>> Builder<'a, '_, S> {
+impl<'a> Builder<'a, '_> {
     fn run(mut self) -> Result<Document<'a>, XmlError> {
         let mut reader = Reader::from_str(self.text);
         // quick-xml drops a byte order mark without counting it in its positions: it is added
