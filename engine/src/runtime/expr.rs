@@ -24,6 +24,37 @@ pub enum Expr {
 pub struct FeelExpr {
     pub source: String,
     pub parsed: baton_feel_bridge::Parsed,
+    /// The value of an expression that reads no variable and calls no function (`="text"`,
+    /// `=20`, `={type: "object", ...}`), evaluated once here: Zeebe evaluates it on every use,
+    /// always to the same value. `None` for every other expression, and for constants whose
+    /// evaluation fails or warns (those are evaluated on use, for their messages).
+    constant: Option<Arc<Json>>,
+}
+
+impl FeelExpr {
+    /// A parsed expression; a constant one is evaluated now.
+    pub fn new(source: String, parsed: baton_feel_bridge::Parsed) -> FeelExpr {
+        let constant = baton_feel_bridge::is_constant(&parsed)
+            .then(|| {
+                let outcome =
+                    baton_feel_bridge::evaluate(&parsed, &source, &|_| None, &|_| None, 0);
+                match outcome.result {
+                    Ok(value) if outcome.warnings.is_empty() => Some(Arc::new(value)),
+                    _ => None,
+                }
+            })
+            .flatten();
+        FeelExpr {
+            source,
+            parsed,
+            constant,
+        }
+    }
+
+    /// The value of a constant expression (see [`FeelExpr::new`]), shared.
+    pub fn constant(&self) -> Option<&Arc<Json>> {
+        self.constant.as_ref()
+    }
 }
 
 impl Expr {
@@ -36,10 +67,7 @@ impl Expr {
         match text.strip_prefix('=') {
             Some(source) => {
                 let parsed = baton_feel_bridge::parse(source)?;
-                Ok(Expr::Feel(Arc::new(FeelExpr {
-                    source: source.to_owned(),
-                    parsed,
-                })))
+                Ok(Expr::Feel(Arc::new(FeelExpr::new(source.to_owned(), parsed))))
             }
             None => Ok(Expr::Static(Arc::from(text))),
         }
@@ -190,6 +218,26 @@ pub mod baton_feel_bridge {
                 args(a, bound, out);
             }
         }
+    }
+
+    /// Whether an expression reads nothing but its own literals: no variable, no function call,
+    /// no input (`?`), no iteration or filter (they bind names). Its value never changes.
+    pub fn is_constant(parsed: &Parsed) -> bool {
+        fn constant(e: &baton_feel::ast::Expr) -> bool {
+            use baton_feel::ast::ExprKind as K;
+            match &e.kind {
+                K::Const(_) => true,
+                K::List(xs) => xs.iter().all(constant),
+                K::Context(entries) => entries.iter().all(|(_, x)| constant(x)),
+                K::Path(x, _) | K::Neg(x) | K::InstanceOf(x, _) => constant(x),
+                K::Arith(_, a, b) | K::Compare(_, a, b) | K::And(a, b) | K::Or(a, b) => {
+                    constant(a) && constant(b)
+                }
+                K::If(a, b, c) | K::Between(a, b, c) => constant(a) && constant(b) && constant(c),
+                _ => false,
+            }
+        }
+        constant(parsed.ast())
     }
 
     /// The result of an evaluation: a JSON value (Zeebe's conversion) or a failure message, plus

@@ -78,6 +78,9 @@ impl Engine {
         match expr {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
+                if let Some(constant) = f.constant() {
+                    return Ok(((**constant).clone(), Vec::new()));
+                }
                 let json = |name: &str| -> Option<&Json> {
                     match overlay.and_then(|o| o.value(name)) {
                         Some(v) => Some(v),
@@ -390,7 +393,7 @@ impl Engine {
         let mut doc = SharedVariableDocument::new();
         for m in mappings {
             let value = match &m.source {
-                Some(e) => match self.whole_variable(e, scope, &doc) {
+                Some(e) => match self.shared_value(e, scope, &doc) {
                     Some(shared) => shared,
                     None => Arc::new(self.eval(e, scope, Some(&doc))?),
                 },
@@ -407,9 +410,10 @@ impl Engine {
         Ok(doc)
     }
 
-    /// The value of `=name` when FEEL would return the variable unchanged (an earlier mapping
-    /// result first, then the scope's variable), shared.
-    fn whole_variable(
+    /// The value of an expression, shared, when it needs no evaluation: a constant, or `=name`
+    /// when FEEL would return the variable unchanged (an earlier mapping result first, then the
+    /// scope's variable, whose answer is kept with it).
+    fn shared_value(
         &self,
         expr: &Expr,
         scope: Key,
@@ -418,12 +422,18 @@ impl Engine {
         let Expr::Feel(f) = expr else {
             return None;
         };
+        if let Some(constant) = f.constant() {
+            return Some(constant.clone());
+        }
         let (name, keys) = baton_feel_bridge::variable_path(&f.parsed)?;
         if !keys.is_empty() {
             return None;
         }
-        let value = doc.get(name).or_else(|| self.lookup_var(scope, name))?;
-        baton_feel_bridge::round_trips(value).then(|| value.clone())
+        if let Some(value) = doc.get(name) {
+            return baton_feel_bridge::round_trips(value).then(|| value.clone());
+        }
+        let var = self.lookup_var_entry(scope, name)?;
+        var.round_trips().then(|| var.value.clone())
     }
 
     /// Applies the element's input mappings as local variables of the instance.
