@@ -89,9 +89,9 @@ impl Engine {
                 };
                 // `=agent`, `=agent.context`: the JSON itself, when FEEL would give it back as is
                 // (no conversion of a large variable to FEEL and back).
-                if let Some((name, keys)) = baton_feel_bridge::variable_path(&f.parsed)
+                if let Some((name, keys)) = f.variable_path()
                     && let Some(value) =
-                        json(name).and_then(|v| baton_feel_bridge::json_at(v, &keys))
+                        json(name).and_then(|v| baton_feel_bridge::json_at(v, keys))
                 {
                     return Ok((value.clone(), Vec::new()));
                 }
@@ -425,7 +425,7 @@ impl Engine {
         if let Some(constant) = f.constant() {
             return Some(constant.clone());
         }
-        let (name, keys) = baton_feel_bridge::variable_path(&f.parsed)?;
+        let (name, keys) = f.variable_path()?;
         if !keys.is_empty() {
             return None;
         }
