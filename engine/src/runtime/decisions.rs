@@ -391,7 +391,11 @@ impl Engine {
             .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
             .to_zoned_datetime(jiff::tz::TimeZone::UTC);
         let vars = CachedVars::new(VarsFn(lookup));
-        dmn::evaluate(drg, &deployed.id, &vars, &Env::at(now))
+        let env = Env {
+            seed: self.next_feel_seed(),
+            ..Env::at(now)
+        };
+        dmn::evaluate(drg, &deployed.id, &vars, &env)
     }
 
     /// Writes the `DECISION_EVALUATION` record of an evaluation; returns its key.

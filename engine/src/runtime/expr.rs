@@ -352,20 +352,25 @@ pub mod baton_feel_bridge {
         }
     }
 
-    /// Evaluates against a variable lookup at the given instant (epoch milliseconds, UTC). The
-    /// lookups are asked only for the names the expression reads, when it reads them: `feel` for
-    /// whole variables, `json` for paths into them (only the end of the path is converted).
+    /// Evaluates against a variable lookup at the given instant (epoch milliseconds, UTC), with
+    /// `seed` for `uuid()` and `random number()`. The lookups are asked only for the names the
+    /// expression reads, when it reads them: `feel` for whole variables, `json` for paths into
+    /// them (only the end of the path is converted).
     pub fn evaluate<'l>(
         parsed: &Parsed,
         _source: &str,
         feel: &'l dyn Fn(&str) -> Option<FeelValue>,
         json: &'l dyn Fn(&str) -> Option<&'l Json>,
         now_ms: i64,
+        seed: u64,
     ) -> Outcome {
         let now = jiff::Timestamp::from_millisecond(now_ms)
             .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
             .to_zoned_datetime(jiff::tz::TimeZone::UTC);
-        let env = baton_feel::Env::at(now);
+        let env = baton_feel::Env {
+            seed,
+            ..baton_feel::Env::at(now)
+        };
         let vars = LookupVars { feel, json };
         let evaluation = parsed.evaluate(&vars, &env);
         Outcome {

@@ -178,6 +178,9 @@ pub struct Engine {
     pub(crate) event_starts: FxHashMap<Key, state::EventTrigger>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
+    /// FEEL evaluations so far: each one seeds `uuid()` and `random number()` with the next
+    /// count, so values differ between evaluations and repeat from run to run.
+    pub(crate) feel_evaluations: variables::EvaluationCounter,
     /// An empty variable document, shared by the records of commands without variables.
     pub(crate) empty_document: Arc<records::SharedVariableDocument>,
     /// The same for instance creations without variables or start instructions.
@@ -240,6 +243,7 @@ impl Engine {
             next_key: FIRST_KEY,
             records: Vec::new(),
             position: 0,
+            feel_evaluations: variables::EvaluationCounter::default(),
             queue: VecDeque::new(),
             instances: state::InstanceStore::default(),
             pending_vars: FxHashMap::default(),

@@ -103,8 +103,14 @@ impl Engine {
                     }
                     self.lookup_var_entry(scope, name).map(Var::feel_value)
                 };
-                let outcome =
-                    baton_feel_bridge::evaluate(&f.parsed, &f.source, &feel, &json, self.now);
+                let outcome = baton_feel_bridge::evaluate(
+                    &f.parsed,
+                    &f.source,
+                    &feel,
+                    &json,
+                    self.now,
+                    self.next_feel_seed(),
+                );
                 let warnings = outcome.warnings;
                 outcome
                     .result
@@ -112,6 +118,11 @@ impl Engine {
                     .map_err(|m| Failure::new(ErrorType::ExtractValueError, m))
             }
         }
+    }
+
+    /// The seed of the next FEEL evaluation's `uuid()` and `random number()`.
+    pub(crate) fn next_feel_seed(&self) -> u64 {
+        self.feel_evaluations.next()
     }
 
     pub(crate) fn eval_string(&self, expr: &Expr, scope: Key) -> Result<String, Failure> {
@@ -634,6 +645,26 @@ pub(crate) fn expr_source(e: &Expr) -> String {
     match e {
         Expr::Static(s) => s.to_string(),
         Expr::Feel(f) => f.source.clone(),
+    }
+}
+
+/// Counts an engine's FEEL evaluations (see [`Engine::next_feel_seed`]). Atomic only so that a
+/// deployed engine can be shared between test threads; each engine counts its own evaluations,
+/// in the order it makes them, and a clone carries on from the same count.
+#[derive(Debug, Default)]
+pub(crate) struct EvaluationCounter(std::sync::atomic::AtomicU64);
+
+impl EvaluationCounter {
+    fn next(&self) -> u64 {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Clone for EvaluationCounter {
+    fn clone(&self) -> Self {
+        EvaluationCounter(std::sync::atomic::AtomicU64::new(
+            self.0.load(std::sync::atomic::Ordering::Relaxed),
+        ))
     }
 }
 

@@ -176,6 +176,35 @@ fn input_and_output_mappings() {
 }
 
 #[test]
+fn uuid_and_random_number_differ_between_evaluations_and_repeat_between_runs() {
+    let mut b = Builder::new("ids");
+    b.start("s").service("t", "work").end("e");
+    b.chain(&["s", "t", "e"]);
+    b.input("t", "=uuid()", "a")
+        .input("t", "=uuid()", "b")
+        .input("t", "=random number()", "r");
+    let run = || {
+        let mut e = engine_with(&b);
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            e.create_instance(CreateInstance::new("ids")).unwrap();
+        }
+        for job in e.activatable_jobs(None) {
+            let vars = e.job_variables(job.key).unwrap();
+            seen.extend(["a", "b", "r"].map(|name| vars[name].to_string()));
+        }
+        seen
+    };
+    let first = run();
+    assert_eq!(first.len(), 6);
+    let mut distinct = first.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 6, "every evaluation draws anew: {first:?}");
+    assert_eq!(run(), first, "a run repeats its values");
+}
+
+#[test]
 fn script_task_writes_its_result_variable() {
     let mut b = Builder::new("script");
     b.start("s");

@@ -102,24 +102,49 @@ fn substring(_: &mut Eval, a: &[Value]) -> Out {
     ))
 }
 
-/// Translates a java/XPath pattern with flags into a fancy-regex.
+/// How many compiled patterns each thread keeps (see [`regex`]).
+const REGEX_CACHE_SIZE: usize = 32;
+
+thread_local! {
+    /// Recently compiled patterns, newest last, keyed by pattern and flags. Expressions are
+    /// evaluated many times with the same literal pattern, and compiling costs far more than
+    /// matching a short FEEL string; the cache only memoizes, so it cannot change a result.
+    static REGEX_CACHE: std::cell::RefCell<Vec<(String, Option<String>, fancy_regex::Regex)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Translates a java/XPath pattern with flags into a fancy-regex, reusing a recent compilation
+/// of the same pattern and flags.
 pub(crate) fn regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::Regex, Fail> {
+    let cached = REGEX_CACHE.with_borrow(|cache| {
+        cache
+            .iter()
+            .rev()
+            .find(|(p, f, _)| p == pattern && f.as_deref() == flags)
+            .map(|(_, _, re)| re.clone())
+    });
+    if let Some(re) = cached {
+        return Ok(re);
+    }
+    let re = compile_regex(pattern, flags)?;
+    REGEX_CACHE.with_borrow_mut(|cache| {
+        if cache.len() == REGEX_CACHE_SIZE {
+            cache.remove(0);
+        }
+        cache.push((pattern.to_string(), flags.map(str::to_string), re.clone()));
+    });
+    Ok(re)
+}
+
+fn compile_regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::Regex, Fail> {
+    // feel-scala maps `s`, `m`, `i` and `x` to java's pattern flags and ignores other letters
     let mut prefix = String::new();
-    let mut literal = false;
-    if let Some(f) = flags {
-        for c in f.chars() {
-            match c {
-                's' | 'm' | 'i' | 'x' => prefix.push(c),
-                'q' => literal = true,
-                _ => return Err(Fail::Msg(format!("Illegal flag '{c}'"))),
-            }
+    for flag in ['s', 'm', 'i', 'x'] {
+        if flags.is_some_and(|f| f.contains(flag)) {
+            prefix.push(flag);
         }
     }
-    let body = if literal {
-        fancy_regex::escape(pattern).into_owned()
-    } else {
-        translate(pattern)
-    };
+    let body = translate(pattern);
     let full = if prefix.is_empty() {
         body
     } else {
@@ -128,13 +153,13 @@ pub(crate) fn regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::R
     if full.len() > 10_000 {
         return Err(Fail::Msg("the pattern is too long".into()));
     }
-    // a pattern is compiled at each call and FEEL strings are short: building the lazy DFA
+    // FEEL strings are short and patterns are compiled often: building the lazy DFA
     // (a reverse NFA and its cache) costs more than it saves, the PikeVM/backtracker match
     fancy_regex::RegexBuilder::new(&full)
         .backtrack_limit(1_000_000)
         .delegate_dfa_size_limit(0)
         .build()
-        .map_err(|e| Fail::Msg(format!("Illegal pattern '{pattern}': {e}")))
+        .map_err(|_| Fail::Msg(format!("Invalid pattern '{pattern}'")))
 }
 
 /// XPath character-class subtraction `[a-z-[aeiou]]` becomes `[a-z--[aeiou]]`; java's
@@ -231,7 +256,9 @@ fn replace(ev: &mut Eval, a: &[Value]) -> Out {
 
 fn split(_: &mut Eval, a: &[Value]) -> Out {
     let input = str_arg(&a[0])?;
-    let re = regex(str_arg(&a[1])?, None)?;
+    let delimiter = str_arg(&a[1])?;
+    let re = regex(delimiter, None)
+        .map_err(|_| Fail::Msg(format!("Invalid pattern for delimiter '{delimiter}'")))?;
     let mut parts = Vec::new();
     let mut last = 0;
     for m in re.find_iter(input) {
@@ -257,13 +284,21 @@ fn extract(_: &mut Eval, a: &[Value]) -> Out {
     Ok(Value::list(out))
 }
 
+/// A version 7 UUID, as feel-scala generates them (`timeBasedEpochRandomGenerator`): the
+/// milliseconds of the evaluation's clock, then bits from the seeded generator, so a run
+/// repeats its UUIDs and they sort by the virtual time they were made at.
 fn uuid(ev: &mut Eval, _: &[Value]) -> Out {
-    let hi = ev.next_random();
-    let lo = ev.next_random();
+    let millis = ev
+        .env
+        .now
+        .timestamp()
+        .as_millisecond()
+        .clamp(0, (1 << 48) - 1) as u64;
     let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&hi.to_be_bytes());
-    b[8..].copy_from_slice(&lo.to_be_bytes());
-    b[6] = (b[6] & 0x0f) | 0x40;
+    b[..6].copy_from_slice(&millis.to_be_bytes()[2..]);
+    b[6..14].copy_from_slice(&ev.next_random().to_be_bytes());
+    b[14..].copy_from_slice(&ev.next_random().to_be_bytes()[..2]);
+    b[6] = (b[6] & 0x0f) | 0x70;
     b[8] = (b[8] & 0x3f) | 0x80;
     let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
     Ok(Value::string(format!(
@@ -274,4 +309,34 @@ fn uuid(ev: &mut Eval, _: &[Value]) -> Out {
         &h[16..20],
         &h[20..]
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_regex_cache_keeps_the_latest_patterns_and_tells_flags_apart() {
+        for n in 0..REGEX_CACHE_SIZE + 8 {
+            let Ok(re) = regex(&format!("^a{{{n}}}$"), None) else {
+                panic!("pattern {n} did not compile")
+            };
+            assert!(re.is_match(&"a".repeat(n)).unwrap());
+        }
+        REGEX_CACHE.with_borrow(|cache| {
+            assert_eq!(cache.len(), REGEX_CACHE_SIZE);
+            assert_eq!(
+                cache.last().unwrap().0,
+                format!("^a{{{}}}$", REGEX_CACHE_SIZE + 7)
+            );
+        });
+        let matches = |flags| regex("abc", flags).is_ok_and(|re| re.is_match("ABC").unwrap());
+        assert!(matches(Some("i")));
+        assert!(!matches(None));
+        assert!(regex("(", None).is_err());
+        assert!(
+            regex("(", None).is_err(),
+            "a failed compilation is not cached as a success"
+        );
+    }
 }

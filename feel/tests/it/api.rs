@@ -251,3 +251,58 @@ fn native_functions_come_from_the_variables_only() {
     ]
     "#);
 }
+
+#[test]
+fn uuids_are_version_7_from_the_callers_clock_and_seed() {
+    let now: jiff::ZonedDateTime = "2025-03-01T12:00:00+00:00[UTC]".parse().unwrap();
+    let uuids = |seed| {
+        let env = Env {
+            seed,
+            ..Env::at(now.clone())
+        };
+        let v = Expression::parse("[uuid(), uuid()]")
+            .unwrap()
+            .evaluate(&(), &env)
+            .value()
+            .to_json();
+        serde_json::from_value::<Vec<String>>(v).unwrap()
+    };
+    let first = uuids(0);
+    let millis = format!("{:012x}", now.timestamp().as_millisecond());
+    for id in &first {
+        assert_eq!(id.len(), 36, "{id}");
+        assert_eq!(
+            id.replace('-', "")[..12],
+            millis,
+            "{id} starts with the clock"
+        );
+        assert_eq!(&id[14..15], "7", "{id} is version 7");
+        assert!("89ab".contains(&id[19..20]), "{id} has the IETF variant");
+    }
+    assert_ne!(first[0], first[1], "each call draws new bits");
+    assert_eq!(uuids(0), first, "the same seed repeats");
+    assert_ne!(uuids(1), first, "another seed differs");
+}
+
+#[test]
+fn invalid_patterns_fail_with_feel_scalas_messages() {
+    let warnings: Vec<String> = ["matches(\"abc\", \"[a-z\")", "split(\"a,b\", \"(\")"]
+        .iter()
+        .flat_map(|source| {
+            let ev = Expression::parse(source)
+                .unwrap()
+                .evaluate(&(), &Env::default());
+            assert_eq!(ev.result.unwrap(), Value::Null, "{source}");
+            ev.warnings
+                .iter()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    insta::assert_debug_snapshot!(warnings, @r#"
+    [
+        "[FUNCTION_INVOCATION_FAILURE] Failed to invoke function 'matches': Invalid pattern '[a-z'",
+        "[FUNCTION_INVOCATION_FAILURE] Failed to invoke function 'split': Invalid pattern for delimiter '('",
+    ]
+    "#);
+}
