@@ -80,7 +80,10 @@ impl Expr {
         match text.strip_prefix('=') {
             Some(source) => {
                 let parsed = baton_feel_bridge::parse(source)?;
-                Ok(Expr::Feel(Arc::new(FeelExpr::new(source.to_owned(), parsed))))
+                Ok(Expr::Feel(Arc::new(FeelExpr::new(
+                    source.to_owned(),
+                    parsed,
+                ))))
             }
             None => Ok(Expr::Static(Arc::from(text))),
         }
@@ -420,7 +423,10 @@ mod tests {
         // evaluated by FEEL (warnings, no matching overload).
         assert_eq!(path(r#"=fromAi(toolCall.q, description)"#), None);
         assert_eq!(path(r#"=fromAi(toolCall.q, "d", "t", {a: 1, a: 2})"#), None);
-        assert_eq!(path(r#"=fromAi(toolCall.q, "a", "b", "c", "d", "e")"#), None);
+        assert_eq!(
+            path(r#"=fromAi(toolCall.q, "a", "b", "c", "d", "e")"#),
+            None
+        );
         assert_eq!(path(r#"=fromAi(value: toolCall.q)"#), None);
     }
 

@@ -652,7 +652,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     let stamp = |mut message: Value| {
         if let Some(now) = &now {
             if let Value::Object(fields) = &mut message {
-                fields.insert("metadata".into(), object([("timestamp", now.as_str().into())]));
+                fields.insert(
+                    "metadata".into(),
+                    object([("timestamp", now.as_str().into())]),
+                );
             }
         }
         message
@@ -1092,10 +1095,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
             );
             tool_call.insert(
                 "_meta".into(),
-                object([
-                    ("id", call.id.as_str().into()),
-                    ("name", call.name.into()),
-                ]),
+                object([("id", call.id.as_str().into()), ("name", call.name.into())]),
             );
             if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
                 for (key, value) in arguments {
@@ -1132,13 +1132,12 @@ impl FailureContext {
         );
         let mut variables = Variables::new();
         variables.insert("error".into(), Value::Object(error));
-        let (retries, retry_backoff_ms, message_text) = match parse_backoff(
-            self.backoff_header.as_deref(),
-        ) {
-            Ok(backoff) => ((self.retries - 1).max(0), backoff, message.clone()),
-            // An unreadable backoff header fails the job for good, with its own message.
-            Err(header_message) => (0, None, header_message),
-        };
+        let (retries, retry_backoff_ms, message_text) =
+            match parse_backoff(self.backoff_header.as_deref()) {
+                Ok(backoff) => ((self.retries - 1).max(0), backoff, message.clone()),
+                // An unreadable backoff header fails the job for good, with its own message.
+                Err(header_message) => (0, None, header_message),
+            };
         let mut error_message = format!("{message_text} | Error variables: {rendered}");
         if error_message.chars().count() > 6000 {
             error_message = error_message.chars().take(6000).collect();
