@@ -79,6 +79,7 @@ impl Engine {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
                 if let Some(constant) = f.constant() {
+                    self.next_feel_seed();
                     return Ok(((**constant).clone(), Vec::new()));
                 }
                 let json = |name: &str| -> Option<&Json> {
@@ -93,6 +94,9 @@ impl Engine {
                     && let Some(value) =
                         json(name).and_then(|v| baton_feel_bridge::json_at(v, keys))
                 {
+                    if f.counts_as_evaluation() {
+                        self.next_feel_seed();
+                    }
                     return Ok((value.clone(), Vec::new()));
                 }
                 // Only the names the expression reads are looked up; scope variables hand out
@@ -434,17 +438,24 @@ impl Engine {
             return None;
         };
         if let Some(constant) = f.constant() {
+            self.next_feel_seed();
             return Some(constant.clone());
         }
         let (name, keys) = f.variable_path()?;
         if !keys.is_empty() {
             return None;
         }
-        if let Some(value) = doc.get(name) {
-            return baton_feel_bridge::round_trips(value).then(|| value.clone());
+        let shared = match doc.get(name) {
+            Some(value) => baton_feel_bridge::round_trips(value).then(|| value.clone()),
+            None => {
+                let var = self.lookup_var_entry(scope, name)?;
+                var.round_trips().then(|| var.value.clone())
+            }
+        };
+        if shared.is_some() && f.counts_as_evaluation() {
+            self.next_feel_seed();
         }
-        let var = self.lookup_var_entry(scope, name)?;
-        var.round_trips().then(|| var.value.clone())
+        shared
     }
 
     /// Applies the element's input mappings as local variables of the instance.
