@@ -44,7 +44,7 @@ impl FeelExpr {
         let constant = baton_feel_bridge::is_constant(&parsed)
             .then(|| {
                 let outcome =
-                    baton_feel_bridge::evaluate(&parsed, &source, &|_| None, &|_| None, 0);
+                    baton_feel_bridge::evaluate(&parsed, &source, &|_| None, &|_| None, 0, 0);
                 match outcome.result {
                     Ok(value) if outcome.warnings.is_empty() => Some(Arc::new(value)),
                     _ => None,
