@@ -650,13 +650,13 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
 
     let now = job.now.map(str::to_string);
     let stamp = |mut message: Value| {
-        if let Some(now) = &now {
-            if let Value::Object(fields) = &mut message {
-                fields.insert(
-                    "metadata".into(),
-                    object([("timestamp", now.as_str().into())]),
-                );
-            }
+        if let Some(now) = &now
+            && let Value::Object(fields) = &mut message
+        {
+            fields.insert(
+                "metadata".into(),
+                object([("timestamp", now.as_str().into())]),
+            );
         }
         message
     };
@@ -1070,7 +1070,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
             .variables
             .insert("toolCallResults".into(), Value::Array(Vec::new()));
         for call in calls {
-            if let Some((client, mcp_name)) = mcp_tool(&call.name, &mcp_clients) {
+            if let Some((client, mcp_name)) = mcp_tool(call.name, &mcp_clients) {
                 let arguments = match &call.arguments {
                     Arguments::Json(arguments) => arguments.clone(),
                     Arguments::Raw(raw) => serde_json::from_str(raw).unwrap_or(Value::Null),
