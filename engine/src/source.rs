@@ -1,7 +1,7 @@
 //! A source file: its name, its text, and the byte offset → line:column conversion that every
 //! message with a position goes through.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A 1-based line and column. The column counts characters (Unicode scalar values), not bytes,
 /// so it matches what editors show.
@@ -12,16 +12,17 @@ pub struct LineCol {
 }
 
 /// The name and text of one resource, with a line index built the first time a position is
-/// asked for (a file that deploys cleanly never pays for it).
+/// asked for (a file that deploys cleanly never pays for it). The text is shared with the
+/// resource it was read from, not copied.
 #[derive(Debug)]
 pub struct Source {
     name: String,
-    text: String,
+    text: Arc<str>,
     line_starts: OnceLock<Vec<u32>>,
 }
 
 impl Source {
-    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
         Source {
             name: name.into(),
             text: text.into(),

@@ -88,10 +88,7 @@ impl Deployment {
 
     /// Adds BPMN text.
     pub fn add_xml(&mut self, name: &str, xml: &str) -> Result<&mut Self, DeployError> {
-        deploy_resources(
-            &mut self.engine,
-            &[Resource::new(name, xml.as_bytes().to_vec())],
-        )?;
+        deploy_resources(&mut self.engine, &[Resource::from_text(name, xml)])?;
         self.engine.clear_records();
         Ok(self)
     }

@@ -544,10 +544,7 @@ impl ProcessTest {
     pub fn deploy_xml(&self, name: &str, xml: &str) -> Result<&Self, DeployError> {
         deployment::deploy_resources(
             &mut self.inner.borrow_mut().engine,
-            &[baton_engine::deploy::Resource::new(
-                name,
-                xml.as_bytes().to_vec(),
-            )],
+            &[baton_engine::deploy::Resource::from_text(name, xml)],
         )?;
         Ok(self)
     }

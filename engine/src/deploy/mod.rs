@@ -16,18 +16,54 @@ use crate::model::{self, Definitions, MAX_RESOURCE_BYTES};
 use crate::source::Source;
 
 /// One file of a deployment.
+///
+/// The content is checked for UTF-8 once, when the resource is made, and the text is then
+/// shared (not copied) by every deployment of it and by the [`Source`] of what deploys.
 #[derive(Debug, Clone)]
 pub struct Resource {
     /// How diagnostics name the file (usually its path).
     pub name: String,
-    pub content: Vec<u8>,
+    content: Content,
+}
+
+#[derive(Debug, Clone)]
+enum Content {
+    Text(Arc<str>),
+    /// Not UTF-8, or too large to be read at all: kept as given, and refused when deployed.
+    Bytes(Vec<u8>),
 }
 
 impl Resource {
     pub fn new(name: impl Into<String>, content: impl Into<Vec<u8>>) -> Self {
+        let content = content.into();
+        let content = if content.len() > MAX_RESOURCE_BYTES {
+            // Never decoded: a file this large is refused without looking at it.
+            Content::Bytes(content)
+        } else {
+            match String::from_utf8(content) {
+                Ok(text) => Content::Text(Arc::from(text)),
+                Err(error) => Content::Bytes(error.into_bytes()),
+            }
+        };
         Resource {
             name: name.into(),
-            content: content.into(),
+            content,
+        }
+    }
+
+    /// A resource whose content is already text (shared, not copied).
+    pub fn from_text(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
+        Resource {
+            name: name.into(),
+            content: Content::Text(text.into()),
+        }
+    }
+
+    /// The content as given.
+    pub fn content(&self) -> &[u8] {
+        match &self.content {
+            Content::Text(text) => text.as_bytes(),
+            Content::Bytes(bytes) => bytes,
         }
     }
 }
@@ -109,32 +145,34 @@ pub fn check(resources: &[Resource]) -> Result<Vec<DeployedResource>, Diagnostic
 /// Parses and checks one resource on its own: the model (absent when the file is not BPMN or
 /// DMN) and the resource's diagnostics, by position.
 pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Diagnostic>) {
-    if resource.content.len() > MAX_RESOURCE_BYTES {
+    let content = resource.content();
+    if content.len() > MAX_RESOURCE_BYTES {
         // Not even decoded: the text is never looked at.
-        return (
-            None,
-            vec![too_large(&resource.name, resource.content.len() as u64)],
-        );
+        return (None, vec![too_large(&resource.name, content.len() as u64)]);
     }
-    let text = match String::from_utf8(resource.content.clone()) {
-        Ok(text) => text,
-        Err(error) => {
-            let offset = error.utf8_error().valid_up_to();
-            // The position only needs the text before the bad byte, which is valid UTF-8.
-            let valid = String::from_utf8_lossy(&resource.content[..offset]).into_owned();
-            let source = Source::new(resource.name.clone(), valid);
-            let diagnostic = Diagnostic::at(
-                &source,
-                offset as u32,
-                Rule::XmlMalformed,
-                None,
-                format!(
-                    "the file is not UTF-8 text (byte 0x{:02x} at offset {offset} is invalid)",
-                    resource.content[offset]
-                ),
-            );
-            return (None, vec![diagnostic]);
-        }
+    let text = match &resource.content {
+        Content::Text(text) => Arc::clone(text),
+        // Only content that is not UTF-8 is kept as bytes (larger content was refused above).
+        Content::Bytes(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => Arc::from(text),
+            Err(error) => {
+                let offset = error.valid_up_to();
+                // The position only needs the text before the bad byte, which is valid UTF-8.
+                let valid = String::from_utf8_lossy(&bytes[..offset]).into_owned();
+                let source = Source::new(resource.name.clone(), valid);
+                let diagnostic = Diagnostic::at(
+                    &source,
+                    offset as u32,
+                    Rule::XmlMalformed,
+                    None,
+                    format!(
+                        "the file is not UTF-8 text (byte 0x{:02x} at offset {offset} is invalid)",
+                        bytes[offset]
+                    ),
+                );
+                return (None, vec![diagnostic]);
+            }
+        },
     };
     let source = Source::new(resource.name.clone(), text);
     if is_dmn(&resource.name) {

@@ -139,7 +139,9 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn attr(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        self.doc.attr(node, name).map(|a| a.value.to_string())
+        self.doc
+            .attr(node, name)
+            .map(|a| self.doc.value(a).to_string())
     }
 
     fn span(&self, node: &Node<'_>) -> Span {
@@ -154,7 +156,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let doc = self.doc;
         let (_, duplicates) = doc.ids(|ns| ns == Ns::Dmn);
         for (id, first) in duplicates {
-            let value: &str = &id.value;
+            let value: &str = doc.value(id);
             let first = self.source.line_col(first);
             self.error(
                 id.span.start,
@@ -438,7 +440,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                                 if logic_node.local == "literalExpression" {
                                     literal_text = self
                                         .child(logic_id, "text")
-                                        .map(|(_, t)| text_of(t).to_owned());
+                                        .map(|(_, t)| text_of(self.doc, t).to_owned());
                                 }
                                 logic = self.logic(logic_id, &id);
                             }
@@ -503,7 +505,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             return None;
         };
         let at = href.span.start;
-        let value = href.value.to_string();
+        let value = self.doc.value(href).to_string();
         let Some(hash) = value.find('#') else {
             self.error(
                 at,
@@ -534,7 +536,10 @@ impl<'s, 'a> Parser<'s, 'a> {
                 doc.children(doc.root)
                     .any(|(_, c)| {
                         c.is(Ns::Dmn, "inputData")
-                            && self.doc.attr(c, "id").is_some_and(|a| a.value == id)
+                            && self
+                                .doc
+                                .attr(c, "id")
+                                .is_some_and(|a| self.doc.value(a) == id)
                     })
                     .then_some(0)
             }
@@ -718,7 +723,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     callee = Some((
                         child.start,
                         self.child(child_id, "text")
-                            .map(|(_, t)| text_of(t).trim().to_owned())
+                            .map(|(_, t)| text_of(self.doc, t).trim().to_owned())
                             .unwrap_or_default(),
                     ));
                 }
@@ -771,7 +776,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 if self.literal(child_id, owner).is_some() {
                     body = self
                         .child(child_id, "text")
-                        .map(|(_, t)| text_of(t).to_owned());
+                        .map(|(_, t)| text_of(self.doc, t).to_owned());
                 }
             } else if is_expression(child.local) && body.is_none() {
                 self.error(
@@ -809,11 +814,11 @@ impl<'s, 'a> Parser<'s, 'a> {
         let node = self.node(node_id);
         let hit_policy = match self.doc.attr(node, "hitPolicy") {
             None => HitPolicy::Unique,
-            Some(a) => HitPolicy::from_xml(&a.value).unwrap_or_else(|| {
+            Some(a) => HitPolicy::from_xml(self.doc.value(a)).unwrap_or_else(|| {
                 let message = format!(
                     "the hit policy '{}' is not one of UNIQUE, FIRST, PRIORITY, ANY, COLLECT, \
                      RULE ORDER, OUTPUT ORDER",
-                    a.value
+                    self.doc.value(a)
                 );
                 self.error(a.span.start, R::DecisionTable, Some(owner), message);
                 HitPolicy::Unique
@@ -821,12 +826,12 @@ impl<'s, 'a> Parser<'s, 'a> {
         };
         let aggregation = match self.doc.attr(node, "aggregation") {
             None => None,
-            Some(a) => match Aggregation::from_xml(&a.value) {
+            Some(a) => match Aggregation::from_xml(self.doc.value(a)) {
                 Some(agg) => Some(agg),
                 None => {
                     let message = format!(
                         "the aggregation '{}' is not one of SUM, MIN, MAX, COUNT",
-                        a.value
+                        self.doc.value(a)
                     );
                     self.error(a.span.start, R::DecisionTable, Some(owner), message);
                     None
@@ -872,7 +877,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     let values = self
                         .child(child_id, "outputValues")
                         .and_then(|(values_id, _)| self.child(values_id, "text"))
-                        .map(|(_, t)| text_of(t).to_owned());
+                        .map(|(_, t)| text_of(self.doc, t).to_owned());
                     outputs.push(Output {
                         id: Arc::from(self.attr(child, "id").unwrap_or_default().as_str()),
                         name: self.attr(child, "name").map(|n| Arc::from(n.as_str())),
@@ -956,7 +961,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let Some(language) = self.doc.attr(node, "expressionLanguage") else {
             return true;
         };
-        let lower = language.value.to_lowercase();
+        let lower = self.doc.value(language).to_lowercase();
         if FEEL_LANGUAGES.contains(&lower.as_str()) {
             return true;
         }
@@ -986,7 +991,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         if !self.language_ok(node, owner) {
             return None;
         }
-        let source = text_of(text);
+        let source = text_of(self.doc, text);
         match Expression::parse(source) {
             Ok(e) => Some(e),
             Err(error) => {
@@ -1017,7 +1022,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         if !self.language_ok(node, owner) {
             return None;
         }
-        let source = text_of(text);
+        let source = text_of(self.doc, text);
         if source.is_empty() {
             return None;
         }
@@ -1039,7 +1044,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// The source offset of byte `offset` of an element's text: exact when the text is written
     /// without entities or CDATA, else the start of the text.
     fn text_offset(&self, text: &Node<'_>, offset: usize) -> u32 {
-        match &text.text {
+        match self.doc.text(text) {
             Some(t) => {
                 let raw = &self.source.text()[t.span.start as usize..t.span.end as usize];
                 if raw == t.value {
@@ -1054,8 +1059,8 @@ impl<'s, 'a> Parser<'s, 'a> {
 }
 
 /// The text of a `<text>` element (empty when it has none).
-fn text_of<'n>(node: &'n Node<'_>) -> &'n str {
-    node.text.as_ref().map_or("", |t| &t.value)
+fn text_of<'d, 'a>(doc: &'d Document<'a>, node: &Node<'a>) -> &'d str {
+    doc.text(node).map_or("", |t| &t.value)
 }
 
 /// How a message names a kind of logic.

@@ -169,7 +169,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let (ids, duplicates) =
             doc.ids(|ns| matches!(ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe));
         for (id, first) in duplicates {
-            let value: &str = &id.value;
+            let value: &str = doc.value(id);
             let first = self.source.line_col(first);
             self.error(
                 id.span.start,
@@ -187,23 +187,25 @@ impl<'s, 'a> Parser<'s, 'a> {
     // --- small readers -------------------------------------------------------------------
 
     fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        self.doc.attr(node, name).map(|a| a.value.to_string())
+        self.doc
+            .attr(node, name)
+            .map(|a| self.doc.value(a).to_string())
     }
 
     fn zeebe_string(&self, node: &Node<'_>, name: &str) -> Option<String> {
         self.doc
             .attr_ns(node, Ns::Zeebe, name)
-            .map(|a| a.value.to_string())
+            .map(|a| self.doc.value(a).to_string())
     }
 
     fn expr(&self, node: &Node<'_>, name: &str) -> Option<Expr> {
-        self.doc.attr(node, name).map(attr_expr)
+        self.doc.attr(node, name).map(|a| attr_expr(self.doc, a))
     }
 
     fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef<'s>> {
         let doc: &'s Document<'a> = self.doc;
         doc.attr(node, name).map(|a| RawRef {
-            id: a.value.trim(),
+            id: doc.value(a).trim(),
             span: a.span,
         })
     }
@@ -220,7 +222,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         element_id: Option<&str>,
     ) -> Option<bool> {
         let attr = attr?;
-        match attr.value.trim() {
+        match self.doc.value(attr).trim() {
             "true" | "1" => Some(true),
             "false" | "0" => Some(false),
             other => {
@@ -245,10 +247,11 @@ impl<'s, 'a> Parser<'s, 'a> {
         let Some(attr) = attr else {
             return 0.0;
         };
-        match parse_number(attr.value.trim()) {
+        let value = self.doc.value(attr);
+        match parse_number(value.trim()) {
             Some(value) if value.is_finite() => value,
             _ => {
-                let message = format!("'{}' is not a number (attribute '{name}')", attr.value);
+                let message = format!("'{value}' is not a number (attribute '{name}')");
                 self.error(attr.span.start, Rule::InvalidAttribute, element_id, message);
                 0.0
             }
@@ -263,7 +266,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     fn id_ref(&mut self, node: &Node<'_>, what: &str) -> &'s str {
         let doc: &'s Document<'a> = self.doc;
         match doc.attr(node, "id") {
-            Some(id) if !id.value.trim().is_empty() => &id.value,
+            Some(id) if !doc.value(id).trim().is_empty() => doc.value(id),
             _ => {
                 let message = format!("the {what} <{}> has no id", node.local);
                 self.error(node.start, Rule::MissingId, None, message);
@@ -276,9 +279,8 @@ impl<'s, 'a> Parser<'s, 'a> {
         self.children(node)
             .filter(|(_, child)| child.is(Ns::Bpmn, "documentation"))
             .map(|(_, child)| {
-                child
-                    .text
-                    .as_ref()
+                self.doc
+                    .text(child)
                     .map(|t| t.value.to_string())
                     .unwrap_or_default()
             })
@@ -289,7 +291,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     fn child_text_expr(&self, node: NodeId, local: &str) -> Option<Expr> {
         self.children(node)
             .find(|(_, child)| child.is(Ns::Bpmn, local))
-            .map(|(_, child)| text_expr(child))
+            .map(|(_, child)| text_expr(self.doc, child))
     }
 
     fn span(&self, node: &Node<'_>) -> Span {
@@ -312,7 +314,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             execution_platform_version: self
                 .doc
                 .attr_ns(node, Ns::Modeler, "executionPlatformVersion")
-                .map(|a| a.value.to_string()),
+                .map(|a| self.doc.value(a).to_string()),
             span: self.span(node),
             ..Definitions::default()
         };
@@ -437,9 +439,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                 let Some(element) = self.doc.attr(child, "bpmnElement") else {
                     continue;
                 };
-                let element: String = element.value.to_string();
                 let doc: &'s Document<'a> = self.doc;
-                let di_id = doc.attr(child, "id").map(|a| &*a.value);
+                let element: String = doc.value(element).to_string();
+                let di_id = doc.attr(child, "id").map(|a| doc.value(a));
                 if child.is(Ns::BpmnDi, "BPMNShape") {
                     let mut shape = Shape {
                         bounds: Bounds::default(),
@@ -508,7 +510,10 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn unsupported(&mut self, node: &Node<'_>, type_name: &str) {
-        let id = self.doc.attr(node, "id").map(|a| a.value.to_string());
+        let id = self
+            .doc
+            .attr(node, "id")
+            .map(|a| self.doc.value(a).to_string());
         self.error(
             node.start,
             Rule::UnsupportedElement,
@@ -622,14 +627,14 @@ impl<'s, 'a> Parser<'s, 'a> {
                         id: self
                             .doc
                             .attr(child, "id")
-                            .map(|a| a.value.to_string())
+                            .map(|a| self.doc.value(a).to_string())
                             .unwrap_or_default(),
                         kind: child.local.to_string(),
                         name: self.string(child, "name"),
                         text: self
                             .children(child_id)
                             .find(|(_, c)| c.is(Ns::Bpmn, "text"))
-                            .and_then(|(_, c)| c.text.as_ref().map(|t| t.value.to_string())),
+                            .and_then(|(_, c)| self.doc.text(c).map(|t| t.value.to_string())),
                         source_ref: self.string(child, "sourceRef"),
                         target_ref: self.string(child, "targetRef"),
                         span: self.span(child),
@@ -662,7 +667,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             let mut refs = Vec::new();
             for (child_id, child) in self.children(lane_id) {
                 if child.is(Ns::Bpmn, "flowNodeRef") {
-                    if let Some(text) = &child.text {
+                    if let Some(text) = self.doc.text(child) {
                         refs.push(text.value.trim().to_string());
                     }
                 } else if child.is(Ns::Bpmn, "childLaneSet") {
@@ -702,7 +707,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 script: self
                     .children(node_id)
                     .find(|(_, c)| c.is(Ns::Bpmn, "script"))
-                    .and_then(|(_, c)| c.text.as_ref().map(|t| t.value.to_string())),
+                    .and_then(|(_, c)| self.doc.text(c).map(|t| t.value.to_string())),
             }),
             "businessRuleTask" => ElementKind::Task(TaskKind::BusinessRule),
             "subProcess" => ElementKind::SubProcess(SubProcessKind::Embedded),
@@ -893,7 +898,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let present = |name: &str| {
             self.doc
                 .attr(ext, name)
-                .is_some_and(|a| !a.value.is_empty())
+                .is_some_and(|a| !self.doc.value(a).is_empty())
         };
         if !present("inputCollection") {
             self.error(
@@ -954,9 +959,13 @@ impl<'s, 'a> Parser<'s, 'a> {
                 let mut timer = None;
                 for (_, child) in self.children(node_id) {
                     let value = match (child.ns, child.local) {
-                        (Ns::Bpmn, "timeDuration") => TimerDefinition::Duration(text_expr(child)),
-                        (Ns::Bpmn, "timeDate") => TimerDefinition::Date(text_expr(child)),
-                        (Ns::Bpmn, "timeCycle") => TimerDefinition::Cycle(text_expr(child)),
+                        (Ns::Bpmn, "timeDuration") => {
+                            TimerDefinition::Duration(text_expr(self.doc, child))
+                        }
+                        (Ns::Bpmn, "timeDate") => TimerDefinition::Date(text_expr(self.doc, child)),
+                        (Ns::Bpmn, "timeCycle") => {
+                            TimerDefinition::Cycle(text_expr(self.doc, child))
+                        }
                         _ => continue,
                     };
                     if timer.is_some() {
@@ -1220,9 +1229,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                 "versionTag" => extras.version_tag = self.string(ext, "value"),
                 "userTaskForm" => extras.user_task_forms.push(UserTaskForm {
                     id: self.string(ext, "id").unwrap_or_default(),
-                    body: ext
-                        .text
-                        .as_ref()
+                    body: self
+                        .doc
+                        .text(ext)
                         .map(|t| t.value.to_string())
                         .unwrap_or_default(),
                     span,
@@ -1474,14 +1483,14 @@ fn parse_number(text: &str) -> Option<f64> {
     text.parse::<f64>().ok()
 }
 
-fn attr_expr(attr: &Attr<'_>) -> Expr {
-    Expr::new(attr.value.as_ref(), attr.span)
+fn attr_expr(doc: &Document<'_>, attr: &Attr<'_>) -> Expr {
+    Expr::new(doc.value(attr), attr.span)
 }
 
 /// The trimmed text of an element as an expression; an empty element gives an empty text at
 /// the element's position.
-fn text_expr(node: &Node<'_>) -> Expr {
-    match &node.text {
+fn text_expr<'a>(doc: &Document<'a>, node: &Node<'a>) -> Expr {
+    match doc.text(node) {
         Some(text) => {
             let leading = text.value.len() - text.value.trim_start().len();
             let trimmed = text.value.trim();

@@ -66,17 +66,19 @@ impl Ns {
 
 pub(crate) type NodeId = u32;
 
-/// No node: the end of a sibling chain.
+/// No node: the end of a sibling chain (also: no text, no unescaped value).
 const NONE: NodeId = NodeId::MAX;
 
+/// An attribute. Its value (see [`Document::value`]) is the raw text at `span` unless it had to
+/// be unescaped or normalised: the tree holds thousands of these, so they stay small.
 #[derive(Debug)]
 pub(crate) struct Attr<'a> {
     pub ns: Ns,
     pub local: &'a str,
-    /// Unescaped and normalised as XML requires.
-    pub value: Cow<'a, str>,
     /// Where the raw value is (between the quotes).
     pub span: Span,
+    /// The value's index in `Document::unescaped`, or `NONE` when it is the raw text.
+    unescaped: u32,
 }
 
 #[derive(Debug)]
@@ -99,8 +101,9 @@ pub(crate) struct Node<'a> {
     first_child: NodeId,
     last_child: NodeId,
     next_sibling: NodeId,
-    /// Only kept for elements without element children (BPMN has no meaningful mixed content).
-    pub text: Option<Text<'a>>,
+    /// The index of the node's text in `Document::texts` (`NONE`: no text). Only kept for
+    /// elements without element children (BPMN has no meaningful mixed content).
+    text: u32,
     /// The `<` of the start tag.
     pub start: u32,
 }
@@ -113,14 +116,32 @@ impl<'a> Node<'a> {
 
 #[derive(Debug)]
 pub(crate) struct Document<'a> {
+    /// The source text, which names, raw values and most texts borrow from.
+    text: &'a str,
     pub nodes: Vec<Node<'a>>,
     attrs: Vec<Attr<'a>>,
+    texts: Vec<Text<'a>>,
+    /// The attribute values that differ from their raw text (entities, normalised white space).
+    unescaped: Vec<String>,
     pub root: NodeId,
 }
 
 impl<'a> Document<'a> {
     pub fn node(&self, id: NodeId) -> &Node<'a> {
         &self.nodes[id as usize]
+    }
+
+    /// An attribute's value, unescaped and normalised as XML requires.
+    pub fn value<'d>(&'d self, attr: &Attr<'a>) -> &'d str {
+        match attr.unescaped {
+            NONE => &self.text[attr.span.start as usize..attr.span.end as usize],
+            index => &self.unescaped[index as usize],
+        }
+    }
+
+    /// The character data directly inside a node without element children.
+    pub fn text(&self, node: &Node<'a>) -> Option<&Text<'a>> {
+        (node.text != NONE).then(|| &self.texts[node.text as usize])
     }
 
     /// Every attribute of a node (namespace bindings left out), in document order.
@@ -148,13 +169,14 @@ impl<'a> Document<'a> {
             let Some(id) = self.attr(node, "id") else {
                 continue;
             };
-            if id.value.is_empty() {
+            let value = self.value(id);
+            if value.is_empty() {
                 continue;
             }
-            match first_use.get(&*id.value) {
+            match first_use.get(value) {
                 Some(&first) => duplicates.push((id, first)),
                 None => {
-                    first_use.insert(&*id.value, node.start);
+                    first_use.insert(value, node.start);
                 }
             }
         }
@@ -226,6 +248,8 @@ pub(crate) fn parse(text: &str) -> Result<Document<'_>, XmlError> {
         text,
         nodes: Vec::with_capacity((text.len() / 40).min(MAX_ELEMENTS)),
         attrs: Vec::with_capacity((text.len() / 25).min(4 * MAX_ELEMENTS)),
+        texts: Vec::new(),
+        unescaped: Vec::new(),
         stack: Vec::new(),
         bindings: Vec::new(),
         prefixed: Vec::new(),
@@ -247,6 +271,8 @@ struct Builder<'a> {
     text: &'a str,
     nodes: Vec<Node<'a>>,
     attrs: Vec<Attr<'a>>,
+    texts: Vec<Text<'a>>,
+    unescaped: Vec<String>,
     /// Open elements, innermost last, with the number of namespace bindings in scope before
     /// each was opened.
     stack: Vec<(NodeId, u32)>,
@@ -366,8 +392,11 @@ impl<'a> Builder<'a> {
         }
         match self.root {
             Some(root) => Ok(Document {
+                text: self.text,
                 nodes: self.nodes,
                 attrs: self.attrs,
+                texts: self.texts,
+                unescaped: self.unescaped,
                 root,
             }),
             None => Err(XmlError::malformed(0, "the file has no root element")),
@@ -405,10 +434,10 @@ impl<'a> Builder<'a> {
             let attr = attr.map_err(|error| attr_error(error, offset))?;
             let key = attr.key.into_inner();
             self.check_duplicate(key, offset)?;
-            let raw_start = self.offset_of(&attr.value).unwrap_or(offset as u32);
+            let raw_start = self.offset_of(&attr.value);
             let span = Span {
-                start: raw_start,
-                end: raw_start + attr.value.len() as u32,
+                start: raw_start.unwrap_or(offset as u32),
+                end: raw_start.unwrap_or(offset as u32) + attr.value.len() as u32,
             };
             if let Some(rest) = key.strip_prefix("xmlns") {
                 let prefix = match rest.strip_prefix(':') {
@@ -434,17 +463,20 @@ impl<'a> Builder<'a> {
                 .value
                 .bytes()
                 .any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r'));
-            let value = if plain {
-                attr.value.clone()
+            let unescaped = if plain && raw_start.is_some() {
+                NONE
             } else {
-                attr.normalized_value(XmlVersion::Implicit1_0)
-                    .map_err(|error| XmlError::malformed(span.start as u64, error.to_string()))?
+                let value = attr
+                    .normalized_value(XmlVersion::Implicit1_0)
+                    .map_err(|error| XmlError::malformed(span.start as u64, error.to_string()))?;
+                self.unescaped.push(value.into_owned());
+                (self.unescaped.len() - 1) as u32
             };
             self.attrs.push(Attr {
                 ns: Ns::None,
                 local,
-                value,
                 span,
+                unescaped,
             });
         }
         for i in 0..self.prefixed.len() {
@@ -463,14 +495,18 @@ impl<'a> Builder<'a> {
             first_child: NONE,
             last_child: NONE,
             next_sibling: NONE,
-            text: None,
+            text: NONE,
             start: offset as u32,
         });
         match self.stack.last() {
             Some(&(parent_id, _)) => {
                 let parent = &mut self.nodes[parent_id as usize];
                 // Mixed content carries nothing in BPMN: an element with children keeps no text.
-                parent.text = None;
+                // (Its text is the last one read: nothing inside it came before.)
+                if parent.text != NONE {
+                    self.texts.truncate(parent.text as usize);
+                    parent.text = NONE;
+                }
                 let previous = parent.last_child;
                 parent.last_child = id;
                 if previous == NONE {
@@ -600,9 +636,10 @@ impl<'a> Builder<'a> {
         if node.first_child != NONE {
             return Ok(());
         }
-        match &mut node.text {
-            None => {
-                node.text = Some(Text {
+        match node.text {
+            NONE => {
+                node.text = self.texts.len() as u32;
+                self.texts.push(Text {
                     value,
                     span: Span {
                         start: start as u32,
@@ -610,7 +647,8 @@ impl<'a> Builder<'a> {
                     },
                 });
             }
-            Some(text) => {
+            index => {
+                let text = &mut self.texts[index as usize];
                 text.value.to_mut().push_str(&value);
                 text.span.end = end as u32;
             }
@@ -705,7 +743,7 @@ mod tests {
             let (_, process) = doc.children(doc.root).next().unwrap();
             assert!(process.is(Ns::Bpmn, "process"));
             // Unprefixed attributes have no namespace, even under a default namespace.
-            assert_eq!(doc.attr(process, "id").unwrap().value, "p");
+            assert_eq!(doc.value(doc.attr(process, "id").unwrap()), "p");
         }
     }
 
@@ -715,11 +753,11 @@ mod tests {
         let doc = parse(xml).unwrap();
         let a = doc.node(doc.root);
         let x = doc.attr(a, "x").unwrap();
-        assert_eq!(x.value, "1 < 2");
+        assert_eq!(doc.value(x), "1 < 2");
         assert_eq!(&xml[x.span.start as usize..x.span.end as usize], "1 &lt; 2");
-        assert_eq!(doc.attr(a, "y").unwrap().value, "=b");
+        assert_eq!(doc.value(doc.attr(a, "y").unwrap()), "=b");
         let (_, c) = doc.children(doc.root).next().unwrap();
-        let text = c.text.as_ref().unwrap();
+        let text = doc.text(c).unwrap();
         assert_eq!(text.value, "=x > 5 && y");
         assert_eq!(text.span.start as usize, xml.find("=x").unwrap());
         assert_eq!(c.start as usize, xml.find("<c>").unwrap());
@@ -737,7 +775,7 @@ mod tests {
             );
         }
         let e = doc.nodes.iter().find(|n| n.local == "e").unwrap();
-        let text = e.text.as_ref().unwrap();
+        let text = doc.text(e).unwrap();
         assert_eq!(text.value, "  < ");
         assert_eq!(
             &xml[text.span.start as usize..text.span.end as usize],
@@ -807,9 +845,12 @@ mod tests {
         let children: Vec<_> = doc.children(doc.root).map(|(_, n)| n).collect();
         assert_eq!(doc.attrs(children[0])[0].ns, Ns::Other);
         assert!(children[1].is(Ns::Bpmn, "c"));
-        assert_eq!(doc.attr_ns(children[1], Ns::Zeebe, "x").unwrap().value, "2");
         assert_eq!(
-            doc.attr_ns(children[1], Ns::Other, "lang").unwrap().value,
+            doc.value(doc.attr_ns(children[1], Ns::Zeebe, "x").unwrap()),
+            "2"
+        );
+        assert_eq!(
+            doc.value(doc.attr_ns(children[1], Ns::Other, "lang").unwrap()),
             "en"
         );
         assert!(children[2].is(Ns::None, "d"));

@@ -541,39 +541,47 @@ fn process_diagram(
     process: &model::Process,
     participant: Option<&model::Participant>,
 ) -> model::Diagram {
-    let mut diagram = model::Diagram::default();
-    if defs.diagram.shapes.is_empty() && defs.diagram.edges.is_empty() {
-        return diagram;
+    let shape_ids = || {
+        participant
+            .map(|p| p.id.as_str())
+            .into_iter()
+            .chain(process.lanes.iter().map(|l| l.id.as_str()))
+            .chain(process.elements.iter().map(|e| e.id.as_str()))
+            .chain(process.artifacts.iter().map(|a| a.id.as_str()))
+    };
+    let edge_ids = || {
+        process
+            .flows
+            .iter()
+            .map(|f| f.id.as_str())
+            .chain(process.artifacts.iter().map(|a| a.id.as_str()))
+    };
+    // Usually the file draws this process alone: then the diagram is moved whole rather than
+    // rebuilt entry by entry (ids are unique, so equal counts mean the same entries).
+    let shapes = &defs.diagram.shapes;
+    let edges = &defs.diagram.edges;
+    if shape_ids().filter(|id| shapes.contains_key(*id)).count() == shapes.len()
+        && edge_ids().filter(|id| edges.contains_key(*id)).count() == edges.len()
+    {
+        return std::mem::take(&mut defs.diagram);
     }
+    let mut diagram = model::Diagram::default();
     diagram.shapes.reserve(
-        defs.diagram
-            .shapes
+        shapes
             .len()
             .min(1 + process.lanes.len() + process.elements.len() + process.artifacts.len()),
     );
     diagram.edges.reserve(
-        defs.diagram
-            .edges
+        edges
             .len()
             .min(process.flows.len() + process.artifacts.len()),
     );
-    let shape_ids = participant
-        .map(|p| p.id.as_str())
-        .into_iter()
-        .chain(process.lanes.iter().map(|l| l.id.as_str()))
-        .chain(process.elements.iter().map(|e| e.id.as_str()))
-        .chain(process.artifacts.iter().map(|a| a.id.as_str()));
-    for id in shape_ids {
+    for id in shape_ids() {
         if let Some((id, shape)) = defs.diagram.shapes.swap_remove_entry(id) {
             diagram.shapes.insert(id, shape);
         }
     }
-    let edge_ids = process
-        .flows
-        .iter()
-        .map(|f| f.id.as_str())
-        .chain(process.artifacts.iter().map(|a| a.id.as_str()));
-    for id in edge_ids {
+    for id in edge_ids() {
         if let Some((id, edge)) = defs.diagram.edges.swap_remove_entry(id) {
             diagram.edges.insert(id, edge);
         }

@@ -375,7 +375,7 @@ impl Engine {
         let is_form = |r: &crate::deploy::Resource| r.name.ends_with(".form");
         let mut forms = Vec::new();
         for r in resources.iter().filter(|r| is_form(r)) {
-            let (id, tag) = forms::parse_form(&r.name, &r.content)?;
+            let (id, tag) = forms::parse_form(&r.name, r.content())?;
             forms.push((r.name.clone(), id, tag));
         }
         // Without forms the resources are checked as given, not copied.
@@ -430,7 +430,7 @@ impl Engine {
 
     /// Deploys one BPMN text (see [`Engine::deploy`]).
     pub fn deploy_xml(&mut self, name: &str, xml: &str) -> Result<DeploymentInfo, Rejection> {
-        self.deploy(&[crate::deploy::Resource::new(name, xml.as_bytes().to_vec())])
+        self.deploy(&[crate::deploy::Resource::from_text(name, xml)])
     }
 
     /// Deploys the processes of a parsed definitions document. Each process becomes the latest

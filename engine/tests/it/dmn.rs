@@ -138,7 +138,7 @@ fn evaluate(drg: &Drg, decision: &str, variables: &Json) -> dmn::Evaluation {
 fn accept_fixtures_evaluate_as_their_cases_say() {
     insta::glob!("../../../fixtures/dmn/accept", "*.dmn", |path| {
         let resource = resource(path);
-        let header = String::from_utf8_lossy(&resource.content).into_owned();
+        let header = String::from_utf8_lossy(resource.content()).into_owned();
         let deployed = match check(&[resource]) {
             Ok(deployed) => deployed,
             Err(diagnostics) => panic!("{} must deploy:\n{diagnostics}", path.display()),
@@ -185,7 +185,7 @@ fn accept_fixtures_evaluate_as_their_cases_say() {
 fn reject_fixtures_give_their_diagnostics() {
     insta::glob!("../../../fixtures/dmn/reject", "*.dmn", |path| {
         let resource = resource(path);
-        let header = String::from_utf8_lossy(&resource.content).into_owned();
+        let header = String::from_utf8_lossy(resource.content()).into_owned();
         let diagnostics = match check(&[resource]) {
             Ok(_) => panic!("{} must be rejected", path.display()),
             Err(diagnostics) => diagnostics,

@@ -77,7 +77,7 @@ fn accept_fixtures_deploy() {
 fn reject_fixtures_give_their_diagnostics() {
     insta::glob!("../../../fixtures/bpmn/reject", "*.bpmn", |path| {
         let resource = resource(path);
-        let header = String::from_utf8_lossy(&resource.content).into_owned();
+        let header = String::from_utf8_lossy(resource.content()).into_owned();
         let diagnostics = match check(&[resource]) {
             Ok(_) => panic!("{} must be rejected", path.display()),
             Err(diagnostics) => diagnostics,
