@@ -302,10 +302,10 @@ fn expr(element: &model::Element, e: &model::Expr) -> Result<Expr, CompileError>
 /// [`Expr::compile`], reusing the FEEL the deploy checks already parsed.
 fn compile_expr(e: &model::Expr) -> Result<Expr, String> {
     match e.parse_feel() {
-        Some(Ok(parsed)) => Ok(Expr::Feel(Arc::new(super::expr::FeelExpr {
-            source: parsed.source().to_owned(),
+        Some(Ok(parsed)) => Ok(Expr::Feel(Arc::new(super::expr::FeelExpr::new(
+            parsed.source().to_owned(),
             parsed,
-        }))),
+        )))),
         Some(Err(error)) => Err(error.to_string()),
         None => Expr::compile(e),
     }

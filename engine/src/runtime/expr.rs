@@ -24,6 +24,66 @@ pub enum Expr {
 pub struct FeelExpr {
     pub source: String,
     pub parsed: baton_feel_bridge::Parsed,
+    /// The value of an expression that reads no variable and calls no function (`="text"`,
+    /// `=20`, `={type: "object", ...}`), evaluated once here: Zeebe evaluates it on every use,
+    /// always to the same value. `None` for every other expression, and for constants whose
+    /// evaluation fails or warns (those are evaluated on use, for their messages).
+    constant: Option<Arc<Json>>,
+    /// The variable and keys the expression only reads
+    /// ([`baton_feel_bridge::variable_path`]), found once here.
+    path: Option<(Arc<str>, Vec<Arc<str>>)>,
+    /// The expression is a call (`fromAi(…)`) or a constant: its fast path stands for an
+    /// evaluation, so it takes a FEEL seed as the evaluation would have (the seeds of later
+    /// `uuid()`/`random number()` calls stay as they were).
+    counts_as_evaluation: bool,
+}
+
+impl FeelExpr {
+    /// A parsed expression; a constant one is evaluated now.
+    pub fn new(source: String, parsed: baton_feel_bridge::Parsed) -> FeelExpr {
+        let constant = baton_feel_bridge::is_constant(&parsed)
+            .then(|| {
+                let outcome =
+                    baton_feel_bridge::evaluate(&parsed, &source, &|_| None, &|_| None, 0, 0);
+                match outcome.result {
+                    Ok(value) if outcome.warnings.is_empty() => Some(Arc::new(value)),
+                    _ => None,
+                }
+            })
+            .flatten();
+        let path = baton_feel_bridge::variable_path(&parsed);
+        let counts_as_evaluation = constant.is_some()
+            || !matches!(
+                parsed.ast().kind,
+                baton_feel::ast::ExprKind::Name(_) | baton_feel::ast::ExprKind::Path(..)
+            );
+        FeelExpr {
+            source,
+            parsed,
+            constant,
+            path,
+            counts_as_evaluation,
+        }
+    }
+
+    /// The variable and keys of an expression that only reads a variable or a path into it
+    /// (`=agent`, `=agent.context`, `=fromAi(toolCall.query, "…")`).
+    pub fn variable_path(&self) -> Option<(&str, &[Arc<str>])> {
+        self.path
+            .as_ref()
+            .map(|(name, keys)| (&**name, keys.as_slice()))
+    }
+
+    /// Whether answering the expression without FEEL stands for an evaluation (a constant,
+    /// `fromAi(…)`), which takes a seed (see [`Engine::next_feel_seed`](super::Engine)).
+    pub fn counts_as_evaluation(&self) -> bool {
+        self.counts_as_evaluation
+    }
+
+    /// The value of a constant expression (see [`FeelExpr::new`]), shared.
+    pub fn constant(&self) -> Option<&Arc<Json>> {
+        self.constant.as_ref()
+    }
 }
 
 impl Expr {
@@ -36,10 +96,10 @@ impl Expr {
         match text.strip_prefix('=') {
             Some(source) => {
                 let parsed = baton_feel_bridge::parse(source)?;
-                Ok(Expr::Feel(Arc::new(FeelExpr {
-                    source: source.to_owned(),
+                Ok(Expr::Feel(Arc::new(FeelExpr::new(
+                    source.to_owned(),
                     parsed,
-                })))
+                ))))
             }
             None => Ok(Expr::Static(Arc::from(text))),
         }
@@ -78,6 +138,8 @@ impl Expr {
 
 /// The seam to `baton-feel`: parsing, evaluation and value conversion live here and nowhere else.
 pub mod baton_feel_bridge {
+    use std::sync::Arc;
+
     use super::Json;
 
     /// A parsed FEEL expression.
@@ -192,6 +254,26 @@ pub mod baton_feel_bridge {
         }
     }
 
+    /// Whether an expression reads nothing but its own literals: no variable, no function call,
+    /// no input (`?`), no iteration or filter (they bind names). Its value never changes.
+    pub fn is_constant(parsed: &Parsed) -> bool {
+        fn constant(e: &baton_feel::ast::Expr) -> bool {
+            use baton_feel::ast::ExprKind as K;
+            match &e.kind {
+                K::Const(_) => true,
+                K::List(xs) => xs.iter().all(constant),
+                K::Context(entries) => entries.iter().all(|(_, x)| constant(x)),
+                K::Path(x, _) | K::Neg(x) | K::InstanceOf(x, _) => constant(x),
+                K::Arith(_, a, b) | K::Compare(_, a, b) | K::And(a, b) | K::Or(a, b) => {
+                    constant(a) && constant(b)
+                }
+                K::If(a, b, c) | K::Between(a, b, c) => constant(a) && constant(b) && constant(c),
+                _ => false,
+            }
+        }
+        constant(parsed.ast())
+    }
+
     /// The result of an evaluation: a JSON value (Zeebe's conversion) or a failure message, plus
     /// the warnings FEEL reported.
     pub struct Outcome {
@@ -203,23 +285,47 @@ pub mod baton_feel_bridge {
     const MAX_PATH_KEYS: usize = 8;
 
     /// `name` or `name.key1.key2…` (up to 8 keys): the variable and keys an expression that only
-    /// reads a variable, or a path into it, reads (`=agent`, `=agent.context`).
-    pub fn variable_path(parsed: &Parsed) -> Option<(&str, Vec<&str>)> {
-        use baton_feel::ast::ExprKind as K;
+    /// reads a variable, or a path into it, reads (`=agent`, `=agent.context`). Zeebe's
+    /// `fromAi(path, "description", "type", {schema}, {options})` is its first argument (the
+    /// function returns it unchanged) when the others are plain literals, which evaluate
+    /// without warnings.
+    pub fn variable_path(parsed: &Parsed) -> Option<(Arc<str>, Vec<Arc<str>>)> {
+        use baton_feel::ast::{Args, ExprKind as K};
         let mut keys = Vec::new();
         let mut at = parsed.ast();
+        if let K::Call(function, Args::Positional(args)) = &at.kind
+            && &**function == "fromAi"
+            && (1..=5).contains(&args.len())
+            && args[1..].iter().all(plain_literal)
+        {
+            at = &args[0];
+        }
         loop {
             match &at.kind {
                 K::Path(x, key) if keys.len() < MAX_PATH_KEYS => {
-                    keys.push(&**key);
+                    keys.push(key.clone());
                     at = x;
                 }
                 K::Name(root) => {
                     keys.reverse();
-                    return Some((root, keys));
+                    return Some((root.clone(), keys));
                 }
                 _ => return None,
             }
+        }
+    }
+
+    /// A literal whose evaluation cannot fail or warn: a constant, or a list or context (with
+    /// distinct keys) of such literals.
+    fn plain_literal(e: &baton_feel::ast::Expr) -> bool {
+        use baton_feel::ast::ExprKind as K;
+        match &e.kind {
+            K::Const(_) => true,
+            K::List(items) => items.iter().all(plain_literal),
+            K::Context(entries) => entries.iter().enumerate().all(|(i, (key, value))| {
+                plain_literal(value) && entries[..i].iter().all(|(earlier, _)| earlier != key)
+            }),
+            _ => false,
         }
     }
 
@@ -227,10 +333,10 @@ pub mod baton_feel_bridge {
     /// and when it survives FEEL's conversion unchanged (see [`round_trips`]): then evaluating the
     /// path in FEEL and converting the result back gives this very JSON, so the caller may skip
     /// both conversions. `None` sends the caller to FEEL (missing keys warn, lists project).
-    pub fn json_at<'j>(json: &'j Json, keys: &[&str]) -> Option<&'j Json> {
+    pub fn json_at<'j>(json: &'j Json, keys: &[Arc<str>]) -> Option<&'j Json> {
         let value = keys
             .iter()
-            .try_fold(json, |v, key| v.as_object().and_then(|o| o.get(*key)))?;
+            .try_fold(json, |v, key| v.as_object().and_then(|o| o.get(&**key)))?;
         round_trips(value).then_some(value)
     }
 
@@ -302,6 +408,58 @@ mod tests {
 
     fn vars(text: &str) -> Vec<String> {
         Expr::compile_text(text).unwrap().referenced_variables()
+    }
+
+    fn feel(text: &str) -> Arc<FeelExpr> {
+        match Expr::compile_text(text).unwrap() {
+            Expr::Feel(f) => f,
+            Expr::Static(_) => panic!("not FEEL: {text}"),
+        }
+    }
+
+    #[test]
+    fn from_ai_reads_as_its_value_when_the_other_arguments_are_plain_literals() {
+        let path = |text: &str| {
+            let keys = |keys: &[Arc<str>]| keys.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+            feel(text)
+                .variable_path()
+                .map(|(name, path)| format!("{name}/{}", keys(path).join("/")))
+        };
+        assert_eq!(path("=toolCall.query").as_deref(), Some("toolCall/query"));
+        assert_eq!(
+            path(r#"=fromAi(toolCall.query, "What to search", "string")"#).as_deref(),
+            Some("toolCall/query")
+        );
+        assert_eq!(
+            path(r#"=fromAi(toolCall.p, "d", "string", {enum: ["a", "b"]}, {required: false})"#)
+                .as_deref(),
+            Some("toolCall/p")
+        );
+        // Arguments that read variables, repeat context keys, or overflow the overloads are
+        // evaluated by FEEL (warnings, no matching overload).
+        assert_eq!(path(r#"=fromAi(toolCall.q, description)"#), None);
+        assert_eq!(path(r#"=fromAi(toolCall.q, "d", "t", {a: 1, a: 2})"#), None);
+        assert_eq!(
+            path(r#"=fromAi(toolCall.q, "a", "b", "c", "d", "e")"#),
+            None
+        );
+        assert_eq!(path(r#"=fromAi(value: toolCall.q)"#), None);
+    }
+
+    #[test]
+    fn constant_expressions_are_evaluated_once_when_compiled() {
+        let constant = |text: &str| feel(text).constant().map(|v| (**v).clone());
+        assert_eq!(constant("=20"), Some(serde_json::json!(20)));
+        assert_eq!(constant(r#"="a" + "b""#), Some(serde_json::json!("ab")));
+        assert_eq!(
+            constant(r#"={type: "object", required: ["answer"], n: -1}"#),
+            Some(serde_json::json!({"type": "object", "required": ["answer"], "n": -1}))
+        );
+        // Variables, functions (the clock) and warnings are left to the evaluation on use.
+        assert_eq!(constant("=x + 1"), None);
+        assert_eq!(constant("=now()"), None);
+        assert_eq!(constant(r#"=1 + "a""#), None);
+        assert_eq!(constant("={a: 1, b: a}"), None);
     }
 
     #[test]

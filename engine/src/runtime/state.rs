@@ -21,6 +21,10 @@ pub struct Var {
     /// the value changes (set through [`Var::set_value`]): conditions read the same variables
     /// again and again, and converting a JSON object is far dearer than evaluating.
     feel: OnceLock<FeelValue>,
+    /// Whether the value survives FEEL's conversion unchanged
+    /// ([`baton_feel_bridge::round_trips`]), asked by every `=name` mapping of it: kept until
+    /// the value changes, as its FEEL form.
+    round_trips: OnceLock<bool>,
 }
 
 impl Var {
@@ -30,6 +34,7 @@ impl Var {
             key,
             value,
             feel: OnceLock::new(),
+            round_trips: OnceLock::new(),
         }
     }
 
@@ -37,6 +42,14 @@ impl Var {
     pub fn set_value(&mut self, value: Arc<Json>) {
         self.value = value;
         self.feel = OnceLock::new();
+        self.round_trips = OnceLock::new();
+    }
+
+    /// Whether JSON → FEEL → JSON gives this very value back (asked once per value).
+    pub fn round_trips(&self) -> bool {
+        *self
+            .round_trips
+            .get_or_init(|| baton_feel_bridge::round_trips(&self.value))
     }
 
     /// The value as a FEEL value (a cheap clone once converted).

@@ -78,6 +78,10 @@ impl Engine {
         match expr {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
+                if let Some(constant) = f.constant() {
+                    self.next_feel_seed();
+                    return Ok(((**constant).clone(), Vec::new()));
+                }
                 let json = |name: &str| -> Option<&Json> {
                     match overlay.and_then(|o| o.value(name)) {
                         Some(v) => Some(v),
@@ -86,10 +90,13 @@ impl Engine {
                 };
                 // `=agent`, `=agent.context`: the JSON itself, when FEEL would give it back as is
                 // (no conversion of a large variable to FEEL and back).
-                if let Some((name, keys)) = baton_feel_bridge::variable_path(&f.parsed)
+                if let Some((name, keys)) = f.variable_path()
                     && let Some(value) =
-                        json(name).and_then(|v| baton_feel_bridge::json_at(v, &keys))
+                        json(name).and_then(|v| baton_feel_bridge::json_at(v, keys))
                 {
+                    if f.counts_as_evaluation() {
+                        self.next_feel_seed();
+                    }
                     return Ok((value.clone(), Vec::new()));
                 }
                 // Only the names the expression reads are looked up; scope variables hand out
@@ -401,7 +408,7 @@ impl Engine {
         let mut doc = SharedVariableDocument::new();
         for m in mappings {
             let value = match &m.source {
-                Some(e) => match self.whole_variable(e, scope, &doc) {
+                Some(e) => match self.shared_value(e, scope, &doc) {
                     Some(shared) => shared,
                     None => Arc::new(self.eval(e, scope, Some(&doc))?),
                 },
@@ -418,9 +425,10 @@ impl Engine {
         Ok(doc)
     }
 
-    /// The value of `=name` when FEEL would return the variable unchanged (an earlier mapping
-    /// result first, then the scope's variable), shared.
-    fn whole_variable(
+    /// The value of an expression, shared, when it needs no evaluation: a constant, or `=name`
+    /// when FEEL would return the variable unchanged (an earlier mapping result first, then the
+    /// scope's variable, whose answer is kept with it).
+    fn shared_value(
         &self,
         expr: &Expr,
         scope: Key,
@@ -429,12 +437,25 @@ impl Engine {
         let Expr::Feel(f) = expr else {
             return None;
         };
-        let (name, keys) = baton_feel_bridge::variable_path(&f.parsed)?;
+        if let Some(constant) = f.constant() {
+            self.next_feel_seed();
+            return Some(constant.clone());
+        }
+        let (name, keys) = f.variable_path()?;
         if !keys.is_empty() {
             return None;
         }
-        let value = doc.get(name).or_else(|| self.lookup_var(scope, name))?;
-        baton_feel_bridge::round_trips(value).then(|| value.clone())
+        let shared = match doc.get(name) {
+            Some(value) => baton_feel_bridge::round_trips(value).then(|| value.clone()),
+            None => {
+                let var = self.lookup_var_entry(scope, name)?;
+                var.round_trips().then(|| var.value.clone())
+            }
+        };
+        if shared.is_some() && f.counts_as_evaluation() {
+            self.next_feel_seed();
+        }
+        shared
     }
 
     /// Applies the element's input mappings as local variables of the instance.

@@ -296,7 +296,8 @@ struct Metrics {
 #[derive(Debug, Clone)]
 struct FailureContext {
     retries: i32,
-    backoff: Result<Option<u64>, String>,
+    /// The `retryBackoff` header, read only when the job fails.
+    backoff_header: Option<String>,
 }
 
 const CONNECTOR_EXCEPTION: &str = "io.camunda.connector.api.error.ConnectorException";
@@ -406,7 +407,7 @@ fn reads_as(definitions: &Value, tools: &[ToolDefinition]) -> bool {
 pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, Unsupported> {
     let failure = FailureContext {
         retries: job.retries,
-        backoff: parse_backoff(job.headers.get("retryBackoff").map(String::as_str)),
+        backoff_header: job.headers.get("retryBackoff").cloned(),
     };
     let fail = |code: Option<&str>, message: String| {
         Ok(Step::Answer(JobAnswer::Fail(failure.fail(
@@ -649,8 +650,13 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
 
     let now = job.now.map(str::to_string);
     let stamp = |mut message: Value| {
-        if let Some(now) = &now {
-            message["metadata"] = json!({"timestamp": now});
+        if let Some(now) = &now
+            && let Value::Object(fields) = &mut message
+        {
+            fields.insert(
+                "metadata".into(),
+                object([("timestamp", now.as_str().into())]),
+            );
         }
         message
     };
@@ -730,7 +736,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
             .as_deref()
             .filter(|p| !p.trim().is_empty())
         {
-            content.push(json!({"type": "text", "text": prompt}));
+            content.push(object([("type", "text".into()), ("text", prompt.into())]));
             user_prompt = Some(prompt.to_string());
         }
         for document in &config.user_documents {
@@ -763,7 +769,18 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         .system_prompt
         .as_deref()
         .filter(|p| !p.trim().is_empty())
-        .map(|system| json!({"role": "system", "content": [{"type": "text", "text": system}]}));
+        .map(|system| {
+            object([
+                ("role", "system".into()),
+                (
+                    "content",
+                    Value::Array(vec![object([
+                        ("type", "text".into()),
+                        ("text", system.into()),
+                    ])]),
+                ),
+            ])
+        });
     let sent = SentMessages {
         system: system_message.clone(),
         stored: conversation
@@ -806,12 +823,13 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     })))
 }
 
-/// A tool call as the mock sends it on: id assigned, arguments as the model wrote them.
+/// A tool call as the mock sends it on: id assigned, name and arguments as the model wrote
+/// them (borrowed from the turn).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SentToolCall {
+pub struct SentToolCall<'t> {
     pub id: String,
-    pub name: String,
-    pub arguments: Arguments,
+    pub name: &'t str,
+    pub arguments: &'t Arguments,
 }
 
 impl PendingTurn {
@@ -838,7 +856,7 @@ impl PendingTurn {
 }
 
 /// The second half of a job: the model answered with `turn`; `calls` are its tool calls with ids.
-pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobAnswer {
+pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> JobAnswer {
     let PendingTurn {
         config,
         tools_json,
@@ -923,7 +941,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
         };
         assistant_calls.push(object([
             ("id", call.id.as_str().into()),
-            ("name", call.name.as_str().into()),
+            ("name", call.name.into()),
             ("arguments", arguments),
         ]));
     }
@@ -932,7 +950,13 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
     let mut assistant = Map::with_capacity(5);
     assistant.insert("role".into(), "assistant".into());
     if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
-        assistant.insert("content".into(), json!([{"type": "text", "text": text}]));
+        assistant.insert(
+            "content".into(),
+            Value::Array(vec![object([
+                ("type", "text".into()),
+                ("text", text.into()),
+            ])]),
+        );
     }
     if !assistant_calls.is_empty() {
         assistant.insert("toolCalls".into(), Value::Array(assistant_calls));
@@ -942,7 +966,10 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
         if calls.is_empty() { "STOP" } else { "TOOL_USE" }.into(),
     );
     if let Some(now) = &now {
-        assistant.insert("metadata".into(), json!({"timestamp": now}));
+        assistant.insert(
+            "metadata".into(),
+            object([("timestamp", now.as_str().into())]),
+        );
     }
     // Copied only when the final response carries it (the conversation keeps the original).
     let response_message = (calls.is_empty() && config.include_assistant_message)
@@ -964,11 +991,11 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
     context.insert("state".into(), "READY".into());
     context.insert(
         "metadata".into(),
-        json!({
-            "processDefinitionKey": process_definition_key,
-            "processInstanceKey": process_instance_key,
-            "lastIterationKey": last_iteration_key + 1,
-        }),
+        object([
+            ("processDefinitionKey", process_definition_key.into()),
+            ("processInstanceKey", process_instance_key.into()),
+            ("lastIterationKey", (last_iteration_key + 1).into()),
+        ]),
     );
     context.insert(
         "metrics".into(),
@@ -1041,9 +1068,9 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
     } else {
         completion
             .variables
-            .insert("toolCallResults".into(), json!([]));
+            .insert("toolCallResults".into(), Value::Array(Vec::new()));
         for call in calls {
-            if let Some((client, mcp_name)) = mcp_tool(&call.name, &mcp_clients) {
+            if let Some((client, mcp_name)) = mcp_tool(call.name, &mcp_clients) {
                 let arguments = match &call.arguments {
                     Arguments::Json(arguments) => arguments.clone(),
                     Arguments::Raw(raw) => serde_json::from_str(raw).unwrap_or(Value::Null),
@@ -1066,7 +1093,10 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
                     _ => 4,
                 },
             );
-            tool_call.insert("_meta".into(), json!({"id": call.id, "name": call.name}));
+            tool_call.insert(
+                "_meta".into(),
+                object([("id", call.id.as_str().into()), ("name", call.name.into())]),
+            );
             if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
                 for (key, value) in arguments {
                     tool_call.insert(key.clone(), value.clone());
@@ -1080,7 +1110,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall]) -> JobA
             variables.insert("toolCall".into(), Value::Object(tool_call));
             variables.insert("toolCallResult".into(), "".into());
             completion.activate_elements.push(ElementActivation {
-                element_id: call.name.clone(),
+                element_id: call.name.to_string(),
                 variables,
             });
         }
@@ -1102,11 +1132,12 @@ impl FailureContext {
         );
         let mut variables = Variables::new();
         variables.insert("error".into(), Value::Object(error));
-        let (retries, retry_backoff_ms, message_text) = match &self.backoff {
-            Ok(backoff) => ((self.retries - 1).max(0), *backoff, message.clone()),
-            // An unreadable backoff header fails the job for good, with its own message.
-            Err(header_message) => (0, None, header_message.clone()),
-        };
+        let (retries, retry_backoff_ms, message_text) =
+            match parse_backoff(self.backoff_header.as_deref()) {
+                Ok(backoff) => ((self.retries - 1).max(0), backoff, message.clone()),
+                // An unreadable backoff header fails the job for good, with its own message.
+                Err(header_message) => (0, None, header_message),
+            };
         let mut error_message = format!("{message_text} | Error variables: {rendered}");
         if error_message.chars().count() > 6000 {
             error_message = error_message.chars().take(6000).collect();
@@ -1203,16 +1234,22 @@ fn read_metrics(context: &Value) -> Metrics {
     let Some(metrics) = context.get("metrics") else {
         return Metrics::default();
     };
-    let count = |pointer: &str| at(metrics, pointer).and_then(Value::as_u64).unwrap_or(0);
+    let count = |object: Option<&Value>, key: &str| {
+        object
+            .and_then(|o| field(o, key))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let usage = field(metrics, "tokenUsage");
     Metrics {
-        model_calls: count("/modelCalls"),
-        tool_calls: count("/toolCalls"),
+        model_calls: count(Some(metrics), "modelCalls"),
+        tool_calls: count(Some(metrics), "toolCalls"),
         usage: super::turn::Usage {
-            input_token_count: count("/tokenUsage/inputTokenCount"),
-            output_token_count: count("/tokenUsage/outputTokenCount"),
-            cache_read_token_count: count("/tokenUsage/cacheReadTokenCount"),
-            cache_creation_token_count: count("/tokenUsage/cacheCreationTokenCount"),
-            reasoning_token_count: count("/tokenUsage/reasoningTokenCount"),
+            input_token_count: count(usage, "inputTokenCount"),
+            output_token_count: count(usage, "outputTokenCount"),
+            cache_read_token_count: count(usage, "cacheReadTokenCount"),
+            cache_creation_token_count: count(usage, "cacheCreationTokenCount"),
+            reasoning_token_count: count(usage, "reasoningTokenCount"),
         },
     }
 }

@@ -153,7 +153,8 @@ pub struct AiAgentMock {
     tool_order: Vec<String>,
     requests: Vec<AgentRequest>,
     tool_calls: Vec<ToolCallRecord>,
-    played: Vec<Turn>,
+    /// The requests whose turn was played (a handler's invalid turn is recorded, not played).
+    played: Vec<usize>,
     cache: ConnectorCache,
 }
 
@@ -268,7 +269,12 @@ impl AiAgentMock {
 
     /// The turns played so far as a cassette for this element (to save a handler's answers).
     pub fn cassette(&self) -> Cassette {
-        Cassette::new(self.element_id.clone(), self.played.clone())
+        let turns = self
+            .played
+            .iter()
+            .filter_map(|&i| self.requests[i].turn.clone())
+            .collect();
+        Cassette::new(self.element_id.clone(), turns)
     }
 
     /// `Err` with a message when turns of the script were not used.
@@ -398,8 +404,6 @@ impl AiAgentMock {
             self.requests.push(request);
             return Err(failure);
         };
-        request.turn = Some(turn.clone());
-
         let calls: Vec<SentToolCall> = match &turn {
             Turn::ToolCalls(tool_turn) => tool_turn
                 .calls
@@ -410,8 +414,8 @@ impl AiAgentMock {
                         .id
                         .clone()
                         .unwrap_or_else(|| format!("call_{model_call}_{}", k + 1)),
-                    name: call.name.clone(),
-                    arguments: call.arguments.clone(),
+                    name: &call.name,
+                    arguments: &call.arguments,
                 })
                 .collect(),
             _ => Vec::new(),
@@ -423,20 +427,21 @@ impl AiAgentMock {
             Ok(())
         };
         for call in &calls {
-            let arguments = match &call.arguments {
+            let arguments = match call.arguments {
                 Arguments::Json(value) => value.clone(),
                 Arguments::Raw(raw) => Value::String(raw.clone()),
             };
             self.tool_calls.push(ToolCallRecord {
                 model_call,
                 id: call.id.clone(),
-                name: call.name.clone(),
+                name: call.name.to_string(),
                 arguments,
             });
         }
-        self.requests.push(request);
         let answer = check.map(|()| (connector::finish(*pending, &turn, &calls), true));
-        self.played.push(turn);
+        request.turn = Some(turn);
+        self.played.push(self.requests.len());
+        self.requests.push(request);
         answer
     }
 
@@ -454,7 +459,7 @@ impl AiAgentMock {
     fn check_calls(
         &self,
         tools: &[ToolDefinition],
-        calls: &[SentToolCall],
+        calls: &[SentToolCall<'_>],
         model_call: u32,
     ) -> Result<(), AgentMockFailure> {
         for call in calls {

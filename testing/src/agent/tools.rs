@@ -85,7 +85,7 @@ impl std::error::Error for ToolSchemaError {}
 impl ToolDefinition {
     /// `{name, description, inputSchema}` as stored in `agentContext.toolDefinitions`.
     pub fn to_json(&self) -> Value {
-        let mut object = Map::new();
+        let mut object = Map::with_capacity(3);
         object.insert("name".into(), self.name.clone().into());
         if let Some(description) = &self.description {
             object.insert("description".into(), description.clone().into());
@@ -222,8 +222,8 @@ pub fn tool_definition(element: &ToolElement) -> Result<ToolDefinition, ToolSche
             element.element_id
         ),
     };
-    let mut properties = Map::new();
-    let mut required = Vec::new();
+    let mut properties = Map::with_capacity(element.parameters.len());
+    let mut required = Vec::with_capacity(element.parameters.len());
     for parameter in &element.parameters {
         let full = parameter.name.as_str();
         let Some(name) = full
@@ -291,7 +291,12 @@ pub fn tool_definition(element: &ToolElement) -> Result<ToolDefinition, ToolSche
     Ok(ToolDefinition {
         name: element.element_id.clone(),
         description,
-        input_schema: json!({"type": "object", "properties": properties, "required": required}),
+        // Built by moving the parts in (`json!` would serialize them into copies).
+        input_schema: Value::Object(Map::from_iter([
+            ("type".to_string(), Value::from("object")),
+            ("properties".to_string(), Value::Object(properties)),
+            ("required".to_string(), Value::Array(required)),
+        ])),
     })
 }
 
