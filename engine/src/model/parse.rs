@@ -1397,7 +1397,7 @@ impl<'s, 'a> DiReader<'s, 'a> {
         di_id: Option<&str>,
     ) -> Option<bool> {
         let attr = element.attr(name)?;
-        match boolean_value(&element.value(attr), name) {
+        match boolean_value(element.value(attr), name) {
             Ok(value) => Some(value),
             Err(message) => {
                 self.error(attr, di_id, message);
@@ -1416,7 +1416,7 @@ impl<'s, 'a> DiReader<'s, 'a> {
         let Some(attr) = attr else {
             return 0.0;
         };
-        match number_value(&element.value(attr), name) {
+        match number_value(element.value(attr), name) {
             Ok(number) => number,
             Err(message) => {
                 self.error(attr, di_id, message);
@@ -1467,8 +1467,8 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                 let Some(drawn) = element.attr("bpmnElement") else {
                     return;
                 };
-                let drawn = element.value(drawn).into_owned();
-                let di_id = element.attr("id").map(|a| element.value(a));
+                let drawn = element.value(drawn).to_owned();
+                let di_id = element.attr("id").map(|a| element.value_cow(a));
                 let di = di_id.as_deref();
                 let item = if element.is(Ns::BpmnDi, "BPMNShape") {
                     Drawn::Shape(Shape {
@@ -1598,6 +1598,10 @@ fn boolean_value(value: &str, name: &str) -> Result<bool, String> {
 
 /// A finite number, or why the value is not one.
 fn number_value(value: &str, name: &str) -> Result<f64, String> {
+    // Most coordinates are plain integers: read without trimming first.
+    if let Some(number) = parse_integer(value) {
+        return Ok(number);
+    }
     match parse_number(value.trim()) {
         Some(number) if number.is_finite() => Ok(number),
         _ => Err(format!("'{value}' is not a number (attribute '{name}')")),
@@ -1605,6 +1609,11 @@ fn number_value(value: &str, name: &str) -> Result<f64, String> {
 }
 
 fn parse_number(text: &str) -> Option<f64> {
+    parse_integer(text).or_else(|| text.parse::<f64>().ok())
+}
+
+/// An integer of at most 15 digits (exact as an `f64`), optionally negative.
+fn parse_integer(text: &str) -> Option<f64> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) {
         let magnitude = digits
@@ -1618,7 +1627,7 @@ fn parse_number(text: &str) -> Option<f64> {
             value
         });
     }
-    text.parse::<f64>().ok()
+    None
 }
 
 fn attr_expr(doc: &Document<'_>, attr: &Attr<'_>) -> Expr {

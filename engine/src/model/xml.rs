@@ -300,7 +300,7 @@ pub(crate) struct Streamed<'s, 'a> {
     unescaped: &'s [String],
 }
 
-impl<'a> Streamed<'_, 'a> {
+impl<'s, 'a> Streamed<'s, 'a> {
     pub fn is(&self, ns: Ns, local: &str) -> bool {
         self.ns == ns && same_name(self.local, local)
     }
@@ -318,7 +318,15 @@ impl<'a> Streamed<'_, 'a> {
     }
 
     /// An attribute's value, unescaped and normalised as XML requires.
-    pub fn value(&self, attr: &Attr<'a>) -> Cow<'a, str> {
+    pub fn value(&self, attr: &Attr<'a>) -> &'s str {
+        match attr.unescaped {
+            NONE => &self.text[attr.span.start as usize..attr.span.end as usize],
+            index => &self.unescaped[index as usize],
+        }
+    }
+
+    /// The same, kept beyond this element (copied only when it was unescaped).
+    pub fn value_cow(&self, attr: &Attr<'a>) -> Cow<'a, str> {
         match attr.unescaped {
             NONE => Cow::Borrowed(&self.text[attr.span.start as usize..attr.span.end as usize]),
             index => Cow::Owned(self.unescaped[index as usize].clone()),
@@ -331,13 +339,14 @@ pub(crate) fn parse_streaming<'a>(
     text: &'a str,
     stream: &mut dyn Stream<'a>,
 ) -> Result<Document<'a>, XmlError> {
-    // Modeler-written BPMN spends 50 to 60 bytes of text per element and about 35 per attribute;
-    // reserving a little more avoids regrowing (and copying) the arenas.
+    // The arenas grow as needed rather than being reserved from the text's size: how much of a
+    // file the tree keeps varies (streamed parts are not kept), and memory reserved but unused
+    // still makes the allocator hand fresh pages to every parse.
     Builder {
         text,
         stream,
-        nodes: Vec::with_capacity((text.len() / 40).min(MAX_ELEMENTS)),
-        attrs: Vec::with_capacity((text.len() / 25).min(4 * MAX_ELEMENTS)),
+        nodes: Vec::new(),
+        attrs: Vec::new(),
         texts: Vec::new(),
         unescaped: Vec::new(),
         streamed_ids: Vec::new(),
@@ -1051,7 +1060,7 @@ mod tests {
             depth == 1 && local == "s"
         }
         fn open(&mut self, element: &Streamed<'_, 'a>) {
-            let x = element.attr("x").map(|a| element.value(a).into_owned());
+            let x = element.attr("x").map(|a| element.value(a).to_owned());
             self.0
                 .push(Some((element.depth, element.local.to_owned(), x)));
         }
