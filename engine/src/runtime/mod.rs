@@ -1,6 +1,7 @@
 //! The token engine: Zeebe's semantics, deterministic, in process.
 //!
-//! The engine state changes only through commands (the public methods of [`Engine`]). A command
+//! The engine state changes only through commands: the public methods of [`Engine`], or the same
+//! requests held as [`Command`] values and carried out by [`Engine::apply`]. A command
 //! is applied like Zeebe's stream processor does it: it writes event records and enqueues
 //! follow-up commands (activate, complete, terminate an element instance, ...) into a FIFO queue
 //! that is processed until it is empty before the call returns. This reproduces Zeebe's record
@@ -15,6 +16,7 @@
 
 pub mod ad_hoc;
 mod call_activity;
+pub mod command;
 mod compensation;
 mod conditionals;
 pub mod cron;
@@ -45,6 +47,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+pub use command::{Applied, Command};
 pub use decisions::{
     DecisionIdx, DecisionInstanceView, DecisionOutcome, DeployedDecision, DeployedDrg, DrgIdx,
     rule_id,

@@ -1,0 +1,212 @@
+//! Client commands as data: every request a Zeebe client can make of the engine, as one
+//! [`Command`] value that [`Engine::apply`] carries out.
+//!
+//! The engine's methods (`create_instance`, `complete_job`, ...) stay the everyday API; a
+//! `Command` is the same request held as a value, so that a run can be kept as the list of what
+//! was asked of it (its input log, next to the records, its output log) and then replayed on a
+//! fresh engine or on a saved copy of one (`Engine` is `Clone`), handed to another runtime, or
+//! altered on purpose (a fault injected between two commands). Commands are applied in order;
+//! the same commands on the same engine give the same records, byte for byte.
+
+use super::*;
+
+/// A request to the engine, as a client sends it to Zeebe's gateway.
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Deploy BPMN, DMN and form resources.
+    Deploy(Vec<crate::deploy::Resource>),
+    CreateInstance(CreateInstance),
+    CancelInstance {
+        process_instance_key: Key,
+    },
+    SetVariables {
+        scope_key: Key,
+        variables: VariableDocument,
+        local: bool,
+    },
+    PublishMessage(PublishMessage),
+    CorrelateMessage {
+        name: String,
+        correlation_key: String,
+        variables: VariableDocument,
+    },
+    BroadcastSignal {
+        name: String,
+        variables: VariableDocument,
+    },
+    EvaluateConditionalStartEvents {
+        variables: VariableDocument,
+        process_definition_key: Option<Key>,
+    },
+    ActivateJobs {
+        job_type: String,
+        worker: String,
+        timeout_ms: i64,
+        max_jobs: usize,
+    },
+    CompleteJob {
+        job_key: Key,
+        variables: VariableDocument,
+        result: Option<JobResult>,
+    },
+    FailJob {
+        job_key: Key,
+        retries: i32,
+        error_message: String,
+        retry_backoff_ms: i64,
+        variables: VariableDocument,
+    },
+    ThrowError {
+        job_key: Key,
+        error_code: String,
+        error_message: String,
+        variables: VariableDocument,
+    },
+    UpdateJobRetries {
+        job_key: Key,
+        retries: i32,
+    },
+    CompleteUserTask {
+        user_task_key: Key,
+        variables: VariableDocument,
+    },
+    AssignUserTask {
+        user_task_key: Key,
+        assignee: Option<String>,
+    },
+    UpdateUserTask {
+        user_task_key: Key,
+        changes: VariableDocument,
+    },
+    ResolveIncident {
+        incident_key: Key,
+    },
+    EvaluateDecision {
+        decision_id: String,
+        variables: VariableDocument,
+    },
+    /// Move the virtual clock forward (timers that come due fire).
+    AdvanceClock {
+        millis: i64,
+    },
+    /// Set the virtual clock to an instant, epoch milliseconds.
+    SetClock {
+        epoch_millis: i64,
+    },
+}
+
+/// What an applied [`Command`] answered, as the matching engine method returns it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Applied {
+    /// The command was carried out and answers nothing more.
+    Done,
+    Deployed(DeploymentInfo),
+    /// The key the command created: a process instance, a message, a signal.
+    Key(Key),
+    /// Activated jobs, or the instances conditional start events created.
+    Keys(Vec<Key>),
+    Correlated(MessageCorrelation),
+    Evaluated(DecisionOutcome),
+}
+
+impl Engine {
+    /// Carries out a command, as the matching method does (a rejection changes nothing).
+    pub fn apply(&mut self, command: Command) -> Result<Applied, Rejection> {
+        let done = |()| Applied::Done;
+        match command {
+            Command::Deploy(resources) => self.deploy(&resources).map(Applied::Deployed),
+            Command::CreateInstance(request) => self.create_instance(request).map(Applied::Key),
+            Command::CancelInstance {
+                process_instance_key,
+            } => self.cancel_instance(process_instance_key).map(done),
+            Command::SetVariables {
+                scope_key,
+                variables,
+                local,
+            } => self.set_variables(scope_key, variables, local).map(done),
+            Command::PublishMessage(message) => self.publish_message(message).map(Applied::Key),
+            Command::CorrelateMessage {
+                name,
+                correlation_key,
+                variables,
+            } => self
+                .correlate_message(&name, &correlation_key, variables)
+                .map(Applied::Correlated),
+            Command::BroadcastSignal { name, variables } => {
+                self.broadcast_signal(&name, variables).map(Applied::Key)
+            }
+            Command::EvaluateConditionalStartEvents {
+                variables,
+                process_definition_key,
+            } => self
+                .evaluate_conditional_start_events(variables, process_definition_key)
+                .map(Applied::Keys),
+            Command::ActivateJobs {
+                job_type,
+                worker,
+                timeout_ms,
+                max_jobs,
+            } => Ok(Applied::Keys(
+                self.activate_jobs(&job_type, &worker, timeout_ms, max_jobs),
+            )),
+            Command::CompleteJob {
+                job_key,
+                variables,
+                result,
+            } => self
+                .complete_job_with_result(job_key, variables, result)
+                .map(done),
+            Command::FailJob {
+                job_key,
+                retries,
+                error_message,
+                retry_backoff_ms,
+                variables,
+            } => self
+                .fail_job(
+                    job_key,
+                    retries,
+                    &error_message,
+                    retry_backoff_ms,
+                    variables,
+                )
+                .map(done),
+            Command::ThrowError {
+                job_key,
+                error_code,
+                error_message,
+                variables,
+            } => self
+                .throw_error(job_key, &error_code, &error_message, variables)
+                .map(done),
+            Command::UpdateJobRetries { job_key, retries } => {
+                self.update_job_retries(job_key, retries).map(done)
+            }
+            Command::CompleteUserTask {
+                user_task_key,
+                variables,
+            } => self.complete_user_task(user_task_key, variables).map(done),
+            Command::AssignUserTask {
+                user_task_key,
+                assignee,
+            } => self
+                .assign_user_task(user_task_key, assignee.as_deref())
+                .map(done),
+            Command::UpdateUserTask {
+                user_task_key,
+                changes,
+            } => self.update_user_task(user_task_key, changes).map(done),
+            Command::ResolveIncident { incident_key } => {
+                self.resolve_incident(incident_key).map(done)
+            }
+            Command::EvaluateDecision {
+                decision_id,
+                variables,
+            } => self
+                .evaluate_decision(&decision_id, variables)
+                .map(Applied::Evaluated),
+            Command::AdvanceClock { millis } => self.advance_clock(millis).map(done),
+            Command::SetClock { epoch_millis } => self.set_clock(epoch_millis).map(done),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Client commands as values ([`Command`] through [`Engine::apply`]): every kind of command
+//! does what its method does, and a run kept as its commands replays to the same log.
+
+use baton_engine::deploy::Resource;
+use baton_engine::runtime::*;
+use serde_json::json;
+
+const ORDER: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"
+    xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="t">
+  <bpmn:process id="order" isExecutable="true">
+    <bpmn:startEvent id="start" />
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="pack" />
+    <bpmn:serviceTask id="pack">
+      <bpmn:extensionElements><zeebe:taskDefinition type="pack" /></bpmn:extensionElements>
+    </bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="pack" targetRef="check" />
+    <bpmn:userTask id="check">
+      <bpmn:extensionElements><zeebe:userTask /></bpmn:extensionElements>
+    </bpmn:userTask>
+    <bpmn:sequenceFlow id="f3" sourceRef="check" targetRef="end" />
+    <bpmn:endEvent id="end" />
+  </bpmn:process>
+</bpmn:definitions>"#;
+
+fn doc(v: serde_json::Value) -> VariableDocument {
+    match v {
+        serde_json::Value::Object(m) => m.into_iter().collect(),
+        _ => panic!("not an object"),
+    }
+}
+
+/// An engine that keeps the commands it applied.
+#[derive(Default)]
+struct Recorded {
+    engine: Engine,
+    commands: Vec<Command>,
+}
+
+impl Recorded {
+    fn apply(&mut self, command: Command) -> Result<Applied, Rejection> {
+        self.commands.push(command.clone());
+        self.engine.apply(command)
+    }
+
+    fn ok(&mut self, command: Command) -> Applied {
+        let text = format!("{command:?}");
+        self.apply(command)
+            .unwrap_or_else(|r| panic!("{text} was rejected: {r}"))
+    }
+
+    fn key(&mut self, command: Command) -> Key {
+        match self.ok(command) {
+            Applied::Key(key) => key,
+            other => panic!("expected a key, got {other:?}"),
+        }
+    }
+
+    fn pack_job(&mut self) -> Key {
+        match self.ok(Command::ActivateJobs {
+            job_type: "pack".into(),
+            worker: "w".into(),
+            timeout_ms: 60_000,
+            max_jobs: 10,
+        }) {
+            Applied::Keys(keys) if keys.len() == 1 => keys[0],
+            other => panic!("expected one job, got {other:?}"),
+        }
+    }
+
+    fn incident(&self) -> Option<IncidentView> {
+        self.engine.incidents().into_iter().next()
+    }
+}
+
+#[test]
+fn every_command_does_what_its_method_does_and_the_run_replays() {
+    let mut r = Recorded::default();
+    match r.ok(Command::Deploy(vec![Resource::new("order.bpmn", ORDER)])) {
+        Applied::Deployed(info) => assert_eq!(info.processes[0].0, "order"),
+        other => panic!("{other:?}"),
+    }
+    let pi = r.key(Command::CreateInstance(
+        CreateInstance::new("order").variables(doc(json!({"items": 2}))),
+    ));
+    r.ok(Command::SetVariables {
+        scope_key: pi,
+        variables: doc(json!({"rush": true})),
+        local: false,
+    });
+    assert_eq!(r.engine.variable(pi, "rush").as_deref(), Some(&json!(true)));
+
+    // A failed job without retries is an incident; retries and a resolution bring it back.
+    let job = r.pack_job();
+    r.ok(Command::FailJob {
+        job_key: job,
+        retries: 0,
+        error_message: "the printer is out of paper".into(),
+        retry_backoff_ms: 0,
+        variables: VariableDocument::new(),
+    });
+    let incident = r.incident().expect("an incident");
+    assert_eq!(&*incident.error_message, "the printer is out of paper");
+    r.ok(Command::UpdateJobRetries {
+        job_key: job,
+        retries: 1,
+    });
+    r.ok(Command::ResolveIncident {
+        incident_key: incident.key,
+    });
+    assert!(r.incident().is_none());
+    let job = r.pack_job();
+    r.ok(Command::CompleteJob {
+        job_key: job,
+        variables: doc(json!({"parcel": "P-1"})),
+        result: None,
+    });
+
+    // The user task: assigned, updated, completed.
+    let task = r.engine.user_tasks()[0].key;
+    r.ok(Command::AssignUserTask {
+        user_task_key: task,
+        assignee: Some("ann".into()),
+    });
+    r.ok(Command::UpdateUserTask {
+        user_task_key: task,
+        changes: doc(json!({"priority": 80})),
+    });
+    let value = &r.engine.user_tasks()[0].value;
+    assert_eq!(
+        (value.assignee.as_deref(), value.priority),
+        (Some("ann"), 80)
+    );
+    r.ok(Command::CompleteUserTask {
+        user_task_key: task,
+        variables: VariableDocument::new(),
+    });
+    assert_eq!(
+        r.engine.process_instance(pi).unwrap().state,
+        State::Completed
+    );
+
+    // An error no boundary catches is an incident; cancelling ends the instance.
+    let second = r.key(Command::CreateInstance(CreateInstance::new("order")));
+    let job = r.pack_job();
+    r.ok(Command::ThrowError {
+        job_key: job,
+        error_code: "NO_STOCK".into(),
+        error_message: "out of stock".into(),
+        variables: VariableDocument::new(),
+    });
+    assert_eq!(r.incident().map(|i| i.job_key), Some(Some(job)));
+    r.ok(Command::CancelInstance {
+        process_instance_key: second,
+    });
+    assert_eq!(
+        r.engine.process_instance(second).unwrap().state,
+        State::Terminated
+    );
+
+    // Messages, signals, conditions, decisions, the clock.
+    r.key(Command::PublishMessage(
+        PublishMessage::new("parcel-lost", "P-1").time_to_live(60_000),
+    ));
+    let correlate = r.apply(Command::CorrelateMessage {
+        name: "parcel-found".into(),
+        correlation_key: "P-1".into(),
+        variables: VariableDocument::new(),
+    });
+    assert!(correlate.is_err(), "nothing waits for it: {correlate:?}");
+    r.key(Command::BroadcastSignal {
+        name: "closing-time".into(),
+        variables: VariableDocument::new(),
+    });
+    assert_eq!(
+        r.ok(Command::EvaluateConditionalStartEvents {
+            variables: VariableDocument::new(),
+            process_definition_key: None,
+        }),
+        Applied::Keys(Vec::new())
+    );
+    let decision = r.apply(Command::EvaluateDecision {
+        decision_id: "shipping".into(),
+        variables: VariableDocument::new(),
+    });
+    assert!(decision.is_err(), "no such decision: {decision:?}");
+    let start = r.engine.now();
+    r.ok(Command::AdvanceClock { millis: 1_000 });
+    assert_eq!(r.engine.now(), start + 1_000);
+    r.ok(Command::SetClock {
+        epoch_millis: start + 5_000,
+    });
+    assert_eq!(r.engine.now(), start + 5_000);
+
+    // The same commands on a fresh engine: the same log, rejections and all.
+    let mut replayed = Engine::default();
+    for command in &r.commands {
+        let _ = replayed.apply(command.clone());
+    }
+    assert_eq!(replayed.render_log(), r.engine.render_log());
+    assert_eq!(replayed.now(), r.engine.now());
+}
