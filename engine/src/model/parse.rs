@@ -5,9 +5,11 @@
 //! user sees every mistake at once. Zeebe's deployment rules about a well-formed model live in
 //! `deploy::checks`.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap as HashMap;
 
-use super::xml::{self, Attr, Document, Node, NodeId, Ns};
+use super::xml::{self, Attr, Document, Node, NodeId, Ns, Streamed};
 use super::*;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::source::Source;
@@ -44,7 +46,10 @@ pub fn parse(source: &Source) -> Parsed {
             diagnostics,
         };
     }
-    let doc = match xml::parse(source.text()) {
+    // BPMN DI is read as it streams by, not kept in the tree: half the elements of a modeler
+    // file, each read once.
+    let mut di = DiReader::new(source);
+    let doc = match xml::parse_streaming(source.text(), &mut di) {
         Ok(doc) => doc,
         Err(error) => {
             diagnostics.push(Diagnostic::at(
@@ -89,6 +94,8 @@ pub fn parse(source: &Source) -> Parsed {
         doc: &doc,
         diagnostics,
         ids: HashMap::default(),
+        diagram: di.diagram,
+        di_diagnostics: di.diagnostics.into_iter().peekable(),
     };
     parser.check_ids();
     let definitions = parser.definitions(doc.root);
@@ -104,6 +111,10 @@ struct Parser<'s, 'a> {
     diagnostics: Vec<Diagnostic>,
     /// Every id of the file and where it first appeared.
     ids: HashMap<&'s str, u32>,
+    /// What the streamed BPMN DI drew, and its problems with the start of the `BPMNDiagram`
+    /// they are in (reported in document order among the other children of `definitions`).
+    diagram: Diagram,
+    di_diagnostics: std::iter::Peekable<std::vec::IntoIter<(u32, Diagnostic)>>,
 }
 
 /// A reference written in the file, still a string.
@@ -222,38 +233,11 @@ impl<'s, 'a> Parser<'s, 'a> {
         element_id: Option<&str>,
     ) -> Option<bool> {
         let attr = attr?;
-        match self.doc.value(attr).trim() {
-            "true" | "1" => Some(true),
-            "false" | "0" => Some(false),
-            other => {
-                let message = format!("'{other}' is not a boolean value of attribute '{name}'");
+        match boolean_value(self.doc.value(attr), name) {
+            Ok(value) => Some(value),
+            Err(message) => {
                 self.error(attr.span.start, Rule::InvalidAttribute, element_id, message);
                 None
-            }
-        }
-    }
-
-    fn number(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> f64 {
-        let attr = self.doc.attr(node, name);
-        self.number_attr(attr, name, element_id)
-    }
-
-    fn number_attr(
-        &mut self,
-        attr: Option<&Attr<'_>>,
-        name: &str,
-        element_id: Option<&str>,
-    ) -> f64 {
-        let Some(attr) = attr else {
-            return 0.0;
-        };
-        let value = self.doc.value(attr);
-        match parse_number(value.trim()) {
-            Some(value) if value.is_finite() => value,
-            _ => {
-                let message = format!("'{value}' is not a number (attribute '{name}')");
-                self.error(attr.span.start, Rule::InvalidAttribute, element_id, message);
-                0.0
             }
         }
     }
@@ -319,6 +303,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             ..Definitions::default()
         };
         for (child_id, child) in self.children(root) {
+            self.report_diagrams_before(child.start);
             match (child.ns, child.local) {
                 (Ns::Bpmn, "process") => {
                     let process = self.process(child_id);
@@ -349,15 +334,23 @@ impl<'s, 'a> Parser<'s, 'a> {
                     let collaboration = self.collaboration(child_id);
                     definitions.collaborations.push(collaboration);
                 }
-                (Ns::BpmnDi, "BPMNDiagram") => self.diagram(child_id, &mut definitions.diagram),
                 (Ns::Bpmn, "choreography" | "globalConversation" | "conversation") => {
                     self.unsupported(child, &upper_first(child.local));
                 }
                 _ => {}
             }
         }
+        self.report_diagrams_before(u32::MAX);
+        definitions.diagram = std::mem::take(&mut self.diagram);
         copy_subscriptions(&mut definitions);
         definitions
+    }
+
+    /// Reports the problems of the diagrams that start before `offset`.
+    fn report_diagrams_before(&mut self, offset: u32) {
+        while let Some((_, diagnostic)) = self.di_diagnostics.next_if(|(at, _)| *at < offset) {
+            self.diagnostics.push(diagnostic);
+        }
     }
 
     fn message(&mut self, node_id: NodeId) -> Message {
@@ -419,94 +412,6 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
         }
         collaboration
-    }
-
-    fn diagram(&mut self, node_id: NodeId, diagram: &mut Diagram) {
-        for (plane_id, plane) in self.children(node_id) {
-            if !plane.is(Ns::BpmnDi, "BPMNPlane") {
-                continue;
-            }
-            // Sized once: diagrams have thousands of shapes and edges.
-            let (shapes, edges) = self.children(plane_id).fold((0, 0), |(s, e), (_, c)| {
-                (
-                    s + usize::from(c.is(Ns::BpmnDi, "BPMNShape")),
-                    e + usize::from(c.is(Ns::BpmnDi, "BPMNEdge")),
-                )
-            });
-            diagram.shapes.reserve(shapes);
-            diagram.edges.reserve(edges);
-            for (_, child) in self.children(plane_id) {
-                let Some(element) = self.doc.attr(child, "bpmnElement") else {
-                    continue;
-                };
-                let doc: &'s Document<'a> = self.doc;
-                let element: String = doc.value(element).to_string();
-                let di_id = doc.attr(child, "id").map(|a| doc.value(a));
-                if child.is(Ns::BpmnDi, "BPMNShape") {
-                    let mut shape = Shape {
-                        bounds: Bounds::default(),
-                        is_expanded: self.boolean(child, "isExpanded", di_id),
-                        is_horizontal: self.boolean(child, "isHorizontal", di_id),
-                        label: None,
-                    };
-                    for (grandchild_id, grandchild) in self.children_of(child) {
-                        if grandchild.is(Ns::Dc, "Bounds") {
-                            shape.bounds = self.bounds(grandchild, di_id);
-                        } else if grandchild.is(Ns::BpmnDi, "BPMNLabel") {
-                            shape.label = self.label(grandchild_id, di_id);
-                        }
-                    }
-                    diagram.shapes.insert(element, shape);
-                } else if child.is(Ns::BpmnDi, "BPMNEdge") {
-                    let mut edge = Edge {
-                        waypoints: Vec::new(),
-                        label: None,
-                    };
-                    for (grandchild_id, grandchild) in self.children_of(child) {
-                        if grandchild.is(Ns::Di, "waypoint") {
-                            let x = self.number(grandchild, "x", di_id);
-                            let y = self.number(grandchild, "y", di_id);
-                            edge.waypoints.push((x, y));
-                        } else if grandchild.is(Ns::BpmnDi, "BPMNLabel") {
-                            edge.label = self.label(grandchild_id, di_id);
-                        }
-                    }
-                    diagram.edges.insert(element, edge);
-                }
-            }
-        }
-    }
-
-    fn bounds(&mut self, node: &Node<'_>, di_id: Option<&str>) -> Bounds {
-        // One pass over the attributes instead of one lookup per coordinate (there are
-        // thousands of these); the first attribute of a name counts, as in `Document::attr`.
-        let doc: &'s Document<'a> = self.doc;
-        let mut found: [Option<&'s Attr<'a>>; 4] = [None; 4];
-        for attr in doc.attrs(node).iter().filter(|a| a.ns == Ns::None) {
-            let slot = match attr.local {
-                "x" => 0,
-                "y" => 1,
-                "width" => 2,
-                "height" => 3,
-                _ => continue,
-            };
-            found[slot].get_or_insert(attr);
-        }
-        let [x, y, width, height] = found;
-        Bounds {
-            x: self.number_attr(x, "x", di_id),
-            y: self.number_attr(y, "y", di_id),
-            width: self.number_attr(width, "width", di_id),
-            height: self.number_attr(height, "height", di_id),
-        }
-    }
-
-    fn label(&mut self, node_id: NodeId, di_id: Option<&str>) -> Option<Bounds> {
-        let bounds = self
-            .children(node_id)
-            .find(|(_, child)| child.is(Ns::Dc, "Bounds"))?
-            .1;
-        Some(self.bounds(bounds, di_id))
     }
 
     fn unsupported(&mut self, node: &Node<'_>, type_name: &str) {
@@ -1431,6 +1336,220 @@ const _: () = assert!(SINGLE_EXTENSIONS.len() <= 32);
 
 /// Gives every element that waits for a message the `zeebe:subscription` of that message, so the
 /// runtime finds the correlation key on the element.
+/// Reads BPMN DI (`bpmndi:BPMNDiagram` children of `definitions`) as the XML reader streams it:
+/// the shapes and edges of every plane, keyed by their `bpmnElement`, with the problems of
+/// their attributes.
+struct DiReader<'s, 'a> {
+    source: &'s Source,
+    diagram: Diagram,
+    diagnostics: Vec<(u32, Diagnostic)>,
+    /// The start of the `BPMNDiagram` being read.
+    diagram_start: u32,
+    /// The number of open elements of the diagram.
+    open: usize,
+    in_plane: bool,
+    item: Option<DiItem<'a>>,
+    /// A `BPMNLabel` being read: its first `dc:Bounds`.
+    label: Option<Option<Bounds>>,
+}
+
+/// A shape or edge being read, with its `bpmnElement` and its own id (for messages).
+struct DiItem<'a> {
+    element: String,
+    di_id: Option<Cow<'a, str>>,
+    drawn: Drawn,
+}
+
+enum Drawn {
+    Shape(Shape),
+    Edge(Edge),
+}
+
+impl<'s, 'a> DiReader<'s, 'a> {
+    fn new(source: &'s Source) -> Self {
+        DiReader {
+            source,
+            diagram: Diagram::default(),
+            diagnostics: Vec::new(),
+            diagram_start: 0,
+            open: 0,
+            in_plane: false,
+            item: None,
+            label: None,
+        }
+    }
+
+    fn error(&mut self, attr: &Attr<'_>, di_id: Option<&str>, message: String) {
+        let diagnostic = Diagnostic::at(
+            self.source,
+            attr.span.start,
+            Rule::InvalidAttribute,
+            di_id,
+            message,
+        );
+        self.diagnostics.push((self.diagram_start, diagnostic));
+    }
+
+    fn boolean(
+        &mut self,
+        element: &Streamed<'_, 'a>,
+        name: &str,
+        di_id: Option<&str>,
+    ) -> Option<bool> {
+        let attr = element.attr(name)?;
+        match boolean_value(&element.value(attr), name) {
+            Ok(value) => Some(value),
+            Err(message) => {
+                self.error(attr, di_id, message);
+                None
+            }
+        }
+    }
+
+    fn number(
+        &mut self,
+        element: &Streamed<'_, 'a>,
+        attr: Option<&Attr<'a>>,
+        name: &str,
+        di_id: Option<&str>,
+    ) -> f64 {
+        let Some(attr) = attr else {
+            return 0.0;
+        };
+        match number_value(&element.value(attr), name) {
+            Ok(number) => number,
+            Err(message) => {
+                self.error(attr, di_id, message);
+                0.0
+            }
+        }
+    }
+
+    fn bounds(&mut self, element: &Streamed<'_, 'a>, di_id: Option<&str>) -> Bounds {
+        // One pass over the attributes instead of one lookup per coordinate (there are
+        // thousands of these); the first attribute of a name counts, as in `Document::attr`.
+        let mut found: [Option<&Attr<'a>>; 4] = [None; 4];
+        for attr in element.attrs().iter().filter(|a| a.ns == Ns::None) {
+            let slot = match attr.local {
+                "x" => 0,
+                "y" => 1,
+                "width" => 2,
+                "height" => 3,
+                _ => continue,
+            };
+            found[slot].get_or_insert(attr);
+        }
+        let [x, y, width, height] = found;
+        Bounds {
+            x: self.number(element, x, "x", di_id),
+            y: self.number(element, y, "y", di_id),
+            width: self.number(element, width, "width", di_id),
+            height: self.number(element, height, "height", di_id),
+        }
+    }
+}
+
+impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
+    fn streams(&self, depth: usize, ns: Ns, local: &str) -> bool {
+        depth == 1 && ns == Ns::BpmnDi && local == "BPMNDiagram"
+    }
+
+    fn open(&mut self, element: &Streamed<'_, 'a>) {
+        self.open = element.depth + 1;
+        match element.depth {
+            0 => self.diagram_start = element.start,
+            1 => self.in_plane = element.is(Ns::BpmnDi, "BPMNPlane"),
+            2 => {
+                self.item = None;
+                if !self.in_plane {
+                    return;
+                }
+                let Some(drawn) = element.attr("bpmnElement") else {
+                    return;
+                };
+                let drawn = element.value(drawn).into_owned();
+                let di_id = element.attr("id").map(|a| element.value(a));
+                let di = di_id.as_deref();
+                let item = if element.is(Ns::BpmnDi, "BPMNShape") {
+                    Drawn::Shape(Shape {
+                        bounds: Bounds::default(),
+                        is_expanded: self.boolean(element, "isExpanded", di),
+                        is_horizontal: self.boolean(element, "isHorizontal", di),
+                        label: None,
+                    })
+                } else if element.is(Ns::BpmnDi, "BPMNEdge") {
+                    Drawn::Edge(Edge {
+                        waypoints: Vec::new(),
+                        label: None,
+                    })
+                } else {
+                    return;
+                };
+                self.item = Some(DiItem {
+                    element: drawn,
+                    di_id,
+                    drawn: item,
+                });
+            }
+            3 => {
+                let Some(mut item) = self.item.take() else {
+                    return;
+                };
+                let di_id = item.di_id.as_deref();
+                if element.is(Ns::BpmnDi, "BPMNLabel") {
+                    self.label = Some(None);
+                } else {
+                    match &mut item.drawn {
+                        Drawn::Shape(shape) if element.is(Ns::Dc, "Bounds") => {
+                            shape.bounds = self.bounds(element, di_id);
+                        }
+                        Drawn::Edge(edge) if element.is(Ns::Di, "waypoint") => {
+                            let x = self.number(element, element.attr("x"), "x", di_id);
+                            let y = self.number(element, element.attr("y"), "y", di_id);
+                            edge.waypoints.push((x, y));
+                        }
+                        _ => {}
+                    }
+                }
+                self.item = Some(item);
+            }
+            4 if matches!(self.label, Some(None)) && element.is(Ns::Dc, "Bounds") => {
+                let di_id = self.item.as_ref().and_then(|item| item.di_id.clone());
+                self.label = Some(Some(self.bounds(element, di_id.as_deref())));
+            }
+            _ => {}
+        }
+    }
+
+    fn close(&mut self) {
+        self.open -= 1;
+        match self.open {
+            1 => self.in_plane = false,
+            2 => {
+                if let Some(item) = self.item.take() {
+                    match item.drawn {
+                        Drawn::Shape(shape) => {
+                            self.diagram.shapes.insert(item.element, shape);
+                        }
+                        Drawn::Edge(edge) => {
+                            self.diagram.edges.insert(item.element, edge);
+                        }
+                    }
+                }
+            }
+            3 => {
+                if let (Some(label), Some(item)) = (self.label.take(), &mut self.item) {
+                    match &mut item.drawn {
+                        Drawn::Shape(shape) => shape.label = label,
+                        Drawn::Edge(edge) => edge.label = label,
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn copy_subscriptions(definitions: &mut Definitions) {
     let subscriptions: HashMap<&str, &Subscription> = definitions
         .messages
@@ -1466,6 +1585,25 @@ fn copy_subscriptions(definitions: &mut Definitions) {
 
 /// An `xs:double`. Diagram coordinates are nearly always small integers: those skip the general
 /// (and much slower) float parser.
+/// An `xs:boolean` value, or why it is not one.
+fn boolean_value(value: &str, name: &str) -> Result<bool, String> {
+    match value.trim() {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        other => Err(format!(
+            "'{other}' is not a boolean value of attribute '{name}'"
+        )),
+    }
+}
+
+/// A finite number, or why the value is not one.
+fn number_value(value: &str, name: &str) -> Result<f64, String> {
+    match parse_number(value.trim()) {
+        Some(number) if number.is_finite() => Ok(number),
+        _ => Err(format!("'{value}' is not a number (attribute '{name}')")),
+    }
+}
+
 fn parse_number(text: &str) -> Option<f64> {
     let digits = text.strip_prefix('-').unwrap_or(text);
     if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) {

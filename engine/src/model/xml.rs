@@ -123,6 +123,9 @@ pub(crate) struct Document<'a> {
     texts: Vec<Text<'a>>,
     /// The attribute values that differ from their raw text (entities, normalised white space).
     unescaped: Vec<String>,
+    /// The `id` attributes of streamed elements (left out of the tree), with the element's
+    /// namespace and start, in document order.
+    streamed_ids: Vec<(Ns, u32, Attr<'a>)>,
     pub root: NodeId,
 }
 
@@ -149,35 +152,52 @@ impl<'a> Document<'a> {
         &self.attrs[node.attrs_start as usize..node.attrs_end as usize]
     }
 
-    /// The `id` attributes of the nodes in the namespaces `in_scope` accepts (XML Schema's `ID`
-    /// type: one space per file, empty ids ignored): each value with the start of the node that
-    /// used it first, and every later use with that first start.
-    pub fn ids(
-        &self,
+    /// The `id` attributes of the elements in the namespaces `in_scope` accepts, streamed ones
+    /// included (XML Schema's `ID` type: one space per file, empty ids ignored): each value with
+    /// the start of the element that used it first, and every later use with that first start.
+    pub fn ids<'d>(
+        &'d self,
         in_scope: impl Fn(Ns) -> bool,
-    ) -> (rustc_hash::FxHashMap<&str, u32>, Vec<(&Attr<'a>, u32)>) {
+    ) -> (
+        rustc_hash::FxHashMap<&'d str, u32>,
+        Vec<(&'d Attr<'a>, u32)>,
+    ) {
         // Modeler files give about every other element an id: sized once instead of growing.
         let mut first_use = rustc_hash::FxHashMap::with_capacity_and_hasher(
-            self.nodes.len() / 2,
+            self.nodes.len() / 2 + self.streamed_ids.len(),
             Default::default(),
         );
         let mut duplicates = Vec::new();
-        for node in &self.nodes {
-            if !in_scope(node.ns) {
-                continue;
-            }
-            let Some(id) = self.attr(node, "id") else {
-                continue;
-            };
+        let mut visit = |start: u32, id: &'d Attr<'a>| {
             let value = self.value(id);
             if value.is_empty() {
-                continue;
+                return;
             }
             match first_use.get(value) {
                 Some(&first) => duplicates.push((id, first)),
                 None => {
-                    first_use.insert(value, node.start);
+                    first_use.insert(value, start);
                 }
+            }
+        };
+        // The tree's and the streamed elements' ids, merged in document order.
+        let mut streamed = self.streamed_ids.iter().peekable();
+        for node in &self.nodes {
+            while let Some((ns, start, id)) = streamed.next_if(|(_, start, _)| *start < node.start)
+            {
+                if in_scope(*ns) {
+                    visit(*start, id);
+                }
+            }
+            if in_scope(node.ns)
+                && let Some(id) = self.attr(node, "id")
+            {
+                visit(node.start, id);
+            }
+        }
+        for (ns, start, id) in streamed {
+            if in_scope(*ns) {
+                visit(*start, id);
             }
         }
         (first_use, duplicates)
@@ -242,14 +262,86 @@ const XMLNS_NAMESPACE: &str = "http://www.w3.org/2000/xmlns/";
 
 /// Reads `text` into a tree, or says where and why it is not acceptable XML.
 pub(crate) fn parse(text: &str) -> Result<Document<'_>, XmlError> {
+    parse_streaming(text, &mut NoStream)
+}
+
+/// Receives the elements of the subtrees it asks for, in document order, instead of the tree:
+/// for parts read once, front to back, with no look-ahead (BPMN DI: half the elements of a
+/// modeler file), which then cost no memory in the tree.
+pub(crate) trait Stream<'a> {
+    /// Whether the element at `depth` (0: the root) starts a streamed subtree.
+    fn streams(&self, depth: usize, ns: Ns, local: &str) -> bool;
+    /// An element of a streamed subtree opens (its end is [`Stream::close`]).
+    fn open(&mut self, element: &Streamed<'_, 'a>);
+    fn close(&mut self);
+}
+
+/// Streams nothing.
+struct NoStream;
+
+impl Stream<'_> for NoStream {
+    fn streams(&self, _: usize, _: Ns, _: &str) -> bool {
+        false
+    }
+    fn open(&mut self, _: &Streamed<'_, '_>) {}
+    fn close(&mut self) {}
+}
+
+/// An element of a streamed subtree, as it is read.
+pub(crate) struct Streamed<'s, 'a> {
+    pub ns: Ns,
+    pub local: &'a str,
+    /// The `<` of the start tag.
+    pub start: u32,
+    /// The depth below the subtree's first element (0: that element).
+    pub depth: usize,
+    attrs: &'s [Attr<'a>],
+    text: &'a str,
+    unescaped: &'s [String],
+}
+
+impl<'a> Streamed<'_, 'a> {
+    pub fn is(&self, ns: Ns, local: &str) -> bool {
+        self.ns == ns && same_name(self.local, local)
+    }
+
+    /// The attribute without namespace called `local`.
+    pub fn attr(&self, local: &str) -> Option<&Attr<'a>> {
+        self.attrs
+            .iter()
+            .find(|a| a.ns == Ns::None && same_name(a.local, local))
+    }
+
+    /// Every attribute (namespace bindings left out), in document order.
+    pub fn attrs(&self) -> &[Attr<'a>] {
+        self.attrs
+    }
+
+    /// An attribute's value, unescaped and normalised as XML requires.
+    pub fn value(&self, attr: &Attr<'a>) -> Cow<'a, str> {
+        match attr.unescaped {
+            NONE => Cow::Borrowed(&self.text[attr.span.start as usize..attr.span.end as usize]),
+            index => Cow::Owned(self.unescaped[index as usize].clone()),
+        }
+    }
+}
+
+/// Reads `text` into a tree, handing the subtrees `stream` asks for to it instead.
+pub(crate) fn parse_streaming<'a>(
+    text: &'a str,
+    stream: &mut dyn Stream<'a>,
+) -> Result<Document<'a>, XmlError> {
     // Modeler-written BPMN spends 50 to 60 bytes of text per element and about 35 per attribute;
     // reserving a little more avoids regrowing (and copying) the arenas.
     Builder {
         text,
+        stream,
         nodes: Vec::with_capacity((text.len() / 40).min(MAX_ELEMENTS)),
         attrs: Vec::with_capacity((text.len() / 25).min(4 * MAX_ELEMENTS)),
         texts: Vec::new(),
         unescaped: Vec::new(),
+        streamed_ids: Vec::new(),
+        elements: 0,
         stack: Vec::new(),
         bindings: Vec::new(),
         prefixed: Vec::new(),
@@ -267,15 +359,29 @@ struct Binding<'a> {
     ns: Option<Ns>,
 }
 
-struct Builder<'a> {
+/// An element not yet closed.
+struct Open<'a> {
+    /// `NONE` for a streamed element.
+    node: NodeId,
+    /// The number of namespace bindings in scope before the element opened.
+    scope: u32,
+    local: &'a str,
+    start: u32,
+}
+
+struct Builder<'a, 'st> {
     text: &'a str,
+    // (Not generic: one copy of the reader loop, which the compiler inlines quick-xml into.)
+    stream: &'st mut dyn Stream<'a>,
     nodes: Vec<Node<'a>>,
     attrs: Vec<Attr<'a>>,
     texts: Vec<Text<'a>>,
     unescaped: Vec<String>,
-    /// Open elements, innermost last, with the number of namespace bindings in scope before
-    /// each was opened.
-    stack: Vec<(NodeId, u32)>,
+    streamed_ids: Vec<(Ns, u32, Attr<'a>)>,
+    /// Elements read so far, streamed ones included.
+    elements: usize,
+    /// Open elements, innermost last.
+    stack: Vec<Open<'a>>,
     /// Namespace declarations in scope, innermost last.
     bindings: Vec<Binding<'a>>,
     /// The prefixed attributes of the tag being read (index into `attrs`, prefix): resolved once
@@ -288,7 +394,7 @@ struct Builder<'a> {
     root: Option<NodeId>,
 }
 
-impl<'a> Builder<'a> {
+impl<'a> Builder<'a, '_> {
     fn run(mut self) -> Result<Document<'a>, XmlError> {
         let mut reader = Reader::from_str(self.text);
         // quick-xml drops a byte order mark without counting it in its positions: it is added
@@ -326,17 +432,28 @@ impl<'a> Builder<'a> {
             match event {
                 Event::Start(start) => {
                     let scope = self.bindings.len() as u32;
-                    let id = self.open(&start, before)?;
-                    self.stack.push((id, scope));
+                    let (node, local) = self.open(&start, before)?;
+                    self.stack.push(Open {
+                        node,
+                        scope,
+                        local,
+                        start: before as u32,
+                    });
                 }
                 Event::Empty(start) => {
                     let scope = self.bindings.len();
-                    self.open(&start, before)?;
+                    let (node, _) = self.open(&start, before)?;
+                    if node == NONE {
+                        self.stream.close();
+                    }
                     self.bindings.truncate(scope);
                 }
                 Event::End(_) => {
-                    if let Some((_, scope)) = self.stack.pop() {
-                        self.bindings.truncate(scope as usize);
+                    if let Some(open) = self.stack.pop() {
+                        self.bindings.truncate(open.scope as usize);
+                        if open.node == NONE {
+                            self.stream.close();
+                        }
                     }
                 }
                 Event::Text(text) => {
@@ -383,11 +500,10 @@ impl<'a> Builder<'a> {
                 Event::Eof => break,
             }
         }
-        if let Some(&(open, _)) = self.stack.last() {
-            let node = &self.nodes[open as usize];
+        if let Some(open) = self.stack.last() {
             return Err(XmlError::malformed(
-                node.start as u64,
-                format!("element <{}> is not closed", node.local),
+                open.start as u64,
+                format!("element <{}> is not closed", open.local),
             ));
         }
         match self.root {
@@ -397,13 +513,15 @@ impl<'a> Builder<'a> {
                 attrs: self.attrs,
                 texts: self.texts,
                 unescaped: self.unescaped,
+                streamed_ids: self.streamed_ids,
                 root,
             }),
             None => Err(XmlError::malformed(0, "the file has no root element")),
         }
     }
 
-    fn open(&mut self, start: &BytesStart<'_>, offset: u64) -> Result<NodeId, XmlError> {
+    /// Reads a start tag: its node (`NONE` when streamed) and local name.
+    fn open(&mut self, start: &BytesStart<'_>, offset: u64) -> Result<(NodeId, &'a str), XmlError> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(XmlError {
                 rule: Rule::XmlTooDeep,
@@ -411,7 +529,7 @@ impl<'a> Builder<'a> {
                 message: format!("elements are nested more than {MAX_DEPTH} levels deep"),
             });
         }
-        if self.nodes.len() >= MAX_ELEMENTS {
+        if self.elements >= MAX_ELEMENTS {
             return Err(XmlError {
                 rule: Rule::ResourceTooLarge,
                 offset: offset as u32,
@@ -485,6 +603,42 @@ impl<'a> Builder<'a> {
         }
         let (prefix, local) = split_prefix(&content[..name_len]);
         let ns = self.resolve(prefix, offset)?;
+        self.elements += 1;
+
+        let streaming = self.stack.last().map(|open| open.node == NONE);
+        let depth = self.stack.len();
+        if streaming == Some(true) || self.stream.streams(depth, ns, local) {
+            let base = self
+                .stack
+                .iter()
+                .rposition(|open| open.node != NONE)
+                .map_or(0, |i| i + 1);
+            let attrs = &self.attrs[attrs_start as usize..];
+            self.stream.open(&Streamed {
+                ns,
+                local,
+                start: offset as u32,
+                depth: depth - base,
+                attrs,
+                text: self.text,
+                unescaped: &self.unescaped,
+            });
+            // Only the id stays (for the duplicate check); the rest was read once.
+            let id = attrs
+                .iter()
+                .position(|a| a.ns == Ns::None && same_name(a.local, "id"));
+            let id = id.map(|i| self.attrs.swap_remove(attrs_start as usize + i));
+            self.attrs.truncate(attrs_start as usize);
+            if let Some(id) = id {
+                self.streamed_ids.push((ns, offset as u32, id));
+            }
+            if let Some(parent) = self.stack.last()
+                && parent.node != NONE
+            {
+                self.drop_text(parent.node);
+            }
+            return Ok((NONE, local));
+        }
 
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node {
@@ -499,14 +653,11 @@ impl<'a> Builder<'a> {
             start: offset as u32,
         });
         match self.stack.last() {
-            Some(&(parent_id, _)) => {
+            Some(&Open {
+                node: parent_id, ..
+            }) => {
+                self.drop_text(parent_id);
                 let parent = &mut self.nodes[parent_id as usize];
-                // Mixed content carries nothing in BPMN: an element with children keeps no text.
-                // (Its text is the last one read: nothing inside it came before.)
-                if parent.text != NONE {
-                    self.texts.truncate(parent.text as usize);
-                    parent.text = NONE;
-                }
                 let previous = parent.last_child;
                 parent.last_child = id;
                 if previous == NONE {
@@ -523,7 +674,17 @@ impl<'a> Builder<'a> {
                 ));
             }
         }
-        Ok(id)
+        Ok((id, local))
+    }
+
+    /// Mixed content carries nothing in BPMN: an element with children keeps no text. (Its
+    /// text is the last one read: nothing inside it came before.)
+    fn drop_text(&mut self, node: NodeId) {
+        let node = &mut self.nodes[node as usize];
+        if node.text != NONE {
+            self.texts.truncate(node.text as usize);
+            node.text = NONE;
+        }
     }
 
     /// Refuses an attribute name written twice in one tag, as quick-xml's own check would
@@ -620,18 +781,22 @@ impl<'a> Builder<'a> {
     /// Whether the innermost open element already has an element child (its text is then
     /// dropped).
     fn open_has_children(&self) -> bool {
-        self.stack
-            .last()
-            .is_some_and(|&(open, _)| self.nodes[open as usize].first_child != NONE)
+        // (A streamed element keeps no text either.)
+        self.stack.last().is_some_and(|open| {
+            open.node == NONE || self.nodes[open.node as usize].first_child != NONE
+        })
     }
 
     fn text_piece(&mut self, value: Cow<'a, str>, start: u64, end: u64) -> Result<(), XmlError> {
-        let Some(&(open, _)) = self.stack.last() else {
+        let Some(&Open { node: open, .. }) = self.stack.last() else {
             if value.trim().is_empty() {
                 return Ok(());
             }
             return Err(XmlError::malformed(start, "text outside the root element"));
         };
+        if open == NONE {
+            return Ok(());
+        }
         let node = &mut self.nodes[open as usize];
         if node.first_child != NONE {
             return Ok(());
@@ -875,6 +1040,68 @@ mod tests {
             assert_eq!(error.rule, Rule::XmlMalformed, "{bad}");
             assert_eq!(error.message, message, "{bad}");
         }
+    }
+
+    /// Records what it is handed: `(depth, local, x value)` per open, `None` per close.
+    #[derive(Default)]
+    struct Recorder(Vec<Option<(usize, String, Option<String>)>>);
+
+    impl<'a> Stream<'a> for Recorder {
+        fn streams(&self, depth: usize, _: Ns, local: &str) -> bool {
+            depth == 1 && local == "s"
+        }
+        fn open(&mut self, element: &Streamed<'_, 'a>) {
+            let x = element.attr("x").map(|a| element.value(a).into_owned());
+            self.0
+                .push(Some((element.depth, element.local.to_owned(), x)));
+        }
+        fn close(&mut self) {
+            self.0.push(None);
+        }
+    }
+
+    #[test]
+    fn streamed_subtrees_are_handed_over_and_left_out_of_the_tree() {
+        let xml = r#"<a id="1"><b id="2"/><s id="3"><c x="1 &lt; 2"><d/></c>t<e x="y" id="2"/></s><f id="3"/></a>"#;
+        let mut recorder = Recorder::default();
+        let doc = parse_streaming(xml, &mut recorder).unwrap();
+        let locals: Vec<&str> = doc.nodes.iter().map(|n| n.local).collect();
+        assert_eq!(locals, ["a", "b", "f"]);
+        let open = |depth, local: &str, x: Option<&str>| {
+            Some((depth, local.to_owned(), x.map(str::to_owned)))
+        };
+        assert_eq!(
+            recorder.0,
+            [
+                open(0, "s", None),
+                open(1, "c", Some("1 < 2")),
+                open(2, "d", None),
+                None,
+                None,
+                open(1, "e", Some("y")),
+                None,
+                None,
+            ]
+        );
+        // Streamed ids still count, in document order.
+        let (_, duplicates) = doc.ids(|_| true);
+        let duplicates: Vec<(&str, u32)> = duplicates
+            .iter()
+            .map(|(id, first)| (doc.value(id), *first))
+            .collect();
+        assert_eq!(
+            duplicates,
+            [
+                ("2", xml.find("<b").unwrap() as u32),
+                ("3", xml.find("<s").unwrap() as u32)
+            ]
+        );
+        // An unclosed streamed element is named; streamed elements count towards the limit.
+        let error = parse_streaming("<a><s><c></s></a>", &mut Recorder::default()).unwrap_err();
+        assert_eq!(error.rule, Rule::XmlMalformed);
+        let flood = format!("<a><s>{}</s></a>", "<c/>".repeat(MAX_ELEMENTS));
+        let error = parse_streaming(&flood, &mut Recorder::default()).unwrap_err();
+        assert_eq!(error.rule, Rule::ResourceTooLarge);
     }
 
     #[test]
