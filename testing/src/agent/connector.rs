@@ -390,7 +390,7 @@ fn reads_as(definitions: &Value, tools: &[ToolDefinition]) -> bool {
         };
         let description = field(definition, "description").and_then(Value::as_str);
         let schema_matches = match field(definition, "inputSchema") {
-            Some(schema) => *schema == tool.input_schema,
+            Some(schema) => same_json(schema, &tool.input_schema),
             None => {
                 tool.input_schema == json!({"type": "object", "properties": {}, "required": []})
             }
@@ -400,6 +400,25 @@ fn reads_as(definitions: &Value, tools: &[ToolDefinition]) -> bool {
         }
     }
     tools.next().is_none()
+}
+
+/// JSON equality that walks both objects in order first: a stored schema is the one written
+/// before, key for key, so no key is hashed; objects in another order are compared as maps.
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && (x
+                    .iter()
+                    .zip(y.iter())
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb))
+                    || x == y)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b))
+        }
+        _ => a == b,
+    }
 }
 
 /// Reads one agent job. `Err` is a connector feature the mock does not play. `cache` carries
@@ -1533,6 +1552,21 @@ mod tests {
             ["agentContext", "data"]
         );
         assert_eq!(fetched["agentContext"], inner_context);
+    }
+
+    #[test]
+    fn same_json_is_json_equality() {
+        let a =
+            json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+        let reordered =
+            json!({"required": ["q"], "properties": {"q": {"type": "string"}}, "type": "object"});
+        let other =
+            json!({"type": "object", "properties": {"q": {"type": "number"}}, "required": ["q"]});
+        assert!(same_json(&a, &a.clone()));
+        assert!(same_json(&a, &reordered));
+        assert!(!same_json(&a, &other));
+        assert!(!same_json(&json!([1, 2]), &json!([2, 1])));
+        assert!(!same_json(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
     }
 
     #[test]

@@ -134,7 +134,7 @@ impl Usage {
 
     /// The connector's `tokenUsage` object: input and output always, the others when not zero.
     pub fn to_json(&self) -> Value {
-        let mut object = Map::new();
+        let mut object = Map::with_capacity(5);
         object.insert("inputTokenCount".into(), self.input_token_count.into());
         object.insert("outputTokenCount".into(), self.output_token_count.into());
         let optional = [
