@@ -215,7 +215,7 @@ impl ToolCall {
     }
 
     fn to_json(&self) -> Value {
-        let mut object = Map::new();
+        let mut object = Map::with_capacity(3);
         if let Some(id) = &self.id {
             object.insert("id".into(), id.clone().into());
         }
