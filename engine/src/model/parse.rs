@@ -1675,3 +1675,49 @@ fn upper_first(local: &str) -> String {
         None => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagram_problems_keep_their_place_among_the_others() {
+        // The DI comes first here: its problems are still reported in document order, and its
+        // shapes are read whatever comes after.
+        let xml = r#"<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI" xmlns:dc="http://www.omg.org/spec/DD/20100524/DC" id="d">
+  <bpmndi:BPMNDiagram id="diagram">
+    <bpmndi:BPMNPlane id="plane" bpmnElement="p">
+      <bpmndi:BPMNShape id="a_di" bpmnElement="a"><dc:Bounds x="1" y="two" width="3" height="4"/></bpmndi:BPMNShape>
+    </bpmndi:BPMNPlane>
+  </bpmndi:BPMNDiagram>
+  <bpmn:process id="p" isExecutable="maybe"><bpmn:task id="a"/></bpmn:process>
+  <bpmndi:BPMNDiagram id="second">
+    <bpmndi:BPMNPlane id="plane2"><bpmndi:BPMNShape id="b_di" bpmnElement="b" isExpanded="no"/></bpmndi:BPMNPlane>
+  </bpmndi:BPMNDiagram>
+</bpmn:definitions>"#;
+        let parsed = parse(&Source::new("order.bpmn", xml));
+        let found: Vec<(Option<&str>, &str)> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| (d.element_id.as_deref(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Some("a_di"), "'two' is not a number (attribute 'y')"),
+                (
+                    Some("p"),
+                    "'maybe' is not a boolean value of attribute 'isExecutable'"
+                ),
+                (
+                    Some("b_di"),
+                    "'no' is not a boolean value of attribute 'isExpanded'"
+                ),
+            ]
+        );
+        let diagram = parsed.definitions.unwrap().diagram;
+        let shapes: Vec<&str> = diagram.shapes.keys().map(String::as_str).collect();
+        assert_eq!(shapes, ["a", "b"]);
+        assert_eq!(diagram.shapes["a"].bounds.height, 4.0);
+    }
+}
