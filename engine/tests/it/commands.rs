@@ -30,15 +30,15 @@ fn doc(v: serde_json::Value) -> VariableDocument {
     }
 }
 
-/// An engine that keeps the commands it applied.
+/// An engine that keeps the commands it applied (the golden-log drive uses it too).
 #[derive(Default)]
-struct Recorded {
-    engine: Engine,
-    commands: Vec<Command>,
+pub struct Recorded {
+    pub engine: Engine,
+    pub commands: Vec<Command>,
 }
 
 impl Recorded {
-    fn apply(&mut self, command: Command) -> Result<Applied, Rejection> {
+    pub fn apply(&mut self, command: Command) -> Result<Applied, Rejection> {
         self.commands.push(command.clone());
         self.engine.apply(command)
     }

@@ -13,19 +13,7 @@ use std::path::Path;
 use baton_engine::deploy::Resource;
 use baton_engine::runtime::*;
 
-/// An engine driven through commands, keeping each command it was given.
-#[derive(Default)]
-struct Driver {
-    engine: Engine,
-    commands: Vec<Command>,
-}
-
-impl Driver {
-    fn apply(&mut self, command: Command) -> Result<Applied, Rejection> {
-        self.commands.push(command.clone());
-        self.engine.apply(command)
-    }
-}
+use crate::commands::Recorded as Driver;
 
 /// How many rounds a fixture gets before the driver gives up (a cycle timer repeats forever).
 const MAX_ROUNDS: usize = 20;
