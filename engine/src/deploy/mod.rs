@@ -68,6 +68,46 @@ impl Resource {
     }
 }
 
+/// A resource as data (a command log): its name and its text, or its bytes when they are not
+/// UTF-8.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ResourceData {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bytes: Option<Vec<u8>>,
+}
+
+impl serde::Serialize for Resource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (text, bytes) = match &self.content {
+            Content::Text(text) => (Some(text.to_string()), None),
+            Content::Bytes(bytes) => (None, Some(bytes.clone())),
+        };
+        ResourceData {
+            name: self.name.clone(),
+            text,
+            bytes,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Resource {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let data = ResourceData::deserialize(deserializer)?;
+        match (data.text, data.bytes) {
+            (Some(text), None) => Ok(Resource::new(data.name, text)),
+            (None, Some(bytes)) => Ok(Resource::new(data.name, bytes)),
+            _ => Err(serde::de::Error::custom(
+                "a resource has either `text` or `bytes`",
+            )),
+        }
+    }
+}
+
 /// A resource that passed every check: its text (for positions in later messages) and its model.
 #[derive(Debug)]
 pub struct DeployedResource {

@@ -7,34 +7,50 @@
 //! fresh engine or on a saved copy of one (`Engine` is `Clone`), handed to another runtime, or
 //! altered on purpose (a fault injected between two commands). Commands are applied in order;
 //! the same commands on the same engine give the same records, byte for byte.
+//!
+//! A command is also JSON (serde), one object tagged by `command`:
+//! `{"command": "completeJob", "jobKey": 2251799813685253, "variables": {"ok": true}}`.
 
 use super::*;
 
 /// A request to the engine, as a client sends it to Zeebe's gateway.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(
+    tag = "command",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
 pub enum Command {
     /// Deploy BPMN, DMN and form resources.
-    Deploy(Vec<crate::deploy::Resource>),
+    Deploy {
+        resources: Vec<crate::deploy::Resource>,
+    },
     CreateInstance(CreateInstance),
     CancelInstance {
         process_instance_key: Key,
     },
     SetVariables {
         scope_key: Key,
+        #[serde(default)]
         variables: VariableDocument,
+        #[serde(default)]
         local: bool,
     },
     PublishMessage(PublishMessage),
     CorrelateMessage {
         name: String,
         correlation_key: String,
+        #[serde(default)]
         variables: VariableDocument,
     },
     BroadcastSignal {
         name: String,
+        #[serde(default)]
         variables: VariableDocument,
     },
     EvaluateConditionalStartEvents {
+        #[serde(default)]
         variables: VariableDocument,
         process_definition_key: Option<Key>,
     },
@@ -46,6 +62,7 @@ pub enum Command {
     },
     CompleteJob {
         job_key: Key,
+        #[serde(default)]
         variables: VariableDocument,
         result: Option<JobResult>,
     },
@@ -54,12 +71,14 @@ pub enum Command {
         retries: i32,
         error_message: String,
         retry_backoff_ms: i64,
+        #[serde(default)]
         variables: VariableDocument,
     },
     ThrowError {
         job_key: Key,
         error_code: String,
         error_message: String,
+        #[serde(default)]
         variables: VariableDocument,
     },
     UpdateJobRetries {
@@ -68,6 +87,7 @@ pub enum Command {
     },
     CompleteUserTask {
         user_task_key: Key,
+        #[serde(default)]
         variables: VariableDocument,
     },
     AssignUserTask {
@@ -76,6 +96,7 @@ pub enum Command {
     },
     UpdateUserTask {
         user_task_key: Key,
+        #[serde(default)]
         changes: VariableDocument,
     },
     ResolveIncident {
@@ -83,6 +104,7 @@ pub enum Command {
     },
     EvaluateDecision {
         decision_id: String,
+        #[serde(default)]
         variables: VariableDocument,
     },
     /// Move the virtual clock forward (timers that come due fire).
@@ -114,7 +136,7 @@ impl Engine {
     pub fn apply(&mut self, command: Command) -> Result<Applied, Rejection> {
         let done = |()| Applied::Done;
         match command {
-            Command::Deploy(resources) => self.deploy(&resources).map(Applied::Deployed),
+            Command::Deploy { resources } => self.deploy(&resources).map(Applied::Deployed),
             Command::CreateInstance(request) => self.create_instance(request).map(Applied::Key),
             Command::CancelInstance {
                 process_instance_key,

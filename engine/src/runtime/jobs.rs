@@ -19,23 +19,72 @@ use super::{Cmd, Engine};
 /// Zeebe's limit on error messages stored on jobs and incidents.
 const MAX_ERROR_MESSAGE: usize = 500;
 
-/// What a worker sends when it completes the job of an ad-hoc sub-process.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What a worker sends when it completes the job of an ad-hoc sub-process (as JSON, the shape of
+/// Zeebe's REST API: `activateElements: [{elementId, variables}]`, `isCompletionConditionFulfilled`,
+/// `isCancelRemainingInstances`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct AdHocJobResult {
     /// Elements to activate, each with the variables of its inner instance.
+    #[serde(with = "activate_elements")]
     pub activate_elements: Vec<(String, VariableDocument)>,
+    #[serde(rename = "isCompletionConditionFulfilled")]
     pub completion_condition_fulfilled: bool,
+    #[serde(rename = "isCancelRemainingInstances")]
     pub cancel_remaining_instances: bool,
 }
 
+/// `activateElements` as Zeebe's REST API writes it: `[{"elementId": …, "variables": {…}}]`.
+mod activate_elements {
+    use super::VariableDocument;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Element {
+        element_id: String,
+        #[serde(default)]
+        variables: VariableDocument,
+    }
+
+    pub fn serialize<S: Serializer>(
+        elements: &[(String, VariableDocument)],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(elements.iter().map(|(element_id, variables)| Element {
+            element_id: element_id.clone(),
+            variables: variables.clone(),
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<(String, VariableDocument)>, D::Error> {
+        let elements = Vec::<Element>::deserialize(deserializer)?;
+        Ok(elements
+            .into_iter()
+            .map(|e| (e.element_id, e.variables))
+            .collect())
+    }
+}
+
 /// The result part of a job completion.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
 pub enum JobResult {
     AdHocSubProcess(AdHocJobResult),
     /// A task listener's answer: deny the transition, or correct task fields.
     UserTask {
+        #[serde(default)]
         denied: bool,
+        #[serde(default)]
         denied_reason: Option<String>,
+        #[serde(default)]
         corrections: VariableDocument,
     },
 }

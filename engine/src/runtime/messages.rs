@@ -35,7 +35,8 @@ use crate::model::ElementIdx;
 pub const DEFAULT_MESSAGE_TTL_MS: i64 = 3_600_000;
 
 /// A message to publish.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PublishMessage {
     pub name: String,
     pub correlation_key: String,
@@ -43,6 +44,7 @@ pub struct PublishMessage {
     pub time_to_live_ms: i64,
     /// Unique per name and correlation key while a message with the id is buffered.
     pub message_id: Option<String>,
+    #[serde(default)]
     pub variables: VariableDocument,
 }
 

@@ -210,7 +210,8 @@ pub struct DeploymentInfo {
 }
 
 /// How to create a process instance.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct CreateInstance {
     pub bpmn_process_id: String,
     /// A specific version (default: the latest).

@@ -76,7 +76,9 @@ impl Recorded {
 #[test]
 fn every_command_does_what_its_method_does_and_the_run_replays() {
     let mut r = Recorded::default();
-    match r.ok(Command::Deploy(vec![Resource::new("order.bpmn", ORDER)])) {
+    match r.ok(Command::Deploy {
+        resources: vec![Resource::new("order.bpmn", ORDER)],
+    }) {
         Applied::Deployed(info) => assert_eq!(info.processes[0].0, "order"),
         other => panic!("{other:?}"),
     }
@@ -199,4 +201,77 @@ fn every_command_does_what_its_method_does_and_the_run_replays() {
     }
     assert_eq!(replayed.render_log(), r.engine.render_log());
     assert_eq!(replayed.now(), r.engine.now());
+
+    // ... and the same commands written as JSON and read back.
+    let text = serde_json::to_string_pretty(&r.commands).unwrap();
+    let read: Vec<Command> = serde_json::from_str(&text).unwrap();
+    let mut from_json = Engine::default();
+    for command in read {
+        let _ = from_json.apply(command);
+    }
+    assert_eq!(from_json.render_log(), r.engine.render_log());
+}
+
+#[test]
+fn commands_as_json() {
+    let commands = vec![
+        Command::CreateInstance(CreateInstance::new("order").variables(doc(json!({"items": 2})))),
+        Command::CompleteJob {
+            job_key: 2251799813685253,
+            variables: doc(json!({"ok": true})),
+            result: Some(JobResult::AdHocSubProcess(AdHocJobResult {
+                activate_elements: vec![("search-kb".into(), doc(json!({"toolCall": {}})))],
+                ..Default::default()
+            })),
+        },
+        Command::PublishMessage(PublishMessage::new("parcel-lost", "P-1")),
+        Command::CompleteJob {
+            job_key: 2251799813685260,
+            variables: VariableDocument::new(),
+            result: Some(JobResult::UserTask {
+                denied: true,
+                denied_reason: Some("not in office hours".into()),
+                corrections: VariableDocument::new(),
+            }),
+        },
+        Command::AdvanceClock { millis: 1_000 },
+    ];
+    let text = serde_json::to_string(&commands).unwrap();
+    let read: Vec<Command> = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        format!("{read:?}"),
+        format!("{commands:?}"),
+        "JSON round trip"
+    );
+    insta::assert_snapshot!(text, @r#"[{"command":"createInstance","bpmnProcessId":"order","version":null,"variables":{"items":2},"startInstructions":[],"terminateAfter":[]},{"command":"completeJob","jobKey":2251799813685253,"variables":{"ok":true},"result":{"type":"adHocSubProcess","activateElements":[{"elementId":"search-kb","variables":{"toolCall":{}}}],"isCompletionConditionFulfilled":false,"isCancelRemainingInstances":false}},{"command":"publishMessage","name":"parcel-lost","correlationKey":"P-1","timeToLiveMs":3600000,"messageId":null,"variables":{}},{"command":"completeJob","jobKey":2251799813685260,"variables":{},"result":{"type":"userTask","denied":true,"deniedReason":"not in office hours","corrections":{}}},{"command":"advanceClock","millis":1000}]"#);
+    // What a hand-written log may leave out: variables, optional fields.
+    let short: Command =
+        serde_json::from_str(r#"{"command": "completeJob", "jobKey": 7}"#).unwrap();
+    assert!(matches!(
+        short,
+        Command::CompleteJob {
+            job_key: 7,
+            result: None,
+            ..
+        }
+    ));
+    let errors: Vec<String> = [
+        r#"{"command": "completeJob", "jobkey": 7}"#,
+        r#"{"command": "finishJob", "jobKey": 7}"#,
+        r#"{"command": "deploy", "resources": [{"name": "a.bpmn"}]}"#,
+    ]
+    .iter()
+    .map(|text| {
+        serde_json::from_str::<Command>(text)
+            .unwrap_err()
+            .to_string()
+    })
+    .collect();
+    insta::assert_debug_snapshot!(errors, @r#"
+    [
+        "unknown field `jobkey`, expected one of `jobKey`, `variables`, `result`",
+        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock` at line 1 column 23",
+        "a resource has either `text` or `bytes`",
+    ]
+    "#);
 }

@@ -146,7 +146,9 @@ fn drive(path: &Path) -> Result<(Vec<Command>, Engine, usize), String> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let variables = start_variables(&name);
     let mut d = Driver::default();
-    if let Err(r) = d.apply(Command::Deploy(vec![Resource::new(name, text)])) {
+    if let Err(r) = d.apply(Command::Deploy {
+        resources: vec![Resource::new(name, text)],
+    }) {
         return Err(format!("deployment rejected: {r}\n"));
     }
     start_all(&mut d, &variables);
