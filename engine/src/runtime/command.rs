@@ -232,3 +232,21 @@ impl Engine {
         }
     }
 }
+
+/// A command log that cannot be read: where (the path into the JSON) and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct CommandLogError {
+    /// The path of the bad value, e.g. `[3].variables`; `.` for the whole log.
+    pub path: String,
+    pub message: String,
+}
+
+/// Reads a command log: a JSON array of [`Command`]s, as `serde_json` writes a `Vec<Command>`.
+pub fn read_commands(json: &str) -> Result<Vec<Command>, CommandLogError> {
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| CommandLogError {
+        path: e.path().to_string(),
+        message: e.inner().to_string(),
+    })
+}

@@ -47,7 +47,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-pub use command::{Applied, Command};
+pub use command::{Applied, Command, CommandLogError, read_commands};
 pub use decisions::{
     DecisionIdx, DecisionInstanceView, DecisionOutcome, DeployedDecision, DeployedDrg, DrgIdx,
     rule_id,

@@ -204,7 +204,7 @@ fn every_command_does_what_its_method_does_and_the_run_replays() {
 
     // ... and the same commands written as JSON and read back.
     let text = serde_json::to_string_pretty(&r.commands).unwrap();
-    let read: Vec<Command> = serde_json::from_str(&text).unwrap();
+    let read = read_commands(&text).unwrap();
     let mut from_json = Engine::default();
     for command in read {
         let _ = from_json.apply(command);
@@ -272,6 +272,27 @@ fn commands_as_json() {
         "unknown field `jobkey`, expected one of `jobKey`, `variables`, `result`",
         "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock` at line 1 column 23",
         "a resource has either `text` or `bytes`",
+    ]
+    "#);
+}
+
+#[test]
+fn a_bad_command_log_names_the_path_of_the_problem() {
+    let errors: Vec<String> = [
+        r#"{"command": "advanceClock", "millis": 1}"#,
+        r#"[{"command": "advanceClock", "millis": 1}, {"command": "advanceClock", "millis": "soon"}]"#,
+        r#"[{"command": "createInstance", "bpmnProcessId": "order", "variables": [1]}]"#,
+        r#"[{"command": "advanceClock", "millis": 1},"#,
+    ]
+    .iter()
+    .map(|text| read_commands(text).unwrap_err().to_string())
+    .collect();
+    insta::assert_debug_snapshot!(errors, @r#"
+    [
+        ".: invalid type: map, expected a sequence at line 1 column 0",
+        "[1]: invalid type: string \"soon\", expected i64 at line 1 column 89",
+        "[0]: invalid type: sequence, expected a map at line 1 column 75",
+        ".: EOF while parsing a value at line 1 column 42",
     ]
     "#);
 }
