@@ -136,10 +136,7 @@ impl<'a> Document<'a> {
 
     /// An attribute's value, unescaped and normalised as XML requires.
     pub fn value<'d>(&'d self, attr: &Attr<'a>) -> &'d str {
-        match attr.unescaped {
-            NONE => &self.text[attr.span.start as usize..attr.span.end as usize],
-            index => &self.unescaped[index as usize],
-        }
+        attr_value(self.text, &self.unescaped, attr)
     }
 
     /// The character data directly inside a node without element children.
@@ -319,18 +316,23 @@ impl<'s, 'a> Streamed<'s, 'a> {
 
     /// An attribute's value, unescaped and normalised as XML requires.
     pub fn value(&self, attr: &Attr<'a>) -> &'s str {
-        match attr.unescaped {
-            NONE => &self.text[attr.span.start as usize..attr.span.end as usize],
-            index => &self.unescaped[index as usize],
-        }
+        attr_value(self.text, self.unescaped, attr)
     }
 
     /// The same, kept beyond this element (copied only when it was unescaped).
     pub fn value_cow(&self, attr: &Attr<'a>) -> Cow<'a, str> {
         match attr.unescaped {
-            NONE => Cow::Borrowed(&self.text[attr.span.start as usize..attr.span.end as usize]),
-            index => Cow::Owned(self.unescaped[index as usize].clone()),
+            NONE => Cow::Borrowed(attr_value(self.text, &[], attr)),
+            _ => Cow::Owned(self.value(attr).to_owned()),
         }
+    }
+}
+
+/// An attribute's value: its raw text in `text`, or its entry in `unescaped`.
+fn attr_value<'s>(text: &'s str, unescaped: &'s [String], attr: &Attr<'_>) -> &'s str {
+    match attr.unescaped {
+        NONE => &text[attr.span.start as usize..attr.span.end as usize],
+        index => &unescaped[index as usize],
     }
 }
 

@@ -32,10 +32,6 @@ pub struct FeelExpr {
     /// The variable and keys the expression only reads
     /// ([`baton_feel_bridge::variable_path`]), found once here.
     path: Option<(Arc<str>, Vec<Arc<str>>)>,
-    /// The expression is a call (`fromAi(…)`) or a constant: its fast path stands for an
-    /// evaluation, so it takes a FEEL seed as the evaluation would have (the seeds of later
-    /// `uuid()`/`random number()` calls stay as they were).
-    counts_as_evaluation: bool,
 }
 
 impl FeelExpr {
@@ -52,17 +48,11 @@ impl FeelExpr {
             })
             .flatten();
         let path = baton_feel_bridge::variable_path(&parsed);
-        let counts_as_evaluation = constant.is_some()
-            || !matches!(
-                parsed.ast().kind,
-                baton_feel::ast::ExprKind::Name(_) | baton_feel::ast::ExprKind::Path(..)
-            );
         FeelExpr {
             source,
             parsed,
             constant,
             path,
-            counts_as_evaluation,
         }
     }
 
@@ -72,12 +62,6 @@ impl FeelExpr {
         self.path
             .as_ref()
             .map(|(name, keys)| (&**name, keys.as_slice()))
-    }
-
-    /// Whether answering the expression without FEEL stands for an evaluation (a constant,
-    /// `fromAi(…)`), which takes a seed (see [`Engine::next_feel_seed`](super::Engine)).
-    pub fn counts_as_evaluation(&self) -> bool {
-        self.counts_as_evaluation
     }
 
     /// The value of a constant expression (see [`FeelExpr::new`]), shared.

@@ -79,7 +79,6 @@ impl Engine {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
                 if let Some(constant) = f.constant() {
-                    self.next_feel_seed();
                     return Ok(((**constant).clone(), Vec::new()));
                 }
                 let json = |name: &str| -> Option<&Json> {
@@ -94,9 +93,6 @@ impl Engine {
                     && let Some(value) =
                         json(name).and_then(|v| baton_feel_bridge::json_at(v, keys))
                 {
-                    if f.counts_as_evaluation() {
-                        self.next_feel_seed();
-                    }
                     return Ok((value.clone(), Vec::new()));
                 }
                 // Only the names the expression reads are looked up; scope variables hand out
@@ -124,7 +120,8 @@ impl Engine {
         }
     }
 
-    /// The seed of the next FEEL evaluation's `uuid()` and `random number()`.
+    /// The seed of the next FEEL evaluation's `uuid()` and `random number()`. Only evaluations
+    /// take one: an expression answered without FEEL (a constant, `=name`) draws nothing.
     pub(crate) fn next_feel_seed(&self) -> u64 {
         self.feel_evaluations.next()
     }
@@ -438,24 +435,19 @@ impl Engine {
             return None;
         };
         if let Some(constant) = f.constant() {
-            self.next_feel_seed();
             return Some(constant.clone());
         }
         let (name, keys) = f.variable_path()?;
         if !keys.is_empty() {
             return None;
         }
-        let shared = match doc.get(name) {
+        match doc.get(name) {
             Some(value) => baton_feel_bridge::round_trips(value).then(|| value.clone()),
             None => {
                 let var = self.lookup_var_entry(scope, name)?;
                 var.round_trips().then(|| var.value.clone())
             }
-        };
-        if shared.is_some() && f.counts_as_evaluation() {
-            self.next_feel_seed();
         }
-        shared
     }
 
     /// Applies the element's input mappings as local variables of the instance.

@@ -755,7 +755,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
             .as_deref()
             .filter(|p| !p.trim().is_empty())
         {
-            content.push(object([("type", "text".into()), ("text", prompt.into())]));
+            content.push(text_part(prompt));
             user_prompt = Some(prompt.to_string());
         }
         for document in &config.user_documents {
@@ -791,13 +791,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         .map(|system| {
             object([
                 ("role", "system".into()),
-                (
-                    "content",
-                    Value::Array(vec![object([
-                        ("type", "text".into()),
-                        ("text", system.into()),
-                    ])]),
-                ),
+                ("content", Value::Array(vec![text_part(system)])),
             ])
         });
     let sent = SentMessages {
@@ -969,13 +963,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
     let mut assistant = Map::with_capacity(5);
     assistant.insert("role".into(), "assistant".into());
     if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
-        assistant.insert(
-            "content".into(),
-            Value::Array(vec![object([
-                ("type", "text".into()),
-                ("text", text.into()),
-            ])]),
-        );
+        assistant.insert("content".into(), Value::Array(vec![text_part(text)]));
     }
     if !assistant_calls.is_empty() {
         assistant.insert("toolCalls".into(), Value::Array(assistant_calls));
@@ -1336,6 +1324,11 @@ fn conversation_id_for(element_instance_key: u64) -> String {
 /// A tool result's content as the connector stores it: text, object, or nothing.
 /// A JSON object of these entries, built in place (`json!` would serialize every value it is
 /// given into a copy).
+/// A message's text content part: `{"type": "text", "text": …}`.
+fn text_part(text: &str) -> Value {
+    object([("type", "text".into()), ("text", text.into())])
+}
+
 fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     let mut map = Map::with_capacity(N);
     for (key, value) in entries {
