@@ -47,7 +47,7 @@ pub fn parse(source: &Source) -> Parsed {
         };
     }
     // BPMN DI is read as it streams by, not kept in the tree: half the elements of a modeler
-    // file, each read once.
+    // file, each read once. Flow nodes' `incoming`/`outgoing` are not kept either.
     let mut di = DiReader::new(source);
     let doc = match xml::parse_streaming(source.text(), &mut di) {
         Ok(doc) => doc,
@@ -1450,8 +1450,17 @@ impl<'s, 'a> DiReader<'s, 'a> {
 }
 
 impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
-    fn streams(&self, depth: usize, ns: Ns, local: &str) -> bool {
-        depth == 1 && ns == Ns::BpmnDi && local == "BPMNDiagram"
+    fn reading(&self, depth: usize, ns: Ns, local: &str) -> xml::Reading {
+        match ns {
+            Ns::BpmnDi if depth == 1 && local == "BPMNDiagram" => xml::Reading::Stream,
+            // A flow node's `incoming`/`outgoing` repeat what its sequence flows say: the
+            // parser reads the flows, so these (a third of a modeler file's process elements)
+            // are not kept.
+            Ns::Bpmn if depth >= 2 && matches!(local, "incoming" | "outgoing") => {
+                xml::Reading::Skip
+            }
+            _ => xml::Reading::Keep,
+        }
     }
 
     fn open(&mut self, element: &Streamed<'_, 'a>) {
