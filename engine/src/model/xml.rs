@@ -371,6 +371,8 @@ pub(crate) fn parse_streaming<'a>(
         elements: 0,
         stack: Vec::new(),
         bindings: Vec::new(),
+        resolved: [("", Ns::None); RESOLVED],
+        resolved_len: 0,
         prefixed: Vec::new(),
         keys: Vec::new(),
         key_set: FxHashSet::default(),
@@ -378,6 +380,9 @@ pub(crate) fn parse_streaming<'a>(
     }
     .run()
 }
+
+/// How many resolved prefixes `Builder` remembers.
+const RESOLVED: usize = 4;
 
 /// A namespace declaration in scope: `xmlns:prefix="uri"` (`prefix` empty for `xmlns="uri"`).
 /// `ns` is `None` for an undeclaration (`xmlns=""`).
@@ -411,6 +416,11 @@ struct Builder<'a, 'st> {
     stack: Vec<Open<'a>>,
     /// Namespace declarations in scope, innermost last.
     bindings: Vec<Binding<'a>>,
+    /// The last prefixes resolved (`""`: no prefix) while `bindings` stayed as it is: a file
+    /// declares its namespaces once and uses a handful of prefixes, so most names are found
+    /// here instead of by a scan of every binding.
+    resolved: [(&'a str, Ns); RESOLVED],
+    resolved_len: usize,
     /// The prefixed attributes of the tag being read (index into `attrs`, prefix): resolved once
     /// the tag's own declarations are known.
     prefixed: Vec<(u32, &'a str)>,
@@ -473,11 +483,11 @@ impl<'a> Builder<'a, '_> {
                     if node == NONE {
                         self.stream.close();
                     }
-                    self.bindings.truncate(scope);
+                    self.leave_scope(scope);
                 }
                 Event::End(_) => {
                     if let Some(open) = self.stack.pop() {
-                        self.bindings.truncate(open.scope as usize);
+                        self.leave_scope(open.scope as usize);
                         if open.node == NONE {
                             self.stream.close();
                         }
@@ -794,11 +804,36 @@ impl<'a> Builder<'a, '_> {
             prefix,
             ns: (!uri.is_empty()).then(|| Ns::of_uri(uri.as_bytes())),
         });
+        self.resolved_len = 0;
         Ok(())
     }
 
+    /// Drops the namespace declarations of the element that closes.
+    fn leave_scope(&mut self, scope: usize) {
+        if scope < self.bindings.len() {
+            self.bindings.truncate(scope);
+            self.resolved_len = 0;
+        }
+    }
+
     /// The namespace of a name with this prefix (`None`: an element's unprefixed name).
-    fn resolve(&self, prefix: Option<&str>, offset: u64) -> Result<Ns, XmlError> {
+    fn resolve(&mut self, prefix: Option<&'a str>, offset: u64) -> Result<Ns, XmlError> {
+        let wanted = prefix.unwrap_or("");
+        if prefix == Some("") {
+            // (`:name`: unlike no prefix at all, refused when no default namespace is declared.)
+            return self.resolve_in_bindings(prefix, offset);
+        }
+        let remembered = &self.resolved[..self.resolved_len.min(RESOLVED)];
+        if let Some((_, ns)) = remembered.iter().find(|(p, _)| same_name(p, wanted)) {
+            return Ok(*ns);
+        }
+        let ns = self.resolve_in_bindings(prefix, offset)?;
+        self.resolved[self.resolved_len % RESOLVED] = (wanted, ns);
+        self.resolved_len += 1;
+        Ok(ns)
+    }
+
+    fn resolve_in_bindings(&self, prefix: Option<&str>, offset: u64) -> Result<Ns, XmlError> {
         let wanted = prefix.unwrap_or("");
         match self
             .bindings
