@@ -250,7 +250,7 @@ pub(crate) struct PlannedMessage {
 pub(crate) fn correlation_key_text(
     value: &Json,
     expression: &str,
-    warnings: &[String],
+    warnings: &[super::expr::baton_feel_bridge::FeelWarning],
 ) -> Result<String, Failure> {
     match value {
         Json::String(s) => Ok(s.clone()),
@@ -270,7 +270,7 @@ pub(crate) fn correlation_key_text(
                 message.push_str(" The evaluation reported the following warnings:");
                 for w in warnings {
                     message.push('\n');
-                    message.push_str(w);
+                    message.push_str(&w.to_string());
                 }
             }
             Err(Failure::new(ErrorType::ExtractValueError, message))
