@@ -1345,7 +1345,10 @@ mod tests {
         let f = correlation_key_text(
             &json!(null),
             "x",
-            &["[NO_VARIABLE_FOUND] No variable found with name 'x'".into()],
+            &[baton_feel::Warning {
+                kind: baton_feel::WarningKind::NoVariableFound,
+                message: "No variable found with name 'x'".to_string(),
+            }],
         )
         .unwrap_err();
         assert_eq!(f.error_type, ErrorType::ExtractValueError);
