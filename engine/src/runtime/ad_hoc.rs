@@ -75,7 +75,7 @@ impl Engine {
         let p = self.process(inst.proc).clone();
         let e = inst.element().expect("ad-hoc");
         let el = p.element(e);
-        let def = el.ad_hoc.clone().expect("ad-hoc");
+        let def = el.ad_hoc.as_deref().expect("ad-hoc");
         if let Some(job) = &el.job {
             let (job_type, retries) = self.eval_job_def(key, &job.job_type, &job.retries)?;
             self.subscribe_to_events(key)?;
@@ -223,7 +223,7 @@ impl Engine {
         let p = self.process(inst.proc).clone();
         let e = inst.element().expect("ad-hoc");
         let el = p.element(e);
-        let def = el.ad_hoc.clone().expect("ad-hoc");
+        let def = el.ad_hoc.as_deref().expect("ad-hoc");
         if let (Some(oc), Some(oe)) = (&def.output_collection, &def.output_element) {
             let value = self.eval(oe, child, None)?;
             match self.instances[&ahsp]
@@ -271,7 +271,7 @@ impl Engine {
         let p = self.process(inst.proc).clone();
         let e = inst.element().expect("ad-hoc");
         let el = p.element(e);
-        let def = el.ad_hoc.clone().expect("ad-hoc");
+        let def = el.ad_hoc.as_deref().expect("ad-hoc");
         let state = self.instances[&ahsp].ad_hoc().cloned().unwrap_or_default();
         let idle = self.instances[&ahsp].children.is_empty()
             && self.instances[&ahsp].active_flows.is_empty();

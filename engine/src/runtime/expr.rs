@@ -132,6 +132,9 @@ pub mod baton_feel_bridge {
     /// A value as FEEL sees it.
     pub type FeelValue = baton_feel::Value;
 
+    /// A warning FEEL reported (formatted only when a message shows it).
+    pub type FeelWarning = baton_feel::Warning;
+
     /// Converts a variable's JSON into a FEEL value with Zeebe's rules.
     pub fn to_feel(json: &Json) -> FeelValue {
         baton_feel::Value::from_json(json)
@@ -262,7 +265,7 @@ pub mod baton_feel_bridge {
     /// the warnings FEEL reported.
     pub struct Outcome {
         pub result: Result<Json, String>,
-        pub warnings: Vec<String>,
+        pub warnings: Vec<FeelWarning>,
     }
 
     /// The most keys [`variable_path`] follows.
@@ -381,7 +384,7 @@ pub mod baton_feel_bridge {
                 .result
                 .map(|v| v.to_json())
                 .map_err(|f| f.message),
-            warnings: evaluation.warnings.iter().map(|w| w.to_string()).collect(),
+            warnings: evaluation.warnings,
         }
     }
 }

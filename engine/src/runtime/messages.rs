@@ -250,7 +250,7 @@ pub(crate) struct PlannedMessage {
 pub(crate) fn correlation_key_text(
     value: &Json,
     expression: &str,
-    warnings: &[String],
+    warnings: &[super::expr::baton_feel_bridge::FeelWarning],
 ) -> Result<String, Failure> {
     match value {
         Json::String(s) => Ok(s.clone()),
@@ -270,7 +270,7 @@ pub(crate) fn correlation_key_text(
                 message.push_str(" The evaluation reported the following warnings:");
                 for w in warnings {
                     message.push('\n');
-                    message.push_str(w);
+                    message.push_str(&w.to_string());
                 }
             }
             Err(Failure::new(ErrorType::ExtractValueError, message))
@@ -1345,7 +1345,10 @@ mod tests {
         let f = correlation_key_text(
             &json!(null),
             "x",
-            &["[NO_VARIABLE_FOUND] No variable found with name 'x'".into()],
+            &[baton_feel::Warning {
+                kind: baton_feel::WarningKind::NoVariableFound,
+                message: "No variable found with name 'x'".to_string(),
+            }],
         )
         .unwrap_err();
         assert_eq!(f.error_type, ErrorType::ExtractValueError);

@@ -74,7 +74,7 @@ impl Engine {
         expr: &Expr,
         scope: Key,
         overlay: Option<&dyn Overlay>,
-    ) -> Result<(Json, Vec<String>), Failure> {
+    ) -> Result<(Json, Vec<baton_feel_bridge::FeelWarning>), Failure> {
         match expr {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
@@ -627,7 +627,7 @@ pub(crate) fn type_mismatch(
     expr: &Expr,
     expected: &str,
     got: &Json,
-    warnings: &[String],
+    warnings: &[baton_feel_bridge::FeelWarning],
 ) -> Failure {
     let mut message = format!(
         "Expected result of the expression '{}' to be '{expected}', but was '{}'.",
@@ -638,7 +638,7 @@ pub(crate) fn type_mismatch(
         message.push_str(" The evaluation reported the following warnings:");
         for w in warnings {
             message.push('\n');
-            message.push_str(w);
+            message.push_str(&w.to_string());
         }
     }
     Failure::new(ErrorType::ExtractValueError, message)

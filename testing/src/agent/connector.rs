@@ -23,7 +23,7 @@
 //! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
 use std::ops::Deref;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -374,6 +374,38 @@ impl ConnectorCache {
     }
 }
 
+/// The tools resolved from one `adHocSubProcessElements` value, shared by every mock: the engine
+/// hands every instance of a deployed ad-hoc sub-process the same value, so the first job's
+/// tools are every job's. Keyed by the value's identity (kept alive here, so its address cannot
+/// be reused by another value); one entry, replaced by the next value resolved. Only element
+/// lists without gateways (MCP, A2A) are kept.
+struct ResolvedFrom {
+    elements: Arc<Value>,
+    tools: Arc<[ToolDefinition]>,
+    /// `toolDefinitions` as a context stores them.
+    json: Value,
+}
+
+static LAST_RESOLVED: Mutex<Option<ResolvedFrom>> = Mutex::new(None);
+
+impl ResolvedFrom {
+    /// The tools (and their stored form, copied for the next context) of these very elements.
+    fn lookup(elements: &Arc<Value>) -> Option<(Arc<[ToolDefinition]>, Value)> {
+        let last = LAST_RESOLVED.lock().unwrap_or_else(PoisonError::into_inner);
+        last.as_ref()
+            .filter(|r| Arc::ptr_eq(&r.elements, elements))
+            .map(|r| (r.tools.clone(), r.json.clone()))
+    }
+
+    fn remember(elements: &Arc<Value>, tools: &Arc<[ToolDefinition]>, json: &Value) {
+        *LAST_RESOLVED.lock().unwrap_or_else(PoisonError::into_inner) = Some(ResolvedFrom {
+            elements: elements.clone(),
+            tools: tools.clone(),
+            json: json.clone(),
+        });
+    }
+}
+
 /// Whether stored tool definitions read back ([`ToolDefinition::from_json`], invalid ones
 /// skipped) as exactly `tools`, compared in place.
 fn reads_as(definitions: &Value, tools: &[ToolDefinition]) -> bool {
@@ -480,62 +512,78 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         })
         .unwrap_or_default();
     let mut discovery_ids: Vec<String> = Vec::new();
+    // Tools resolved by an earlier job from this very `adHocSubProcessElements` value.
+    let mut initial: Option<(Arc<[ToolDefinition]>, Value)> = None;
     let tools = match state {
         "INITIALIZING" => {
-            let elements = match var("adHocSubProcessElements") {
-                Some(value) => read_elements(value).map_err(Unsupported)?,
-                None => Vec::new(),
-            };
-            let ResolvedTools { tools, gateways } = match resolve_tools(&elements) {
-                Ok(resolved) => resolved,
-                Err(error) => return fail(Some("AD_HOC_TOOL_SCHEMA_INVALID"), error.message),
-            };
-            let unsupported: Vec<String> = gateways
-                .iter()
-                .filter(|g| g.gateway_type != "mcpClient")
-                .map(|g| format!("{} ({})", g.element_id, g.gateway_type))
-                .collect();
-            if !unsupported.is_empty() {
-                return Err(Unsupported(format!(
-                    "the agent \"{}\" has A2A client tools ({}); the mock does not play their agent-card discovery yet",
-                    job.element_id,
-                    unsupported.join(", ")
-                )));
-            }
-            if !gateways.is_empty() {
-                // MCP clients list their tools first: one discovery call per client.
-                mcp_clients = gateways.iter().map(|g| g.element_id.clone()).collect();
-                let context = json!({
-                    "schemaVersion": 1,
-                    "state": "TOOL_DISCOVERY",
-                    "metadata": {
-                        "processDefinitionKey": job.process_definition_key,
-                        "processInstanceKey": job.process_instance_key,
-                    },
-                    "metrics": {"modelCalls": 0, "tokenUsage": super::turn::Usage::default().to_json(), "toolCalls": 0},
-                    "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
-                    "properties": {"mcpClients": mcp_clients},
-                });
-                let mut completion = JobCompletion::default();
-                completion.variables.insert("agentContext".into(), context);
-                completion
-                    .variables
-                    .insert("toolCallResults".into(), json!([]));
-                for client in &mcp_clients {
-                    let mut variables = Variables::new();
-                    variables.insert(
+            let elements_value = vars.get("adHocSubProcessElements");
+            if let Some(resolved) = elements_value.and_then(ResolvedFrom::lookup) {
+                initial = Some(resolved);
+                Vec::new()
+            } else {
+                let elements = match elements_value {
+                    Some(value) => read_elements(value).map_err(Unsupported)?,
+                    None => Vec::new(),
+                };
+                let ResolvedTools { tools, gateways } = match resolve_tools(&elements) {
+                    Ok(resolved) => resolved,
+                    Err(error) => return fail(Some("AD_HOC_TOOL_SCHEMA_INVALID"), error.message),
+                };
+                let unsupported: Vec<String> = gateways
+                    .iter()
+                    .filter(|g| g.gateway_type != "mcpClient")
+                    .map(|g| format!("{} ({})", g.element_id, g.gateway_type))
+                    .collect();
+                if !unsupported.is_empty() {
+                    return Err(Unsupported(format!(
+                        "the agent \"{}\" has A2A client tools ({}); the mock does not play their agent-card discovery yet",
+                        job.element_id,
+                        unsupported.join(", ")
+                    )));
+                }
+                if !gateways.is_empty() {
+                    // MCP clients list their tools first: one discovery call per client.
+                    mcp_clients = gateways.iter().map(|g| g.element_id.clone()).collect();
+                    let context = json!({
+                        "schemaVersion": 1,
+                        "state": "TOOL_DISCOVERY",
+                        "metadata": {
+                            "processDefinitionKey": job.process_definition_key,
+                            "processInstanceKey": job.process_instance_key,
+                        },
+                        "metrics": {"modelCalls": 0, "tokenUsage": super::turn::Usage::default().to_json(), "toolCalls": 0},
+                        "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
+                        "properties": {"mcpClients": mcp_clients},
+                    });
+                    let mut completion = JobCompletion::default();
+                    completion.variables.insert("agentContext".into(), context);
+                    completion
+                        .variables
+                        .insert("toolCallResults".into(), json!([]));
+                    for client in &mcp_clients {
+                        let mut variables = Variables::new();
+                        variables.insert(
                         "toolCall".into(),
                         json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"}),
                     );
-                    variables.insert("toolCallResult".into(), "".into());
-                    completion.activate_elements.push(ElementActivation {
-                        element_id: client.clone(),
-                        variables,
-                    });
+                        variables.insert("toolCallResult".into(), "".into());
+                        completion.activate_elements.push(ElementActivation {
+                            element_id: client.clone(),
+                            variables,
+                        });
+                    }
+                    return Ok(Step::Answer(JobAnswer::Complete(completion)));
                 }
-                return Ok(Step::Answer(JobAnswer::Complete(completion)));
+                if let Some(elements) = elements_value {
+                    let tools: Arc<[ToolDefinition]> = tools.into();
+                    let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
+                    ResolvedFrom::remember(elements, &tools, &json);
+                    initial = Some((tools, json));
+                    Vec::new()
+                } else {
+                    tools
+                }
             }
-            tools
         }
         "TOOL_DISCOVERY" => {
             let mut tools = stored_tools();
@@ -660,6 +708,9 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
             cache.read(definitions),
             definitions.cloned().unwrap_or_else(|| json!([])),
         )
+    } else if let Some((tools, json)) = initial {
+        cache.remember(tools.clone());
+        (tools, json)
     } else {
         let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
         let tools: Arc<[ToolDefinition]> = tools.into();

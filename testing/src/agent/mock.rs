@@ -18,7 +18,7 @@ use super::connector::{
 use super::error_expression;
 use super::matchers::{ExpectedCall, check_called_tools};
 use super::tools::ToolDefinition;
-use super::turn::{Arguments, Turn};
+use super::turn::{Arguments, ErrorTurn, Turn};
 
 /// Where the turns come from.
 pub enum AgentScript {
@@ -370,7 +370,17 @@ impl AiAgentMock {
         let mut request = request_from(&self.element_id, model_call, &job, input);
         let turn = match &mut self.source {
             Source::Turns { turns, next, .. } => {
-                if *next < turns.len() {
+                if *next + 1 < turns.len() {
+                    // A played turn is read from its request from now on: moved there, not
+                    // copied (the last one stays, for `OnExhausted::RepeatLast`).
+                    *next += 1;
+                    Some(std::mem::replace(
+                        &mut turns[*next - 1],
+                        Turn::Error(ErrorTurn {
+                            message: String::new(),
+                        }),
+                    ))
+                } else if *next < turns.len() {
                     *next += 1;
                     Some(turns[*next - 1].clone())
                 } else if self.on_exhausted == OnExhausted::RepeatLast {

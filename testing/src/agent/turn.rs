@@ -350,10 +350,42 @@ impl Turn {
 
     /// Checks a turn built in code (or returned by a handler) as a cassette turn is checked.
     pub fn validate(&self, path: &str) -> Result<(), Problems> {
+        if self.plainly_valid() {
+            return Ok(());
+        }
         let mut problems = Problems::default();
         // The JSON form is the single source of the rules.
         Turn::from_json_into(&self.to_json(), path, &mut problems);
         problems.into_result(())
+    }
+
+    /// Whether the JSON form passes [`Turn::from_json_into`] without a problem, decided on the
+    /// struct: true for the turns the constructors build, without building their JSON (a
+    /// script is checked on every mock). `false` sends [`Turn::validate`] to the JSON form,
+    /// which names the problems; the unit tests hold the two to the same answer.
+    fn plainly_valid(&self) -> bool {
+        let named = |text: &str| !text.trim().is_empty();
+        match self {
+            Turn::ToolCalls(turn) => {
+                !turn.calls.is_empty()
+                    && turn.calls.iter().enumerate().all(|(i, call)| {
+                        named(&call.name)
+                            && call.id.as_deref().is_none_or(|id| {
+                                named(id)
+                                    && turn.calls[..i]
+                                        .iter()
+                                        .all(|earlier| earlier.id.as_deref() != Some(id))
+                            })
+                            && match &call.arguments {
+                                Arguments::Json(arguments) => arguments.is_object(),
+                                Arguments::Raw(_) => true,
+                            }
+                    })
+            }
+            Turn::Response(turn) => turn.text.is_some() || turn.json.is_some(),
+            Turn::ToolCallAsText(turn) => named(&turn.name),
+            Turn::Error(turn) => named(&turn.message),
+        }
     }
 
     /// The JSON form.
@@ -705,5 +737,64 @@ impl<'de> Deserialize<'de> for Turn {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
         Turn::from_json(&value, "turn").map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The struct check never passes a turn the JSON form rejects, and passes every valid one.
+    #[test]
+    fn plainly_valid_agrees_with_the_json_form() {
+        let call = |name: &str, id: Option<&str>, arguments: Arguments| ToolCall {
+            id: id.map(str::to_string),
+            name: name.to_string(),
+            arguments,
+        };
+        let object = || Arguments::Json(json!({"q": 1}));
+        let turns = vec![
+            Turn::call("search", json!({"q": "x"})),
+            Turn::call("search", json!({})),
+            Turn::call("search", json!([1])),
+            Turn::call("search", Value::Null),
+            Turn::call(" ", json!({})),
+            Turn::tool_calls([]),
+            Turn::tool_calls([ToolCall::unparseable("search", "{q: 1}")]),
+            Turn::tool_calls([
+                call("a", Some("1"), object()),
+                call("b", Some("2"), object()),
+            ]),
+            Turn::tool_calls([
+                call("a", Some("1"), object()),
+                call("b", Some("1"), object()),
+            ]),
+            Turn::tool_calls([call("a", Some(" "), object())]),
+            Turn::call("search", json!({}))
+                .with_text("thinking")
+                .unchecked(),
+            Turn::call("search", json!({})).with_usage(Usage::new(u64::MAX, 2)),
+            Turn::respond_text(""),
+            Turn::respond_json(Value::Null),
+            Turn::respond("{}", json!({})).with_usage(Usage::new(1, 2)),
+            Turn::Response(ResponseTurn {
+                text: None,
+                json: None,
+                usage: None,
+            }),
+            Turn::tool_call_as_text("search", json!({"q": 1}), TextCallStyle::Tagged),
+            Turn::tool_call_as_text("", json!({}), TextCallStyle::Json),
+            Turn::error("overloaded"),
+            Turn::error("  "),
+        ];
+        for turn in &turns {
+            let mut problems = Problems::default();
+            Turn::from_json_into(&turn.to_json(), "turn", &mut problems);
+            assert_eq!(
+                turn.plainly_valid(),
+                problems.is_empty(),
+                "{turn:?}: {problems:?}"
+            );
+        }
     }
 }
