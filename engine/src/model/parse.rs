@@ -1167,14 +1167,19 @@ impl<'s, 'a> Parser<'s, 'a> {
     fn resolve(&mut self, builder: &mut ProcessBuilder<'s>) {
         let process = &mut builder.process;
         // Of two elements with one id (reported as a duplicate), the later one is found.
-        let by_id: HashMap<&str, ElementIdx> = builder
-            .element_ids
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| !id.is_empty())
-            .map(|(i, id)| (*id, ElementIdx(i as u32)))
-            .collect();
-        let mut flow_ids: HashMap<&str, FlowIdx> = HashMap::default();
+        // (Both maps sized once: growing one rehashes every id again.)
+        let mut by_id: HashMap<&str, ElementIdx> =
+            HashMap::with_capacity_and_hasher(builder.element_ids.len(), Default::default());
+        by_id.extend(
+            builder
+                .element_ids
+                .iter()
+                .enumerate()
+                .filter(|(_, id)| !id.is_empty())
+                .map(|(i, id)| (*id, ElementIdx(i as u32))),
+        );
+        let mut flow_ids: HashMap<&str, FlowIdx> =
+            HashMap::with_capacity_and_hasher(builder.flows.len(), Default::default());
         for pending in std::mem::take(&mut builder.flows) {
             let eid = (!pending.id.is_empty()).then_some(pending.id);
             let source = self.flow_end(

@@ -691,7 +691,11 @@ struct Shared<'p> {
 
 impl<'p> Shared<'p> {
     /// A job type; a static one is shared with the tasks of the same type.
-    fn job_type(&self, e: &model::Element, job_type: &'p model::Expr) -> Result<Expr, CompileError> {
+    fn job_type(
+        &self,
+        e: &model::Element,
+        job_type: &'p model::Expr,
+    ) -> Result<Expr, CompileError> {
         if job_type.feel().is_some() {
             return expr(e, job_type);
         }
