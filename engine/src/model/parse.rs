@@ -47,7 +47,7 @@ pub fn parse(source: &Source) -> Parsed {
         };
     }
     // BPMN DI is read as it streams by, not kept in the tree: half the elements of a modeler
-    // file, each read once.
+    // file, each read once. Flow nodes' `incoming`/`outgoing` are not kept either.
     let mut di = DiReader::new(source);
     let doc = match xml::parse_streaming(source.text(), &mut di) {
         Ok(doc) => doc,
@@ -95,7 +95,7 @@ pub fn parse(source: &Source) -> Parsed {
         diagnostics,
         ids: HashMap::default(),
         diagram: di.diagram,
-        di_diagnostics: di.diagnostics.into_iter().peekable(),
+        di_diagnostics: di.problems.diagnostics.into_iter().peekable(),
     };
     parser.check_ids();
     let definitions = parser.definitions(doc.root);
@@ -642,11 +642,10 @@ impl<'s, 'a> Parser<'s, 'a> {
             "endEvent" => ElementKind::EndEvent,
             _ => return None,
         };
-        let id_ref = self.id_ref(node, "flow node");
-        builder.element_ids.push(id_ref);
-        let id = id_ref.to_owned();
+        let id = self.id_ref(node, "flow node");
+        builder.element_ids.push(id);
         let idx = ElementIdx(builder.process.elements.len() as u32);
-        let eid = Some(id.as_str());
+        let eid = Some(id);
         let mut kind = kind;
         match &mut kind {
             ElementKind::Task(TaskKind::Receive { instantiate, .. }) => {
@@ -698,10 +697,10 @@ impl<'s, 'a> Parser<'s, 'a> {
                 continue;
             }
             match child.local {
-                "extensionElements" => self.zeebe_extensions(child, &id, &mut zeebe, &mut extras),
+                "extensionElements" => self.zeebe_extensions(child, id, &mut zeebe, &mut extras),
                 "multiInstanceLoopCharacteristics" => {
                     loop_characteristics = Some(LoopCharacteristics::MultiInstance(Box::new(
-                        self.multi_instance(child_id, &id),
+                        self.multi_instance(child_id, id),
                     )));
                 }
                 "standardLoopCharacteristics" => {
@@ -710,7 +709,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     });
                 }
                 local if local.ends_with("EventDefinition") => {
-                    if let Some(definition) = self.event_definition(child_id, &id, &mut zeebe) {
+                    if let Some(definition) = self.event_definition(child_id, id, &mut zeebe) {
                         event_definitions.push(definition);
                     }
                 }
@@ -724,7 +723,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
 
         builder.process.elements.push(Element {
-            id: id.clone(),
+            id: id.to_owned(),
             name: self.string(node, "name"),
             documentation: self.documentation(node_id),
             kind,
@@ -1334,23 +1333,26 @@ const SINGLE_EXTENSIONS: &[&str] = &[
 ];
 const _: () = assert!(SINGLE_EXTENSIONS.len() <= 32);
 
-/// Gives every element that waits for a message the `zeebe:subscription` of that message, so the
-/// runtime finds the correlation key on the element.
 /// Reads BPMN DI (`bpmndi:BPMNDiagram` children of `definitions`) as the XML reader streams it:
 /// the shapes and edges of every plane, keyed by their `bpmnElement`, with the problems of
 /// their attributes.
 struct DiReader<'s, 'a> {
-    source: &'s Source,
+    problems: DiProblems<'s>,
     diagram: Diagram,
-    diagnostics: Vec<(u32, Diagnostic)>,
-    /// The start of the `BPMNDiagram` being read.
-    diagram_start: u32,
     /// The number of open elements of the diagram.
     open: usize,
     in_plane: bool,
     item: Option<DiItem<'a>>,
     /// A `BPMNLabel` being read: its first `dc:Bounds`.
     label: Option<Option<Bounds>>,
+}
+
+/// The problems of the diagram's attributes, each with the start of its `BPMNDiagram`.
+struct DiProblems<'s> {
+    source: &'s Source,
+    diagnostics: Vec<(u32, Diagnostic)>,
+    /// The start of the `BPMNDiagram` being read.
+    diagram_start: u32,
 }
 
 /// A shape or edge being read, with its `bpmnElement` and its own id (for messages).
@@ -1368,17 +1370,21 @@ enum Drawn {
 impl<'s, 'a> DiReader<'s, 'a> {
     fn new(source: &'s Source) -> Self {
         DiReader {
-            source,
+            problems: DiProblems {
+                source,
+                diagnostics: Vec::new(),
+                diagram_start: 0,
+            },
             diagram: Diagram::default(),
-            diagnostics: Vec::new(),
-            diagram_start: 0,
             open: 0,
             in_plane: false,
             item: None,
             label: None,
         }
     }
+}
 
+impl<'a> DiProblems<'_> {
     fn error(&mut self, attr: &Attr<'_>, di_id: Option<&str>, message: String) {
         let diagnostic = Diagnostic::at(
             self.source,
@@ -1416,7 +1422,12 @@ impl<'s, 'a> DiReader<'s, 'a> {
         let Some(attr) = attr else {
             return 0.0;
         };
-        match number_value(element.value(attr), name) {
+        let value = element.value(attr);
+        // Diagram coordinates are nearly always small integers.
+        if let Some(number) = parse_integer(value) {
+            return number;
+        }
+        match number_value(value, name) {
             Ok(number) => number,
             Err(message) => {
                 self.error(attr, di_id, message);
@@ -1447,17 +1458,44 @@ impl<'s, 'a> DiReader<'s, 'a> {
             height: self.number(element, height, "height", di_id),
         }
     }
+
+    /// The `x` and `y` of a waypoint, in one pass over its attributes.
+    fn point(&mut self, element: &Streamed<'_, 'a>, di_id: Option<&str>) -> (f64, f64) {
+        let mut found: [Option<&Attr<'a>>; 2] = [None; 2];
+        for attr in element.attrs().iter().filter(|a| a.ns == Ns::None) {
+            let slot = match attr.local {
+                "x" => 0,
+                "y" => 1,
+                _ => continue,
+            };
+            found[slot].get_or_insert(attr);
+        }
+        let [x, y] = found;
+        (
+            self.number(element, x, "x", di_id),
+            self.number(element, y, "y", di_id),
+        )
+    }
 }
 
 impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
-    fn streams(&self, depth: usize, ns: Ns, local: &str) -> bool {
-        depth == 1 && ns == Ns::BpmnDi && local == "BPMNDiagram"
+    fn reading(&self, depth: usize, ns: Ns, local: &str) -> xml::Reading {
+        match ns {
+            Ns::BpmnDi if depth == 1 && local == "BPMNDiagram" => xml::Reading::Stream,
+            // A flow node's `incoming`/`outgoing` repeat what its sequence flows say: the
+            // parser reads the flows, so these (a third of a modeler file's process elements)
+            // are not kept.
+            Ns::Bpmn if depth >= 2 && matches!(local, "incoming" | "outgoing") => {
+                xml::Reading::Skip
+            }
+            _ => xml::Reading::Keep,
+        }
     }
 
     fn open(&mut self, element: &Streamed<'_, 'a>) {
         self.open = element.depth + 1;
         match element.depth {
-            0 => self.diagram_start = element.start,
+            0 => self.problems.diagram_start = element.start,
             1 => self.in_plane = element.is(Ns::BpmnDi, "BPMNPlane"),
             2 => {
                 self.item = None;
@@ -1467,14 +1505,13 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                 let Some(drawn) = element.attr("bpmnElement") else {
                     return;
                 };
-                let drawn = element.value(drawn).to_owned();
                 let di_id = element.attr("id").map(|a| element.value_cow(a));
                 let di = di_id.as_deref();
                 let item = if element.is(Ns::BpmnDi, "BPMNShape") {
                     Drawn::Shape(Shape {
                         bounds: Bounds::default(),
-                        is_expanded: self.boolean(element, "isExpanded", di),
-                        is_horizontal: self.boolean(element, "isHorizontal", di),
+                        is_expanded: self.problems.boolean(element, "isExpanded", di),
+                        is_horizontal: self.problems.boolean(element, "isHorizontal", di),
                         label: None,
                     })
                 } else if element.is(Ns::BpmnDi, "BPMNEdge") {
@@ -1486,36 +1523,30 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                     return;
                 };
                 self.item = Some(DiItem {
-                    element: drawn,
+                    element: element.value(drawn).to_owned(),
                     di_id,
                     drawn: item,
                 });
             }
             3 => {
-                let Some(mut item) = self.item.take() else {
+                let Some(item) = &mut self.item else {
                     return;
                 };
                 let di_id = item.di_id.as_deref();
-                if element.is(Ns::BpmnDi, "BPMNLabel") {
-                    self.label = Some(None);
-                } else {
-                    match &mut item.drawn {
-                        Drawn::Shape(shape) if element.is(Ns::Dc, "Bounds") => {
-                            shape.bounds = self.bounds(element, di_id);
-                        }
-                        Drawn::Edge(edge) if element.is(Ns::Di, "waypoint") => {
-                            let x = self.number(element, element.attr("x"), "x", di_id);
-                            let y = self.number(element, element.attr("y"), "y", di_id);
-                            edge.waypoints.push((x, y));
-                        }
-                        _ => {}
+                match &mut item.drawn {
+                    _ if element.is(Ns::BpmnDi, "BPMNLabel") => self.label = Some(None),
+                    Drawn::Shape(shape) if element.is(Ns::Dc, "Bounds") => {
+                        shape.bounds = self.problems.bounds(element, di_id);
                     }
+                    Drawn::Edge(edge) if element.is(Ns::Di, "waypoint") => {
+                        edge.waypoints.push(self.problems.point(element, di_id));
+                    }
+                    _ => {}
                 }
-                self.item = Some(item);
             }
             4 if matches!(self.label, Some(None)) && element.is(Ns::Dc, "Bounds") => {
-                let di_id = self.item.as_ref().and_then(|item| item.di_id.clone());
-                self.label = Some(Some(self.bounds(element, di_id.as_deref())));
+                let di_id = self.item.as_ref().and_then(|item| item.di_id.as_deref());
+                self.label = Some(Some(self.problems.bounds(element, di_id)));
             }
             _ => {}
         }
@@ -1550,6 +1581,8 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
     }
 }
 
+/// Gives every element that waits for a message the `zeebe:subscription` of that message, so the
+/// runtime finds the correlation key on the element.
 fn copy_subscriptions(definitions: &mut Definitions) {
     let subscriptions: HashMap<&str, &Subscription> = definitions
         .messages
@@ -1583,8 +1616,6 @@ fn copy_subscriptions(definitions: &mut Definitions) {
     }
 }
 
-/// An `xs:double`. Diagram coordinates are nearly always small integers: those skip the general
-/// (and much slower) float parser.
 /// An `xs:boolean` value, or why it is not one.
 fn boolean_value(value: &str, name: &str) -> Result<bool, String> {
     match value.trim() {
@@ -1596,7 +1627,8 @@ fn boolean_value(value: &str, name: &str) -> Result<bool, String> {
     }
 }
 
-/// A finite number, or why the value is not one.
+/// A finite `xs:double`, or why the value is not one. Diagram coordinates are nearly always
+/// small integers: those skip the general (and much slower) float parser.
 fn number_value(value: &str, name: &str) -> Result<f64, String> {
     // Most coordinates are plain integers: read without trimming first.
     if let Some(number) = parse_integer(value) {
@@ -1614,20 +1646,25 @@ fn parse_number(text: &str) -> Option<f64> {
 
 /// An integer of at most 15 digits (exact as an `f64`), optionally negative.
 fn parse_integer(text: &str) -> Option<f64> {
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) {
-        let magnitude = digits
-            .bytes()
-            .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
-        // Exact: 15 decimal digits stay below 2^53.
-        let value = magnitude as f64;
-        return Some(if digits.len() < text.len() {
-            -value
-        } else {
-            value
-        });
+    let (negative, digits) = match text.as_bytes() {
+        [b'-', digits @ ..] => (true, digits),
+        digits => (false, digits),
+    };
+    if digits.is_empty() || digits.len() > 15 {
+        return None;
     }
-    None
+    // One pass: each byte is checked and added at once.
+    let mut magnitude: i64 = 0;
+    for &byte in digits {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        magnitude = magnitude * 10 + i64::from(digit);
+    }
+    // Exact: 15 decimal digits stay below 2^53.
+    let value = magnitude as f64;
+    Some(if negative { -value } else { value })
 }
 
 fn attr_expr(doc: &Document<'_>, attr: &Attr<'_>) -> Expr {

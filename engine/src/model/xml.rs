@@ -66,8 +66,11 @@ impl Ns {
 
 pub(crate) type NodeId = u32;
 
-/// No node: the end of a sibling chain (also: no text, no unescaped value).
+/// No node: the end of a sibling chain (also: no text, no unescaped value, and the node of a
+/// streamed element).
 const NONE: NodeId = NodeId::MAX;
+/// The node of a skipped element (see [`Reading::Skip`]).
+const SKIPPED: NodeId = NodeId::MAX - 1;
 
 /// An attribute. Its value (see [`Document::value`]) is the raw text at `span` unless it had to
 /// be unescaped or normalised: the tree holds thousands of these, so they stay small.
@@ -262,12 +265,25 @@ pub(crate) fn parse(text: &str) -> Result<Document<'_>, XmlError> {
     parse_streaming(text, &mut NoStream)
 }
 
+/// What becomes of an element (and everything inside it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// Kept in the tree.
+    Keep,
+    /// Handed to the [`Stream`], not kept.
+    Stream,
+    /// Read (so it must be well-formed, and its ids still count) but neither kept nor handed
+    /// over: for elements the reader of the tree never looks at.
+    Skip,
+}
+
 /// Receives the elements of the subtrees it asks for, in document order, instead of the tree:
 /// for parts read once, front to back, with no look-ahead (BPMN DI: half the elements of a
 /// modeler file), which then cost no memory in the tree.
 pub(crate) trait Stream<'a> {
-    /// Whether the element at `depth` (0: the root) starts a streamed subtree.
-    fn streams(&self, depth: usize, ns: Ns, local: &str) -> bool;
+    /// What becomes of the element at `depth` (0: the root), outside any streamed or skipped
+    /// subtree.
+    fn reading(&self, depth: usize, ns: Ns, local: &str) -> Reading;
     /// An element of a streamed subtree opens (its end is [`Stream::close`]).
     fn open(&mut self, element: &Streamed<'_, 'a>);
     fn close(&mut self);
@@ -277,8 +293,8 @@ pub(crate) trait Stream<'a> {
 struct NoStream;
 
 impl Stream<'_> for NoStream {
-    fn streams(&self, _: usize, _: Ns, _: &str) -> bool {
-        false
+    fn reading(&self, _: usize, _: Ns, _: &str) -> Reading {
+        Reading::Keep
     }
     fn open(&mut self, _: &Streamed<'_, '_>) {}
     fn close(&mut self) {}
@@ -355,6 +371,8 @@ pub(crate) fn parse_streaming<'a>(
         elements: 0,
         stack: Vec::new(),
         bindings: Vec::new(),
+        resolved: [("", Ns::None); RESOLVED],
+        resolved_len: 0,
         prefixed: Vec::new(),
         keys: Vec::new(),
         key_set: FxHashSet::default(),
@@ -362,6 +380,9 @@ pub(crate) fn parse_streaming<'a>(
     }
     .run()
 }
+
+/// How many resolved prefixes `Builder` remembers.
+const RESOLVED: usize = 4;
 
 /// A namespace declaration in scope: `xmlns:prefix="uri"` (`prefix` empty for `xmlns="uri"`).
 /// `ns` is `None` for an undeclaration (`xmlns=""`).
@@ -372,7 +393,7 @@ struct Binding<'a> {
 
 /// An element not yet closed.
 struct Open<'a> {
-    /// `NONE` for a streamed element.
+    /// `NONE` for a streamed element, `SKIPPED` for a skipped one.
     node: NodeId,
     /// The number of namespace bindings in scope before the element opened.
     scope: u32,
@@ -395,6 +416,11 @@ struct Builder<'a, 'st> {
     stack: Vec<Open<'a>>,
     /// Namespace declarations in scope, innermost last.
     bindings: Vec<Binding<'a>>,
+    /// The last prefixes resolved (`""`: no prefix) while `bindings` stayed as it is: a file
+    /// declares its namespaces once and uses a handful of prefixes, so most names are found
+    /// here instead of by a scan of every binding.
+    resolved: [(&'a str, Ns); RESOLVED],
+    resolved_len: usize,
     /// The prefixed attributes of the tag being read (index into `attrs`, prefix): resolved once
     /// the tag's own declarations are known.
     prefixed: Vec<(u32, &'a str)>,
@@ -457,11 +483,11 @@ impl<'a> Builder<'a, '_> {
                     if node == NONE {
                         self.stream.close();
                     }
-                    self.bindings.truncate(scope);
+                    self.leave_scope(scope);
                 }
                 Event::End(_) => {
                     if let Some(open) = self.stack.pop() {
-                        self.bindings.truncate(open.scope as usize);
+                        self.leave_scope(open.scope as usize);
                         if open.node == NONE {
                             self.stream.close();
                         }
@@ -531,7 +557,7 @@ impl<'a> Builder<'a, '_> {
         }
     }
 
-    /// Reads a start tag: its node (`NONE` when streamed) and local name.
+    /// Reads a start tag: its node (`NONE` when streamed, `SKIPPED` when skipped) and local name.
     fn open(&mut self, start: &BytesStart<'_>, offset: u64) -> Result<(NodeId, &'a str), XmlError> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(XmlError {
@@ -616,15 +642,37 @@ impl<'a> Builder<'a, '_> {
         let ns = self.resolve(prefix, offset)?;
         self.elements += 1;
 
-        let streaming = self.stack.last().map(|open| open.node == NONE);
         let depth = self.stack.len();
-        if streaming == Some(true) || self.stream.streams(depth, ns, local) {
+        let reading = match self.stack.last() {
+            Some(Open { node: NONE, .. }) => Reading::Stream,
+            Some(Open { node: SKIPPED, .. }) => Reading::Skip,
+            _ => self.stream.reading(depth, ns, local),
+        };
+        if reading != Reading::Keep {
+            if let Some(parent) = self.stack.last()
+                && parent.node < SKIPPED
+            {
+                self.drop_text(parent.node);
+            }
+            let attrs = &self.attrs[attrs_start as usize..];
+            // Only the id stays (for the duplicate check); the rest was read once, or not at
+            // all.
+            let id = attrs
+                .iter()
+                .position(|a| a.ns == Ns::None && same_name(a.local, "id"));
+            if reading == Reading::Skip {
+                let id = id.map(|i| self.attrs.swap_remove(attrs_start as usize + i));
+                self.attrs.truncate(attrs_start as usize);
+                if let Some(id) = id {
+                    self.streamed_ids.push((ns, offset as u32, id));
+                }
+                return Ok((SKIPPED, local));
+            }
             let base = self
                 .stack
                 .iter()
                 .rposition(|open| open.node != NONE)
                 .map_or(0, |i| i + 1);
-            let attrs = &self.attrs[attrs_start as usize..];
             self.stream.open(&Streamed {
                 ns,
                 local,
@@ -634,19 +682,10 @@ impl<'a> Builder<'a, '_> {
                 text: self.text,
                 unescaped: &self.unescaped,
             });
-            // Only the id stays (for the duplicate check); the rest was read once.
-            let id = attrs
-                .iter()
-                .position(|a| a.ns == Ns::None && same_name(a.local, "id"));
             let id = id.map(|i| self.attrs.swap_remove(attrs_start as usize + i));
             self.attrs.truncate(attrs_start as usize);
             if let Some(id) = id {
                 self.streamed_ids.push((ns, offset as u32, id));
-            }
-            if let Some(parent) = self.stack.last()
-                && parent.node != NONE
-            {
-                self.drop_text(parent.node);
             }
             return Ok((NONE, local));
         }
@@ -765,11 +804,36 @@ impl<'a> Builder<'a, '_> {
             prefix,
             ns: (!uri.is_empty()).then(|| Ns::of_uri(uri.as_bytes())),
         });
+        self.resolved_len = 0;
         Ok(())
     }
 
+    /// Drops the namespace declarations of the element that closes.
+    fn leave_scope(&mut self, scope: usize) {
+        if scope < self.bindings.len() {
+            self.bindings.truncate(scope);
+            self.resolved_len = 0;
+        }
+    }
+
     /// The namespace of a name with this prefix (`None`: an element's unprefixed name).
-    fn resolve(&self, prefix: Option<&str>, offset: u64) -> Result<Ns, XmlError> {
+    fn resolve(&mut self, prefix: Option<&'a str>, offset: u64) -> Result<Ns, XmlError> {
+        let wanted = prefix.unwrap_or("");
+        if prefix == Some("") {
+            // (`:name`: unlike no prefix at all, refused when no default namespace is declared.)
+            return self.resolve_in_bindings(prefix, offset);
+        }
+        let remembered = &self.resolved[..self.resolved_len.min(RESOLVED)];
+        if let Some((_, ns)) = remembered.iter().find(|(p, _)| same_name(p, wanted)) {
+            return Ok(*ns);
+        }
+        let ns = self.resolve_in_bindings(prefix, offset)?;
+        self.resolved[self.resolved_len % RESOLVED] = (wanted, ns);
+        self.resolved_len += 1;
+        Ok(ns)
+    }
+
+    fn resolve_in_bindings(&self, prefix: Option<&str>, offset: u64) -> Result<Ns, XmlError> {
         let wanted = prefix.unwrap_or("");
         match self
             .bindings
@@ -792,9 +856,9 @@ impl<'a> Builder<'a, '_> {
     /// Whether the innermost open element already has an element child (its text is then
     /// dropped).
     fn open_has_children(&self) -> bool {
-        // (A streamed element keeps no text either.)
+        // (A streamed or skipped element keeps no text either.)
         self.stack.last().is_some_and(|open| {
-            open.node == NONE || self.nodes[open.node as usize].first_child != NONE
+            open.node >= SKIPPED || self.nodes[open.node as usize].first_child != NONE
         })
     }
 
@@ -805,7 +869,7 @@ impl<'a> Builder<'a, '_> {
             }
             return Err(XmlError::malformed(start, "text outside the root element"));
         };
-        if open == NONE {
+        if open >= SKIPPED {
             return Ok(());
         }
         let node = &mut self.nodes[open as usize];
@@ -1058,8 +1122,12 @@ mod tests {
     struct Recorder(Vec<Option<(usize, String, Option<String>)>>);
 
     impl<'a> Stream<'a> for Recorder {
-        fn streams(&self, depth: usize, _: Ns, local: &str) -> bool {
-            depth == 1 && local == "s"
+        fn reading(&self, depth: usize, _: Ns, local: &str) -> Reading {
+            match local {
+                "s" if depth == 1 => Reading::Stream,
+                "k" => Reading::Skip,
+                _ => Reading::Keep,
+            }
         }
         fn open(&mut self, element: &Streamed<'_, 'a>) {
             let x = element.attr("x").map(|a| element.value(a).to_owned());
@@ -1072,12 +1140,14 @@ mod tests {
     }
 
     #[test]
-    fn streamed_subtrees_are_handed_over_and_left_out_of_the_tree() {
-        let xml = r#"<a id="1"><b id="2"/><s id="3"><c x="1 &lt; 2"><d/></c>t<e x="y" id="2"/></s><f id="3"/></a>"#;
+    fn streamed_and_skipped_subtrees_are_left_out_of_the_tree() {
+        let xml = r#"<a id="1"><b id="2"/><s id="3"><c x="1 &lt; 2"><d/></c>t<e x="y" id="2"/></s><f id="3">f<k id="1"><g>t</g></k></f><h>t<k/></h></a>"#;
         let mut recorder = Recorder::default();
         let doc = parse_streaming(xml, &mut recorder).unwrap();
         let locals: Vec<&str> = doc.nodes.iter().map(|n| n.local).collect();
-        assert_eq!(locals, ["a", "b", "f"]);
+        assert_eq!(locals, ["a", "b", "f", "h"]);
+        // A skipped child still makes its parent an element with children (no text).
+        assert!(doc.nodes[2..].iter().all(|node| doc.text(node).is_none()));
         let open = |depth, local: &str, x: Option<&str>| {
             Some((depth, local.to_owned(), x.map(str::to_owned)))
         };
@@ -1094,7 +1164,7 @@ mod tests {
                 None,
             ]
         );
-        // Streamed ids still count, in document order.
+        // Streamed and skipped ids still count, in document order.
         let (_, duplicates) = doc.ids(|_| true);
         let duplicates: Vec<(&str, u32)> = duplicates
             .iter()
@@ -1104,12 +1174,24 @@ mod tests {
             duplicates,
             [
                 ("2", xml.find("<b").unwrap() as u32),
-                ("3", xml.find("<s").unwrap() as u32)
+                ("3", xml.find("<s").unwrap() as u32),
+                ("1", xml.find("<a").unwrap() as u32)
             ]
         );
-        // An unclosed streamed element is named; streamed elements count towards the limit.
-        let error = parse_streaming("<a><s><c></s></a>", &mut Recorder::default()).unwrap_err();
-        assert_eq!(error.rule, Rule::XmlMalformed);
+        // An unclosed streamed or skipped element is named, a bad one found; streamed and
+        // skipped elements count towards the limit.
+        for bad in [
+            "<a><s><c></s></a>",
+            "<a><k><c></k></a>",
+            "<a><k><c x='1' x='2'/></k></a>",
+            "<a><k>&nope;</k></a>",
+        ] {
+            let error = parse_streaming(bad, &mut Recorder::default()).unwrap_err();
+            assert_eq!(error.rule, Rule::XmlMalformed, "{bad}");
+        }
+        let flood = format!("<a><k>{}</k></a>", "<c/>".repeat(MAX_ELEMENTS));
+        let error = parse_streaming(&flood, &mut Recorder::default()).unwrap_err();
+        assert_eq!(error.rule, Rule::ResourceTooLarge);
         let flood = format!("<a><s>{}</s></a>", "<c/>".repeat(MAX_ELEMENTS));
         let error = parse_streaming(&flood, &mut Recorder::default()).unwrap_err();
         assert_eq!(error.rule, Rule::ResourceTooLarge);
