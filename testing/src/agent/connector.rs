@@ -187,7 +187,9 @@ pub struct ModelInput {
 /// never read it).
 #[derive(Clone, Default)]
 pub struct SentMessages {
-    system: Option<Value>,
+    /// The configuration whose system prompt starts the conversation (the message is built
+    /// when the messages are put together, not copied on every call).
+    system: Option<Arc<Config>>,
     /// The job's `agentContext`, whose `conversation.messages` were stored.
     stored: Option<Arc<Value>>,
     input: Vec<Value>,
@@ -212,8 +214,8 @@ impl SentMessages {
             .and_then(|c| c.get("messages"))
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice);
-        let all: Vec<&Value> = self
-            .system
+        let system = self.system.as_deref().and_then(system_message);
+        let all: Vec<&Value> = system
             .iter()
             .chain(stored.iter().filter(|m| role(m) != "system"))
             .chain(&self.input)
@@ -835,18 +837,9 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         );
     }
 
-    let system_message = config
-        .system_prompt
-        .as_deref()
-        .filter(|p| !p.trim().is_empty())
-        .map(|system| {
-            object([
-                ("role", "system".into()),
-                ("content", Value::Array(vec![text_part(system)])),
-            ])
-        });
+    let system_message = system_message(&config);
     let sent = SentMessages {
-        system: system_message.clone(),
+        system: system_message.is_some().then(|| config.clone()),
         stored: conversation
             .is_some()
             .then(|| job.variables.get("agentContext").cloned())
@@ -1375,6 +1368,20 @@ fn conversation_id_for(element_instance_key: u64) -> String {
 /// A tool result's content as the connector stores it: text, object, or nothing.
 /// A JSON object of these entries, built in place (`json!` would serialize every value it is
 /// given into a copy).
+/// The system message of a configuration with a system prompt.
+fn system_message(config: &Config) -> Option<Value> {
+    config
+        .system_prompt
+        .as_deref()
+        .filter(|p| !p.trim().is_empty())
+        .map(|system| {
+            object([
+                ("role", "system".into()),
+                ("content", Value::Array(vec![text_part(system)])),
+            ])
+        })
+}
+
 /// A message's text content part: `{"type": "text", "text": …}`.
 fn text_part(text: &str) -> Value {
     object([("type", "text".into()), ("text", text.into())])
