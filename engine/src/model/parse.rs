@@ -723,8 +723,8 @@ impl<'s, 'a> Parser<'s, 'a> {
             kind,
             parent,
             children: Vec::new(),
-            incoming: Vec::new(),
-            outgoing: Vec::new(),
+            incoming: FlowList::new(),
+            outgoing: FlowList::new(),
             default_flow: None,
             boundary_events: Vec::new(),
             event_definitions,
@@ -965,7 +965,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 continue;
             }
             let local: &str = ext.local;
-            if let Some(single) = SINGLE_EXTENSIONS.iter().position(|s| *s == local) {
+            if let Some(single) = single_extension(local) {
                 if seen & (1 << single) != 0 {
                     self.duplicate_extension(ext, element_id, local);
                     continue;
@@ -1342,6 +1342,35 @@ const SINGLE_EXTENSIONS: &[&str] = &[
 ];
 const _: () = assert!(SINGLE_EXTENSIONS.len() <= 32);
 
+/// The position of `local` in `SINGLE_EXTENSIONS`: a `match` (compiled to a length and byte
+/// dispatch) rather than a string comparison per entry, for every extension element read.
+fn single_extension(local: &str) -> Option<usize> {
+    let position = match local {
+        "taskDefinition" => 0,
+        "ioMapping" => 1,
+        "taskHeaders" => 2,
+        "subscription" => 3,
+        "calledElement" => 4,
+        "calledDecision" => 5,
+        "script" => 6,
+        "userTask" => 7,
+        "assignmentDefinition" => 8,
+        "taskSchedule" => 9,
+        "priorityDefinition" => 10,
+        "formDefinition" => 11,
+        "executionListeners" => 12,
+        "taskListeners" => 13,
+        "adHoc" => 14,
+        "linkedResources" => 15,
+        "publishMessage" => 16,
+        "jobPriorityDefinition" => 17,
+        "versionTag" => 18,
+        _ => return None,
+    };
+    debug_assert_eq!(SINGLE_EXTENSIONS[position], local);
+    Some(position)
+}
+
 /// Reads BPMN DI (`bpmndi:BPMNDiagram` children of `definitions`) as the XML reader streams it:
 /// the shapes and edges of every plane, keyed by their `bpmnElement`, with the problems of
 /// their attributes.
@@ -1432,10 +1461,24 @@ impl<'a> DiProblems<'_> {
             return 0.0;
         };
         let value = element.value(attr);
-        // Diagram coordinates are nearly always small integers.
-        if let Some(number) = parse_integer(value) {
-            return number;
+        // Diagram coordinates are nearly always small integers: read here, the rest (and the
+        // error's message) out of line, so this stays a small function without a frame to set
+        // up (thousands of calls per file).
+        match parse_integer(value) {
+            Some(number) => number,
+            None => self.number_slow(attr, value, name, di_id),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn number_slow(
+        &mut self,
+        attr: &Attr<'_>,
+        value: &str,
+        name: &str,
+        di_id: Option<&str>,
+    ) -> f64 {
         match number_value(value, name) {
             Ok(number) => number,
             Err(message) => {
@@ -1535,7 +1578,7 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                     })
                 } else if element.is(Ns::BpmnDi, "BPMNEdge") {
                     Drawn::Edge(Edge {
-                        waypoints: Vec::new(),
+                        waypoints: InlineList::new(),
                         label: None,
                     })
                 } else {
@@ -1735,6 +1778,14 @@ fn upper_first(local: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_single_extension_is_found_by_name() {
+        for (position, name) in SINGLE_EXTENSIONS.iter().enumerate() {
+            assert_eq!(single_extension(name), Some(position), "{name}");
+        }
+        assert_eq!(single_extension("input"), None);
+    }
 
     #[test]
     fn diagram_problems_keep_their_place_among_the_others() {
