@@ -15,7 +15,7 @@ use rustc_hash::FxBuildHasher;
 pub mod parse;
 pub(crate) mod xml;
 
-pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse};
+pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse, parse_without_diagram, read_diagram};
 
 /// A half-open byte range `start..end` in the source file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -219,7 +219,13 @@ pub struct Definitions {
     pub escalations: Vec<Escalation>,
     pub signals: Vec<Signal>,
     pub collaborations: Vec<Collaboration>,
+    /// The BPMN DI, unless it was only checked (see `unread_diagram`).
     pub diagram: Diagram,
+    /// The file's text when its BPMN DI was checked but not kept (as deploying does, see
+    /// [`parse::parse_without_diagram`]): read it from here with [`read_diagram`] when a
+    /// picture is wanted. `None` when `diagram` holds it, or the definitions were not read from
+    /// a file.
+    pub unread_diagram: Option<std::sync::Arc<str>>,
     /// The `definitions` start tag.
     pub span: Span,
 }
