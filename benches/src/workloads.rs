@@ -57,7 +57,10 @@ impl Default for ConnectorWorkload {
         let mut initial = SharedVariables::new();
         initial.insert("adHocSubProcessElements".into(), SharedJson::new(elements));
         initial.insert("toolCallResults".into(), SharedJson::new(json!([])));
-        initial.insert("provider".into(), SharedJson::new(json!({"type": "anthropic"})));
+        initial.insert(
+            "provider".into(),
+            SharedJson::new(json!({"type": "anthropic"})),
+        );
         initial.insert(
             "data".into(),
             SharedJson::new(json!({"systemPrompt": {"prompt": "You are a support agent."}, "userPrompt": {"prompt": "My order 1042 arrived broken."},

@@ -3,7 +3,6 @@
 //! completion condition with the `numberOf*` variables, and propagates the output collection
 //! when it completes.
 
-
 use serde_json::Value as Json;
 
 use super::lifecycle::State;

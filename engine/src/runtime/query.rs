@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-
 use super::Engine;
 use super::lifecycle::State;
 use super::records::{

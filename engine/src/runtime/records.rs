@@ -32,7 +32,9 @@ pub type SharedVariableDocument = IndexMap<String, SharedJson>;
 
 /// A document's values moved into shared ones (nothing is copied).
 pub fn share_document(doc: VariableDocument) -> SharedVariableDocument {
-    doc.into_iter().map(|(k, v)| (k, SharedJson::new(v))).collect()
+    doc.into_iter()
+        .map(|(k, v)| (k, SharedJson::new(v)))
+        .collect()
 }
 
 /// A shared document from a shared plain one: its values moved when nobody else holds the

@@ -121,7 +121,9 @@ impl SharedJson {
         match self.0 {
             Repr::Plain(json) => Arc::unwrap_or_clone(json),
             Repr::Composed(composed) => match Arc::try_unwrap(composed) {
-                Ok(Composed { parts, plain }) => plain.into_inner().unwrap_or_else(|| parts.build()),
+                Ok(Composed { parts, plain }) => {
+                    plain.into_inner().unwrap_or_else(|| parts.build())
+                }
                 Err(composed) => composed.to_json(),
             },
         }
@@ -369,6 +371,11 @@ impl<'a> JsonRef<'a> {
         }
     }
 
+    /// Whether this is an empty object or array.
+    pub fn is_empty(self) -> bool {
+        self.len() == Some(0)
+    }
+
     pub fn is_object(self) -> bool {
         match self.parts() {
             Some(parts) => matches!(parts, Parts::Object(_)),
@@ -533,7 +540,10 @@ mod tests {
     fn a_composed_value_reads_in_place_and_as_plain_json() {
         let c = context();
         assert!(c.is_composed());
-        assert_eq!(c.view().get("state").and_then(JsonRef::as_str), Some("READY"));
+        assert_eq!(
+            c.view().get("state").and_then(JsonRef::as_str),
+            Some("READY")
+        );
         let roles: Vec<_> = c
             .view()
             .at(&["conversation", "messages"])

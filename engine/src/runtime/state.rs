@@ -3,12 +3,11 @@
 
 use std::sync::{Arc, OnceLock};
 
-
 use super::expr::baton_feel_bridge::{self, FeelValue};
 
 use super::lifecycle::State;
-use super::shared_json::SharedJson;
 use super::records::{BpmnElementType, JobValue, Key, Node, ProcIdx, VariableDocument};
+use super::shared_json::SharedJson;
 use crate::model::{ElementIdx, FlowIdx};
 
 /// One variable of a scope.

@@ -227,7 +227,12 @@ impl SentMessages {
             .system
             .iter()
             .map(SharedJson::view)
-            .chain(stored.into_iter().flatten().filter(|m| role(*m) != "system"))
+            .chain(
+                stored
+                    .into_iter()
+                    .flatten()
+                    .filter(|m| role(*m) != "system"),
+            )
             .chain(self.input.iter().map(SharedJson::view))
             .collect();
         window(&all, self.window)
@@ -504,7 +509,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     };
 
     // Initialisation: an empty context resolves the tools from the engine's variable.
-    let context = view("agentContext").filter(|c| c.is_object() && c.len() != Some(0));
+    let context = view("agentContext").filter(|c| c.is_object() && !c.is_empty());
     let state = context
         .and_then(|c| c.get("state"))
         .and_then(JsonRef::as_str)
@@ -781,7 +786,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         let mut blocks = Vec::new();
         for call in &pending_calls {
             let id = id_text_ref(call.get("id"));
-            let name = call.get("name").and_then(JsonRef::as_str).unwrap_or_default();
+            let name = call
+                .get("name")
+                .and_then(JsonRef::as_str)
+                .unwrap_or_default();
             match by_id.get(&id) {
                 Some(result) => {
                     let mut content = result.get("content").cloned().unwrap_or(Value::Null);
@@ -1150,9 +1158,10 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
             .insert("agent".into(), SharedJson::from(response));
         completion.completion_condition_fulfilled = true;
     } else {
-        completion
-            .variables
-            .insert("toolCallResults".into(), SharedJson::new(Value::Array(Vec::new())));
+        completion.variables.insert(
+            "toolCallResults".into(),
+            SharedJson::new(Value::Array(Vec::new())),
+        );
         for call in calls {
             if let Some((client, mcp_name)) = mcp_tool(call.name, &mcp_clients) {
                 let arguments = match &call.arguments {
@@ -1493,7 +1502,11 @@ fn window(messages: &[JsonRef<'_>], size: usize) -> Vec<Value> {
     while rest.first().is_some_and(|m| role(*m) == "tool_call_result") {
         rest.remove(0);
     }
-    system.into_iter().chain(rest).map(JsonRef::to_json).collect()
+    system
+        .into_iter()
+        .chain(rest)
+        .map(JsonRef::to_json)
+        .collect()
 }
 
 /// The text a model writes when it puts a tool call into its reply.

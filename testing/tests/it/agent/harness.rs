@@ -2,8 +2,8 @@
 //! conversations: the AHSP's local variables, the tools it activated, `toolCallResults` appended
 //! by the template's `outputElement` when a tool completes, and a new job after every completion.
 
-use baton_testing::agent::{AgentJob, AgentMockFailure, AiAgentMock, JobAnswer};
 use baton_engine::runtime::SharedJson;
+use baton_testing::agent::{AgentJob, AgentMockFailure, AiAgentMock, JobAnswer};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
