@@ -203,12 +203,6 @@ impl<'s, 'a> Parser<'s, 'a> {
             .map(|a| self.doc.value(a).to_string())
     }
 
-    fn zeebe_string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        self.doc
-            .attr_ns(node, Ns::Zeebe, name)
-            .map(|a| self.doc.value(a).to_string())
-    }
-
     fn expr(&self, node: &Node<'_>, name: &str) -> Option<Expr> {
         self.doc.attr(node, name).map(|a| attr_expr(self.doc, a))
     }
@@ -941,9 +935,19 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// The `zeebe:modelerTemplate*` attributes written on the element itself.
     fn zeebe_attributes(&self, node: &Node<'_>, zeebe: &mut Zeebe) {
-        zeebe.modeler_template = self.zeebe_string(node, "modelerTemplate");
-        zeebe.modeler_template_version = self.zeebe_string(node, "modelerTemplateVersion");
-        zeebe.modeler_template_icon = self.zeebe_string(node, "modelerTemplateIcon");
+        // One pass (most elements have no `zeebe:` attribute at all); the first attribute of a
+        // name counts, as in `Document::attr`.
+        for attr in self.doc.attrs(node).iter().filter(|a| a.ns == Ns::Zeebe) {
+            let field = match attr.local {
+                "modelerTemplate" => &mut zeebe.modeler_template,
+                "modelerTemplateVersion" => &mut zeebe.modeler_template_version,
+                "modelerTemplateIcon" => &mut zeebe.modeler_template_icon,
+                _ => continue,
+            };
+            if field.is_none() {
+                *field = Some(self.doc.value(attr).to_string());
+            }
+        }
     }
 
     /// Reads the `zeebe:` children of one `bpmn:extensionElements`.
@@ -1163,14 +1167,19 @@ impl<'s, 'a> Parser<'s, 'a> {
     fn resolve(&mut self, builder: &mut ProcessBuilder<'s>) {
         let process = &mut builder.process;
         // Of two elements with one id (reported as a duplicate), the later one is found.
-        let by_id: HashMap<&str, ElementIdx> = builder
-            .element_ids
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| !id.is_empty())
-            .map(|(i, id)| (*id, ElementIdx(i as u32)))
-            .collect();
-        let mut flow_ids: HashMap<&str, FlowIdx> = HashMap::default();
+        // (Both maps sized once: growing one rehashes every id again.)
+        let mut by_id: HashMap<&str, ElementIdx> =
+            HashMap::with_capacity_and_hasher(builder.element_ids.len(), Default::default());
+        by_id.extend(
+            builder
+                .element_ids
+                .iter()
+                .enumerate()
+                .filter(|(_, id)| !id.is_empty())
+                .map(|(i, id)| (*id, ElementIdx(i as u32))),
+        );
+        let mut flow_ids: HashMap<&str, FlowIdx> =
+            HashMap::with_capacity_and_hasher(builder.flows.len(), Default::default());
         for pending in std::mem::take(&mut builder.flows) {
             let eid = (!pending.id.is_empty()).then_some(pending.id);
             let source = self.flow_end(
@@ -1496,7 +1505,17 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
         self.open = element.depth + 1;
         match element.depth {
             0 => self.problems.diagram_start = element.start,
-            1 => self.in_plane = element.is(Ns::BpmnDi, "BPMNPlane"),
+            1 => {
+                self.in_plane = element.is(Ns::BpmnDi, "BPMNPlane");
+                if self.in_plane && self.diagram.shapes.is_empty() {
+                    // Sized once rather than grown (each growth copies every entry): a flow
+                    // node is about four elements of the tree (itself, its extension elements)
+                    // and has a shape, and about as many edges are drawn.
+                    let drawn = element.tree_size / 4;
+                    self.diagram.shapes.reserve(drawn);
+                    self.diagram.edges.reserve(drawn);
+                }
+            }
             2 => {
                 self.item = None;
                 if !self.in_plane {

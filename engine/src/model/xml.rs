@@ -173,10 +173,13 @@ impl<'a> Document<'a> {
             if value.is_empty() {
                 return;
             }
-            match first_use.get(value) {
-                Some(&first) => duplicates.push((id, first)),
-                None => {
-                    first_use.insert(value, start);
+            // (One hash and probe per id: most ids are new.)
+            match first_use.entry(value) {
+                std::collections::hash_map::Entry::Occupied(first) => {
+                    duplicates.push((id, *first.get()));
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(start);
                 }
             }
         };
@@ -308,6 +311,8 @@ pub(crate) struct Streamed<'s, 'a> {
     pub start: u32,
     /// The depth below the subtree's first element (0: that element).
     pub depth: usize,
+    /// How many elements the tree holds so far (a hint for sizing what the stream builds).
+    pub tree_size: usize,
     attrs: &'s [Attr<'a>],
     text: &'a str,
     unescaped: &'s [String],
@@ -678,6 +683,7 @@ impl<'a> Builder<'a, '_> {
                 local,
                 start: offset as u32,
                 depth: depth - base,
+                tree_size: self.nodes.len(),
                 attrs,
                 text: self.text,
                 unescaped: &self.unescaped,

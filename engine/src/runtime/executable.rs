@@ -373,6 +373,7 @@ pub fn compile(
     let shared = Shared {
         no_headers: Arc::default(),
         three_retries: Expr::of_static("3"),
+        static_job_types: Default::default(),
     };
     let mut elements = Vec::with_capacity(process.elements.len());
     for element in &process.elements {
@@ -680,12 +681,33 @@ fn event_type(e: &model::Element) -> BpmnEventType {
 }
 
 /// Values many elements hold, made once per process rather than once per element.
-struct Shared {
+struct Shared<'p> {
     no_headers: Arc<IndexMap<String, String>>,
     three_retries: Expr,
+    /// Static job types compiled so far: a process's tasks mostly share a few, which then
+    /// share one string.
+    static_job_types: std::cell::RefCell<rustc_hash::FxHashMap<&'p str, Expr>>,
 }
 
-impl Shared {
+impl<'p> Shared<'p> {
+    /// A job type; a static one is shared with the tasks of the same type.
+    fn job_type(
+        &self,
+        e: &model::Element,
+        job_type: &'p model::Expr,
+    ) -> Result<Expr, CompileError> {
+        if job_type.feel().is_some() {
+            return expr(e, job_type);
+        }
+        let mut known = self.static_job_types.borrow_mut();
+        if let Some(compiled) = known.get(job_type.text.as_str()) {
+            return Ok(compiled.clone());
+        }
+        let compiled = expr(e, job_type)?;
+        known.insert(&job_type.text, compiled.clone());
+        Ok(compiled)
+    }
+
     fn headers(&self, z: &model::Zeebe) -> Arc<IndexMap<String, String>> {
         if z.task_headers.is_empty() {
             self.no_headers.clone()
@@ -695,17 +717,17 @@ impl Shared {
     }
 }
 
-fn compile_element(
+fn compile_element<'p>(
     defs: &model::Definitions,
     process: &model::Process,
-    e: &model::Element,
-    shared: &Shared,
+    e: &'p model::Element,
+    shared: &Shared<'p>,
 ) -> Result<ExecElement, CompileError> {
     let z = &e.zeebe;
     let job = match &z.task_definition {
         Some(td) => Some(JobDef {
             job_type: match &td.job_type {
-                Some(t) => expr(e, t)?,
+                Some(t) => shared.job_type(e, t)?,
                 None => return Err(err(e, "zeebe:taskDefinition must have a type")),
             },
             retries: match &td.retries {
