@@ -1,9 +1,8 @@
 //! The workloads of the `agent` and `testing` benches, shared with the `profile` example (which
 //! runs one of them in a loop under callgrind).
 
-use baton_engine::runtime::{CreateInstance, Engine, JobKind, Key, VariableDocument};
+use baton_engine::runtime::{CreateInstance, Engine, JobKind, Key, SharedJson, VariableDocument};
 use baton_testing::agent::on_engine::answer_agent_job;
-use std::sync::Arc;
 
 use baton_testing::agent::{AgentJob, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn};
 use baton_testing::{Deployment, ProcessTest};
@@ -56,12 +55,15 @@ impl Default for ConnectorWorkload {
              "parameters": [{"name": "toolCall.orderId", "description": "The order number", "type": "string"}]}
         ]);
         let mut initial = SharedVariables::new();
-        initial.insert("adHocSubProcessElements".into(), Arc::new(elements));
-        initial.insert("toolCallResults".into(), Arc::new(json!([])));
-        initial.insert("provider".into(), Arc::new(json!({"type": "anthropic"})));
+        initial.insert("adHocSubProcessElements".into(), SharedJson::new(elements));
+        initial.insert("toolCallResults".into(), SharedJson::new(json!([])));
+        initial.insert(
+            "provider".into(),
+            SharedJson::new(json!({"type": "anthropic"})),
+        );
         initial.insert(
             "data".into(),
-            Arc::new(json!({"systemPrompt": {"prompt": "You are a support agent."}, "userPrompt": {"prompt": "My order 1042 arrived broken."},
+            SharedJson::new(json!({"systemPrompt": {"prompt": "You are a support agent."}, "userPrompt": {"prompt": "My order 1042 arrived broken."},
                    "response": {"format": {"type": "json"}, "includeAgentContext": true}})),
         );
         let headers = [("retryBackoff".to_string(), "PT30S".to_string())]
@@ -101,7 +103,7 @@ impl ConnectorWorkload {
                 panic!("failed")
             };
             for (name, value) in completion.variables {
-                vars.insert(name, Arc::new(value));
+                vars.insert(name, value);
             }
             for activation in completion.activate_elements {
                 running.push((
@@ -114,7 +116,8 @@ impl ConnectorWorkload {
             }
             let (name, id) = running.remove(0);
             let entry = json!({"id": id, "name": name, "content": tool_result(&name)});
-            Arc::make_mut(&mut vars["toolCallResults"])
+            vars["toolCallResults"]
+                .make_mut()
                 .as_array_mut()
                 .expect("a list")
                 .push(entry);

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
-use serde_json::Value;
 
 use baton_engine::runtime::{
     BpmnElementType, Engine, ExecutableProcess, Key, Node, PiIntent, ProcIdx, Record, RecordValue,
+    SharedJson,
 };
 
 /// What happened to an element instance.
@@ -46,7 +46,7 @@ pub struct InstanceLog {
 }
 
 /// The variables of one scope by name, in creation order.
-pub type ScopeVariables = IndexMap<Arc<str>, Arc<Value>, rustc_hash::FxBuildHasher>;
+pub type ScopeVariables = IndexMap<Arc<str>, SharedJson, rustc_hash::FxBuildHasher>;
 
 /// Elements entered and flows taken of one deployed process version.
 #[derive(Debug, Clone, Default)]

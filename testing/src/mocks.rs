@@ -14,7 +14,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton_engine::runtime::{AdHocJobResult, JobKind, Key, VariableDocument};
+use baton_engine::runtime::{
+    AdHocJobResult, JobKind, Key, SharedJson, SharedVariableDocument, VariableDocument,
+    share_document,
+};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
@@ -50,7 +53,7 @@ pub struct TestJob {
 #[derive(Clone, Default)]
 pub(crate) struct JobVariables {
     /// Outermost scope first; a later entry with the same name hides an earlier one.
-    pub entries: Vec<(Arc<str>, Arc<Value>)>,
+    pub entries: Vec<(Arc<str>, SharedJson)>,
     pub object: OnceCell<Map<String, Value>>,
 }
 
@@ -65,7 +68,7 @@ impl JobVariables {
         self.object.get_or_init(|| {
             let mut m = Map::new();
             for (k, v) in &self.entries {
-                m.insert(k.to_string(), (**v).clone());
+                m.insert(k.to_string(), v.to_json());
             }
             m
         })
@@ -125,7 +128,8 @@ pub enum Answer {
     /// Complete the job of an ad-hoc sub-process with a job result (activate elements, fulfil
     /// the completion condition). An empty result is the connector's "no-op" completion.
     CompleteAdHoc {
-        variables: VariableDocument,
+        /// Shared values (the AI agent connector's share parts with the job's variables).
+        variables: SharedVariableDocument,
         result: AdHocJobResult,
     },
     /// Fail the job.
@@ -170,7 +174,7 @@ impl Answer {
     #[track_caller]
     pub fn complete_ad_hoc(variables: impl IntoVariables, result: AdHocJobResult) -> Answer {
         Answer::CompleteAdHoc {
-            variables: variables_or_panic(variables),
+            variables: share_document(variables_or_panic(variables)),
             result,
         }
     }

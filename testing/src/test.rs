@@ -297,7 +297,7 @@ impl Inner {
                     }
                 }
             }
-            Answer::CompleteAdHoc { variables, result } => self.engine.complete_job_with_result(
+            Answer::CompleteAdHoc { variables, result } => self.engine.complete_job_shared(
                 key,
                 variables,
                 Some(JobResult::AdHocSubProcess(result)),

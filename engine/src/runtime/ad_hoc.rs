@@ -64,9 +64,13 @@ impl Engine {
         let p = self.process(inst.proc).clone();
         let e = inst.element().expect("ad-hoc");
         let def = p.element(e).ad_hoc.as_ref().expect("ad-hoc");
-        self.set_local(key, "adHocSubProcessElements", def.elements_json.clone());
+        self.set_local(
+            key,
+            "adHocSubProcessElements",
+            super::SharedJson::from(def.elements_json.clone()),
+        );
         if let Some(oc) = &def.output_collection {
-            self.set_local(key, oc, Arc::new(Json::Array(Vec::new())));
+            self.set_local(key, oc, super::SharedJson::new(Json::Array(Vec::new())));
         }
     }
 
@@ -186,11 +190,11 @@ impl Engine {
             .as_ref()
             .and_then(|d| d.output_element_variable.clone())
         {
-            self.set_local(ahsp, &name, Arc::new(Json::Null));
+            self.set_local(ahsp, &name, super::SharedJson::new(Json::Null));
         }
         let inner = self.new_key();
         for (name, value) in variables {
-            self.set_pending_local(inner, proc, pi, &name, Arc::new(value));
+            self.set_pending_local(inner, proc, pi, &name, super::SharedJson::new(value));
         }
         self.pending_inner_element.insert(inner, element);
         self.queue.push_back(Cmd::Activate(Activation {
@@ -233,7 +237,7 @@ impl Engine {
             {
                 Some(Json::Array(mut items)) => {
                     items.push(value);
-                    self.set_local(ahsp, oc, Arc::new(Json::Array(items)));
+                    self.set_local(ahsp, oc, super::SharedJson::new(Json::Array(items)));
                 }
                 Some(other) => {
                     return Err(Failure::new(
@@ -245,7 +249,7 @@ impl Engine {
                     ));
                 }
                 None => {
-                    self.set_local(ahsp, oc, Arc::new(Json::Array(vec![value])));
+                    self.set_local(ahsp, oc, super::SharedJson::new(Json::Array(vec![value])));
                 }
             }
         }

@@ -85,7 +85,13 @@ impl Engine {
                 .collect()
         };
         for (name, value) in vars {
-            self.set_pending_local(child, child_proc, child, &name, Arc::new(value));
+            self.set_pending_local(
+                child,
+                child_proc,
+                child,
+                &name,
+                super::SharedJson::new(value),
+            );
         }
         let pi = self.instances[&key].process_instance_key;
         if let Some(i) = self.instances.get_mut(&key) {

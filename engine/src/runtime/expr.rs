@@ -125,6 +125,7 @@ pub mod baton_feel_bridge {
     use std::sync::Arc;
 
     use super::Json;
+    use crate::runtime::shared_json::{JsonRef, SharedJson};
 
     /// A parsed FEEL expression.
     pub type Parsed = baton_feel::Expression;
@@ -138,6 +139,32 @@ pub mod baton_feel_bridge {
     /// Converts a variable's JSON into a FEEL value with Zeebe's rules.
     pub fn to_feel(json: &Json) -> FeelValue {
         baton_feel::Value::from_json(json)
+    }
+
+    /// [`to_feel`] of a shared value, read in place (a composed value's plain form is not
+    /// built).
+    pub fn shared_to_feel(value: &SharedJson) -> FeelValue {
+        ref_to_feel(value.view())
+    }
+
+    /// [`to_feel`] of a part of a value, read in place.
+    pub fn ref_to_feel(value: JsonRef<'_>) -> FeelValue {
+        if let Some(json) = value.plain() {
+            return to_feel(json);
+        }
+        if let Some(items) = value.items() {
+            return baton_feel::Value::list(items.map(ref_to_feel).collect());
+        }
+        match value.entries() {
+            Some(entries) => {
+                let mut context = baton_feel::Context::default();
+                for (key, entry) in entries {
+                    context.insert(key.into(), ref_to_feel(entry));
+                }
+                baton_feel::Value::context(context)
+            }
+            None => baton_feel::Value::Null,
+        }
     }
 
     /// Parses FEEL source.
@@ -320,20 +347,24 @@ pub mod baton_feel_bridge {
     /// and when it survives FEEL's conversion unchanged (see [`round_trips`]): then evaluating the
     /// path in FEEL and converting the result back gives this very JSON, so the caller may skip
     /// both conversions. `None` sends the caller to FEEL (missing keys warn, lists project).
-    pub fn json_at<'j>(json: &'j Json, keys: &[Arc<str>]) -> Option<&'j Json> {
-        let value = keys
-            .iter()
-            .try_fold(json, |v, key| v.as_object().and_then(|o| o.get(&**key)))?;
+    /// Read in place: a composed value is walked, not built.
+    pub fn json_at<'j>(json: JsonRef<'j>, keys: &[Arc<str>]) -> Option<JsonRef<'j>> {
+        let value = keys.iter().try_fold(json, |v, key| v.get(key))?;
         round_trips(value).then_some(value)
     }
 
     /// Whether JSON → FEEL → JSON gives the same JSON: everything but numbers that are not
-    /// 64-bit integers (a float like `1.0` comes back as `1`, a large unsigned wraps).
-    pub fn round_trips(json: &Json) -> bool {
+    /// 64-bit integers (a float like `1.0` comes back as `1`, a large unsigned wraps). Read in
+    /// place.
+    pub fn round_trips(value: JsonRef<'_>) -> bool {
+        value.all_plain(&round_trips_plain)
+    }
+
+    fn round_trips_plain(json: &Json) -> bool {
         match json {
             Json::Number(n) => n.is_i64(),
-            Json::Array(items) => items.iter().all(round_trips),
-            Json::Object(map) => map.values().all(round_trips),
+            Json::Array(items) => items.iter().all(round_trips_plain),
+            Json::Object(map) => map.values().all(round_trips_plain),
             Json::Null | Json::Bool(_) | Json::String(_) => true,
         }
     }
@@ -342,7 +373,7 @@ pub mod baton_feel_bridge {
     /// paths into JSON variables converted at their end only.
     struct LookupVars<'l> {
         feel: &'l dyn Fn(&str) -> Option<FeelValue>,
-        json: &'l dyn Fn(&str) -> Option<&'l Json>,
+        json: &'l dyn Fn(&str) -> Option<JsonRef<'l>>,
     }
 
     impl baton_feel::Variables for LookupVars<'_> {
@@ -351,10 +382,8 @@ pub mod baton_feel_bridge {
         }
 
         fn get_entry(&self, name: &str, keys: &[&str]) -> Option<FeelValue> {
-            let value = keys.iter().try_fold((self.json)(name)?, |v, key| {
-                v.as_object().and_then(|o| o.get(*key))
-            })?;
-            Some(to_feel(value))
+            let value = (self.json)(name)?.at(keys)?;
+            Some(ref_to_feel(value))
         }
     }
 
@@ -366,7 +395,7 @@ pub mod baton_feel_bridge {
         parsed: &Parsed,
         _source: &str,
         feel: &'l dyn Fn(&str) -> Option<FeelValue>,
-        json: &'l dyn Fn(&str) -> Option<&'l Json>,
+        json: &'l dyn Fn(&str) -> Option<JsonRef<'l>>,
         now_ms: i64,
         seed: u64,
     ) -> Outcome {

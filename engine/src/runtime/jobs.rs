@@ -295,6 +295,18 @@ impl Engine {
         variables: VariableDocument,
         result: Option<JobResult>,
     ) -> Result<(), Rejection> {
+        self.complete_job_shared(job_key, share_document(variables), result)
+    }
+
+    /// [`Engine::complete_job_with_result`] with values that may share parts with other values
+    /// (a worker that builds its answer out of the variables it read, as the AI agent connector
+    /// does): the values become the variables as they are, nothing is copied.
+    pub fn complete_job_shared(
+        &mut self,
+        job_key: Key,
+        variables: SharedVariableDocument,
+        result: Option<JobResult>,
+    ) -> Result<(), Rejection> {
         let start = self.begin();
         let kind = match self.check_job(
             job_key,
@@ -320,7 +332,7 @@ impl Engine {
         let variables = if variables.is_empty() {
             self.empty_document.clone()
         } else {
-            Arc::new(share_document(variables))
+            Arc::new(variables)
         };
         let job = self.jobs.remove(&job_key).expect("checked");
         let value = Self::job_record(&job, Some(variables.clone()));

@@ -35,6 +35,7 @@ mod processor;
 mod query;
 pub mod records;
 mod render;
+pub mod shared_json;
 mod signals;
 pub mod state;
 mod tasks;
@@ -64,8 +65,9 @@ pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView,
 pub use records::{
     BpmnElementType, BpmnEventType, ErrorType, Intent, JobKind, Key, ListenerEventType, Node,
     OtherIntent, PiIntent, ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType,
-    ValueType, VariableDocument,
+    SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
+pub use shared_json::{JsonRef, SharedJson, SharedObject};
 pub use signals::SignalSubscriptionView;
 pub use state::JobState;
 pub use user_tasks::{UserTask, UserTaskState};
@@ -786,7 +788,7 @@ impl Engine {
         }
         let pi = self.new_key();
         for (name, value) in &request.variables {
-            self.set_pending_local(pi, proc, pi, name, Arc::new(value.clone()));
+            self.set_pending_local(pi, proc, pi, name, SharedJson::new(value.clone()));
         }
         // The record keeps the request's documents (moved, not copied; shared when empty).
         let variables = if request.variables.is_empty() {

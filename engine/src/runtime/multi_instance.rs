@@ -3,8 +3,6 @@
 //! completion condition with the `numberOf*` variables, and propagates the output collection
 //! when it completes.
 
-use std::sync::Arc;
-
 use serde_json::Value as Json;
 
 use super::lifecycle::State;
@@ -35,7 +33,7 @@ impl Engine {
             self.set_local(
                 key,
                 oc,
-                Arc::new(Json::Array(vec![Json::Null; items.len()])),
+                super::SharedJson::new(Json::Array(vec![Json::Null; items.len()])),
             );
         }
         self.subscribe_to_events(key)?;
@@ -74,14 +72,14 @@ impl Engine {
         };
         let child = self.new_key();
         if let Some(name) = &mi.input_element {
-            self.set_pending_local(child, proc, pi, name, Arc::new(item));
+            self.set_pending_local(child, proc, pi, name, super::SharedJson::new(item));
         }
         self.set_pending_local(
             child,
             proc,
             pi,
             "loopCounter",
-            Arc::new(Json::from(loop_counter)),
+            super::SharedJson::new(Json::from(loop_counter)),
         );
         // A plain-variable output element starts as a local null, so a result of that name stays
         // in the inner instance.
@@ -89,7 +87,7 @@ impl Engine {
             let name = f.source.trim();
             let plain = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
             if plain && Some(name) != mi.input_element.as_deref() && name != "loopCounter" {
-                self.set_pending_local(child, proc, pi, name, Arc::new(Json::Null));
+                self.set_pending_local(child, proc, pi, name, super::SharedJson::new(Json::Null));
             }
         }
         let element_type = p.element(e).element_type;
@@ -123,7 +121,7 @@ impl Engine {
                     if loop_counter >= 1 && loop_counter <= items.len() =>
                 {
                     items[loop_counter - 1] = value;
-                    self.set_local(body, oc, Arc::new(Json::Array(items)));
+                    self.set_local(body, oc, super::SharedJson::new(Json::Array(items)));
                 }
                 other => {
                     return Err(Failure::new(

@@ -3,13 +3,12 @@
 
 use std::sync::Arc;
 
-use serde_json::Value as Json;
-
 use super::Engine;
 use super::lifecycle::State;
 use super::records::{
     BpmnElementType, ErrorType, JobKind, Key, ListenerEventType, Node, Record, VariableDocument,
 };
+use super::shared_json::SharedJson;
 use super::state::JobState;
 use super::user_tasks::UserTask;
 
@@ -45,7 +44,7 @@ pub struct VariableView {
     pub key: Key,
     pub scope_key: Key,
     pub name: Arc<str>,
-    pub value: Arc<Json>,
+    pub value: SharedJson,
 }
 
 /// A job.
@@ -185,7 +184,7 @@ impl Engine {
     }
 
     /// A variable as seen from a scope (walking up the scopes).
-    pub fn variable(&self, scope_key: Key, name: &str) -> Option<Arc<Json>> {
+    pub fn variable(&self, scope_key: Key, name: &str) -> Option<SharedJson> {
         self.lookup_var(scope_key, name).cloned()
     }
 
@@ -382,14 +381,14 @@ impl Engine {
     pub fn for_each_visible_variable(
         &self,
         scope_key: Key,
-        mut f: impl FnMut(&Arc<str>, &Arc<Json>),
+        mut f: impl FnMut(&Arc<str>, &SharedJson),
     ) {
         self.visit_scope_chain(scope_key, &mut f);
     }
 
     /// The scope's flow scopes first (recursion, not a collected chain: this runs once per
     /// mocked job, and nesting is shallow).
-    fn visit_scope_chain(&self, scope_key: Key, f: &mut impl FnMut(&Arc<str>, &Arc<Json>)) {
+    fn visit_scope_chain(&self, scope_key: Key, f: &mut impl FnMut(&Arc<str>, &SharedJson)) {
         let Some(i) = self.instances.get(&scope_key) else {
             return;
         };

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
+use super::shared_json::SharedJson;
 use crate::model::{ElementIdx, FlowIdx};
 
 /// A key as Zeebe writes it: 64 bits, partition 1 in the high bits (see [`FIRST_KEY`]).
@@ -27,11 +28,13 @@ pub type VariableDocument = IndexMap<String, Json>;
 
 /// A document whose values are shared (with the variables they become, and with records):
 /// what a job completion carries once the engine has it.
-pub type SharedVariableDocument = IndexMap<String, Arc<Json>>;
+pub type SharedVariableDocument = IndexMap<String, SharedJson>;
 
 /// A document's values moved into shared ones (nothing is copied).
 pub fn share_document(doc: VariableDocument) -> SharedVariableDocument {
-    doc.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()
+    doc.into_iter()
+        .map(|(k, v)| (k, SharedJson::new(v)))
+        .collect()
 }
 
 /// A shared document from a shared plain one: its values moved when nobody else holds the
@@ -41,7 +44,7 @@ pub fn share_document_arc(doc: Arc<VariableDocument>) -> SharedVariableDocument 
         Ok(doc) => share_document(doc),
         Err(doc) => doc
             .iter()
-            .map(|(k, v)| (k.clone(), Arc::new(v.clone())))
+            .map(|(k, v)| (k.clone(), SharedJson::new(v.clone())))
             .collect(),
     }
 }
@@ -383,7 +386,7 @@ pub struct VariableValue {
     pub process_instance_key: Key,
     pub scope_key: Key,
     pub name: Arc<str>,
-    pub value: Arc<Json>,
+    pub value: SharedJson,
 }
 
 /// The value of an `INCIDENT` record.

@@ -3,12 +3,11 @@
 
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value as Json;
-
 use super::expr::baton_feel_bridge::{self, FeelValue};
 
 use super::lifecycle::State;
 use super::records::{BpmnElementType, JobValue, Key, Node, ProcIdx, VariableDocument};
+use super::shared_json::SharedJson;
 use crate::model::{ElementIdx, FlowIdx};
 
 /// One variable of a scope.
@@ -16,7 +15,7 @@ use crate::model::{ElementIdx, FlowIdx};
 pub struct Var {
     pub name: Arc<str>,
     pub key: Key,
-    pub value: Arc<Json>,
+    pub value: SharedJson,
     /// The value as FEEL sees it, converted on the first read by an expression and kept until
     /// the value changes (set through [`Var::set_value`]): conditions read the same variables
     /// again and again, and converting a JSON object is far dearer than evaluating.
@@ -28,7 +27,7 @@ pub struct Var {
 }
 
 impl Var {
-    pub fn new(name: Arc<str>, key: Key, value: Arc<Json>) -> Var {
+    pub fn new(name: Arc<str>, key: Key, value: SharedJson) -> Var {
         Var {
             name,
             key,
@@ -39,7 +38,7 @@ impl Var {
     }
 
     /// Replaces the value (and forgets its FEEL form).
-    pub fn set_value(&mut self, value: Arc<Json>) {
+    pub fn set_value(&mut self, value: SharedJson) {
         self.value = value;
         self.feel = OnceLock::new();
         self.round_trips = OnceLock::new();
@@ -49,13 +48,13 @@ impl Var {
     pub fn round_trips(&self) -> bool {
         *self
             .round_trips
-            .get_or_init(|| baton_feel_bridge::round_trips(&self.value))
+            .get_or_init(|| baton_feel_bridge::round_trips(self.value.view()))
     }
 
     /// The value as a FEEL value (a cheap clone once converted).
     pub fn feel_value(&self) -> FeelValue {
         self.feel
-            .get_or_init(|| baton_feel_bridge::to_feel(&self.value))
+            .get_or_init(|| baton_feel_bridge::shared_to_feel(&self.value))
             .clone()
     }
 }

@@ -14,6 +14,7 @@ use super::records::{
     ErrorType, Key, OtherIntent, RecordValue, SharedVariableDocument, ValueType, VariableDocument,
     VariableValue,
 };
+use super::shared_json::{JsonRef, SharedJson};
 use super::state::Var;
 
 /// The JSON type name Zeebe prints in "Expected result of the expression ... to be ..." messages.
@@ -31,7 +32,7 @@ pub(crate) fn json_type_name(v: &Json) -> &'static str {
 impl Engine {
     /// The value of a variable as seen from `scope` (the scope itself, then its flow scopes up to
     /// the process instance).
-    pub(crate) fn lookup_var(&self, scope: Key, name: &str) -> Option<&Arc<Json>> {
+    pub(crate) fn lookup_var(&self, scope: Key, name: &str) -> Option<&SharedJson> {
         self.lookup_var_entry(scope, name).map(|v| &v.value)
     }
 
@@ -81,10 +82,10 @@ impl Engine {
                 if let Some(constant) = f.constant() {
                     return Ok(((**constant).clone(), Vec::new()));
                 }
-                let json = |name: &str| -> Option<&Json> {
+                let json = |name: &str| -> Option<JsonRef<'_>> {
                     match overlay.and_then(|o| o.value(name)) {
                         Some(v) => Some(v),
-                        None => self.lookup_var(scope, name).map(|v| &**v),
+                        None => self.lookup_var(scope, name).map(SharedJson::view),
                     }
                 };
                 // `=agent`, `=agent.context`: the JSON itself, when FEEL would give it back as is
@@ -93,13 +94,13 @@ impl Engine {
                     && let Some(value) =
                         json(name).and_then(|v| baton_feel_bridge::json_at(v, keys))
                 {
-                    return Ok((value.clone(), Vec::new()));
+                    return Ok((value.to_json(), Vec::new()));
                 }
                 // Only the names the expression reads are looked up; scope variables hand out
                 // their cached FEEL form, overlay values are converted in place (no copies).
                 let feel = |name: &str| -> Option<baton_feel_bridge::FeelValue> {
                     if let Some(v) = overlay.and_then(|o| o.value(name)) {
-                        return Some(baton_feel_bridge::to_feel(v));
+                        return Some(baton_feel_bridge::ref_to_feel(v));
                     }
                     self.lookup_var_entry(scope, name).map(Var::feel_value)
                 };
@@ -193,7 +194,7 @@ impl Engine {
         var_key: Key,
         scope: Key,
         name: Arc<str>,
-        value: Arc<Json>,
+        value: SharedJson,
     ) {
         let (proc, pi) = match self.instances.get(&scope) {
             Some(i) => (i.proc, i.process_instance_key),
@@ -215,7 +216,7 @@ impl Engine {
     }
 
     /// Creates or updates a variable in exactly this scope (no propagation).
-    pub(crate) fn set_local(&mut self, scope: Key, name: &str, value: Arc<Json>) {
+    pub(crate) fn set_local(&mut self, scope: Key, name: &str, value: SharedJson) {
         let existing = self
             .instances
             .get(&scope)
@@ -223,7 +224,7 @@ impl Engine {
             .map(|v| (v.key, v.name.clone(), v.value.clone()));
         match existing {
             Some((key, name, old)) => {
-                if *old != *value {
+                if old != value {
                     if let Some(v) = self
                         .instances
                         .get_mut(&scope)
@@ -257,7 +258,7 @@ impl Engine {
         proc: super::ProcIdx,
         process_instance_key: Key,
         name: &str,
-        value: Arc<Json>,
+        value: SharedJson,
     ) {
         let key = self.new_key();
         let name: Arc<str> = Arc::from(name);
@@ -284,7 +285,7 @@ impl Engine {
     /// Zeebe's `mergeLocalDocument`: every entry is set in this scope.
     pub(crate) fn merge_local(&mut self, scope: Key, doc: &VariableDocument) {
         for (name, value) in doc {
-            self.set_local(scope, name, Arc::new(value.clone()));
+            self.set_local(scope, name, SharedJson::new(value.clone()));
         }
     }
 
@@ -326,7 +327,7 @@ impl Engine {
     pub(crate) fn merge_propagating_arcs(
         &mut self,
         scope: Key,
-        entries: impl IntoIterator<Item = (Arc<str>, Arc<Json>)>,
+        entries: impl IntoIterator<Item = (Arc<str>, SharedJson)>,
     ) {
         self.merge_propagating_values(
             scope,
@@ -360,7 +361,7 @@ impl Engine {
                     .instances
                     .get(&current)
                     .and_then(|s| s.vars.get(name))
-                    .map(|v| (v.key, v.name.clone(), *v.value != *value.get()));
+                    .map(|v| (v.key, v.name.clone(), v.value.view() != value.get()));
                 match hit {
                     Some((key, vname, true)) => {
                         let (name, value) = remaining.remove(i);
@@ -407,13 +408,13 @@ impl Engine {
             let value = match &m.source {
                 Some(e) => match self.shared_value(e, scope, &doc) {
                     Some(shared) => shared,
-                    None => Arc::new(self.eval(e, scope, Some(&doc))?),
+                    None => SharedJson::new(self.eval(e, scope, Some(&doc))?),
                 },
-                None => Arc::new(Json::Null),
+                None => SharedJson::new(Json::Null),
             };
             put_path(&mut doc, &m.target, value, |name| {
                 if merge_with_scope {
-                    self.lookup_var(scope, name).map(|v| (**v).clone())
+                    self.lookup_var(scope, name).map(SharedJson::to_json)
                 } else {
                     None
                 }
@@ -430,19 +431,19 @@ impl Engine {
         expr: &Expr,
         scope: Key,
         doc: &SharedVariableDocument,
-    ) -> Option<Arc<Json>> {
+    ) -> Option<SharedJson> {
         let Expr::Feel(f) = expr else {
             return None;
         };
         if let Some(constant) = f.constant() {
-            return Some(constant.clone());
+            return Some(SharedJson::from(constant.clone()));
         }
         let (name, keys) = f.variable_path()?;
         if !keys.is_empty() {
             return None;
         }
         match doc.get(name) {
-            Some(value) => baton_feel_bridge::round_trips(value).then(|| value.clone()),
+            Some(value) => baton_feel_bridge::round_trips(value.view()).then(|| value.clone()),
             None => {
                 let var = self.lookup_var_entry(scope, name)?;
                 var.round_trips().then(|| var.value.clone())
@@ -488,7 +489,7 @@ impl Engine {
         } else if let Some(vars) = completion {
             self.merge_propagating_shared(key, &vars);
         } else if propagate_locals {
-            let locals: Vec<(Arc<str>, Arc<Json>)> = self
+            let locals: Vec<(Arc<str>, SharedJson)> = self
                 .instances
                 .get(&key)
                 .map(|i| {
@@ -520,7 +521,7 @@ impl Engine {
         let mut doc = VariableDocument::new();
         for k in chain.iter().rev() {
             for v in self.instances[k].vars.iter() {
-                doc.insert(v.name.to_string(), (*v.value).clone());
+                doc.insert(v.name.to_string(), v.value.to_json());
             }
         }
         doc
@@ -530,38 +531,38 @@ impl Engine {
 /// Values that win over a scope's variables in an evaluation (earlier mapping results, a
 /// completion's variables).
 pub(crate) trait Overlay {
-    fn value(&self, name: &str) -> Option<&Json>;
+    fn value(&self, name: &str) -> Option<JsonRef<'_>>;
 }
 
 impl Overlay for VariableDocument {
-    fn value(&self, name: &str) -> Option<&Json> {
-        self.get(name)
+    fn value(&self, name: &str) -> Option<JsonRef<'_>> {
+        self.get(name).map(JsonRef::Plain)
     }
 }
 
 impl Overlay for SharedVariableDocument {
-    fn value(&self, name: &str) -> Option<&Json> {
-        self.get(name).map(|v| &**v)
+    fn value(&self, name: &str) -> Option<JsonRef<'_>> {
+        self.get(name).map(SharedJson::view)
     }
 }
 
 /// A document entry's value on its way into a variable: copied only when borrowed.
 enum DocValue<'a> {
     Borrowed(&'a Json),
-    Shared(Arc<Json>),
+    Shared(SharedJson),
 }
 
 impl DocValue<'_> {
-    fn get(&self) -> &Json {
+    fn get(&self) -> JsonRef<'_> {
         match self {
-            DocValue::Borrowed(v) => v,
-            DocValue::Shared(v) => v,
+            DocValue::Borrowed(v) => JsonRef::Plain(v),
+            DocValue::Shared(v) => v.view(),
         }
     }
 
-    fn into_arc(self) -> Arc<Json> {
+    fn into_arc(self) -> SharedJson {
         match self {
-            DocValue::Borrowed(v) => Arc::new(v.clone()),
+            DocValue::Borrowed(v) => SharedJson::new(v.clone()),
             DocValue::Shared(v) => v,
         }
     }
@@ -572,7 +573,7 @@ impl DocValue<'_> {
 fn put_path(
     doc: &mut SharedVariableDocument,
     path: &[Arc<str>],
-    value: Arc<Json>,
+    value: SharedJson,
     base: impl Fn(&str) -> Option<Json>,
 ) {
     let Some((first, rest)) = path.split_first() else {
@@ -582,16 +583,16 @@ fn put_path(
         doc.insert(first.to_string(), value);
         return;
     }
-    let value = Arc::unwrap_or_clone(value);
+    let value = value.into_json();
     // The entry is built in place: an earlier result is extended, not copied.
     if !doc.get(&**first).is_some_and(|v| v.is_object()) {
         let root = match base(first) {
             Some(v @ Json::Object(_)) => v,
             _ => Json::Object(Map::new()),
         };
-        doc.insert(first.to_string(), Arc::new(root));
+        doc.insert(first.to_string(), SharedJson::new(root));
     }
-    let Some(mut node) = doc.get_mut(&**first).map(Arc::make_mut) else {
+    let Some(mut node) = doc.get_mut(&**first).map(SharedJson::make_mut) else {
         return;
     };
     for (i, seg) in rest.iter().enumerate() {
@@ -680,12 +681,12 @@ mod tests {
     fn nested_targets_merge() {
         let mut doc = SharedVariableDocument::new();
         let path: Vec<Arc<str>> = vec!["a".into(), "b".into(), "c".into()];
-        put_path(&mut doc, &path, Arc::new(json!(1)), |_| {
+        put_path(&mut doc, &path, SharedJson::new(json!(1)), |_| {
             Some(json!({"x": 2, "b": {"y": 3}}))
         });
         assert_eq!(*doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}}));
         let path: Vec<Arc<str>> = vec!["a".into(), "d".into()];
-        put_path(&mut doc, &path, Arc::new(json!(true)), |_| None);
+        put_path(&mut doc, &path, SharedJson::new(json!(true)), |_| None);
         assert_eq!(*doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}, "d": true}));
     }
 }

@@ -25,6 +25,7 @@
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use baton_engine::runtime::{JsonRef, SharedJson, SharedObject};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -35,8 +36,16 @@ use super::turn::{Arguments, TextCallStyle, Turn};
 pub type Variables = IndexMap<String, Value>;
 
 /// Variables by name whose values are shared with the engine (a job's variables: reading a
-/// job copies nothing).
-pub type SharedVariables = IndexMap<String, Arc<Value>>;
+/// job copies nothing; a completion's values share the parts of the job's it was built from).
+pub type SharedVariables = IndexMap<String, SharedJson>;
+
+/// Variables whose values are shared (nothing is copied).
+pub fn share_variables(variables: Variables) -> SharedVariables {
+    variables
+        .into_iter()
+        .map(|(name, value)| (name, SharedJson::new(value)))
+        .collect()
+}
 
 /// The variables the connector's job worker fetches (`fetchVariables` of `AiAgentJobWorker`):
 /// nothing else of the scope reaches it.
@@ -52,9 +61,9 @@ pub const FETCHED_VARIABLES: [&str; 5] = [
 /// job's element (outermost scope first, so a later one hides an earlier one of the same name):
 /// only the [`FETCHED_VARIABLES`] are kept (shared, not copied).
 pub fn fetch_variables<'v>(
-    visible: impl IntoIterator<Item = (&'v str, &'v Arc<Value>)>,
+    visible: impl IntoIterator<Item = (&'v str, &'v SharedJson)>,
 ) -> SharedVariables {
-    let mut found: [Option<&Arc<Value>>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
+    let mut found: [Option<&SharedJson>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
     for (name, value) in visible {
         if let Some(i) = FETCHED_VARIABLES.iter().position(|f| *f == name) {
             found[i] = Some(value);
@@ -108,8 +117,10 @@ pub struct ThrownError {
 /// A job completion with an ad-hoc sub-process result.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobCompletion {
-    /// Merged into the ad-hoc sub-process scope (`agentContext`, `toolCallResults`, `agent`).
-    pub variables: Variables,
+    /// Merged into the ad-hoc sub-process scope (`agentContext`, `toolCallResults`, `agent`);
+    /// the new context shares the stored conversation and tool definitions of the job's, and
+    /// `agent.context` is the new context itself.
+    pub variables: SharedVariables,
     pub activate_elements: Vec<ElementActivation>,
     pub completion_condition_fulfilled: bool,
     pub cancel_remaining_instances: bool,
@@ -187,12 +198,12 @@ pub struct ModelInput {
 /// never read it).
 #[derive(Clone, Default)]
 pub struct SentMessages {
-    /// The configuration whose system prompt starts the conversation (the message is built
-    /// when the messages are put together, not copied on every call).
-    system: Option<Arc<Config>>,
+    /// The system message (the configuration's, shared).
+    system: Option<SharedJson>,
     /// The job's `agentContext`, whose `conversation.messages` were stored.
-    stored: Option<Arc<Value>>,
-    input: Vec<Value>,
+    stored: Option<SharedJson>,
+    /// This call's input messages, shared with the context they are stored in.
+    input: Vec<SharedJson>,
     window: usize,
     built: OnceLock<Vec<Value>>,
 }
@@ -209,16 +220,20 @@ impl SentMessages {
     fn put_together(&self) -> Vec<Value> {
         let stored = self
             .stored
-            .as_deref()
-            .and_then(|c| c.get("conversation"))
-            .and_then(|c| c.get("messages"))
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
-        let system = self.system.as_deref().and_then(system_message);
-        let all: Vec<&Value> = system
+            .as_ref()
+            .and_then(|c| c.view().at(&["conversation", "messages"]))
+            .and_then(JsonRef::items);
+        let all: Vec<JsonRef<'_>> = self
+            .system
             .iter()
-            .chain(stored.iter().filter(|m| role(m) != "system"))
-            .chain(&self.input)
+            .map(SharedJson::view)
+            .chain(
+                stored
+                    .into_iter()
+                    .flatten()
+                    .filter(|m| role(*m) != "system"),
+            )
+            .chain(self.input.iter().map(SharedJson::view))
             .collect();
         window(&all, self.window)
     }
@@ -249,12 +264,12 @@ impl std::fmt::Debug for SentMessages {
 pub struct PendingTurn {
     pub input: ModelInput,
     config: Arc<Config>,
-    /// `toolDefinitions` as stored in the context.
-    tools_json: Value,
+    /// `toolDefinitions` as stored in the context (shared with the job's context).
+    tools_json: SharedJson,
     metrics: Metrics,
     last_iteration_key: u64,
-    /// The stored messages (system first) plus this call's input messages.
-    messages: Vec<Value>,
+    /// The stored messages (system first) plus this call's input messages, shared.
+    messages: Vec<SharedJson>,
     conversation_id: String,
     interrupted: bool,
     mcp_clients: Vec<String>,
@@ -278,6 +293,8 @@ pub struct Unsupported(pub String);
 #[derive(Debug, Clone)]
 struct Config {
     system_prompt: Option<String>,
+    /// The system message of a non-blank system prompt, shared by every conversation.
+    system_message: Option<SharedJson>,
     user_prompt: Option<String>,
     user_documents: Vec<Value>,
     max_model_calls: u64,
@@ -321,8 +338,8 @@ pub struct ConnectorCache {
 /// pointers cannot be reused by other values).
 #[derive(Debug, Clone)]
 struct CachedConfig {
-    provider: Option<Arc<Value>>,
-    data: Option<Arc<Value>>,
+    provider: Option<SharedJson>,
+    data: Option<SharedJson>,
     config: Arc<Config>,
 }
 
@@ -330,11 +347,11 @@ impl ConnectorCache {
     /// The configuration of `provider` and `data`, read again only when they are other values.
     fn config(
         &mut self,
-        provider: Option<&Arc<Value>>,
-        data: Option<&Arc<Value>>,
+        provider: Option<&SharedJson>,
+        data: Option<&SharedJson>,
     ) -> Result<Arc<Config>, Vec<String>> {
-        let same = |cached: &Option<Arc<Value>>, value: Option<&Arc<Value>>| match (cached, value) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        let same = |cached: &Option<SharedJson>, value: Option<&SharedJson>| match (cached, value) {
+            (Some(a), Some(b)) => a.ptr_eq(b),
             (None, None) => true,
             _ => false,
         };
@@ -382,24 +399,24 @@ impl ConnectorCache {
 /// be reused by another value); one entry, replaced by the next value resolved. Only element
 /// lists without gateways (MCP, A2A) are kept.
 struct ResolvedFrom {
-    elements: Arc<Value>,
+    elements: SharedJson,
     tools: Arc<[ToolDefinition]>,
-    /// `toolDefinitions` as a context stores them.
-    json: Value,
+    /// `toolDefinitions` as a context stores them (shared by the contexts).
+    json: SharedJson,
 }
 
 static LAST_RESOLVED: Mutex<Option<ResolvedFrom>> = Mutex::new(None);
 
 impl ResolvedFrom {
-    /// The tools (and their stored form, copied for the next context) of these very elements.
-    fn lookup(elements: &Arc<Value>) -> Option<(Arc<[ToolDefinition]>, Value)> {
+    /// The tools (and their stored form, shared by the next context) of these very elements.
+    fn lookup(elements: &SharedJson) -> Option<(Arc<[ToolDefinition]>, SharedJson)> {
         let last = LAST_RESOLVED.lock().unwrap_or_else(PoisonError::into_inner);
         last.as_ref()
-            .filter(|r| Arc::ptr_eq(&r.elements, elements))
+            .filter(|r| r.elements.ptr_eq(elements))
             .map(|r| (r.tools.clone(), r.json.clone()))
     }
 
-    fn remember(elements: &Arc<Value>, tools: &Arc<[ToolDefinition]>, json: &Value) {
+    fn remember(elements: &SharedJson, tools: &Arc<[ToolDefinition]>, json: &SharedJson) {
         *LAST_RESOLVED.lock().unwrap_or_else(PoisonError::into_inner) = Some(ResolvedFrom {
             elements: elements.clone(),
             tools: tools.clone(),
@@ -470,7 +487,8 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         ))))
     };
     let vars = &job.variables;
-    let var = |name: &str| vars.get(name).map(|v| &**v);
+    // Read in place: a context the connector built shares its parts, and is never copied whole.
+    let view = |name: &str| vars.get(name).map(SharedJson::view);
 
     // Input binding and validation by the connector runtime: failures are incidents at once.
     let config = match cache.config(vars.get("provider"), vars.get("data")) {
@@ -491,31 +509,33 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     };
 
     // Initialisation: an empty context resolves the tools from the engine's variable.
-    let context = var("agentContext").filter(|c| c.as_object().is_some_and(|o| !o.is_empty()));
+    let context = view("agentContext").filter(|c| c.is_object() && !c.is_empty());
     let state = context
         .and_then(|c| c.get("state"))
-        .and_then(Value::as_str)
+        .and_then(JsonRef::as_str)
         .unwrap_or("INITIALIZING");
     let stored_tools = || -> Vec<ToolDefinition> {
         context
             .and_then(|c| c.get("toolDefinitions"))
-            .and_then(Value::as_array)
-            .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
+            .and_then(JsonRef::items)
+            .map(|defs| {
+                defs.filter_map(|d| with_plain(d, ToolDefinition::from_json))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let mut mcp_clients: Vec<String> = context
-        .and_then(|c| at(c, "/properties/mcpClients"))
-        .and_then(Value::as_array)
+        .and_then(|c| c.at(&["properties", "mcpClients"]))
+        .and_then(JsonRef::items)
         .map(|ids| {
-            ids.iter()
-                .filter_map(Value::as_str)
+            ids.filter_map(JsonRef::as_str)
                 .map(str::to_string)
                 .collect()
         })
         .unwrap_or_default();
     let mut discovery_ids: Vec<String> = Vec::new();
     // Tools resolved by an earlier job from this very `adHocSubProcessElements` value.
-    let mut initial: Option<(Arc<[ToolDefinition]>, Value)> = None;
+    let mut initial: Option<(Arc<[ToolDefinition]>, SharedJson)> = None;
     let tools = match state {
         "INITIALIZING" => {
             let elements_value = vars.get("adHocSubProcessElements");
@@ -558,10 +578,12 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         "properties": {"mcpClients": mcp_clients},
                     });
                     let mut completion = JobCompletion::default();
-                    completion.variables.insert("agentContext".into(), context);
                     completion
                         .variables
-                        .insert("toolCallResults".into(), json!([]));
+                        .insert("agentContext".into(), SharedJson::new(context));
+                    completion
+                        .variables
+                        .insert("toolCallResults".into(), SharedJson::new(json!([])));
                     for client in &mcp_clients {
                         let mut variables = Variables::new();
                         variables.insert(
@@ -578,7 +600,9 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 }
                 if let Some(elements) = elements_value {
                     let tools: Arc<[ToolDefinition]> = tools.into();
-                    let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
+                    let json = SharedJson::new(Value::Array(
+                        tools.iter().map(ToolDefinition::to_json).collect(),
+                    ));
                     ResolvedFrom::remember(elements, &tools, &json);
                     initial = Some((tools, json));
                     Vec::new()
@@ -589,7 +613,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         }
         "TOOL_DISCOVERY" => {
             let mut tools = stored_tools();
-            let results = var("toolCallResults").and_then(Value::as_array);
+            let results = vars.get("toolCallResults").and_then(|r| r.as_array());
             for client in &mcp_clients {
                 let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
                 let Some(result) = results.and_then(|r| {
@@ -634,24 +658,26 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
 
     let metrics = context.map(read_metrics).unwrap_or_default();
     let last_iteration_key = context
-        .and_then(|c| at(c, "/metadata/lastIterationKey"))
-        .and_then(Value::as_u64);
+        .and_then(|c| c.at(&["metadata", "lastIterationKey"]))
+        .and_then(JsonRef::as_u64);
     let conversation = context.and_then(|c| c.get("conversation"));
-    let stored: &[Value] = conversation
+    let stored: Vec<JsonRef<'_>> = conversation
         .and_then(|c| c.get("messages"))
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice);
+        .and_then(JsonRef::items)
+        .map(Iterator::collect)
+        .unwrap_or_default();
     let conversation_id = conversation
         .and_then(|c| c.get("conversationId"))
-        .and_then(Value::as_str)
+        .and_then(JsonRef::as_str)
         .map(str::to_string)
         .unwrap_or_else(|| conversation_id_for(job.element_instance_key));
-    let assistant_count = stored.iter().filter(|m| role(m) == "assistant").count() as u64;
+    let assistant_count = stored.iter().filter(|m| role(**m) == "assistant").count() as u64;
     let last_iteration_key = last_iteration_key.unwrap_or(assistant_count);
 
     // Split the results: entries without an id are events.
-    let results: Vec<&Value> = var("toolCallResults")
-        .and_then(Value::as_array)
+    let results: Vec<&Value> = vars
+        .get("toolCallResults")
+        .and_then(|r| r.as_array())
         .map(|r| {
             r.iter()
                 .filter(|r| {
@@ -685,36 +711,42 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         }
     }
 
-    let pending_calls: Vec<&Value> = stored
+    let pending_calls: Vec<JsonRef<'_>> = stored
         .iter()
         .rev()
-        .find(|m| role(m) == "assistant")
+        .find(|m| role(**m) == "assistant")
         .and_then(|m| m.get("toolCalls"))
-        .and_then(Value::as_array)
-        .map(|calls| calls.iter().collect())
+        .and_then(JsonRef::items)
+        .map(Iterator::collect)
         .unwrap_or_default();
     // Not every call has a result yet and no event interrupts them: wait for the next job.
     let interrupt = config.interrupt_on_events && !events.is_empty();
     if !interrupt
         && pending_calls
             .iter()
-            .any(|call| !by_id.contains_key(&id_text(call.get("id").unwrap_or(&Value::Null))))
+            .any(|call| !by_id.contains_key(&id_text_ref(call.get("id"))))
     {
         return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
     }
-    // The context's tool definitions are read once per element (the cache), and copied into
-    // the next context.
+    // The context's tool definitions are read once per element (the cache), and shared by the
+    // next context.
     let (tools, tools_json) = if state == "READY" {
         let definitions = context.and_then(|c| c.get("toolDefinitions"));
+        let tools = match definitions {
+            Some(d) => with_plain(d, |d| Some(cache.read(Some(d)))).unwrap_or_default(),
+            None => cache.read(None),
+        };
         (
-            cache.read(definitions),
-            definitions.cloned().unwrap_or_else(|| json!([])),
+            tools,
+            definitions.map_or_else(|| SharedJson::new(json!([])), JsonRef::to_shared),
         )
     } else if let Some((tools, json)) = initial {
         cache.remember(tools.clone());
         (tools, json)
     } else {
-        let json = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
+        let json = SharedJson::new(Value::Array(
+            tools.iter().map(ToolDefinition::to_json).collect(),
+        ));
         let tools: Arc<[ToolDefinition]> = tools.into();
         cache.remember(tools.clone());
         (tools, json)
@@ -753,8 +785,11 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     if !pending_calls.is_empty() {
         let mut blocks = Vec::new();
         for call in &pending_calls {
-            let id = id_text(call.get("id").unwrap_or(&Value::Null));
-            let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+            let id = id_text_ref(call.get("id"));
+            let name = call
+                .get("name")
+                .and_then(JsonRef::as_str)
+                .unwrap_or_default();
             match by_id.get(&id) {
                 Some(result) => {
                     let mut content = result.get("content").cloned().unwrap_or(Value::Null);
@@ -837,23 +872,28 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         );
     }
 
-    let system_message = system_message(&config);
+    let input_messages: Vec<SharedJson> = input_messages.into_iter().map(SharedJson::new).collect();
+    let mut messages = Vec::with_capacity(stored.len() + input_messages.len() + 1);
+    messages.extend(config.system_message.clone());
+    // The stored messages are shared by the next context (copied only when the stored context
+    // is plain JSON, e.g. one a test set).
+    messages.extend(
+        stored
+            .iter()
+            .filter(|m| role(**m) != "system")
+            .map(|m| m.to_shared()),
+    );
+    messages.extend(input_messages.iter().cloned());
     let sent = SentMessages {
-        system: system_message.is_some().then(|| config.clone()),
+        system: config.system_message.clone(),
         stored: conversation
             .is_some()
             .then(|| job.variables.get("agentContext").cloned())
             .flatten(),
-        input: input_messages.clone(),
+        input: input_messages,
         window: config.context_window_size,
         built: OnceLock::new(),
     };
-    let mut messages = Vec::with_capacity(stored.len() + input_messages.len() + 1);
-    messages.extend(system_message);
-    // The stored conversation is copied once, into the next context (the engine keeps the
-    // stored one).
-    messages.extend(stored.iter().filter(|m| role(m) != "system").cloned());
-    messages.extend(input_messages);
     let input = ModelInput {
         system_prompt: config.system_prompt.clone(),
         user_prompt,
@@ -1022,26 +1062,27 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
             object([("timestamp", now.as_str().into())]),
         );
     }
-    // Copied only when the final response carries it (the conversation keeps the original).
-    let response_message = (calls.is_empty() && config.include_assistant_message)
-        .then(|| Value::Object(assistant.clone()));
-    messages.push(Value::Object(assistant));
+    // Shared by the final response when it carries it.
+    let assistant = SharedJson::new(Value::Object(assistant));
+    let response_message =
+        (calls.is_empty() && config.include_assistant_message).then(|| assistant.clone());
+    messages.push(assistant);
 
     metrics.model_calls += 1;
     metrics.tool_calls += calls.len() as u64;
     if let Some(usage) = turn.usage() {
         metrics.usage.add(&usage);
     }
-    // Built by moving the conversation in: it is the largest value of a job.
-    let mut conversation = Map::with_capacity(3);
-    conversation.insert("type".into(), "in-process".into());
-    conversation.insert("conversationId".into(), conversation_id.into());
-    conversation.insert("messages".into(), Value::Array(messages));
-    let mut context = Map::with_capacity(7);
-    context.insert("schemaVersion".into(), 1.into());
-    context.insert("state".into(), "READY".into());
+    // Composed of shared parts: the stored messages and the tool definitions are the job's.
+    let mut conversation = SharedObject::with_capacity(3);
+    conversation.insert("type", Value::from("in-process"));
+    conversation.insert("conversationId", Value::from(conversation_id));
+    conversation.insert("messages", SharedJson::array(messages));
+    let mut context = SharedObject::with_capacity(7);
+    context.insert("schemaVersion", Value::from(1));
+    context.insert("state", Value::from("READY"));
     context.insert(
-        "metadata".into(),
+        "metadata",
         object([
             ("processDefinitionKey", process_definition_key.into()),
             ("processInstanceKey", process_instance_key.into()),
@@ -1049,33 +1090,33 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         ]),
     );
     context.insert(
-        "metrics".into(),
+        "metrics",
         object([
             ("modelCalls", metrics.model_calls.into()),
             ("tokenUsage", metrics.usage.to_json()),
             ("toolCalls", metrics.tool_calls.into()),
         ]),
     );
-    context.insert("toolDefinitions".into(), tools_json);
-    context.insert("conversation".into(), Value::Object(conversation));
+    context.insert("toolDefinitions", tools_json);
+    context.insert("conversation", conversation);
     if !mcp_clients.is_empty() {
-        context.insert("properties".into(), json!({"mcpClients": mcp_clients}));
+        context.insert("properties", json!({"mcpClients": mcp_clients}));
     }
-    let agent_context = Value::Object(context);
+    let agent_context = SharedJson::from(context);
 
     // The response handler runs on every turn: with the JSON format, any text must be JSON.
     let first_text = text.as_deref().filter(|t| !t.trim().is_empty());
-    let mut response = Map::new();
+    let mut response = SharedObject::with_capacity(4);
     if let Some(first_text) = first_text {
         match &config.format {
             ResponseFormat::Text { parse_json } => {
-                response.insert("responseText".into(), first_text.into());
+                response.insert("responseText", Value::from(first_text));
                 if *parse_json
                     && let Some(json) = parsed_json
                         .clone()
                         .or_else(|| parse_response_json(first_text).ok())
                 {
-                    response.insert("responseJson".into(), json);
+                    response.insert("responseJson", json);
                 }
             }
             ResponseFormat::Json { .. } => match parsed_json
@@ -1084,7 +1125,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 .unwrap_or_else(|| parse_response_json(first_text))
             {
                 Ok(json) => {
-                    response.insert("responseJson".into(), json);
+                    response.insert("responseJson", json);
                 }
                 Err(message) => {
                     return fail(
@@ -1107,19 +1148,20 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         .insert("agentContext".into(), agent_context);
     if calls.is_empty() {
         if let Some(message) = response_message {
-            response.insert("responseMessage".into(), message);
+            response.insert("responseMessage", message);
         }
         if let Some(context) = context_for_agent {
-            response.insert("context".into(), context);
+            response.insert("context", context);
         }
         completion
             .variables
-            .insert("agent".into(), Value::Object(response));
+            .insert("agent".into(), SharedJson::from(response));
         completion.completion_condition_fulfilled = true;
     } else {
-        completion
-            .variables
-            .insert("toolCallResults".into(), Value::Array(Vec::new()));
+        completion.variables.insert(
+            "toolCallResults".into(),
+            SharedJson::new(Value::Array(Vec::new())),
+        );
         for call in calls {
             if let Some((client, mcp_name)) = mcp_tool(call.name, &mcp_clients) {
                 let arguments = match &call.arguments {
@@ -1265,8 +1307,10 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
     if !violations.is_empty() {
         return Err(violations);
     }
+    let system_prompt = text("/systemPrompt/prompt");
     Ok(Config {
-        system_prompt: text("/systemPrompt/prompt"),
+        system_message: system_prompt.as_deref().and_then(system_message),
+        system_prompt,
         user_prompt,
         user_documents: at(data, "/userPrompt/documents")
             .and_then(Value::as_array)
@@ -1281,17 +1325,17 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
     })
 }
 
-fn read_metrics(context: &Value) -> Metrics {
+fn read_metrics(context: JsonRef<'_>) -> Metrics {
     let Some(metrics) = context.get("metrics") else {
         return Metrics::default();
     };
-    let count = |object: Option<&Value>, key: &str| {
+    let count = |object: Option<JsonRef<'_>>, key: &str| {
         object
-            .and_then(|o| field(o, key))
-            .and_then(Value::as_u64)
+            .and_then(|o| o.get(key))
+            .and_then(JsonRef::as_u64)
             .unwrap_or(0)
     };
-    let usage = field(metrics, "tokenUsage");
+    let usage = metrics.get("tokenUsage");
     Metrics {
         model_calls: count(Some(metrics), "modelCalls"),
         tool_calls: count(Some(metrics), "toolCalls"),
@@ -1343,9 +1387,10 @@ fn field<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
     }
 }
 
-fn role(message: &Value) -> &str {
-    field(message, "role")
-        .and_then(Value::as_str)
+fn role(message: JsonRef<'_>) -> &str {
+    message
+        .get("role")
+        .and_then(JsonRef::as_str)
         .unwrap_or_default()
 }
 
@@ -1354,6 +1399,22 @@ fn id_text(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+/// [`id_text`] of a part read in place (a missing id reads as `null`).
+fn id_text_ref(id: Option<JsonRef<'_>>) -> String {
+    match id {
+        None => id_text(&Value::Null),
+        Some(id) => with_plain(id, |id| Some(id_text(id))).unwrap_or_default(),
+    }
+}
+
+/// `read` of a part as plain JSON: in place when it is plain, else of a copy.
+fn with_plain<T>(part: JsonRef<'_>, read: impl FnOnce(&Value) -> Option<T>) -> Option<T> {
+    match part.plain() {
+        Some(plain) => read(plain),
+        None => read(&part.to_json()),
     }
 }
 
@@ -1368,18 +1429,14 @@ fn conversation_id_for(element_instance_key: u64) -> String {
 /// A tool result's content as the connector stores it: text, object, or nothing.
 /// A JSON object of these entries, built in place (`json!` would serialize every value it is
 /// given into a copy).
-/// The system message of a configuration with a system prompt.
-fn system_message(config: &Config) -> Option<Value> {
-    config
-        .system_prompt
-        .as_deref()
-        .filter(|p| !p.trim().is_empty())
-        .map(|system| {
-            object([
-                ("role", "system".into()),
-                ("content", Value::Array(vec![text_part(system)])),
-            ])
-        })
+/// The system message of a system prompt that is not blank.
+fn system_message(prompt: &str) -> Option<SharedJson> {
+    (!prompt.trim().is_empty()).then(|| {
+        SharedJson::new(object([
+            ("role", "system".into()),
+            ("content", Value::Array(vec![text_part(prompt)])),
+        ]))
+    })
 }
 
 /// A message's text content part: `{"type": "text", "text": …}`.
@@ -1434,18 +1491,22 @@ fn event_message(content: &Value, interrupt: bool) -> Value {
 
 /// The connector's context window: at most `size` messages, the system message kept, the oldest
 /// dropped first, and tool results whose tool-call message was dropped go with it.
-fn window(messages: &[&Value], size: usize) -> Vec<Value> {
+fn window(messages: &[JsonRef<'_>], size: usize) -> Vec<Value> {
     if messages.len() <= size {
-        return messages.iter().map(|&m| m.clone()).collect();
+        return messages.iter().map(|m| m.to_json()).collect();
     }
-    let (system, rest): (Vec<&Value>, Vec<&Value>) =
-        messages.iter().partition(|m| role(m) == "system");
+    let (system, rest): (Vec<JsonRef<'_>>, Vec<JsonRef<'_>>) =
+        messages.iter().partition(|m| role(**m) == "system");
     let keep = size.saturating_sub(system.len());
-    let mut rest: Vec<&Value> = rest[rest.len().saturating_sub(keep)..].to_vec();
-    while rest.first().is_some_and(|m| role(m) == "tool_call_result") {
+    let mut rest: Vec<JsonRef<'_>> = rest[rest.len().saturating_sub(keep)..].to_vec();
+    while rest.first().is_some_and(|m| role(*m) == "tool_call_result") {
         rest.remove(0);
     }
-    system.into_iter().chain(rest).cloned().collect()
+    system
+        .into_iter()
+        .chain(rest)
+        .map(JsonRef::to_json)
+        .collect()
 }
 
 /// The text a model writes when it puts a tool call into its reply.
@@ -1588,10 +1649,10 @@ mod tests {
 
     #[test]
     fn only_the_fetched_variables_reach_the_worker_the_innermost_one_wins() {
-        let outer_context = Arc::new(json!({"state": "OUTER"}));
-        let inner_context = Arc::new(json!({"state": "READY"}));
-        let data = Arc::new(json!({"userPrompt": {"prompt": "hi"}}));
-        let other = Arc::new(json!("not fetched"));
+        let outer_context = SharedJson::new(json!({"state": "OUTER"}));
+        let inner_context = SharedJson::new(json!({"state": "READY"}));
+        let data = SharedJson::new(json!({"userPrompt": {"prompt": "hi"}}));
+        let other = SharedJson::new(json!("not fetched"));
         let fetched = fetch_variables([
             ("agentContext", &outer_context),
             ("customerMessage", &other),
@@ -1602,7 +1663,7 @@ mod tests {
             fetched.keys().map(String::as_str).collect::<Vec<_>>(),
             ["agentContext", "data"]
         );
-        assert_eq!(fetched["agentContext"], inner_context);
+        assert!(fetched["agentContext"].ptr_eq(&inner_context));
     }
 
     #[test]
@@ -1675,12 +1736,15 @@ mod tests {
         let a1 = json!({"role": "assistant", "toolCalls": [{}]});
         let tcr = json!({"role": "tool_call_result"});
         let a2 = json!({"role": "assistant", "n": 2});
-        assert_eq!(window(&[&u1, &a1, &tcr, &a2], 2), vec![a2.clone()]);
+        fn refs<'v>(messages: &[&'v Value]) -> Vec<JsonRef<'v>> {
+            messages.iter().map(|m| JsonRef::Plain(m)).collect()
+        }
+        assert_eq!(window(&refs(&[&u1, &a1, &tcr, &a2]), 2), vec![a2.clone()]);
         assert_eq!(
-            window(&[&sys, &u1, &a1, &tcr, &a2], 3),
+            window(&refs(&[&sys, &u1, &a1, &tcr, &a2]), 3),
             vec![sys.clone(), a2.clone()]
         );
-        assert_eq!(window(&[&sys, &u1], 20), vec![sys, u1]);
+        assert_eq!(window(&refs(&[&sys, &u1]), 20), vec![sys, u1]);
     }
 
     #[test]

@@ -72,7 +72,10 @@ pub fn apply(header: Option<&str>, retries: i32, outcome: Outcome) -> JobAnswer 
             }
             // On failure it completes the job with the given variables and no element activated.
             JobAnswer::Fail(_) => JobAnswer::Complete(super::connector::JobCompletion {
-                variables: variables.map(into_variables).unwrap_or_default(),
+                variables: variables
+                    .map(into_variables)
+                    .map(super::connector::share_variables)
+                    .unwrap_or_default(),
                 ..Default::default()
             }),
         },

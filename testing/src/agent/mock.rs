@@ -581,7 +581,7 @@ impl AiAgentMock {
 fn agent_response(completion: &JobCompletion) -> Value {
     let mut response = serde_json::Map::new();
     if let Some(context) = completion.variables.get("agentContext") {
-        response.insert("context".into(), context.clone());
+        response.insert("context".into(), context.to_json());
     }
     let tool_calls: Vec<Value> = completion
         .activate_elements
@@ -589,10 +589,10 @@ fn agent_response(completion: &JobCompletion) -> Value {
         .filter_map(|a| a.variables.get("toolCall").cloned())
         .collect();
     response.insert("toolCalls".into(), Value::Array(tool_calls));
-    if let Some(Value::Object(agent)) = completion.variables.get("agent") {
+    if let Some(agent) = completion.variables.get("agent").map(|a| a.view()) {
         for key in ["responseMessage", "responseText", "responseJson"] {
             if let Some(value) = agent.get(key) {
-                response.insert(key.into(), value.clone());
+                response.insert(key.into(), value.to_json());
             }
         }
     }

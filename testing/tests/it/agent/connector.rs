@@ -246,7 +246,7 @@ fn a_tool_call_written_as_text_is_the_final_answer() {
         let answer = ahsp.run_job(&mut mock).unwrap();
         let outcome = match answer {
             JobAnswer::Complete(c) => {
-                let mut agent = c.variables["agent"].clone();
+                let mut agent = c.variables["agent"].to_json();
                 agent.as_object_mut().unwrap().remove("context");
                 json!({"style": format!("{style:?}"), "format": format, "agent": agent, "fulfilled": c.completion_condition_fulfilled})
             }

@@ -2,6 +2,7 @@
 //! conversations: the AHSP's local variables, the tools it activated, `toolCallResults` appended
 //! by the template's `outputElement` when a tool completes, and a new job after every completion.
 
+use baton_engine::runtime::SharedJson;
 use baton_testing::agent::{AgentJob, AgentMockFailure, AiAgentMock, JobAnswer};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
@@ -102,7 +103,7 @@ impl Ahsp {
             variables: self
                 .vars
                 .iter()
-                .map(|(name, value)| (name.clone(), std::sync::Arc::new(value.clone())))
+                .map(|(name, value)| (name.clone(), SharedJson::new(value.clone())))
                 .collect(),
             headers: &self.headers,
             now: self.now.as_deref(),
@@ -112,7 +113,7 @@ impl Ahsp {
         match &answer {
             JobAnswer::Complete(completion) => {
                 for (name, value) in &completion.variables {
-                    self.vars.insert(name.clone(), value.clone());
+                    self.vars.insert(name.clone(), value.to_json());
                 }
                 if completion.cancel_remaining_instances {
                     self.running.clear();

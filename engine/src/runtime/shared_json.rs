@@ -1,0 +1,602 @@
+//! Variable values whose parts can be shared ([`SharedJson`]), and a view that reads them in
+//! place ([`JsonRef`]).
+//!
+//! A variable value is usually plain JSON behind an `Arc`, shared by the variable, its records
+//! and the jobs that read it. A value that is built out of other values (the AI agent
+//! connector's `agentContext` holds the earlier conversation and the tool definitions, the final
+//! `agent` holds the whole context) can instead be *composed*: an object or array whose entries
+//! are themselves shared values, so the parts are not copied. Every reader that wants plain
+//! JSON still gets it (`Deref<Target = Json>`): a composed value builds its plain form the first
+//! time it is read that way and keeps it. The engine's hot paths (equality, FEEL variable paths,
+//! `round_trips`, serialisation) read composed values in place through [`JsonRef`].
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Map, Value as Json};
+
+/// A variable value: plain JSON, or an object/array of shared values (see the module docs).
+/// Cloning is cheap (an `Arc`).
+#[derive(Clone)]
+pub struct SharedJson(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Plain(Arc<Json>),
+    Composed(Arc<Composed>),
+}
+
+struct Composed {
+    parts: Parts,
+    /// The plain form, built the first time something reads the value as `&Json`.
+    plain: OnceLock<Json>,
+}
+
+enum Parts {
+    /// Entries in order, keys distinct.
+    Object(Vec<(String, SharedJson)>),
+    Array(Vec<SharedJson>),
+}
+
+/// An object being built out of shared values: keys in insertion order; inserting a key again
+/// replaces its value in place (as `serde_json::Map` does).
+#[derive(Default)]
+pub struct SharedObject(Vec<(String, SharedJson)>);
+
+impl SharedObject {
+    pub fn new() -> SharedObject {
+        SharedObject(Vec::new())
+    }
+
+    pub fn with_capacity(capacity: usize) -> SharedObject {
+        SharedObject(Vec::with_capacity(capacity))
+    }
+
+    /// Sets `key` (in place when it is already there, else at the end).
+    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<SharedJson>) {
+        let key = key.into();
+        let value = value.into();
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => *v = value,
+            None => self.0.push((key, value)),
+        }
+    }
+}
+
+impl From<SharedObject> for SharedJson {
+    fn from(object: SharedObject) -> SharedJson {
+        SharedJson::composed(Parts::Object(object.0))
+    }
+}
+
+impl SharedJson {
+    /// A plain value.
+    pub fn new(json: Json) -> SharedJson {
+        SharedJson(Repr::Plain(Arc::new(json)))
+    }
+
+    /// An array of shared values.
+    pub fn array(items: Vec<SharedJson>) -> SharedJson {
+        SharedJson::composed(Parts::Array(items))
+    }
+
+    fn composed(parts: Parts) -> SharedJson {
+        SharedJson(Repr::Composed(Arc::new(Composed {
+            parts,
+            plain: OnceLock::new(),
+        })))
+    }
+
+    /// Whether both are the very same value (not merely equal).
+    pub fn ptr_eq(&self, other: &SharedJson) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::Plain(a), Repr::Plain(b)) => Arc::ptr_eq(a, b),
+            (Repr::Composed(a), Repr::Composed(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The value read in place (no plain form is built).
+    pub fn view(&self) -> JsonRef<'_> {
+        JsonRef::Shared(self)
+    }
+
+    /// The plain JSON when the value is plain (a composed value gives `None`: read it with
+    /// [`SharedJson::view`], or build its plain form through `Deref`).
+    pub fn as_plain(&self) -> Option<&Json> {
+        match &self.0 {
+            Repr::Plain(json) => Some(json),
+            Repr::Composed(_) => None,
+        }
+    }
+
+    /// Whether the value is composed of shared parts (its plain form is built on demand).
+    pub fn is_composed(&self) -> bool {
+        matches!(self.0, Repr::Composed(_))
+    }
+
+    /// The value as owned plain JSON (moved out when nobody else holds it).
+    pub fn into_json(self) -> Json {
+        match self.0 {
+            Repr::Plain(json) => Arc::unwrap_or_clone(json),
+            Repr::Composed(composed) => match Arc::try_unwrap(composed) {
+                Ok(Composed { parts, plain }) => {
+                    plain.into_inner().unwrap_or_else(|| parts.build())
+                }
+                Err(composed) => composed.to_json(),
+            },
+        }
+    }
+
+    /// A plain copy of the value (a composed one is built without keeping its plain form).
+    pub fn to_json(&self) -> Json {
+        match &self.0 {
+            Repr::Plain(json) => (**json).clone(),
+            Repr::Composed(composed) => composed.to_json(),
+        }
+    }
+
+    /// The value as plain JSON to change in place (a composed value becomes plain first; a
+    /// shared plain one is copied, as `Arc::make_mut` does).
+    pub fn make_mut(&mut self) -> &mut Json {
+        if let Repr::Composed(composed) = &self.0 {
+            self.0 = Repr::Plain(Arc::new(composed.to_json()));
+        }
+        match &mut self.0 {
+            Repr::Plain(json) => Arc::make_mut(json),
+            Repr::Composed(_) => unreachable!("made plain above"),
+        }
+    }
+}
+
+impl Composed {
+    fn to_json(&self) -> Json {
+        match self.plain.get() {
+            Some(plain) => plain.clone(),
+            None => self.parts.build(),
+        }
+    }
+}
+
+impl Parts {
+    /// The plain form (children's plain forms are built, not kept).
+    fn build(&self) -> Json {
+        match self {
+            Parts::Object(entries) => {
+                let mut map = Map::with_capacity(entries.len());
+                for (key, value) in entries {
+                    map.insert(key.clone(), value.to_json());
+                }
+                Json::Object(map)
+            }
+            Parts::Array(items) => Json::Array(items.iter().map(SharedJson::to_json).collect()),
+        }
+    }
+}
+
+impl Deref for SharedJson {
+    type Target = Json;
+
+    fn deref(&self) -> &Json {
+        match &self.0 {
+            Repr::Plain(json) => json,
+            Repr::Composed(composed) => composed.plain.get_or_init(|| composed.parts.build()),
+        }
+    }
+}
+
+impl From<Json> for SharedJson {
+    fn from(json: Json) -> SharedJson {
+        SharedJson::new(json)
+    }
+}
+
+impl From<Arc<Json>> for SharedJson {
+    fn from(json: Arc<Json>) -> SharedJson {
+        SharedJson(Repr::Plain(json))
+    }
+}
+
+impl From<SharedJson> for Json {
+    fn from(value: SharedJson) -> Json {
+        value.into_json()
+    }
+}
+
+impl Default for SharedJson {
+    fn default() -> SharedJson {
+        SharedJson::new(Json::Null)
+    }
+}
+
+/// Printed as the plain JSON it stands for.
+impl fmt::Debug for SharedJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl fmt::Display for SharedJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+/// JSON equality (objects as maps), read in place; the same value is equal at once.
+impl PartialEq for SharedJson {
+    fn eq(&self, other: &SharedJson) -> bool {
+        self.view() == other.view()
+    }
+}
+
+impl PartialEq<Json> for SharedJson {
+    fn eq(&self, other: &Json) -> bool {
+        self.view() == JsonRef::Plain(other)
+    }
+}
+
+impl PartialEq<SharedJson> for Json {
+    fn eq(&self, other: &SharedJson) -> bool {
+        JsonRef::Plain(self) == other.view()
+    }
+}
+
+/// Comparisons with scalars, as `serde_json::Value` has them (a composed value is no scalar).
+macro_rules! scalar_eq {
+    ($($t:ty),*) => {$(
+        impl PartialEq<$t> for SharedJson {
+            fn eq(&self, other: &$t) -> bool {
+                self.as_plain().is_some_and(|json| json == other)
+            }
+        }
+    )*};
+}
+
+scalar_eq!(str, &str, String, bool, i32, i64, u32, u64, f64);
+
+/// Serialised in place, as the plain JSON would be.
+impl serde::Serialize for SharedJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Plain(json) => json.serialize(serializer),
+            Repr::Composed(composed) => match &composed.parts {
+                Parts::Object(entries) => {
+                    serializer.collect_map(entries.iter().map(|(k, v)| (k, v)))
+                }
+                Parts::Array(items) => serializer.collect_seq(items),
+            },
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SharedJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<SharedJson, D::Error> {
+        Json::deserialize(deserializer).map(SharedJson::new)
+    }
+}
+
+/// A part of a value, read in place: inside plain JSON, or a shared value (plain or composed).
+#[derive(Clone, Copy)]
+pub enum JsonRef<'a> {
+    Plain(&'a Json),
+    Shared(&'a SharedJson),
+}
+
+/// Objects this small are scanned in order rather than hashed.
+const SCAN_LIMIT: usize = 8;
+
+fn plain_field<'a>(object: &'a Map<String, Json>, key: &str) -> Option<&'a Json> {
+    if object.len() <= SCAN_LIMIT {
+        object.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    } else {
+        object.get(key)
+    }
+}
+
+impl<'a> JsonRef<'a> {
+    /// The plain JSON of this part, when it is plain (`None` for a composed value).
+    pub fn plain(self) -> Option<&'a Json> {
+        match self {
+            JsonRef::Plain(json) => Some(json),
+            JsonRef::Shared(shared) => shared.as_plain(),
+        }
+    }
+
+    fn parts(self) -> Option<&'a Parts> {
+        match self {
+            JsonRef::Shared(SharedJson(Repr::Composed(composed))) => Some(&composed.parts),
+            _ => None,
+        }
+    }
+
+    /// An object's entry.
+    pub fn get(self, key: &str) -> Option<JsonRef<'a>> {
+        match self.parts() {
+            Some(Parts::Object(entries)) => entries
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| JsonRef::Shared(v)),
+            Some(Parts::Array(_)) => None,
+            None => plain_field(self.plain()?.as_object()?, key).map(JsonRef::Plain),
+        }
+    }
+
+    /// The entry at a path of keys.
+    pub fn at(self, keys: &[&str]) -> Option<JsonRef<'a>> {
+        keys.iter().try_fold(self, |v, key| v.get(key))
+    }
+
+    /// An object's entries in order (`None` when this is not an object).
+    pub fn entries(self) -> Option<impl Iterator<Item = (&'a str, JsonRef<'a>)>> {
+        enum Entries<'a> {
+            Plain(serde_json::map::Iter<'a>),
+            Shared(std::slice::Iter<'a, (String, SharedJson)>),
+        }
+        impl<'a> Iterator for Entries<'a> {
+            type Item = (&'a str, JsonRef<'a>);
+            fn next(&mut self) -> Option<Self::Item> {
+                match self {
+                    Entries::Plain(it) => it.next().map(|(k, v)| (k.as_str(), JsonRef::Plain(v))),
+                    Entries::Shared(it) => it.next().map(|(k, v)| (k.as_str(), JsonRef::Shared(v))),
+                }
+            }
+        }
+        match self.parts() {
+            Some(Parts::Object(entries)) => Some(Entries::Shared(entries.iter())),
+            Some(Parts::Array(_)) => None,
+            None => Some(Entries::Plain(self.plain()?.as_object()?.iter())),
+        }
+    }
+
+    /// An array's items in order (`None` when this is not an array).
+    pub fn items(self) -> Option<Items<'a>> {
+        match self.parts() {
+            Some(Parts::Array(items)) => Some(Items::Shared(items.iter())),
+            Some(Parts::Object(_)) => None,
+            None => Some(Items::Plain(self.plain()?.as_array()?.iter())),
+        }
+    }
+
+    /// The number of entries of an object or items of an array.
+    pub fn len(self) -> Option<usize> {
+        match self.parts() {
+            Some(Parts::Object(entries)) => Some(entries.len()),
+            Some(Parts::Array(items)) => Some(items.len()),
+            None => match self.plain()? {
+                Json::Object(map) => Some(map.len()),
+                Json::Array(items) => Some(items.len()),
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether this is an empty object or array.
+    pub fn is_empty(self) -> bool {
+        self.len() == Some(0)
+    }
+
+    pub fn is_object(self) -> bool {
+        match self.parts() {
+            Some(parts) => matches!(parts, Parts::Object(_)),
+            None => self.plain().is_some_and(Json::is_object),
+        }
+    }
+
+    pub fn is_array(self) -> bool {
+        match self.parts() {
+            Some(parts) => matches!(parts, Parts::Array(_)),
+            None => self.plain().is_some_and(Json::is_array),
+        }
+    }
+
+    pub fn is_null(self) -> bool {
+        self.plain().is_some_and(Json::is_null)
+    }
+
+    pub fn as_str(self) -> Option<&'a str> {
+        self.plain()?.as_str()
+    }
+
+    pub fn as_u64(self) -> Option<u64> {
+        self.plain()?.as_u64()
+    }
+
+    pub fn as_i64(self) -> Option<i64> {
+        self.plain()?.as_i64()
+    }
+
+    pub fn as_bool(self) -> Option<bool> {
+        self.plain()?.as_bool()
+    }
+
+    /// This part as a shared value: a shared part is shared, a part of plain JSON copied.
+    pub fn to_shared(self) -> SharedJson {
+        match self {
+            JsonRef::Plain(json) => SharedJson::new(json.clone()),
+            JsonRef::Shared(shared) => shared.clone(),
+        }
+    }
+
+    /// A plain copy of this part.
+    pub fn to_json(self) -> Json {
+        match self {
+            JsonRef::Plain(json) => json.clone(),
+            JsonRef::Shared(shared) => shared.to_json(),
+        }
+    }
+
+    /// Whether every part satisfies `leaf` (called on plain parts only), read in place.
+    pub fn all_plain(self, leaf: &impl Fn(&Json) -> bool) -> bool {
+        match self.parts() {
+            Some(Parts::Object(entries)) => entries.iter().all(|(_, v)| v.view().all_plain(leaf)),
+            Some(Parts::Array(items)) => items.iter().all(|v| v.view().all_plain(leaf)),
+            None => self.plain().is_some_and(leaf),
+        }
+    }
+}
+
+/// An array's items, read in place.
+pub enum Items<'a> {
+    Plain(std::slice::Iter<'a, Json>),
+    Shared(std::slice::Iter<'a, SharedJson>),
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = JsonRef<'a>;
+
+    fn next(&mut self) -> Option<JsonRef<'a>> {
+        match self {
+            Items::Plain(it) => it.next().map(JsonRef::Plain),
+            Items::Shared(it) => it.next().map(JsonRef::Shared),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Items::Plain(it) => it.size_hint(),
+            Items::Shared(it) => it.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Items<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self {
+            Items::Plain(it) => it.next_back().map(JsonRef::Plain),
+            Items::Shared(it) => it.next_back().map(JsonRef::Shared),
+        }
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}
+
+/// JSON equality (objects as maps, numbers as `serde_json` compares them), in place.
+impl PartialEq for JsonRef<'_> {
+    fn eq(&self, other: &JsonRef<'_>) -> bool {
+        let (a, b) = (*self, *other);
+        if let (JsonRef::Shared(x), JsonRef::Shared(y)) = (a, b)
+            && x.ptr_eq(y)
+        {
+            return true;
+        }
+        if let (Some(x), Some(y)) = (a.plain(), b.plain()) {
+            return x == y;
+        }
+        if a.is_object() {
+            if !b.is_object() || a.len() != b.len() {
+                return false;
+            }
+            let Some(mut entries) = a.entries() else {
+                return false;
+            };
+            return entries.all(|(key, value)| b.get(key).is_some_and(|other| value == other));
+        }
+        if a.is_array() {
+            if !b.is_array() || a.len() != b.len() {
+                return false;
+            }
+            let (Some(x), Some(y)) = (a.items(), b.items()) else {
+                return false;
+            };
+            return x.zip(y).all(|(x, y)| x == y);
+        }
+        // A plain scalar against a composed value.
+        false
+    }
+}
+
+impl fmt::Debug for JsonRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonRef::Plain(json) => fmt::Debug::fmt(json, f),
+            JsonRef::Shared(shared) => fmt::Debug::fmt(shared, f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn context() -> SharedJson {
+        let tools = SharedJson::new(json!([{"name": "a"}]));
+        let messages = SharedJson::array(vec![
+            SharedJson::new(json!({"role": "user", "content": "hi"})),
+            SharedJson::new(json!({"role": "assistant"})),
+        ]);
+        let mut conversation = SharedObject::new();
+        conversation.insert("type", json!("in-process"));
+        conversation.insert("messages", messages);
+        let mut context = SharedObject::new();
+        context.insert("state", json!("READY"));
+        context.insert("toolDefinitions", tools);
+        context.insert("conversation", conversation);
+        context.into()
+    }
+
+    #[test]
+    fn a_composed_value_reads_in_place_and_as_plain_json() {
+        let c = context();
+        assert!(c.is_composed());
+        assert_eq!(
+            c.view().get("state").and_then(JsonRef::as_str),
+            Some("READY")
+        );
+        let roles: Vec<_> = c
+            .view()
+            .at(&["conversation", "messages"])
+            .and_then(JsonRef::items)
+            .unwrap()
+            .map(|m| m.get("role").and_then(JsonRef::as_str).unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant"]);
+        let plain = json!({
+            "state": "READY",
+            "toolDefinitions": [{"name": "a"}],
+            "conversation": {"type": "in-process", "messages": [
+                {"role": "user", "content": "hi"}, {"role": "assistant"}
+            ]}
+        });
+        // Equality in place (before the plain form exists), then through Deref, same order.
+        assert_eq!(c, plain);
+        assert_eq!(*c, plain);
+        assert_eq!(c.to_string(), plain.to_string());
+        assert_eq!(serde_json::to_string(&c).unwrap(), plain.to_string());
+    }
+
+    #[test]
+    fn equality_compares_objects_as_maps_and_shares_parts() {
+        let a = context();
+        let b = a.clone();
+        assert!(a.ptr_eq(&b));
+        let tools = a.view().get("toolDefinitions").unwrap().to_shared();
+        let mut other = SharedObject::new();
+        other.insert("toolDefinitions", tools.clone());
+        assert!(tools.ptr_eq(&a.view().get("toolDefinitions").unwrap().to_shared()));
+        let other: SharedJson = other.into();
+        assert_ne!(a, other);
+        let mut reordered = SharedObject::new();
+        reordered.insert("b", json!(2));
+        reordered.insert("a", json!(1));
+        let reordered: SharedJson = reordered.into();
+        assert_eq!(reordered, json!({"a": 1, "b": 2}));
+        assert_ne!(reordered, json!({"a": 1, "b": 3}));
+        assert_ne!(reordered, json!([1, 2]));
+        let mut replaced = SharedObject::new();
+        replaced.insert("a", json!(1));
+        replaced.insert("b", json!(2));
+        replaced.insert("a", json!(3));
+        assert_eq!(SharedJson::from(replaced).to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn make_mut_turns_a_composed_value_plain() {
+        let mut c = context();
+        c.make_mut()["state"] = json!("DONE");
+        assert!(!c.is_composed());
+        assert_eq!(c["state"], json!("DONE"));
+        assert_eq!(c["conversation"]["messages"][0]["content"], json!("hi"));
+    }
+}
