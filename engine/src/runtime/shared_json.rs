@@ -10,6 +10,7 @@
 //! time it is read that way and keeps it. The engine's hot paths (equality, FEEL variable paths,
 //! `round_trips`, serialisation) read composed values in place through [`JsonRef`].
 
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
@@ -35,14 +36,33 @@ struct Composed {
 
 enum Parts {
     /// Entries in order, keys distinct.
-    Object(Vec<(String, SharedJson)>),
+    Object(Vec<(Key, Entry)>),
     Array(Vec<SharedJson>),
+}
+
+/// An entry's key: the keys a builder writes are mostly literals, which need no allocation.
+type Key = Cow<'static, str>;
+
+/// An object's entry: a shared value, or plain JSON kept in place (small parts that nothing
+/// else shares need no `Arc` of their own).
+enum Entry {
+    Plain(Json),
+    Shared(SharedJson),
+}
+
+impl Entry {
+    fn view(&self) -> JsonRef<'_> {
+        match self {
+            Entry::Plain(json) => JsonRef::Plain(json),
+            Entry::Shared(shared) => JsonRef::Shared(shared),
+        }
+    }
 }
 
 /// An object being built out of shared values: keys in insertion order; inserting a key again
 /// replaces its value in place (as `serde_json::Map` does).
 #[derive(Default)]
-pub struct SharedObject(Vec<(String, SharedJson)>);
+pub struct SharedObject(Vec<(Key, Entry)>);
 
 impl SharedObject {
     pub fn new() -> SharedObject {
@@ -53,10 +73,17 @@ impl SharedObject {
         SharedObject(Vec::with_capacity(capacity))
     }
 
-    /// Sets `key` (in place when it is already there, else at the end).
-    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<SharedJson>) {
-        let key = key.into();
-        let value = value.into();
+    /// Sets `key` to a shared value (in place when it is already there, else at the end).
+    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: impl Into<SharedJson>) {
+        self.set(key.into(), Entry::Shared(value.into()));
+    }
+
+    /// Sets `key` to plain JSON kept in the object itself (for parts nothing else shares).
+    pub fn insert_plain(&mut self, key: impl Into<Cow<'static, str>>, value: Json) {
+        self.set(key.into(), Entry::Plain(value));
+    }
+
+    fn set(&mut self, key: Key, value: Entry) {
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => *v = value,
             None => self.0.push((key, value)),
@@ -166,7 +193,7 @@ impl Parts {
             Parts::Object(entries) => {
                 let mut map = Map::with_capacity(entries.len());
                 for (key, value) in entries {
-                    map.insert(key.clone(), value.to_json());
+                    map.insert(key.to_string(), value.view().to_json());
                 }
                 Json::Object(map)
             }
@@ -262,7 +289,7 @@ impl serde::Serialize for SharedJson {
             Repr::Plain(json) => json.serialize(serializer),
             Repr::Composed(composed) => match &composed.parts {
                 Parts::Object(entries) => {
-                    serializer.collect_map(entries.iter().map(|(k, v)| (k, v)))
+                    serializer.collect_map(entries.iter().map(|(k, v)| (&**k, v.view())))
                 }
                 Parts::Array(items) => serializer.collect_seq(items),
             },
@@ -273,6 +300,15 @@ impl serde::Serialize for SharedJson {
 impl<'de> serde::Deserialize<'de> for SharedJson {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<SharedJson, D::Error> {
         Json::deserialize(deserializer).map(SharedJson::new)
+    }
+}
+
+impl serde::Serialize for JsonRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            JsonRef::Plain(json) => json.serialize(serializer),
+            JsonRef::Shared(shared) => shared.serialize(serializer),
+        }
     }
 }
 
@@ -315,8 +351,8 @@ impl<'a> JsonRef<'a> {
         match self.parts() {
             Some(Parts::Object(entries)) => entries
                 .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| JsonRef::Shared(v)),
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.view()),
             Some(Parts::Array(_)) => None,
             None => plain_field(self.plain()?.as_object()?, key).map(JsonRef::Plain),
         }
@@ -331,14 +367,14 @@ impl<'a> JsonRef<'a> {
     pub fn entries(self) -> Option<impl Iterator<Item = (&'a str, JsonRef<'a>)>> {
         enum Entries<'a> {
             Plain(serde_json::map::Iter<'a>),
-            Shared(std::slice::Iter<'a, (String, SharedJson)>),
+            Shared(std::slice::Iter<'a, (Key, Entry)>),
         }
         impl<'a> Iterator for Entries<'a> {
             type Item = (&'a str, JsonRef<'a>);
             fn next(&mut self) -> Option<Self::Item> {
                 match self {
                     Entries::Plain(it) => it.next().map(|(k, v)| (k.as_str(), JsonRef::Plain(v))),
-                    Entries::Shared(it) => it.next().map(|(k, v)| (k.as_str(), JsonRef::Shared(v))),
+                    Entries::Shared(it) => it.next().map(|(k, v)| (&**k, v.view())),
                 }
             }
         }
@@ -527,10 +563,10 @@ mod tests {
             SharedJson::new(json!({"role": "assistant"})),
         ]);
         let mut conversation = SharedObject::new();
-        conversation.insert("type", json!("in-process"));
+        conversation.insert_plain("type", json!("in-process"));
         conversation.insert("messages", messages);
         let mut context = SharedObject::new();
-        context.insert("state", json!("READY"));
+        context.insert_plain("state", json!("READY"));
         context.insert("toolDefinitions", tools);
         context.insert("conversation", conversation);
         context.into()
