@@ -39,6 +39,11 @@ impl Source {
         &self.text
     }
 
+    /// The text itself, to keep beyond the source without a copy.
+    pub fn shared_text(&self) -> &Arc<str> {
+        &self.text
+    }
+
     /// The line and column of a byte offset. Offsets past the end map to the end of the text;
     /// an offset inside a multi-byte character maps to that character.
     pub fn line_col(&self, offset: u32) -> LineCol {

@@ -228,7 +228,8 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
             _ => (None, parsed.diagnostics),
         };
     }
-    let parsed = model::parse(&source);
+    // The BPMN DI is checked, not kept: only the coverage picture reads it, from the text.
+    let parsed = model::parse_without_diagram(&source);
     let mut diagnostics = parsed.diagnostics;
     let Some(definitions) = parsed.definitions else {
         return (None, diagnostics);

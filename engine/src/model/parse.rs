@@ -26,8 +26,30 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Parses one BPMN file.
+/// Parses one BPMN file, its BPMN DI included.
 pub fn parse(source: &Source) -> Parsed {
+    parse_reading_diagram(source, DiReading::Keep)
+}
+
+/// Parses one BPMN file as deploying needs it: the BPMN DI is checked as [`parse`] checks it
+/// (the same problems, its ids counted) but not kept. Only the coverage picture draws it, and
+/// it is half a modeler file: [`read_diagram`] reads it from `Definitions::unread_diagram`
+/// when a picture is wanted.
+pub fn parse_without_diagram(source: &Source) -> Parsed {
+    parse_reading_diagram(source, DiReading::Check)
+}
+
+/// Reads only the BPMN DI of a file that parses (problems are not reported: [`parse`] and
+/// [`parse_without_diagram`] report them). Empty when the file is not well-formed XML.
+pub fn read_diagram(source: &Source) -> Diagram {
+    let mut di = DiReader::new(source, DiReading::Only);
+    match xml::parse_streaming(source.text(), &mut di) {
+        Ok(_) => di.diagram,
+        Err(_) => Diagram::default(),
+    }
+}
+
+fn parse_reading_diagram(source: &Source, reading: DiReading) -> Parsed {
     let mut diagnostics = Vec::new();
     if source.text().len() > MAX_RESOURCE_BYTES {
         diagnostics.push(Diagnostic::at(
@@ -48,7 +70,7 @@ pub fn parse(source: &Source) -> Parsed {
     }
     // BPMN DI is read as it streams by, not kept in the tree: half the elements of a modeler
     // file, each read once. Flow nodes' `incoming`/`outgoing` are not kept either.
-    let mut di = DiReader::new(source);
+    let mut di = DiReader::new(source, reading);
     let doc = match xml::parse_streaming(source.text(), &mut di) {
         Ok(doc) => doc,
         Err(error) => {
@@ -89,6 +111,8 @@ pub fn parse(source: &Source) -> Parsed {
             diagnostics,
         };
     }
+    let unread_diagram = (reading == DiReading::Check && di.seen)
+        .then(|| std::sync::Arc::clone(source.shared_text()));
     let mut parser = Parser {
         source,
         doc: &doc,
@@ -98,7 +122,8 @@ pub fn parse(source: &Source) -> Parsed {
         di_diagnostics: di.problems.diagnostics.into_iter().peekable(),
     };
     parser.check_ids();
-    let definitions = parser.definitions(doc.root);
+    let mut definitions = parser.definitions(doc.root);
+    definitions.unread_diagram = unread_diagram;
     Parsed {
         definitions: Some(definitions),
         diagnostics: parser.diagnostics,
@@ -723,8 +748,8 @@ impl<'s, 'a> Parser<'s, 'a> {
             kind,
             parent,
             children: Vec::new(),
-            incoming: Vec::new(),
-            outgoing: Vec::new(),
+            incoming: FlowList::new(),
+            outgoing: FlowList::new(),
             default_flow: None,
             boundary_events: Vec::new(),
             event_definitions,
@@ -965,7 +990,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 continue;
             }
             let local: &str = ext.local;
-            if let Some(single) = SINGLE_EXTENSIONS.iter().position(|s| *s == local) {
+            if let Some(single) = single_extension(local) {
                 if seen & (1 << single) != 0 {
                     self.duplicate_extension(ext, element_id, local);
                     continue;
@@ -1342,11 +1367,44 @@ const SINGLE_EXTENSIONS: &[&str] = &[
 ];
 const _: () = assert!(SINGLE_EXTENSIONS.len() <= 32);
 
+/// The position of `local` in `SINGLE_EXTENSIONS`: a `match` (compiled to a length and byte
+/// dispatch) rather than a string comparison per entry, for every extension element read.
+fn single_extension(local: &str) -> Option<usize> {
+    let position = match local {
+        "taskDefinition" => 0,
+        "ioMapping" => 1,
+        "taskHeaders" => 2,
+        "subscription" => 3,
+        "calledElement" => 4,
+        "calledDecision" => 5,
+        "script" => 6,
+        "userTask" => 7,
+        "assignmentDefinition" => 8,
+        "taskSchedule" => 9,
+        "priorityDefinition" => 10,
+        "formDefinition" => 11,
+        "executionListeners" => 12,
+        "taskListeners" => 13,
+        "adHoc" => 14,
+        "linkedResources" => 15,
+        "publishMessage" => 16,
+        "jobPriorityDefinition" => 17,
+        "versionTag" => 18,
+        _ => return None,
+    };
+    debug_assert_eq!(SINGLE_EXTENSIONS[position], local);
+    Some(position)
+}
+
 /// Reads BPMN DI (`bpmndi:BPMNDiagram` children of `definitions`) as the XML reader streams it:
 /// the shapes and edges of every plane, keyed by their `bpmnElement`, with the problems of
 /// their attributes.
 struct DiReader<'s, 'a> {
     problems: DiProblems<'s>,
+    reading: DiReading,
+    /// Whether the file has a `BPMNDiagram`.
+    seen: bool,
+    /// What was drawn (when `reading` keeps it).
     diagram: Diagram,
     /// The number of open elements of the diagram.
     open: usize,
@@ -1364,9 +1422,20 @@ struct DiProblems<'s> {
     diagram_start: u32,
 }
 
+/// What becomes of the BPMN DI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DiReading {
+    /// Read, checked and kept, with the rest of the file.
+    Keep,
+    /// Read and checked with the rest of the file, not kept.
+    Check,
+    /// Read and kept alone: the rest of the file is skipped.
+    Only,
+}
+
 /// A shape or edge being read, with its `bpmnElement` and its own id (for messages).
 struct DiItem<'a> {
-    element: String,
+    element: Cow<'a, str>,
     di_id: Option<Cow<'a, str>>,
     drawn: Drawn,
 }
@@ -1377,13 +1446,15 @@ enum Drawn {
 }
 
 impl<'s, 'a> DiReader<'s, 'a> {
-    fn new(source: &'s Source) -> Self {
+    fn new(source: &'s Source, reading: DiReading) -> Self {
         DiReader {
             problems: DiProblems {
                 source,
                 diagnostics: Vec::new(),
                 diagram_start: 0,
             },
+            reading,
+            seen: false,
             diagram: Diagram::default(),
             open: 0,
             in_plane: false,
@@ -1432,10 +1503,24 @@ impl<'a> DiProblems<'_> {
             return 0.0;
         };
         let value = element.value(attr);
-        // Diagram coordinates are nearly always small integers.
-        if let Some(number) = parse_integer(value) {
-            return number;
+        // Diagram coordinates are nearly always small integers: read here, the rest (and the
+        // error's message) out of line, so this stays a small function without a frame to set
+        // up (thousands of calls per file).
+        match parse_integer(value) {
+            Some(number) => number,
+            None => self.number_slow(attr, value, name, di_id),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn number_slow(
+        &mut self,
+        attr: &Attr<'_>,
+        value: &str,
+        name: &str,
+        di_id: Option<&str>,
+    ) -> f64 {
         match number_value(value, name) {
             Ok(number) => number,
             Err(message) => {
@@ -1491,6 +1576,7 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
     fn reading(&self, depth: usize, ns: Ns, local: &str) -> xml::Reading {
         match ns {
             Ns::BpmnDi if depth == 1 && local == "BPMNDiagram" => xml::Reading::Stream,
+            _ if self.reading == DiReading::Only && depth >= 1 => xml::Reading::Skip,
             // A flow node's `incoming`/`outgoing` repeat what its sequence flows say: the
             // parser reads the flows, so these (a third of a modeler file's process elements)
             // are not kept.
@@ -1504,10 +1590,16 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
     fn open(&mut self, element: &Streamed<'_, 'a>) {
         self.open = element.depth + 1;
         match element.depth {
-            0 => self.problems.diagram_start = element.start,
+            0 => {
+                self.problems.diagram_start = element.start;
+                self.seen = true;
+            }
             1 => {
                 self.in_plane = element.is(Ns::BpmnDi, "BPMNPlane");
-                if self.in_plane && self.diagram.shapes.is_empty() {
+                if self.in_plane
+                    && self.reading != DiReading::Check
+                    && self.diagram.shapes.is_empty()
+                {
                     // Sized once rather than grown (each growth copies every entry): a flow
                     // node is about four elements of the tree (itself, its extension elements)
                     // and has a shape, and about as many edges are drawn.
@@ -1535,14 +1627,14 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                     })
                 } else if element.is(Ns::BpmnDi, "BPMNEdge") {
                     Drawn::Edge(Edge {
-                        waypoints: Vec::new(),
+                        waypoints: InlineList::new(),
                         label: None,
                     })
                 } else {
                     return;
                 };
                 self.item = Some(DiItem {
-                    element: element.value(drawn).to_owned(),
+                    element: element.value_cow(drawn),
                     di_id,
                     drawn: item,
                 });
@@ -1576,13 +1668,16 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
         match self.open {
             1 => self.in_plane = false,
             2 => {
-                if let Some(item) = self.item.take() {
+                if let Some(item) = self.item.take()
+                    && self.reading != DiReading::Check
+                {
+                    let element = item.element.into_owned();
                     match item.drawn {
                         Drawn::Shape(shape) => {
-                            self.diagram.shapes.insert(item.element, shape);
+                            self.diagram.shapes.insert(element, shape);
                         }
                         Drawn::Edge(edge) => {
-                            self.diagram.edges.insert(item.element, edge);
+                            self.diagram.edges.insert(element, edge);
                         }
                     }
                 }
@@ -1737,6 +1832,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_single_extension_is_found_by_name() {
+        for (position, name) in SINGLE_EXTENSIONS.iter().enumerate() {
+            assert_eq!(single_extension(name), Some(position), "{name}");
+        }
+        assert_eq!(single_extension("input"), None);
+    }
+
+    #[test]
     fn diagram_problems_keep_their_place_among_the_others() {
         // The DI comes first here: its problems are still reported in document order, and its
         // shapes are read whatever comes after.
@@ -1771,9 +1874,27 @@ mod tests {
                 ),
             ]
         );
+        let source = Source::new("order.bpmn", xml);
         let diagram = parsed.definitions.unwrap().diagram;
         let shapes: Vec<&str> = diagram.shapes.keys().map(String::as_str).collect();
         assert_eq!(shapes, ["a", "b"]);
         assert_eq!(diagram.shapes["a"].bounds.height, 4.0);
+
+        // Checked only: the same problems, nothing kept, the text kept to read it from later.
+        let checked = parse_without_diagram(&source);
+        assert_eq!(checked.diagnostics, parse(&source).diagnostics);
+        let definitions = checked.definitions.unwrap();
+        assert!(definitions.diagram.shapes.is_empty() && definitions.diagram.edges.is_empty());
+        assert_eq!(definitions.unread_diagram.as_deref(), Some(source.text()));
+        let read = read_diagram(&source);
+        assert_eq!(read.shapes, diagram.shapes);
+        assert_eq!(read.edges, diagram.edges);
+        // A file without BPMN DI has nothing to read later.
+        let bare = Source::new(
+            "bare.bpmn",
+            xml.split("  <bpmndi").next().unwrap().to_owned() + "</bpmn:definitions>",
+        );
+        let bare = parse_without_diagram(&bare).definitions.unwrap();
+        assert!(bare.unread_diagram.is_none());
     }
 }

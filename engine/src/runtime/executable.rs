@@ -27,9 +27,8 @@ pub struct ExecutableProcess {
     pub resource_name: Arc<str>,
     /// The model as parsed (positions, names, documentation).
     pub model: model::Process,
-    /// The BPMN DI of this process's elements, flows, lanes, artifacts and pool (for the
-    /// coverage picture); empty when the file has none.
-    pub diagram: model::Diagram,
+    /// The BPMN DI of this process (see [`ExecutableProcess::diagram`]).
+    diagram: ProcessDiagram,
     /// The pool (collaboration participant) that holds this process, if any.
     pub participant: Option<model::Participant>,
     /// Per element of `model.elements`, same index.
@@ -61,6 +60,22 @@ impl ExecutableProcess {
             .map(|i| ElementIdx(i as u32))
     }
 
+    /// The BPMN DI of this process's elements, flows, lanes, artifacts and pool (for the
+    /// coverage picture); empty when the file has none. Deploying only checks a file's DI: it
+    /// is read here, from the file's text, the first time it is asked for.
+    pub fn diagram(&self) -> &model::Diagram {
+        self.diagram
+            .drawn
+            .get_or_init(|| match &self.diagram.unread {
+                Some(text) => {
+                    let source = crate::source::Source::new(&*self.resource_name, Arc::clone(text));
+                    let mut whole = model::read_diagram(&source);
+                    process_diagram(&mut whole, &self.model, self.participant.as_ref())
+                }
+                None => model::Diagram::default(),
+            })
+    }
+
     /// The scope data of an element that is a container, or of the process (`None`).
     pub fn scope_of(&self, container: Option<ElementIdx>) -> &ScopeInfo {
         match container {
@@ -68,6 +83,15 @@ impl ExecutableProcess {
             Some(idx) => &self.element(idx).scope,
         }
     }
+}
+
+/// A process's BPMN DI: read at deploy (from definitions that kept it), or on first use from
+/// the file's text.
+#[derive(Debug)]
+struct ProcessDiagram {
+    drawn: std::sync::OnceLock<model::Diagram>,
+    /// The file's text, while the DI is still to be read.
+    unread: Option<Arc<str>>,
 }
 
 /// What a flow scope (the process or a sub-process) contains, precomputed.
@@ -484,8 +508,8 @@ pub fn compile(
         kind: ElementKind::Task(TaskKind::Undefined),
         parent: None,
         children: Vec::new(),
-        incoming: Vec::new(),
-        outgoing: Vec::new(),
+        incoming: model::FlowList::new(),
+        outgoing: model::FlowList::new(),
         default_flow: None,
         boundary_events: Vec::new(),
         event_definitions: Vec::new(),
@@ -506,7 +530,16 @@ pub fn compile(
         });
     }
     let participant = participant_of(defs, process).cloned();
-    let diagram = process_diagram(defs, process, participant.as_ref());
+    let diagram = match &defs.unread_diagram {
+        Some(text) => ProcessDiagram {
+            drawn: std::sync::OnceLock::new(),
+            unread: Some(Arc::clone(text)),
+        },
+        None => ProcessDiagram {
+            drawn: process_diagram(&mut defs.diagram, process, participant.as_ref()).into(),
+            unread: None,
+        },
+    };
     Ok(ExecutableProcess {
         key,
         bpmn_process_id: Arc::from(process.id.as_str()),
@@ -535,10 +568,10 @@ fn participant_of<'d>(
         .find(|p| p.process_ref.as_deref() == Some(process.id.as_str()))
 }
 
-/// The part of the document's BPMN DI that draws this process, moved out of the definitions
-/// (ids are unique in a file, so no other process draws the same shape or edge).
+/// The part of the document's BPMN DI that draws this process, moved out of it (ids are unique
+/// in a file, so no other process draws the same shape or edge).
 fn process_diagram(
-    defs: &mut model::Definitions,
+    whole: &mut model::Diagram,
     process: &model::Process,
     participant: Option<&model::Participant>,
 ) -> model::Diagram {
@@ -559,12 +592,12 @@ fn process_diagram(
     };
     // Usually the file draws this process alone: then the diagram is moved whole rather than
     // rebuilt entry by entry (ids are unique, so equal counts mean the same entries).
-    let shapes = &defs.diagram.shapes;
-    let edges = &defs.diagram.edges;
+    let shapes = &whole.shapes;
+    let edges = &whole.edges;
     if shape_ids().filter(|id| shapes.contains_key(*id)).count() == shapes.len()
         && edge_ids().filter(|id| edges.contains_key(*id)).count() == edges.len()
     {
-        return std::mem::take(&mut defs.diagram);
+        return std::mem::take(whole);
     }
     let mut diagram = model::Diagram::default();
     diagram.shapes.reserve(
@@ -578,12 +611,12 @@ fn process_diagram(
             .min(process.flows.len() + process.artifacts.len()),
     );
     for id in shape_ids() {
-        if let Some((id, shape)) = defs.diagram.shapes.swap_remove_entry(id) {
+        if let Some((id, shape)) = whole.shapes.swap_remove_entry(id) {
             diagram.shapes.insert(id, shape);
         }
     }
     for id in edge_ids() {
-        if let Some((id, edge)) = defs.diagram.edges.swap_remove_entry(id) {
+        if let Some((id, edge)) = whole.edges.swap_remove_entry(id) {
             diagram.edges.insert(id, edge);
         }
     }

@@ -17,12 +17,12 @@ impl Engine {
         let ty = inst.element_type;
         let m = p.model_element(e);
         let flows: Vec<FlowIdx> = match ty {
-            T::ParallelGateway => m.outgoing.clone(),
+            T::ParallelGateway => m.outgoing.to_vec(),
             T::ExclusiveGateway | T::InclusiveGateway if m.outgoing.is_empty() => Vec::new(),
             T::ExclusiveGateway | T::InclusiveGateway
                 if m.outgoing.len() == 1 && p.model.flow(m.outgoing[0]).condition.is_none() =>
             {
-                m.outgoing.clone()
+                m.outgoing.to_vec()
             }
             T::ExclusiveGateway | T::InclusiveGateway => {
                 let exclusive = ty == T::ExclusiveGateway;

@@ -993,7 +993,7 @@ impl Engine {
         scope: Key,
         gateway: ElementIdx,
     ) {
-        let incoming = p.model_element(gateway).incoming.clone();
+        let incoming = p.model_element(gateway).incoming.to_vec();
         let Some(s) = self.instances.get_mut(&scope) else {
             return;
         };

@@ -42,3 +42,33 @@ fn deployment_binding_needs_the_called_process_in_the_same_deployment() {
     let diagnostics = check(&[process("parent", Some(("child", "deployment")))]).unwrap_err();
     insta::assert_snapshot!(diagnostics.to_string(), @"parent.bpmn:4:58: error[deployment-binding] call: Expected to find process with id 'child' in current deployment, but not found.");
 }
+
+#[test]
+fn a_deployed_process_reads_its_diagram_when_asked_as_the_parsed_file_draws_it() {
+    use baton_engine::runtime::{Engine, EngineConfig};
+    use baton_engine::source::Source;
+    // Two pools, one executable process: its picture is its own part of the file's BPMN DI.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/bpmn/accept/collaboration.bpmn"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut deployed = Engine::new(EngineConfig::default());
+    deployed
+        .deploy(&[Resource::new("collaboration.bpmn", text.clone())])
+        .unwrap();
+    let parsed = baton_engine::model::parse(&Source::new("collaboration.bpmn", text));
+    let parsed = parsed.definitions.unwrap();
+    assert!(parsed.unread_diagram.is_none());
+    let mut from_model = Engine::new(EngineConfig::default());
+    from_model
+        .deploy_definitions("collaboration.bpmn", &parsed)
+        .unwrap();
+    let lazy = deployed.latest_process("shop").unwrap().diagram();
+    let eager = from_model.latest_process("shop").unwrap().diagram();
+    assert!(!lazy.shapes.is_empty() && lazy.shapes.len() < parsed.diagram.shapes.len());
+    assert!(lazy.shapes.contains_key("Participant_shop"));
+    assert!(!lazy.shapes.contains_key("Participant_customer"));
+    assert_eq!(lazy.shapes, eager.shapes);
+    assert_eq!(lazy.edges, eager.edges);
+}

@@ -321,7 +321,7 @@ fn artifact_kind(kind: &str) -> Option<ShapeKind> {
 
 /// The picture of a deployed process; `None` when its file has no BPMN DI for it.
 pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
-    let di = &p.diagram;
+    let di = p.diagram();
     let model = &p.model;
     if di.shapes.is_empty() {
         return None;
