@@ -18,14 +18,17 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Map, Value as Json};
 
 /// A variable value: plain JSON, or an object/array of shared values (see the module docs).
-/// Cloning is cheap (an `Arc`).
+/// Cloning is cheap (one `Arc`, the size of a pointer: variables and records hold many).
 #[derive(Clone)]
-pub struct SharedJson(Repr);
+pub struct SharedJson(Arc<Node>);
 
-#[derive(Clone)]
-enum Repr {
-    Plain(Arc<Json>),
-    Composed(Arc<Composed>),
+enum Node {
+    Plain(Json),
+    /// Plain JSON another owner shares as an `Arc` (a deployed element's
+    /// `adHocSubProcessElements`): shared, not copied.
+    Arc(Arc<Json>),
+    /// Boxed: a plain node stays the size of a `Json`.
+    Composed(Box<Composed>),
 }
 
 struct Composed {
@@ -100,7 +103,7 @@ impl From<SharedObject> for SharedJson {
 impl SharedJson {
     /// A plain value.
     pub fn new(json: Json) -> SharedJson {
-        SharedJson(Repr::Plain(Arc::new(json)))
+        SharedJson(Arc::new(Node::Plain(json)))
     }
 
     /// An array of shared values.
@@ -109,19 +112,16 @@ impl SharedJson {
     }
 
     fn composed(parts: Parts) -> SharedJson {
-        SharedJson(Repr::Composed(Arc::new(Composed {
+        SharedJson(Arc::new(Node::Composed(Box::new(Composed {
             parts,
             plain: OnceLock::new(),
-        })))
+        }))))
     }
 
     /// Whether both are the very same value (not merely equal).
     pub fn ptr_eq(&self, other: &SharedJson) -> bool {
-        match (&self.0, &other.0) {
-            (Repr::Plain(a), Repr::Plain(b)) => Arc::ptr_eq(a, b),
-            (Repr::Composed(a), Repr::Composed(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
+        Arc::ptr_eq(&self.0, &other.0)
+            || matches!((&*self.0, &*other.0), (Node::Arc(a), Node::Arc(b)) if Arc::ptr_eq(a, b))
     }
 
     /// The value read in place (no plain form is built).
@@ -132,47 +132,49 @@ impl SharedJson {
     /// The plain JSON when the value is plain (a composed value gives `None`: read it with
     /// [`SharedJson::view`], or build its plain form through `Deref`).
     pub fn as_plain(&self) -> Option<&Json> {
-        match &self.0 {
-            Repr::Plain(json) => Some(json),
-            Repr::Composed(_) => None,
+        match &*self.0 {
+            Node::Plain(json) => Some(json),
+            Node::Arc(json) => Some(json),
+            Node::Composed(_) => None,
         }
     }
 
     /// Whether the value is composed of shared parts (its plain form is built on demand).
     pub fn is_composed(&self) -> bool {
-        matches!(self.0, Repr::Composed(_))
+        matches!(*self.0, Node::Composed(_))
     }
 
     /// The value as owned plain JSON (moved out when nobody else holds it).
     pub fn into_json(self) -> Json {
-        match self.0 {
-            Repr::Plain(json) => Arc::unwrap_or_clone(json),
-            Repr::Composed(composed) => match Arc::try_unwrap(composed) {
-                Ok(Composed { parts, plain }) => {
-                    plain.into_inner().unwrap_or_else(|| parts.build())
-                }
-                Err(composed) => composed.to_json(),
-            },
+        match Arc::try_unwrap(self.0) {
+            Ok(Node::Plain(json)) => json,
+            Ok(Node::Arc(json)) => Arc::unwrap_or_clone(json),
+            Ok(Node::Composed(composed)) => {
+                let Composed { parts, plain } = *composed;
+                plain.into_inner().unwrap_or_else(|| parts.build())
+            }
+            Err(shared) => SharedJson(shared).to_json(),
         }
     }
 
     /// A plain copy of the value (a composed one is built without keeping its plain form).
     pub fn to_json(&self) -> Json {
-        match &self.0 {
-            Repr::Plain(json) => (**json).clone(),
-            Repr::Composed(composed) => composed.to_json(),
+        match &*self.0 {
+            Node::Plain(json) => json.clone(),
+            Node::Arc(json) => (**json).clone(),
+            Node::Composed(composed) => composed.to_json(),
         }
     }
 
     /// The value as plain JSON to change in place (a composed value becomes plain first; a
     /// shared plain one is copied, as `Arc::make_mut` does).
     pub fn make_mut(&mut self) -> &mut Json {
-        if let Repr::Composed(composed) = &self.0 {
-            self.0 = Repr::Plain(Arc::new(composed.to_json()));
+        if !matches!(Arc::get_mut(&mut self.0), Some(Node::Plain(_))) {
+            self.0 = Arc::new(Node::Plain(self.to_json()));
         }
-        match &mut self.0 {
-            Repr::Plain(json) => Arc::make_mut(json),
-            Repr::Composed(_) => unreachable!("made plain above"),
+        match Arc::get_mut(&mut self.0) {
+            Some(Node::Plain(json)) => json,
+            _ => unreachable!("made a plain value of its own above"),
         }
     }
 }
@@ -206,9 +208,10 @@ impl Deref for SharedJson {
     type Target = Json;
 
     fn deref(&self) -> &Json {
-        match &self.0 {
-            Repr::Plain(json) => json,
-            Repr::Composed(composed) => composed.plain.get_or_init(|| composed.parts.build()),
+        match &*self.0 {
+            Node::Plain(json) => json,
+            Node::Arc(json) => json,
+            Node::Composed(composed) => composed.plain.get_or_init(|| composed.parts.build()),
         }
     }
 }
@@ -219,9 +222,10 @@ impl From<Json> for SharedJson {
     }
 }
 
+/// Shares the `Arc`'s JSON (not copied; [`SharedJson::ptr_eq`] sees through to the `Arc`).
 impl From<Arc<Json>> for SharedJson {
     fn from(json: Arc<Json>) -> SharedJson {
-        SharedJson(Repr::Plain(json))
+        SharedJson(Arc::new(Node::Arc(json)))
     }
 }
 
@@ -285,9 +289,10 @@ scalar_eq!(str, &str, String, bool, i32, i64, u32, u64, f64);
 /// Serialised in place, as the plain JSON would be.
 impl serde::Serialize for SharedJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Repr::Plain(json) => json.serialize(serializer),
-            Repr::Composed(composed) => match &composed.parts {
+        match &*self.0 {
+            Node::Plain(json) => json.serialize(serializer),
+            Node::Arc(json) => json.serialize(serializer),
+            Node::Composed(composed) => match &composed.parts {
                 Parts::Object(entries) => {
                     serializer.collect_map(entries.iter().map(|(k, v)| (&**k, v.view())))
                 }
@@ -341,7 +346,10 @@ impl<'a> JsonRef<'a> {
 
     fn parts(self) -> Option<&'a Parts> {
         match self {
-            JsonRef::Shared(SharedJson(Repr::Composed(composed))) => Some(&composed.parts),
+            JsonRef::Shared(shared) => match &*shared.0 {
+                Node::Composed(composed) => Some(&composed.parts),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -625,6 +633,20 @@ mod tests {
         replaced.insert("b", json!(2));
         replaced.insert("a", json!(3));
         assert_eq!(SharedJson::from(replaced).to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn values_of_one_arc_are_the_same_value() {
+        let elements = Arc::new(json!([{"elementId": "a"}]));
+        let a = SharedJson::from(elements.clone());
+        let b = SharedJson::from(elements);
+        assert!(a.ptr_eq(&b));
+        assert!(!a.ptr_eq(&SharedJson::new(json!([{"elementId": "a"}]))));
+        assert_eq!(a, SharedJson::new(json!([{"elementId": "a"}])));
+        let mut c = a.clone();
+        c.make_mut()[0]["elementId"] = json!("b");
+        assert_eq!(a[0]["elementId"], json!("a"));
+        assert_eq!(c.into_json(), json!([{"elementId": "b"}]));
     }
 
     #[test]

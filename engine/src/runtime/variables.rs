@@ -436,7 +436,7 @@ impl Engine {
             return None;
         };
         if let Some(constant) = f.constant() {
-            return Some(SharedJson::from(constant.clone()));
+            return Some(constant.clone());
         }
         let (name, keys) = f.variable_path()?;
         if !keys.is_empty() {
