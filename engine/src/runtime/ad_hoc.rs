@@ -230,21 +230,25 @@ impl Engine {
         let def = el.ad_hoc.as_deref().expect("ad-hoc");
         if let (Some(oc), Some(oe)) = (&def.output_collection, &def.output_element) {
             let value = self.eval(oe, child, None)?;
-            match self.instances[&ahsp]
-                .vars
-                .get(oc)
-                .map(|v| (*v.value).clone())
-            {
-                Some(Json::Array(mut items)) => {
-                    items.push(value);
-                    self.set_local(ahsp, oc, super::SharedJson::new(Json::Array(items)));
+            let collection = self.instances[&ahsp].vars.get(oc).map(|v| v.value.view());
+            match collection.and_then(|c| c.items()) {
+                // The new collection shares the earlier results (records keep the old one).
+                Some(items) => {
+                    let mut shared = Vec::with_capacity(items.len() + 1);
+                    shared.extend(items.map(super::JsonRef::to_shared));
+                    shared.push(super::SharedJson::new(value));
+                    self.set_local(ahsp, oc, super::SharedJson::array(shared));
                 }
-                Some(other) => {
+                None if collection.is_some() => {
+                    let other = self.instances[&ahsp]
+                        .vars
+                        .get(oc)
+                        .map(|v| v.value.to_json());
                     return Err(Failure::new(
                         ErrorType::ExtractValueError,
                         format!(
                             "The output collection has the wrong type. Expected ARRAY but was {}.",
-                            super::variables::json_type_name(&other)
+                            super::variables::json_type_name(&other.unwrap_or_default())
                         ),
                     ));
                 }

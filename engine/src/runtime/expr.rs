@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::shared_json::SharedJson;
 use crate::model;
 
 /// A compiled expression.
@@ -28,7 +29,7 @@ pub struct FeelExpr {
     /// `=20`, `={type: "object", ...}`), evaluated once here: Zeebe evaluates it on every use,
     /// always to the same value. `None` for every other expression, and for constants whose
     /// evaluation fails or warns (those are evaluated on use, for their messages).
-    constant: Option<Arc<Json>>,
+    constant: Option<SharedJson>,
     /// The variable and keys the expression only reads
     /// ([`baton_feel_bridge::variable_path`]), found once here.
     path: Option<(Arc<str>, Vec<Arc<str>>)>,
@@ -42,7 +43,7 @@ impl FeelExpr {
                 let outcome =
                     baton_feel_bridge::evaluate(&parsed, &source, &|_| None, &|_| None, 0, 0);
                 match outcome.result {
-                    Ok(value) if outcome.warnings.is_empty() => Some(Arc::new(value)),
+                    Ok(value) if outcome.warnings.is_empty() => Some(SharedJson::new(value)),
                     _ => None,
                 }
             })
@@ -65,7 +66,7 @@ impl FeelExpr {
     }
 
     /// The value of a constant expression (see [`FeelExpr::new`]), shared.
-    pub fn constant(&self) -> Option<&Arc<Json>> {
+    pub fn constant(&self) -> Option<&SharedJson> {
         self.constant.as_ref()
     }
 }

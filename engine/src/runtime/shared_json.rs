@@ -10,6 +10,7 @@
 //! time it is read that way and keeps it. The engine's hot paths (equality, FEEL variable paths,
 //! `round_trips`, serialisation) read composed values in place through [`JsonRef`].
 
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
@@ -17,14 +18,17 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Map, Value as Json};
 
 /// A variable value: plain JSON, or an object/array of shared values (see the module docs).
-/// Cloning is cheap (an `Arc`).
+/// Cloning is cheap (one `Arc`, the size of a pointer: variables and records hold many).
 #[derive(Clone)]
-pub struct SharedJson(Repr);
+pub struct SharedJson(Arc<Node>);
 
-#[derive(Clone)]
-enum Repr {
-    Plain(Arc<Json>),
-    Composed(Arc<Composed>),
+enum Node {
+    Plain(Json),
+    /// Plain JSON another owner shares as an `Arc` (a deployed element's
+    /// `adHocSubProcessElements`): shared, not copied.
+    Arc(Arc<Json>),
+    /// Boxed: a plain node stays the size of a `Json`.
+    Composed(Box<Composed>),
 }
 
 struct Composed {
@@ -35,14 +39,33 @@ struct Composed {
 
 enum Parts {
     /// Entries in order, keys distinct.
-    Object(Vec<(String, SharedJson)>),
+    Object(Vec<(Key, Entry)>),
     Array(Vec<SharedJson>),
+}
+
+/// An entry's key: the keys a builder writes are mostly literals, which need no allocation.
+type Key = Cow<'static, str>;
+
+/// An object's entry: a shared value, or plain JSON kept in place (small parts that nothing
+/// else shares need no `Arc` of their own).
+enum Entry {
+    Plain(Json),
+    Shared(SharedJson),
+}
+
+impl Entry {
+    fn view(&self) -> JsonRef<'_> {
+        match self {
+            Entry::Plain(json) => JsonRef::Plain(json),
+            Entry::Shared(shared) => JsonRef::Shared(shared),
+        }
+    }
 }
 
 /// An object being built out of shared values: keys in insertion order; inserting a key again
 /// replaces its value in place (as `serde_json::Map` does).
 #[derive(Default)]
-pub struct SharedObject(Vec<(String, SharedJson)>);
+pub struct SharedObject(Vec<(Key, Entry)>);
 
 impl SharedObject {
     pub fn new() -> SharedObject {
@@ -53,10 +76,17 @@ impl SharedObject {
         SharedObject(Vec::with_capacity(capacity))
     }
 
-    /// Sets `key` (in place when it is already there, else at the end).
-    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<SharedJson>) {
-        let key = key.into();
-        let value = value.into();
+    /// Sets `key` to a shared value (in place when it is already there, else at the end).
+    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: impl Into<SharedJson>) {
+        self.set(key.into(), Entry::Shared(value.into()));
+    }
+
+    /// Sets `key` to plain JSON kept in the object itself (for parts nothing else shares).
+    pub fn insert_plain(&mut self, key: impl Into<Cow<'static, str>>, value: Json) {
+        self.set(key.into(), Entry::Plain(value));
+    }
+
+    fn set(&mut self, key: Key, value: Entry) {
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => *v = value,
             None => self.0.push((key, value)),
@@ -73,7 +103,7 @@ impl From<SharedObject> for SharedJson {
 impl SharedJson {
     /// A plain value.
     pub fn new(json: Json) -> SharedJson {
-        SharedJson(Repr::Plain(Arc::new(json)))
+        SharedJson(Arc::new(Node::Plain(json)))
     }
 
     /// An array of shared values.
@@ -82,19 +112,16 @@ impl SharedJson {
     }
 
     fn composed(parts: Parts) -> SharedJson {
-        SharedJson(Repr::Composed(Arc::new(Composed {
+        SharedJson(Arc::new(Node::Composed(Box::new(Composed {
             parts,
             plain: OnceLock::new(),
-        })))
+        }))))
     }
 
     /// Whether both are the very same value (not merely equal).
     pub fn ptr_eq(&self, other: &SharedJson) -> bool {
-        match (&self.0, &other.0) {
-            (Repr::Plain(a), Repr::Plain(b)) => Arc::ptr_eq(a, b),
-            (Repr::Composed(a), Repr::Composed(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
+        Arc::ptr_eq(&self.0, &other.0)
+            || matches!((&*self.0, &*other.0), (Node::Arc(a), Node::Arc(b)) if Arc::ptr_eq(a, b))
     }
 
     /// The value read in place (no plain form is built).
@@ -105,47 +132,49 @@ impl SharedJson {
     /// The plain JSON when the value is plain (a composed value gives `None`: read it with
     /// [`SharedJson::view`], or build its plain form through `Deref`).
     pub fn as_plain(&self) -> Option<&Json> {
-        match &self.0 {
-            Repr::Plain(json) => Some(json),
-            Repr::Composed(_) => None,
+        match &*self.0 {
+            Node::Plain(json) => Some(json),
+            Node::Arc(json) => Some(json),
+            Node::Composed(_) => None,
         }
     }
 
     /// Whether the value is composed of shared parts (its plain form is built on demand).
     pub fn is_composed(&self) -> bool {
-        matches!(self.0, Repr::Composed(_))
+        matches!(*self.0, Node::Composed(_))
     }
 
     /// The value as owned plain JSON (moved out when nobody else holds it).
     pub fn into_json(self) -> Json {
-        match self.0 {
-            Repr::Plain(json) => Arc::unwrap_or_clone(json),
-            Repr::Composed(composed) => match Arc::try_unwrap(composed) {
-                Ok(Composed { parts, plain }) => {
-                    plain.into_inner().unwrap_or_else(|| parts.build())
-                }
-                Err(composed) => composed.to_json(),
-            },
+        match Arc::try_unwrap(self.0) {
+            Ok(Node::Plain(json)) => json,
+            Ok(Node::Arc(json)) => Arc::unwrap_or_clone(json),
+            Ok(Node::Composed(composed)) => {
+                let Composed { parts, plain } = *composed;
+                plain.into_inner().unwrap_or_else(|| parts.build())
+            }
+            Err(shared) => SharedJson(shared).to_json(),
         }
     }
 
     /// A plain copy of the value (a composed one is built without keeping its plain form).
     pub fn to_json(&self) -> Json {
-        match &self.0 {
-            Repr::Plain(json) => (**json).clone(),
-            Repr::Composed(composed) => composed.to_json(),
+        match &*self.0 {
+            Node::Plain(json) => json.clone(),
+            Node::Arc(json) => (**json).clone(),
+            Node::Composed(composed) => composed.to_json(),
         }
     }
 
     /// The value as plain JSON to change in place (a composed value becomes plain first; a
     /// shared plain one is copied, as `Arc::make_mut` does).
     pub fn make_mut(&mut self) -> &mut Json {
-        if let Repr::Composed(composed) = &self.0 {
-            self.0 = Repr::Plain(Arc::new(composed.to_json()));
+        if !matches!(Arc::get_mut(&mut self.0), Some(Node::Plain(_))) {
+            self.0 = Arc::new(Node::Plain(self.to_json()));
         }
-        match &mut self.0 {
-            Repr::Plain(json) => Arc::make_mut(json),
-            Repr::Composed(_) => unreachable!("made plain above"),
+        match Arc::get_mut(&mut self.0) {
+            Some(Node::Plain(json)) => json,
+            _ => unreachable!("made a plain value of its own above"),
         }
     }
 }
@@ -166,7 +195,7 @@ impl Parts {
             Parts::Object(entries) => {
                 let mut map = Map::with_capacity(entries.len());
                 for (key, value) in entries {
-                    map.insert(key.clone(), value.to_json());
+                    map.insert(key.to_string(), value.view().to_json());
                 }
                 Json::Object(map)
             }
@@ -179,9 +208,10 @@ impl Deref for SharedJson {
     type Target = Json;
 
     fn deref(&self) -> &Json {
-        match &self.0 {
-            Repr::Plain(json) => json,
-            Repr::Composed(composed) => composed.plain.get_or_init(|| composed.parts.build()),
+        match &*self.0 {
+            Node::Plain(json) => json,
+            Node::Arc(json) => json,
+            Node::Composed(composed) => composed.plain.get_or_init(|| composed.parts.build()),
         }
     }
 }
@@ -192,9 +222,10 @@ impl From<Json> for SharedJson {
     }
 }
 
+/// Shares the `Arc`'s JSON (not copied; [`SharedJson::ptr_eq`] sees through to the `Arc`).
 impl From<Arc<Json>> for SharedJson {
     fn from(json: Arc<Json>) -> SharedJson {
-        SharedJson(Repr::Plain(json))
+        SharedJson(Arc::new(Node::Arc(json)))
     }
 }
 
@@ -258,11 +289,12 @@ scalar_eq!(str, &str, String, bool, i32, i64, u32, u64, f64);
 /// Serialised in place, as the plain JSON would be.
 impl serde::Serialize for SharedJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Repr::Plain(json) => json.serialize(serializer),
-            Repr::Composed(composed) => match &composed.parts {
+        match &*self.0 {
+            Node::Plain(json) => json.serialize(serializer),
+            Node::Arc(json) => json.serialize(serializer),
+            Node::Composed(composed) => match &composed.parts {
                 Parts::Object(entries) => {
-                    serializer.collect_map(entries.iter().map(|(k, v)| (k, v)))
+                    serializer.collect_map(entries.iter().map(|(k, v)| (&**k, v.view())))
                 }
                 Parts::Array(items) => serializer.collect_seq(items),
             },
@@ -273,6 +305,15 @@ impl serde::Serialize for SharedJson {
 impl<'de> serde::Deserialize<'de> for SharedJson {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<SharedJson, D::Error> {
         Json::deserialize(deserializer).map(SharedJson::new)
+    }
+}
+
+impl serde::Serialize for JsonRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            JsonRef::Plain(json) => json.serialize(serializer),
+            JsonRef::Shared(shared) => shared.serialize(serializer),
+        }
     }
 }
 
@@ -305,7 +346,10 @@ impl<'a> JsonRef<'a> {
 
     fn parts(self) -> Option<&'a Parts> {
         match self {
-            JsonRef::Shared(SharedJson(Repr::Composed(composed))) => Some(&composed.parts),
+            JsonRef::Shared(shared) => match &*shared.0 {
+                Node::Composed(composed) => Some(&composed.parts),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -315,8 +359,8 @@ impl<'a> JsonRef<'a> {
         match self.parts() {
             Some(Parts::Object(entries)) => entries
                 .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| JsonRef::Shared(v)),
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.view()),
             Some(Parts::Array(_)) => None,
             None => plain_field(self.plain()?.as_object()?, key).map(JsonRef::Plain),
         }
@@ -331,14 +375,14 @@ impl<'a> JsonRef<'a> {
     pub fn entries(self) -> Option<impl Iterator<Item = (&'a str, JsonRef<'a>)>> {
         enum Entries<'a> {
             Plain(serde_json::map::Iter<'a>),
-            Shared(std::slice::Iter<'a, (String, SharedJson)>),
+            Shared(std::slice::Iter<'a, (Key, Entry)>),
         }
         impl<'a> Iterator for Entries<'a> {
             type Item = (&'a str, JsonRef<'a>);
             fn next(&mut self) -> Option<Self::Item> {
                 match self {
                     Entries::Plain(it) => it.next().map(|(k, v)| (k.as_str(), JsonRef::Plain(v))),
-                    Entries::Shared(it) => it.next().map(|(k, v)| (k.as_str(), JsonRef::Shared(v))),
+                    Entries::Shared(it) => it.next().map(|(k, v)| (&**k, v.view())),
                 }
             }
         }
@@ -527,10 +571,10 @@ mod tests {
             SharedJson::new(json!({"role": "assistant"})),
         ]);
         let mut conversation = SharedObject::new();
-        conversation.insert("type", json!("in-process"));
+        conversation.insert_plain("type", json!("in-process"));
         conversation.insert("messages", messages);
         let mut context = SharedObject::new();
-        context.insert("state", json!("READY"));
+        context.insert_plain("state", json!("READY"));
         context.insert("toolDefinitions", tools);
         context.insert("conversation", conversation);
         context.into()
@@ -589,6 +633,20 @@ mod tests {
         replaced.insert("b", json!(2));
         replaced.insert("a", json!(3));
         assert_eq!(SharedJson::from(replaced).to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn values_of_one_arc_are_the_same_value() {
+        let elements = Arc::new(json!([{"elementId": "a"}]));
+        let a = SharedJson::from(elements.clone());
+        let b = SharedJson::from(elements);
+        assert!(a.ptr_eq(&b));
+        assert!(!a.ptr_eq(&SharedJson::new(json!([{"elementId": "a"}]))));
+        assert_eq!(a, SharedJson::new(json!([{"elementId": "a"}])));
+        let mut c = a.clone();
+        c.make_mut()[0]["elementId"] = json!("b");
+        assert_eq!(a[0]["elementId"], json!("a"));
+        assert_eq!(c.into_json(), json!([{"elementId": "b"}]));
     }
 
     #[test]

@@ -436,7 +436,7 @@ impl Engine {
             return None;
         };
         if let Some(constant) = f.constant() {
-            return Some(SharedJson::from(constant.clone()));
+            return Some(constant.clone());
         }
         let (name, keys) = f.variable_path()?;
         if !keys.is_empty() {
@@ -584,15 +584,30 @@ fn put_path(
         return;
     }
     let value = value.into_json();
-    // The entry is built in place: an earlier result is extended, not copied.
-    if !doc.get(&**first).is_some_and(|v| v.is_object()) {
-        let root = match base(first) {
-            Some(v @ Json::Object(_)) => v,
-            _ => Json::Object(Map::new()),
-        };
-        doc.insert(first.to_string(), SharedJson::new(root));
-    }
-    let Some(mut node) = doc.get_mut(&**first).map(SharedJson::make_mut) else {
+    // The entry is built in place: an earlier result is extended, not copied. A document holds
+    // a few entries: they are scanned rather than hashed.
+    let found = if doc.len() <= SCAN_LIMIT {
+        doc.keys().position(|k| **k == **first)
+    } else {
+        doc.get_index_of(&**first)
+    };
+    let index = match found {
+        Some(i) if doc[i].view().is_object() => i,
+        found => {
+            let root = match base(first) {
+                Some(v @ Json::Object(_)) => v,
+                _ => Json::Object(Map::new()),
+            };
+            match found {
+                Some(i) => {
+                    doc[i] = SharedJson::new(root);
+                    i
+                }
+                None => doc.insert_full(first.to_string(), SharedJson::new(root)).0,
+            }
+        }
+    };
+    let Some(mut node) = doc.get_index_mut(index).map(|(_, v)| v.make_mut()) else {
         return;
     };
     for (i, seg) in rest.iter().enumerate() {
@@ -610,17 +625,33 @@ fn put_path(
             obj.insert(seg.to_string(), value);
             break;
         }
-        if !obj.contains_key(&**seg) {
-            obj.insert(seg.to_string(), Json::Object(Map::new()));
-        }
-        let Some(entry) = obj.get_mut(&**seg) else {
-            return;
-        };
+        let entry = child_object(obj, seg);
         if !entry.is_object() {
             *entry = Json::Object(Map::new());
         }
         node = entry;
     }
+}
+
+/// Objects and documents this small are scanned in order rather than hashed.
+const SCAN_LIMIT: usize = 8;
+
+/// The entry `key` of `object`, an empty object added at the end when it is missing. A small
+/// object is scanned (no key hashed; a new key is the last entry).
+fn child_object<'m>(object: &'m mut Map<String, Json>, key: &str) -> &'m mut Json {
+    if object.len() > SCAN_LIMIT {
+        return object
+            .entry(key)
+            .or_insert_with(|| Json::Object(Map::new()));
+    }
+    match object.keys().position(|k| k == key) {
+        Some(i) => object.values_mut().nth(i),
+        None => {
+            object.insert(key.to_string(), Json::Object(Map::new()));
+            object.values_mut().next_back()
+        }
+    }
+    .expect("the entry is there")
 }
 
 /// Zeebe's message for an expression result of the wrong type, with FEEL's warnings appended.
@@ -688,5 +719,24 @@ mod tests {
         let path: Vec<Arc<str>> = vec!["a".into(), "d".into()];
         put_path(&mut doc, &path, SharedJson::new(json!(true)), |_| None);
         assert_eq!(*doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}, "d": true}));
+    }
+
+    #[test]
+    fn nested_targets_merge_into_large_objects_in_order() {
+        let mut doc = SharedVariableDocument::new();
+        let base: Map<String, Json> = (0..12).map(|i| (format!("k{i}"), json!(i))).collect();
+        let base = Json::Object(base);
+        let path: Vec<Arc<str>> = vec!["a".into(), "k11".into(), "z".into()];
+        put_path(&mut doc, &path, SharedJson::new(json!(1)), |_| {
+            Some(base.clone())
+        });
+        let path: Vec<Arc<str>> = vec!["a".into(), "new".into(), "z".into()];
+        put_path(&mut doc, &path, SharedJson::new(json!(2)), |_| None);
+        let keys: Vec<&String> = doc["a"].as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), 13);
+        assert_eq!(keys[12], "new");
+        assert_eq!(doc["a"]["k11"], json!({"z": 1}));
+        assert_eq!(doc["a"]["new"], json!({"z": 2}));
+        assert_eq!(doc["a"]["k0"], json!(0));
     }
 }

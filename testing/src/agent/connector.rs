@@ -613,10 +613,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         }
         "TOOL_DISCOVERY" => {
             let mut tools = stored_tools();
-            let results = vars.get("toolCallResults").and_then(|r| r.as_array());
+            let results = plain_items(vars.get("toolCallResults"));
             for client in &mcp_clients {
                 let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
-                let Some(result) = results.and_then(|r| {
+                let Some(result) = results.as_ref().and_then(|r| {
                     r.iter()
                         .find(|r| r.get("id").and_then(Value::as_str) == Some(id.as_str()))
                 }) else {
@@ -675,11 +675,12 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     let last_iteration_key = last_iteration_key.unwrap_or(assistant_count);
 
     // Split the results: entries without an id are events.
-    let results: Vec<&Value> = vars
-        .get("toolCallResults")
-        .and_then(|r| r.as_array())
+    let result_values = plain_items(vars.get("toolCallResults"));
+    let results: Vec<&Value> = result_values
+        .as_ref()
         .map(|r| {
             r.iter()
+                .map(|r| &**r)
                 .filter(|r| {
                     !r.get("id")
                         .and_then(Value::as_str)
@@ -1075,13 +1076,13 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
     }
     // Composed of shared parts: the stored messages and the tool definitions are the job's.
     let mut conversation = SharedObject::with_capacity(3);
-    conversation.insert("type", Value::from("in-process"));
-    conversation.insert("conversationId", Value::from(conversation_id));
+    conversation.insert_plain("type", "in-process".into());
+    conversation.insert_plain("conversationId", conversation_id.into());
     conversation.insert("messages", SharedJson::array(messages));
     let mut context = SharedObject::with_capacity(7);
-    context.insert("schemaVersion", Value::from(1));
-    context.insert("state", Value::from("READY"));
-    context.insert(
+    context.insert_plain("schemaVersion", 1.into());
+    context.insert_plain("state", "READY".into());
+    context.insert_plain(
         "metadata",
         object([
             ("processDefinitionKey", process_definition_key.into()),
@@ -1089,7 +1090,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
             ("lastIterationKey", (last_iteration_key + 1).into()),
         ]),
     );
-    context.insert(
+    context.insert_plain(
         "metrics",
         object([
             ("modelCalls", metrics.model_calls.into()),
@@ -1100,7 +1101,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
     context.insert("toolDefinitions", tools_json);
     context.insert("conversation", conversation);
     if !mcp_clients.is_empty() {
-        context.insert("properties", json!({"mcpClients": mcp_clients}));
+        context.insert_plain("properties", json!({"mcpClients": mcp_clients}));
     }
     let agent_context = SharedJson::from(context);
 
@@ -1110,13 +1111,13 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
     if let Some(first_text) = first_text {
         match &config.format {
             ResponseFormat::Text { parse_json } => {
-                response.insert("responseText", Value::from(first_text));
+                response.insert_plain("responseText", first_text.into());
                 if *parse_json
                     && let Some(json) = parsed_json
                         .clone()
                         .or_else(|| parse_response_json(first_text).ok())
                 {
-                    response.insert("responseJson", json);
+                    response.insert_plain("responseJson", json);
                 }
             }
             ResponseFormat::Json { .. } => match parsed_json
@@ -1125,7 +1126,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 .unwrap_or_else(|| parse_response_json(first_text))
             {
                 Ok(json) => {
-                    response.insert("responseJson", json);
+                    response.insert_plain("responseJson", json);
                 }
                 Err(message) => {
                     return fail(
@@ -1408,6 +1409,20 @@ fn id_text_ref(id: Option<JsonRef<'_>>) -> String {
         None => id_text(&Value::Null),
         Some(id) => with_plain(id, |id| Some(id_text(id))).unwrap_or_default(),
     }
+}
+
+/// The items of an array variable as plain JSON: borrowed when plain (each result the engine
+/// appends to `toolCallResults` is), else copied. `None` when the value is not an array.
+fn plain_items(value: Option<&SharedJson>) -> Option<Vec<std::borrow::Cow<'_, Value>>> {
+    let items = value?.view().items()?;
+    Some(
+        items
+            .map(|item| match item.plain() {
+                Some(plain) => std::borrow::Cow::Borrowed(plain),
+                None => std::borrow::Cow::Owned(item.to_json()),
+            })
+            .collect(),
+    )
 }
 
 /// `read` of a part as plain JSON: in place when it is plain, else of a copy.

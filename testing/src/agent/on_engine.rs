@@ -5,7 +5,7 @@
 
 use baton_engine::runtime::{AdHocJobResult, Engine, JobResult, Key, Rejection, VariableDocument};
 
-use super::connector::{AgentJob, JobAnswer, fetch_variables};
+use super::connector::{AgentJob, FETCHED_VARIABLES, JobAnswer, fetch_variables};
 use super::mock::{AgentMockFailure, AiAgentMock};
 
 /// The job type of the AI Agent Sub-process connector.
@@ -36,9 +36,12 @@ pub fn answer_agent_job(
             format!("Expected to complete job with key '{job_key}', but no such job was found"),
         )));
     };
+    // Only the fetched variables are kept (outermost first: the innermost one wins).
     let mut visible = Vec::new();
     engine.for_each_visible_variable(job.element_instance_key, |name, value| {
-        visible.push((name.clone(), value.clone()));
+        if FETCHED_VARIABLES.contains(&&**name) {
+            visible.push((name.clone(), value.clone()));
+        }
     });
     let variables = fetch_variables(visible.iter().map(|(n, v)| (&**n, v)));
     let process_definition_key = engine

@@ -197,3 +197,76 @@ fn the_seeds_worked_example_on_the_engine() {
     );
     agent.assert_all_turns_used();
 }
+
+/// The values the connector builds share their parts with the job's variables and with each
+/// other, on the engine as in the connector: every `agentContext` shares the tool definitions
+/// and the earlier messages of the one before, `agent.context` is the last context itself, and
+/// `toolCallResults` shares the earlier results; yet each reads as the plain JSON it stands for.
+#[test]
+fn the_agent_variables_share_their_parts_on_the_engine() {
+    use baton_engine::runtime::{JsonRef, RecordValue, SharedJson};
+    let mut driver = template_driver();
+    let mut agent = AiAgentMock::new(
+        "support-agent",
+        [
+            Turn::tool_calls([
+                ToolCall::new("lookup-order", json!({"orderId": "1042"})),
+                ToolCall::new("search-kb", json!({"query": "damaged item return"})),
+            ]),
+            Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true})),
+        ],
+    )
+    .unwrap();
+    driver.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    driver.run(&mut agent).unwrap();
+    let values = |name: &str| -> Vec<SharedJson> {
+        driver
+            .engine
+            .records()
+            .iter()
+            .filter_map(|r| match &r.value {
+                RecordValue::Variable(v) if &*v.name == name => Some(v.value.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let part = |value: &SharedJson, keys: &[&str]| -> SharedJson {
+        value.view().at(keys).map(JsonRef::to_shared).unwrap()
+    };
+    let contexts: Vec<SharedJson> = values("agentContext")
+        .into_iter()
+        .filter(|c| c.is_composed())
+        .collect();
+    assert_eq!(contexts.len(), 2, "one context per model call");
+    let (first, last) = (&contexts[0], &contexts[1]);
+    assert!(part(first, &["toolDefinitions"]).ptr_eq(&part(last, &["toolDefinitions"])));
+    let first_messages = part(first, &["conversation", "messages"]);
+    let last_messages = part(last, &["conversation", "messages"]);
+    let first_items: Vec<JsonRef<'_>> = first_messages.view().items().unwrap().collect();
+    let last_items: Vec<JsonRef<'_>> = last_messages.view().items().unwrap().collect();
+    assert_eq!(first_items.len() + 2, last_items.len());
+    for (earlier, later) in first_items.iter().zip(&last_items) {
+        assert!(earlier.to_shared().ptr_eq(&later.to_shared()));
+    }
+    // The process's `agent` (the sub-process's, shared by the `=agent` output mapping).
+    let agents: Vec<SharedJson> = values("agent")
+        .into_iter()
+        .filter(SharedJson::is_composed)
+        .collect();
+    assert_eq!(agents.len(), 2, "the sub-process's and the process's");
+    assert!(agents[0].ptr_eq(&agents[1]));
+    let result = agents.last().unwrap().clone();
+    assert!(part(&result, &["context"]).ptr_eq(last));
+    assert_eq!(*part(&result, &["context"]), last.to_json());
+    assert_eq!(result["responseJson"]["resolved"], json!(true));
+    let results = values("toolCallResults");
+    let appended = results.last().unwrap();
+    assert_eq!(appended.view().items().map(|i| i.len()), Some(2));
+    let before = &results[results.len() - 2];
+    let first_result =
+        |value: &SharedJson| value.view().items().unwrap().next().unwrap().to_shared();
+    assert!(first_result(before).ptr_eq(&first_result(appended)));
+}
