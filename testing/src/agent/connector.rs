@@ -754,21 +754,29 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     };
 
     let now = job.now.map(str::to_string);
-    let stamp = |mut message: Value| {
-        if let Some(now) = &now
+    let timestamp = || {
+        now.as_ref()
+            .map(|now| object([("timestamp", now.as_str().into())]))
+    };
+    let stamp_plain = |mut message: Value| {
+        if let Some(metadata) = timestamp()
             && let Value::Object(fields) = &mut message
         {
-            fields.insert(
-                "metadata".into(),
-                object([("timestamp", now.as_str().into())]),
-            );
+            fields.insert("metadata".into(), metadata);
         }
-        message
+        SharedJson::new(message)
     };
-    let event_messages: Vec<Value> = events
+    // The messages the connector writes are composed: literal keys, no hash tables.
+    let stamp = |mut message: SharedObject| {
+        if let Some(metadata) = timestamp() {
+            message.insert_plain("metadata", metadata);
+        }
+        SharedJson::from(message)
+    };
+    let event_messages: Vec<SharedJson> = events
         .iter()
         .map(|e| {
-            stamp(event_message(
+            stamp_plain(event_message(
                 e.get("content").unwrap_or(&Value::Null),
                 config.interrupt_on_events,
             ))
@@ -802,17 +810,17 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                     if mcp_tool(name, &mcp_clients).is_some() {
                         content = mcp_result_content(content);
                     }
-                    let mut block = Map::with_capacity(5);
-                    block.insert("id".into(), id.as_str().into());
-                    block.insert("name".into(), name.into());
-                    block.insert("content".into(), content_blocks(&content));
-                    block.insert("elementId".into(), element_id.into());
+                    let mut block = SharedObject::with_capacity(5);
+                    block.insert_plain("id", id.as_str().into());
+                    block.insert_plain("name", name.into());
+                    block.insert_plain("content", content_blocks(&content));
+                    block.insert_plain("elementId", element_id.into());
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
-                        block.insert("completedAt".into(), completed_at.clone());
+                        block.insert_plain("completedAt", completed_at.clone());
                     } else if let Some(now) = &now {
-                        block.insert("completedAt".into(), now.as_str().into());
+                        block.insert_plain("completedAt", now.as_str().into());
                     }
-                    blocks.push(Value::Object(block));
+                    blocks.push(SharedJson::from(block));
                     let mut seen = Map::with_capacity(3);
                     seen.insert("id".into(), id.into());
                     seen.insert("name".into(), name.into());
@@ -825,17 +833,17 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                     if let Some(now) = &now {
                         block["completedAt"] = now.clone().into();
                     }
-                    blocks.push(block);
+                    blocks.push(SharedJson::new(block));
                     seen_results.push(json!({"id": id, "name": name, "content": CANCELLED_TOOL_CALL, "interrupted": true}));
                 }
                 // Not every call has a result yet: wait for the next job.
                 None => return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default()))),
             }
         }
-        input_messages.push(stamp(object([
-            ("role", "tool_call_result".into()),
-            ("results", Value::Array(blocks)),
-        ])));
+        let mut message = SharedObject::with_capacity(3);
+        message.insert_plain("role", "tool_call_result".into());
+        message.insert("results", SharedJson::array(blocks));
+        input_messages.push(stamp(message));
         input_messages.extend(event_messages);
     } else {
         let mut content = Vec::new();
@@ -851,10 +859,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
             content.push(json!({"type": "document", "document": document}));
         }
         if !content.is_empty() {
-            input_messages.push(stamp(object([
-                ("role", "user".into()),
-                ("content", Value::Array(content)),
-            ])));
+            let mut message = SharedObject::with_capacity(3);
+            message.insert_plain("role", "user".into());
+            message.insert_plain("content", Value::Array(content));
+            input_messages.push(stamp(message));
         }
         input_messages.extend(event_messages);
     }
@@ -873,7 +881,6 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         );
     }
 
-    let input_messages: Vec<SharedJson> = input_messages.into_iter().map(SharedJson::new).collect();
     let mut messages = Vec::with_capacity(stored.len() + input_messages.len() + 1);
     messages.extend(config.system_message.clone());
     // The stored messages are shared by the next context (copied only when the stored context
@@ -1037,34 +1044,31 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 }
             },
         };
-        assistant_calls.push(object([
-            ("id", call.id.as_str().into()),
-            ("name", call.name.into()),
-            ("arguments", arguments),
-        ]));
+        let mut assistant_call = SharedObject::with_capacity(3);
+        assistant_call.insert_plain("id", call.id.as_str().into());
+        assistant_call.insert_plain("name", call.name.into());
+        assistant_call.insert_plain("arguments", arguments);
+        assistant_calls.push(SharedJson::from(assistant_call));
     }
 
     // Sized up front: a growing map reallocates its entries and its index.
-    let mut assistant = Map::with_capacity(5);
-    assistant.insert("role".into(), "assistant".into());
+    let mut assistant = SharedObject::with_capacity(5);
+    assistant.insert_plain("role", "assistant".into());
     if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
-        assistant.insert("content".into(), Value::Array(vec![text_part(text)]));
+        assistant.insert_plain("content", Value::Array(vec![text_part(text)]));
     }
     if !assistant_calls.is_empty() {
-        assistant.insert("toolCalls".into(), Value::Array(assistant_calls));
+        assistant.insert("toolCalls", SharedJson::array(assistant_calls));
     }
-    assistant.insert(
-        "stopReason".into(),
+    assistant.insert_plain(
+        "stopReason",
         if calls.is_empty() { "STOP" } else { "TOOL_USE" }.into(),
     );
     if let Some(now) = &now {
-        assistant.insert(
-            "metadata".into(),
-            object([("timestamp", now.as_str().into())]),
-        );
+        assistant.insert_plain("metadata", object([("timestamp", now.as_str().into())]));
     }
     // Shared by the final response when it carries it.
-    let assistant = SharedJson::new(Value::Object(assistant));
+    let assistant = SharedJson::from(assistant);
     let response_message =
         (calls.is_empty() && config.include_assistant_message).then(|| assistant.clone());
     messages.push(assistant);
