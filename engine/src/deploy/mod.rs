@@ -118,7 +118,8 @@ pub struct DeployedResource {
 /// What a resource holds.
 #[derive(Debug)]
 pub enum DeployedModel {
-    /// A `.bpmn` (or any other non-DMN) resource.
+    /// A `.bpmn` (or any other non-DMN) resource. Its BPMN DI was checked, not kept
+    /// (`Definitions::unread_diagram`): [`model::read_diagram`] reads it from the source.
     Bpmn(Box<Definitions>),
     /// A `.dmn` resource: one decision requirements graph.
     Dmn(Arc<Drg>),
