@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p baton-benches --example deploy_profile -- <step> <file> [repeats]`
 //! where `<step>` is `parse` (BPMN or DMN by the file's extension), `check` (parse + deploy
-//! checks), `engine` (`Engine::deploy`: checks + compile) or `testing` (`Deployment::from_file`).
+//! checks), `engine` (`Engine::deploy`: checks + compile), `testing` (`Deployment::from_file`) or
+//! `diagram` (`model::read_diagram`: the BPMN DI alone, as the coverage picture reads it).
 
 use std::hint::black_box;
 
@@ -17,7 +18,7 @@ use baton_testing::Deployment;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [step, path, rest @ ..] = args.as_slice() else {
-        eprintln!("usage: deploy_profile <parse|check|engine|testing> <file> [repeats]");
+        eprintln!("usage: deploy_profile <parse|check|engine|testing|diagram> <file> [repeats]");
         std::process::exit(2);
     };
     let repeats: usize = rest.first().map_or(10, |r| r.parse().expect("repeats"));
@@ -32,6 +33,9 @@ fn main() {
             }
             "parse" => {
                 black_box(model::parse(black_box(&source)));
+            }
+            "diagram" => {
+                black_box(model::read_diagram(black_box(&source)));
             }
             "check" => {
                 check(black_box(&resources)).expect("the file deploys");
