@@ -449,18 +449,11 @@ impl<'a> Builder<'a, '_> {
         loop {
             // Text beside child elements is dropped, so quick-xml may skip its leading white
             // space there (usually all of it: no event at all, for most indentation). The
-            // skipped bytes are counted back into `before`, so every position stays the start
-            // of its event's markup or text.
+            // skipped bytes are counted back into `before` (see `after_space`), so every
+            // position stays the start of its event's markup or text.
             let skips_space = self.open_has_children();
             reader.config_mut().trim_text_start = skips_space;
-            let mut before = bom + reader.buffer_position();
-            if skips_space {
-                let rest = &self.text.as_bytes()[before as usize..];
-                before += rest
-                    .iter()
-                    .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-                    .count() as u64;
-            }
+            let before = bom + reader.buffer_position();
             let event = match reader.read_event() {
                 Ok(event) => event,
                 Err(error) => {
@@ -473,6 +466,7 @@ impl<'a> Builder<'a, '_> {
             let after = bom + reader.buffer_position();
             match event {
                 Event::Start(start) => {
+                    let before = self.tag_start(&start, before, skips_space);
                     let scope = self.bindings.len() as u32;
                     let (node, local) = self.open(&start, before)?;
                     self.stack.push(Open {
@@ -483,6 +477,7 @@ impl<'a> Builder<'a, '_> {
                     });
                 }
                 Event::Empty(start) => {
+                    let before = self.tag_start(&start, before, skips_space);
                     let scope = self.bindings.len();
                     let (node, _) = self.open(&start, before)?;
                     if node == NONE {
@@ -504,14 +499,17 @@ impl<'a> Builder<'a, '_> {
                     if self.open_has_children() {
                         continue;
                     }
+                    let before = self.after_space(before, skips_space);
                     let value = self.borrow_or_own(text.xml10_content());
                     self.text_piece(value, before, after)?;
                 }
                 Event::CData(cdata) => {
+                    let before = self.after_space(before, skips_space);
                     let value = self.borrow_or_own(cdata.xml10_content());
                     self.text_piece(value, before, after)?;
                 }
                 Event::GeneralRef(reference) => {
+                    let before = self.after_space(before, skips_space);
                     let value = match reference.resolve_char_ref() {
                         Ok(Some(ch)) => Cow::Owned(ch.to_string()),
                         Ok(None) => match resolve_predefined_entity(&reference) {
@@ -532,7 +530,7 @@ impl<'a> Builder<'a, '_> {
                 Event::DocType(_) => {
                     return Err(XmlError {
                         rule: Rule::XmlDoctype,
-                        offset: before as u32,
+                        offset: self.after_space(before, skips_space) as u32,
                         message: "document type declarations (<!DOCTYPE ...>) are not accepted: \
                                   they can define entities, and BPMN files never need one"
                             .into(),
@@ -735,6 +733,7 @@ impl<'a> Builder<'a, '_> {
 
     /// Mixed content carries nothing in BPMN: an element with children keeps no text. (Its
     /// text is the last one read: nothing inside it came before.)
+    #[inline]
     fn drop_text(&mut self, node: NodeId) {
         let node = &mut self.nodes[node as usize];
         if node.text != NONE {
@@ -857,6 +856,29 @@ impl<'a> Builder<'a, '_> {
                 format!("the namespace prefix `{wanted}` is not declared"),
             )),
         }
+    }
+
+    /// Where a start tag read from `before` starts: its `<`, found from its content (a slice
+    /// of the text) without a scan.
+    fn tag_start(&self, start: &BytesStart<'_>, before: u64, skips_space: bool) -> u64 {
+        match self.offset_of(start) {
+            Some(content) => u64::from(content) - 1,
+            None => self.after_space(before, skips_space),
+        }
+    }
+
+    /// Where the event read from `before` starts: past the white space quick-xml skipped
+    /// there, when it skips it.
+    fn after_space(&self, before: u64, skips_space: bool) -> u64 {
+        if !skips_space {
+            return before;
+        }
+        let rest = &self.text.as_bytes()[before as usize..];
+        before
+            + rest
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .count() as u64
     }
 
     /// Whether the innermost open element already has an element child (its text is then

@@ -922,10 +922,14 @@ fn compile_element<'p>(
         }),
         (_, job, _) => job,
     };
-    let all_listeners = listeners(e, &z.execution_listeners)?;
-    let (start_listeners, end_listeners) = all_listeners
-        .into_iter()
-        .partition(|l| l.event_type == "start");
+    // (Most elements have no listener: nothing to split.)
+    let (start_listeners, end_listeners) = if z.execution_listeners.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        listeners(e, &z.execution_listeners)?
+            .into_iter()
+            .partition(|l| l.event_type == "start")
+    };
     let (interrupting, attached_to) = match &e.kind {
         ElementKind::StartEvent { is_interrupting } => (*is_interrupting, None),
         ElementKind::BoundaryEvent {
