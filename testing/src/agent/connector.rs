@@ -754,22 +754,21 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     };
 
     let now = job.now.map(str::to_string);
-    let timestamp = || {
-        now.as_ref()
-            .map(|now| object([("timestamp", now.as_str().into())]))
-    };
     let stamp_plain = |mut message: Value| {
-        if let Some(metadata) = timestamp()
+        if let Some(now) = &now
             && let Value::Object(fields) = &mut message
         {
-            fields.insert("metadata".into(), metadata);
+            fields.insert(
+                "metadata".into(),
+                object([("timestamp", now.as_str().into())]),
+            );
         }
         SharedJson::new(message)
     };
     // The messages the connector writes are composed: literal keys, no hash tables.
     let stamp = |mut message: SharedObject| {
-        if let Some(metadata) = timestamp() {
-            message.insert_plain("metadata", metadata);
+        if let Some(now) = &now {
+            message.insert("metadata", composed([("timestamp", now.as_str().into())]));
         }
         SharedJson::from(message)
     };
@@ -1065,7 +1064,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         if calls.is_empty() { "STOP" } else { "TOOL_USE" }.into(),
     );
     if let Some(now) = &now {
-        assistant.insert_plain("metadata", object([("timestamp", now.as_str().into())]));
+        assistant.insert("metadata", composed([("timestamp", now.as_str().into())]));
     }
     // Shared by the final response when it carries it.
     let assistant = SharedJson::from(assistant);
@@ -1086,22 +1085,19 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
     let mut context = SharedObject::with_capacity(7);
     context.insert_plain("schemaVersion", 1.into());
     context.insert_plain("state", "READY".into());
-    context.insert_plain(
+    context.insert(
         "metadata",
-        object([
+        composed([
             ("processDefinitionKey", process_definition_key.into()),
             ("processInstanceKey", process_instance_key.into()),
             ("lastIterationKey", (last_iteration_key + 1).into()),
         ]),
     );
-    context.insert_plain(
-        "metrics",
-        object([
-            ("modelCalls", metrics.model_calls.into()),
-            ("tokenUsage", metrics.usage.to_json()),
-            ("toolCalls", metrics.tool_calls.into()),
-        ]),
-    );
+    let mut metrics_object = SharedObject::with_capacity(3);
+    metrics_object.insert_plain("modelCalls", metrics.model_calls.into());
+    metrics_object.insert("tokenUsage", token_usage(&metrics.usage));
+    metrics_object.insert_plain("toolCalls", metrics.tool_calls.into());
+    context.insert("metrics", metrics_object);
     context.insert("toolDefinitions", tools_json);
     context.insert("conversation", conversation);
     if !mcp_clients.is_empty() {
@@ -1463,6 +1459,33 @@ fn text_part(text: &str) -> Value {
     object([("type", "text".into()), ("text", text.into())])
 }
 
+/// A composed object of plain entries with literal keys (no `String` per key, no hash table).
+fn composed<const N: usize>(entries: [(&'static str, Value); N]) -> SharedJson {
+    let mut object = SharedObject::with_capacity(N);
+    for (key, value) in entries {
+        object.insert_plain(key, value);
+    }
+    SharedJson::from(object)
+}
+
+/// [`super::turn::Usage::to_json`], composed.
+fn token_usage(usage: &super::turn::Usage) -> SharedJson {
+    let mut object = SharedObject::with_capacity(5);
+    object.insert_plain("inputTokenCount", usage.input_token_count.into());
+    object.insert_plain("outputTokenCount", usage.output_token_count.into());
+    let optional = [
+        ("cacheReadTokenCount", usage.cache_read_token_count),
+        ("cacheCreationTokenCount", usage.cache_creation_token_count),
+        ("reasoningTokenCount", usage.reasoning_token_count),
+    ];
+    for (name, count) in optional {
+        if count != 0 {
+            object.insert_plain(name, count.into());
+        }
+    }
+    SharedJson::from(object)
+}
+
 fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     let mut map = Map::with_capacity(N);
     for (key, value) in entries {
@@ -1683,6 +1706,22 @@ mod tests {
             ["agentContext", "data"]
         );
         assert!(fetched["agentContext"].ptr_eq(&inner_context));
+    }
+
+    #[test]
+    fn the_composed_token_usage_is_the_usages_json() {
+        let usage = super::super::turn::Usage {
+            input_token_count: 10,
+            output_token_count: 3,
+            reasoning_token_count: 2,
+            ..Default::default()
+        };
+        let composed = token_usage(&usage);
+        assert_eq!(composed.to_string(), usage.to_json().to_string());
+        assert_eq!(
+            token_usage(&Default::default()).to_string(),
+            r#"{"inputTokenCount":0,"outputTokenCount":0}"#
+        );
     }
 
     #[test]
