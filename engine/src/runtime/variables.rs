@@ -68,6 +68,32 @@ impl Engine {
         self.eval_warn(expr, scope, overlay).map(|(v, _)| v)
     }
 
+    /// Like [`Engine::eval`], the value shared: a context literal of variable paths and `now()`
+    /// (the AI agent's output element) is built without FEEL, sharing the variables it reads.
+    pub(crate) fn eval_shared(
+        &self,
+        expr: &Expr,
+        scope: Key,
+        overlay: Option<&dyn Overlay>,
+    ) -> Result<SharedJson, Failure> {
+        if let Expr::Feel(f) = expr
+            && let Some(parts) = f.context_of_paths()
+        {
+            let json = |name: &str| -> Option<JsonRef<'_>> {
+                match overlay.and_then(|o| o.value(name)) {
+                    Some(v) => Some(v),
+                    None => self.lookup_var(scope, name).map(SharedJson::view),
+                }
+            };
+            if let Some(value) = baton_feel_bridge::context_value(parts, &json, self.now) {
+                // The evaluation it stands for takes a seed: later ones draw the same.
+                self.next_feel_seed();
+                return Ok(value);
+            }
+        }
+        self.eval(expr, scope, overlay).map(SharedJson::new)
+    }
+
     /// Like [`Engine::eval`], with the warnings FEEL reported (Zeebe appends them to type
     /// mismatch messages).
     pub(crate) fn eval_warn(
