@@ -417,9 +417,9 @@ pub mod baton_feel_bridge {
                 },
                 super::ContextPart::Now => object.insert_plain(
                     key,
-                    baton_feel::Value::date_time(baton_feel::temporal::DateTime::Zoned(
-                        zoned_now(now_ms),
-                    ))
+                    baton_feel::Value::date_time(baton_feel::temporal::DateTime::Zoned(zoned_now(
+                        now_ms,
+                    )))
                     .to_json(),
                 ),
             }

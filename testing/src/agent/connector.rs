@@ -613,19 +613,19 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         }
         "TOOL_DISCOVERY" => {
             let mut tools = stored_tools();
-            let results = plain_items(vars.get("toolCallResults"));
+            let results = result_items(vars.get("toolCallResults"));
             for client in &mcp_clients {
                 let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
                 let Some(result) = results.as_ref().and_then(|r| {
                     r.iter()
-                        .find(|r| r.get("id").and_then(Value::as_str) == Some(id.as_str()))
+                        .find(|r| r.get("id").and_then(JsonRef::as_str) == Some(id.as_str()))
                 }) else {
                     // Discovery still running: wait.
                     return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
                 };
-                let listed = at(result, "/content/toolDefinitions")
-                    .and_then(Value::as_array)
-                    .cloned()
+                let listed = result
+                    .at(&["content", "toolDefinitions"])
+                    .and_then(|l| with_plain(l, |l| l.as_array().cloned()))
                     .unwrap_or_default();
                 for definition in listed {
                     let Some(name) = definition.get("name").and_then(Value::as_str) else {
@@ -675,15 +675,12 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     let last_iteration_key = last_iteration_key.unwrap_or(assistant_count);
 
     // Split the results: entries without an id are events.
-    let result_values = plain_items(vars.get("toolCallResults"));
-    let results: Vec<&Value> = result_values
-        .as_ref()
+    let results: Vec<JsonRef<'_>> = result_items(vars.get("toolCallResults"))
         .map(|r| {
-            r.iter()
-                .map(|r| &**r)
+            r.into_iter()
                 .filter(|r| {
                     !r.get("id")
-                        .and_then(Value::as_str)
+                        .and_then(JsonRef::as_str)
                         .is_some_and(|id| discovery_ids.iter().any(|d| d == id))
                 })
                 .collect()
@@ -696,13 +693,13 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .to_string(),
         );
     }
-    let (events, tool_results): (Vec<&Value>, Vec<&Value>) = results
+    let (events, tool_results): (Vec<JsonRef<'_>>, Vec<JsonRef<'_>>) = results
         .into_iter()
-        .partition(|r| r.get("id").is_none_or(Value::is_null));
-    let mut by_id: IndexMap<String, &Value> = IndexMap::new();
+        .partition(|r| r.get("id").is_none_or(JsonRef::is_null));
+    let mut by_id: IndexMap<String, JsonRef<'_>> = IndexMap::new();
     for result in &tool_results {
-        let id = id_text(&result["id"]);
-        if by_id.insert(id.clone(), result).is_some() {
+        let id = id_text_ref(result.get("id"));
+        if by_id.insert(id.clone(), *result).is_some() {
             return fail(
                 None,
                 format!(
@@ -776,14 +773,20 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         .iter()
         .map(|e| {
             stamp_plain(event_message(
-                e.get("content").unwrap_or(&Value::Null),
+                &e.get("content")
+                    .map(JsonRef::to_json)
+                    .unwrap_or(Value::Null),
                 config.interrupt_on_events,
             ))
         })
         .collect();
     let event_contents: Vec<Value> = events
         .iter()
-        .map(|e| e.get("content").cloned().unwrap_or(Value::Null))
+        .map(|e| {
+            e.get("content")
+                .map(JsonRef::to_json)
+                .unwrap_or(Value::Null)
+        })
         .collect();
 
     let mut input_messages = Vec::new();
@@ -800,10 +803,13 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .unwrap_or_default();
             match by_id.get(&id) {
                 Some(result) => {
-                    let mut content = result.get("content").cloned().unwrap_or(Value::Null);
+                    let mut content = result
+                        .get("content")
+                        .map(JsonRef::to_json)
+                        .unwrap_or(Value::Null);
                     let element_id = result
                         .get("name")
-                        .and_then(Value::as_str)
+                        .and_then(JsonRef::as_str)
                         .unwrap_or(name)
                         .to_string();
                     if mcp_tool(name, &mcp_clients).is_some() {
@@ -815,7 +821,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                     block.insert_plain("content", content_blocks(&content));
                     block.insert_plain("elementId", element_id.into());
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
-                        block.insert_plain("completedAt", completed_at.clone());
+                        block.insert_plain("completedAt", completed_at.to_json());
                     } else if let Some(now) = &now {
                         block.insert_plain("completedAt", now.as_str().into());
                     }
@@ -1411,18 +1417,10 @@ fn id_text_ref(id: Option<JsonRef<'_>>) -> String {
     }
 }
 
-/// The items of an array variable as plain JSON: borrowed when plain (each result the engine
-/// appends to `toolCallResults` is), else copied. `None` when the value is not an array.
-fn plain_items(value: Option<&SharedJson>) -> Option<Vec<std::borrow::Cow<'_, Value>>> {
-    let items = value?.view().items()?;
-    Some(
-        items
-            .map(|item| match item.plain() {
-                Some(plain) => std::borrow::Cow::Borrowed(plain),
-                None => std::borrow::Cow::Owned(item.to_json()),
-            })
-            .collect(),
-    )
+/// The items of an array variable (`toolCallResults`), read in place. `None` when the value
+/// is not an array.
+fn result_items(value: Option<&SharedJson>) -> Option<Vec<JsonRef<'_>>> {
+    Some(value?.view().items()?.collect())
 }
 
 /// `read` of a part as plain JSON: in place when it is plain, else of a copy.
