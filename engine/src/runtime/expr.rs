@@ -404,7 +404,7 @@ pub mod baton_feel_bridge {
     pub fn context_value<'l>(
         parts: &[(Arc<str>, super::ContextPart)],
         json: &dyn Fn(&str) -> Option<JsonRef<'l>>,
-        now_ms: i64,
+        now: &dyn Fn() -> Json,
     ) -> Option<SharedJson> {
         use crate::runtime::shared_json::SharedObject;
         let mut object = SharedObject::with_capacity(parts.len());
@@ -415,16 +415,16 @@ pub mod baton_feel_bridge {
                     JsonRef::Shared(shared) => object.insert(key, shared.clone()),
                     JsonRef::Plain(plain) => object.insert_plain(key, plain.clone()),
                 },
-                super::ContextPart::Now => object.insert_plain(
-                    key,
-                    baton_feel::Value::date_time(baton_feel::temporal::DateTime::Zoned(zoned_now(
-                        now_ms,
-                    )))
-                    .to_json(),
-                ),
+                super::ContextPart::Now => object.insert_plain(key, now()),
             }
         }
         Some(object.into())
+    }
+
+    /// FEEL's `now()` at the given instant (epoch milliseconds, UTC), as JSON.
+    pub fn now_json(now_ms: i64) -> Json {
+        baton_feel::Value::date_time(baton_feel::temporal::DateTime::Zoned(zoned_now(now_ms)))
+            .to_json()
     }
 
     /// The engine clock as FEEL's `now()` sees it (UTC).
@@ -590,7 +590,8 @@ mod tests {
             };
             let feel = |name: &str| json(name).map(baton_feel_bridge::ref_to_feel);
             let now = 1_764_504_000_123;
-            let built = context_value(parts, &json, now).expect("built");
+            let built =
+                context_value(parts, &json, &|| baton_feel_bridge::now_json(now)).expect("built");
             let evaluated = evaluate(&f.parsed, &f.source, &feel, &json, now, 0);
             assert!(evaluated.warnings.is_empty());
             let evaluated = evaluated.result.unwrap();
@@ -606,7 +607,7 @@ mod tests {
             "result" => Some(float.view()),
             _ => None,
         };
-        assert!(context_value(parts, &json, 0).is_none());
+        assert!(context_value(parts, &json, &|| Json::Null).is_none());
         // Paths through the context's own keys, repeated keys, other calls: not this shape.
         assert!(feel("={a: x, b: a.y}").context_of_paths().is_none());
         assert!(feel("={a: x, a: y}").context_of_paths().is_none());
