@@ -812,13 +812,15 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         .and_then(JsonRef::as_str)
                         .unwrap_or(name)
                         .to_string();
-                    if mcp_tool(name, &mcp_clients).is_some() {
-                        content = mcp_result_content(content);
-                    }
                     let mut block = SharedObject::with_capacity(5);
                     block.insert_plain("id", id.as_str().into());
                     block.insert_plain("name", name.into());
-                    block.insert_plain("content", content_blocks(&content));
+                    if mcp_tool(name, &mcp_clients).is_some() {
+                        content = mcp_result_content(content);
+                        block.insert_plain("content", content_blocks(&content));
+                    } else {
+                        block.insert("content", content_blocks_shared(result.get("content")));
+                    }
                     block.insert_plain("elementId", element_id.into());
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
                         block.insert_plain("completedAt", completed_at.to_json());
@@ -1505,6 +1507,29 @@ fn content_blocks(content: &Value) -> Value {
     Value::Array(vec![Value::Object(block)])
 }
 
+/// [`content_blocks`] of a result's content read in place: a shared content is shared, not
+/// copied, and the block's keys are literals.
+fn content_blocks_shared(content: Option<JsonRef<'_>>) -> SharedJson {
+    let Some(content) = content else {
+        return SharedJson::new(Value::Array(Vec::new()));
+    };
+    let (kind, key) = match content.plain() {
+        Some(Value::Null) => return SharedJson::new(Value::Array(Vec::new())),
+        Some(Value::String(text)) if text.trim().is_empty() => {
+            return SharedJson::new(Value::Array(Vec::new()));
+        }
+        Some(Value::String(_)) => ("text", "text"),
+        _ => ("object", "content"),
+    };
+    let mut block = SharedObject::with_capacity(2);
+    block.insert_plain("type", kind.into());
+    match content {
+        JsonRef::Shared(shared) => block.insert(key, shared.clone()),
+        JsonRef::Plain(plain) => block.insert_plain(key, plain.clone()),
+    }
+    SharedJson::array(vec![block.into()])
+}
+
 /// The user message for an event (an event sub-process result).
 fn event_message(content: &Value, interrupt: bool) -> Value {
     let empty = match content {
@@ -1686,6 +1711,28 @@ impl JobAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_blocks_read_in_place_are_the_plain_ones() {
+        let contents = [
+            json!(null),
+            json!("  "),
+            json!("found 3 articles"),
+            json!({"orderId": "1042", "items": [1, 2]}),
+            json!([1, "two"]),
+            json!(7),
+        ];
+        for content in contents {
+            let plain = content_blocks(&content);
+            let shared = SharedJson::new(content.clone());
+            assert_eq!(content_blocks_shared(Some(shared.view())), plain);
+            let inside = json!({"content": content});
+            let part = JsonRef::Plain(&inside).get("content");
+            let built = content_blocks_shared(part);
+            assert_eq!(built.to_json().to_string(), plain.to_string());
+        }
+        assert_eq!(content_blocks_shared(None), content_blocks(&Value::Null));
+    }
 
     #[test]
     fn only_the_fetched_variables_reach_the_worker_the_innermost_one_wins() {
