@@ -229,14 +229,14 @@ impl Engine {
         let el = p.element(e);
         let def = el.ad_hoc.as_deref().expect("ad-hoc");
         if let (Some(oc), Some(oe)) = (&def.output_collection, &def.output_element) {
-            let value = self.eval(oe, child, None)?;
+            let value = self.eval_shared(oe, child, None)?;
             let collection = self.instances[&ahsp].vars.get(oc).map(|v| v.value.view());
             match collection.and_then(|c| c.items()) {
                 // The new collection shares the earlier results (records keep the old one).
                 Some(items) => {
                     let mut shared = Vec::with_capacity(items.len() + 1);
                     shared.extend(items.map(super::JsonRef::to_shared));
-                    shared.push(super::SharedJson::new(value));
+                    shared.push(value);
                     self.set_local(ahsp, oc, super::SharedJson::array(shared));
                 }
                 None if collection.is_some() => {
@@ -253,7 +253,7 @@ impl Engine {
                     ));
                 }
                 None => {
-                    self.set_local(ahsp, oc, super::SharedJson::new(Json::Array(vec![value])));
+                    self.set_local(ahsp, oc, super::SharedJson::array(vec![value]));
                 }
             }
         }

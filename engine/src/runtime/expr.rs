@@ -33,6 +33,18 @@ pub struct FeelExpr {
     /// The variable and keys the expression only reads
     /// ([`baton_feel_bridge::variable_path`]), found once here.
     path: Option<(Arc<str>, Vec<Arc<str>>)>,
+    /// The entries of a context literal whose values only read variable paths or call `now()`
+    /// ([`baton_feel_bridge::context_of_paths`]), found once here.
+    context: Option<Vec<(Arc<str>, ContextPart)>>,
+}
+
+/// A value of a context literal read without FEEL (see [`FeelExpr::context_of_paths`]).
+#[derive(Debug)]
+pub enum ContextPart {
+    /// `name` or `name.key1.key2…`.
+    Path(Arc<str>, Vec<Arc<str>>),
+    /// `now()`.
+    Now,
 }
 
 impl FeelExpr {
@@ -49,11 +61,13 @@ impl FeelExpr {
             })
             .flatten();
         let path = baton_feel_bridge::variable_path(&parsed);
+        let context = baton_feel_bridge::context_of_paths(&parsed);
         FeelExpr {
             source,
             parsed,
             constant,
             path,
+            context,
         }
     }
 
@@ -63,6 +77,14 @@ impl FeelExpr {
         self.path
             .as_ref()
             .map(|(name, keys)| (&**name, keys.as_slice()))
+    }
+
+    /// The entries of a context literal such as the AI agent's output element
+    /// `{id: toolCall._meta.id, name: toolCall._meta.name, content: toolCallResult, completedAt:
+    /// now()}`: keys distinct, each value a variable path (not through a key of the context) or
+    /// `now()` (no key named `now`).
+    pub fn context_of_paths(&self) -> Option<&[(Arc<str>, ContextPart)]> {
+        self.context.as_deref()
     }
 
     /// The value of a constant expression (see [`FeelExpr::new`]), shared.
@@ -306,7 +328,6 @@ pub mod baton_feel_bridge {
     /// without warnings.
     pub fn variable_path(parsed: &Parsed) -> Option<(Arc<str>, Vec<Arc<str>>)> {
         use baton_feel::ast::{Args, ExprKind as K};
-        let mut keys = Vec::new();
         let mut at = parsed.ast();
         if let K::Call(function, Args::Positional(args)) = &at.kind
             && &**function == "fromAi"
@@ -315,6 +336,52 @@ pub mod baton_feel_bridge {
         {
             at = &args[0];
         }
+        path_of(at)
+    }
+
+    /// The entries of a context literal whose values are variable paths or `now()` (see
+    /// [`super::FeelExpr::context_of_paths`]).
+    pub fn context_of_paths(parsed: &Parsed) -> Option<Vec<(Arc<str>, super::ContextPart)>> {
+        use baton_feel::ast::{Args, ExprKind as K};
+        let K::Context(entries) = &parsed.ast().kind else {
+            return None;
+        };
+        if entries.is_empty() || entries.len() > MAX_CONTEXT_PARTS {
+            return None;
+        }
+        let is_key = |name: &str| entries.iter().any(|(key, _)| &**key == name);
+        let mut parts = Vec::with_capacity(entries.len());
+        for (i, (key, value)) in entries.iter().enumerate() {
+            if entries[..i].iter().any(|(earlier, _)| earlier == key) {
+                return None;
+            }
+            let part = match &value.kind {
+                // A context entry named `now` holding a function would be called instead.
+                K::Call(function, Args::Positional(args))
+                    if &**function == "now" && args.is_empty() && !is_key("now") =>
+                {
+                    super::ContextPart::Now
+                }
+                _ => {
+                    let (root, keys) = path_of(value)?;
+                    // An entry reads the context's earlier entries before the variables.
+                    if is_key(&root) {
+                        return None;
+                    }
+                    super::ContextPart::Path(root, keys)
+                }
+            };
+            parts.push((key.clone(), part));
+        }
+        Some(parts)
+    }
+
+    const MAX_CONTEXT_PARTS: usize = 16;
+
+    /// `name` or `name.key1.key2…` (up to 8 keys).
+    fn path_of(mut at: &baton_feel::ast::Expr) -> Option<(Arc<str>, Vec<Arc<str>>)> {
+        use baton_feel::ast::ExprKind as K;
+        let mut keys = Vec::new();
         loop {
             match &at.kind {
                 K::Path(x, key) if keys.len() < MAX_PATH_KEYS => {
@@ -328,6 +395,43 @@ pub mod baton_feel_bridge {
                 _ => return None,
             }
         }
+    }
+
+    /// The value FEEL gives a context of paths and `now()` (see [`context_of_paths`]), built
+    /// without FEEL: each path's JSON shared or copied as it is, `now()` as FEEL converts it.
+    /// `None` (the caller evaluates in FEEL) when a path is missing or its value would not
+    /// survive FEEL's conversion unchanged ([`json_at`]).
+    pub fn context_value<'l>(
+        parts: &[(Arc<str>, super::ContextPart)],
+        json: &dyn Fn(&str) -> Option<JsonRef<'l>>,
+        now: &dyn Fn() -> Json,
+    ) -> Option<SharedJson> {
+        use crate::runtime::shared_json::SharedObject;
+        let mut object = SharedObject::with_capacity(parts.len());
+        for (key, part) in parts {
+            let key = key.to_string();
+            match part {
+                super::ContextPart::Path(name, keys) => match json_at(json(name)?, keys)? {
+                    JsonRef::Shared(shared) => object.insert(key, shared.clone()),
+                    JsonRef::Plain(plain) => object.insert_plain(key, plain.clone()),
+                },
+                super::ContextPart::Now => object.insert_plain(key, now()),
+            }
+        }
+        Some(object.into())
+    }
+
+    /// FEEL's `now()` at the given instant (epoch milliseconds, UTC), as JSON.
+    pub fn now_json(now_ms: i64) -> Json {
+        baton_feel::Value::date_time(baton_feel::temporal::DateTime::Zoned(zoned_now(now_ms)))
+            .to_json()
+    }
+
+    /// The engine clock as FEEL's `now()` sees it (UTC).
+    fn zoned_now(now_ms: i64) -> jiff::ZonedDateTime {
+        jiff::Timestamp::from_millisecond(now_ms)
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC)
     }
 
     /// A literal whose evaluation cannot fail or warn: a constant, or a list or context (with
@@ -400,9 +504,7 @@ pub mod baton_feel_bridge {
         now_ms: i64,
         seed: u64,
     ) -> Outcome {
-        let now = jiff::Timestamp::from_millisecond(now_ms)
-            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
-            .to_zoned_datetime(jiff::tz::TimeZone::UTC);
+        let now = zoned_now(now_ms);
         let env = baton_feel::Env {
             seed,
             ..baton_feel::Env::at(now)
@@ -461,6 +563,58 @@ mod tests {
             None
         );
         assert_eq!(path(r#"=fromAi(value: toolCall.q)"#), None);
+    }
+
+    #[test]
+    fn a_context_of_paths_and_now_is_built_as_feel_evaluates_it() {
+        use baton_feel_bridge::{context_value, evaluate};
+        let text = "={id: toolCall._meta.id, name: toolCall._meta.name, content: result, \
+                    completedAt: now()}";
+        let f = feel(text);
+        let parts = f.context_of_paths().expect("a context of paths");
+        let results = [
+            serde_json::json!({"articles": [{"title": "Returns", "score": 3}], "n": null}),
+            serde_json::json!("plain text"),
+            serde_json::json!(null),
+            serde_json::json!([1, "two", {"three": true}]),
+        ];
+        for result in results {
+            let tool_call = SharedJson::new(serde_json::json!({
+                "_meta": {"id": "call_1", "name": "search"}, "query": "x"
+            }));
+            let result = SharedJson::new(result);
+            let json = |name: &str| match name {
+                "toolCall" => Some(tool_call.view()),
+                "result" => Some(result.view()),
+                _ => None,
+            };
+            let feel = |name: &str| json(name).map(baton_feel_bridge::ref_to_feel);
+            let now = 1_764_504_000_123;
+            let built =
+                context_value(parts, &json, &|| baton_feel_bridge::now_json(now)).expect("built");
+            let evaluated = evaluate(&f.parsed, &f.source, &feel, &json, now, 0);
+            assert!(evaluated.warnings.is_empty());
+            let evaluated = evaluated.result.unwrap();
+            assert_eq!(built, evaluated);
+            // Same keys in the same order (equality compares objects as maps).
+            assert_eq!(built.to_json().to_string(), evaluated.to_string());
+        }
+        // A missing key or a number FEEL would change is left to FEEL (warnings, conversion).
+        let tool_call = SharedJson::new(serde_json::json!({"_meta": {"id": "c"}}));
+        let float = SharedJson::new(serde_json::json!(1.0));
+        let json = |name: &str| match name {
+            "toolCall" => Some(tool_call.view()),
+            "result" => Some(float.view()),
+            _ => None,
+        };
+        assert!(context_value(parts, &json, &|| Json::Null).is_none());
+        // Paths through the context's own keys, repeated keys, other calls: not this shape.
+        assert!(feel("={a: x, b: a.y}").context_of_paths().is_none());
+        assert!(feel("={a: x, a: y}").context_of_paths().is_none());
+        assert!(feel("={a: today()}").context_of_paths().is_none());
+        assert!(feel("={now: x, t: now()}").context_of_paths().is_none());
+        assert!(feel("={}").context_of_paths().is_none());
+        assert!(feel("={a: x.y, b: now()}").context_of_paths().is_some());
     }
 
     #[test]

@@ -186,6 +186,8 @@ pub struct Engine {
     /// FEEL evaluations so far: each one seeds `uuid()` and `random number()` with the next
     /// count, so values differ between evaluations and repeat from run to run.
     pub(crate) feel_evaluations: variables::EvaluationCounter,
+    /// FEEL's `now()` as JSON at the last instant it was built for (the clock moves rarely).
+    pub(crate) now_json: variables::NowJson,
     /// An empty variable document, shared by the records of commands without variables.
     pub(crate) empty_document: Arc<records::SharedVariableDocument>,
     /// The same for instance creations without variables or start instructions.
@@ -250,6 +252,7 @@ impl Engine {
             records: Vec::new(),
             position: 0,
             feel_evaluations: variables::EvaluationCounter::default(),
+            now_json: variables::NowJson::default(),
             queue: VecDeque::new(),
             instances: state::InstanceStore::default(),
             pending_vars: FxHashMap::default(),

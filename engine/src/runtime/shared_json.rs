@@ -27,14 +27,14 @@ enum Node {
     /// Plain JSON another owner shares as an `Arc` (a deployed element's
     /// `adHocSubProcessElements`): shared, not copied.
     Arc(Arc<Json>),
-    /// Boxed: a plain node stays the size of a `Json`.
-    Composed(Box<Composed>),
+    Composed(Composed),
 }
 
 struct Composed {
     parts: Parts,
-    /// The plain form, built the first time something reads the value as `&Json`.
-    plain: OnceLock<Json>,
+    /// The plain form, built the first time something reads the value as `&Json` (boxed: a
+    /// node is no larger than a plain `Json`).
+    plain: OnceLock<Box<Json>>,
 }
 
 enum Parts {
@@ -112,10 +112,10 @@ impl SharedJson {
     }
 
     fn composed(parts: Parts) -> SharedJson {
-        SharedJson(Arc::new(Node::Composed(Box::new(Composed {
+        SharedJson(Arc::new(Node::Composed(Composed {
             parts,
             plain: OnceLock::new(),
-        }))))
+        })))
     }
 
     /// Whether both are the very same value (not merely equal).
@@ -149,10 +149,10 @@ impl SharedJson {
         match Arc::try_unwrap(self.0) {
             Ok(Node::Plain(json)) => json,
             Ok(Node::Arc(json)) => Arc::unwrap_or_clone(json),
-            Ok(Node::Composed(composed)) => {
-                let Composed { parts, plain } = *composed;
-                plain.into_inner().unwrap_or_else(|| parts.build())
-            }
+            Ok(Node::Composed(Composed { parts, plain })) => match plain.into_inner() {
+                Some(plain) => *plain,
+                None => parts.build(),
+            },
             Err(shared) => SharedJson(shared).to_json(),
         }
     }
@@ -182,7 +182,7 @@ impl SharedJson {
 impl Composed {
     fn to_json(&self) -> Json {
         match self.plain.get() {
-            Some(plain) => plain.clone(),
+            Some(plain) => (**plain).clone(),
             None => self.parts.build(),
         }
     }
@@ -211,7 +211,9 @@ impl Deref for SharedJson {
         match &*self.0 {
             Node::Plain(json) => json,
             Node::Arc(json) => json,
-            Node::Composed(composed) => composed.plain.get_or_init(|| composed.parts.build()),
+            Node::Composed(composed) => composed
+                .plain
+                .get_or_init(|| Box::new(composed.parts.build())),
         }
     }
 }
@@ -633,6 +635,13 @@ mod tests {
         replaced.insert("b", json!(2));
         replaced.insert("a", json!(3));
         assert_eq!(SharedJson::from(replaced).to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn a_composed_node_is_no_larger_than_a_plain_one() {
+        // The composed parts live in the node (no allocation of their own), yet a plain value's
+        // allocation is no larger for them than an `Arc<Json>`'s.
+        assert_eq!(std::mem::size_of::<Node>(), std::mem::size_of::<Json>());
     }
 
     #[test]

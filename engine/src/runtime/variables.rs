@@ -68,6 +68,33 @@ impl Engine {
         self.eval_warn(expr, scope, overlay).map(|(v, _)| v)
     }
 
+    /// Like [`Engine::eval`], the value shared: a context literal of variable paths and `now()`
+    /// (the AI agent's output element) is built without FEEL, sharing the variables it reads.
+    pub(crate) fn eval_shared(
+        &self,
+        expr: &Expr,
+        scope: Key,
+        overlay: Option<&dyn Overlay>,
+    ) -> Result<SharedJson, Failure> {
+        if let Expr::Feel(f) = expr
+            && let Some(parts) = f.context_of_paths()
+        {
+            let json = |name: &str| -> Option<JsonRef<'_>> {
+                match overlay.and_then(|o| o.value(name)) {
+                    Some(v) => Some(v),
+                    None => self.lookup_var(scope, name).map(SharedJson::view),
+                }
+            };
+            let now = || self.now_json.at(self.now);
+            if let Some(value) = baton_feel_bridge::context_value(parts, &json, &now) {
+                // The evaluation it stands for takes a seed: later ones draw the same.
+                self.next_feel_seed();
+                return Ok(value);
+            }
+        }
+        self.eval(expr, scope, overlay).map(SharedJson::new)
+    }
+
     /// Like [`Engine::eval`], with the warnings FEEL reported (Zeebe appends them to type
     /// mismatch messages).
     pub(crate) fn eval_warn(
@@ -700,6 +727,34 @@ impl Clone for EvaluationCounter {
         EvaluationCounter(std::sync::atomic::AtomicU64::new(
             self.0.load(std::sync::atomic::Ordering::Relaxed),
         ))
+    }
+}
+
+/// The JSON of FEEL's `now()` (an ISO text, dear to format) kept for the instant it was built
+/// for: asked again at the same instant, it is cloned. A clone starts empty.
+#[derive(Debug, Default)]
+pub(crate) struct NowJson(std::sync::Mutex<Option<(i64, Json)>>);
+
+impl NowJson {
+    fn at(&self, now_ms: i64) -> Json {
+        let mut cached = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*cached {
+            Some((at, json)) if *at == now_ms => json.clone(),
+            _ => {
+                let json = baton_feel_bridge::now_json(now_ms);
+                *cached = Some((now_ms, json.clone()));
+                json
+            }
+        }
+    }
+}
+
+impl Clone for NowJson {
+    fn clone(&self) -> Self {
+        NowJson::default()
     }
 }
 

@@ -613,19 +613,19 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         }
         "TOOL_DISCOVERY" => {
             let mut tools = stored_tools();
-            let results = plain_items(vars.get("toolCallResults"));
+            let results = result_items(vars.get("toolCallResults"));
             for client in &mcp_clients {
                 let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
                 let Some(result) = results.as_ref().and_then(|r| {
                     r.iter()
-                        .find(|r| r.get("id").and_then(Value::as_str) == Some(id.as_str()))
+                        .find(|r| r.get("id").and_then(JsonRef::as_str) == Some(id.as_str()))
                 }) else {
                     // Discovery still running: wait.
                     return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
                 };
-                let listed = at(result, "/content/toolDefinitions")
-                    .and_then(Value::as_array)
-                    .cloned()
+                let listed = result
+                    .at(&["content", "toolDefinitions"])
+                    .and_then(|l| with_plain(l, |l| l.as_array().cloned()))
                     .unwrap_or_default();
                 for definition in listed {
                     let Some(name) = definition.get("name").and_then(Value::as_str) else {
@@ -675,15 +675,12 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     let last_iteration_key = last_iteration_key.unwrap_or(assistant_count);
 
     // Split the results: entries without an id are events.
-    let result_values = plain_items(vars.get("toolCallResults"));
-    let results: Vec<&Value> = result_values
-        .as_ref()
+    let results: Vec<JsonRef<'_>> = result_items(vars.get("toolCallResults"))
         .map(|r| {
-            r.iter()
-                .map(|r| &**r)
+            r.into_iter()
                 .filter(|r| {
                     !r.get("id")
-                        .and_then(Value::as_str)
+                        .and_then(JsonRef::as_str)
                         .is_some_and(|id| discovery_ids.iter().any(|d| d == id))
                 })
                 .collect()
@@ -696,13 +693,13 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .to_string(),
         );
     }
-    let (events, tool_results): (Vec<&Value>, Vec<&Value>) = results
+    let (events, tool_results): (Vec<JsonRef<'_>>, Vec<JsonRef<'_>>) = results
         .into_iter()
-        .partition(|r| r.get("id").is_none_or(Value::is_null));
-    let mut by_id: IndexMap<String, &Value> = IndexMap::new();
+        .partition(|r| r.get("id").is_none_or(JsonRef::is_null));
+    let mut by_id: IndexMap<String, JsonRef<'_>> = IndexMap::new();
     for result in &tool_results {
-        let id = id_text(&result["id"]);
-        if by_id.insert(id.clone(), result).is_some() {
+        let id = id_text_ref(result.get("id"));
+        if by_id.insert(id.clone(), *result).is_some() {
             return fail(
                 None,
                 format!(
@@ -754,22 +751,21 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     };
 
     let now = job.now.map(str::to_string);
-    let timestamp = || {
-        now.as_ref()
-            .map(|now| object([("timestamp", now.as_str().into())]))
-    };
     let stamp_plain = |mut message: Value| {
-        if let Some(metadata) = timestamp()
+        if let Some(now) = &now
             && let Value::Object(fields) = &mut message
         {
-            fields.insert("metadata".into(), metadata);
+            fields.insert(
+                "metadata".into(),
+                object([("timestamp", now.as_str().into())]),
+            );
         }
         SharedJson::new(message)
     };
     // The messages the connector writes are composed: literal keys, no hash tables.
     let stamp = |mut message: SharedObject| {
-        if let Some(metadata) = timestamp() {
-            message.insert_plain("metadata", metadata);
+        if let Some(now) = &now {
+            message.insert("metadata", composed([("timestamp", now.as_str().into())]));
         }
         SharedJson::from(message)
     };
@@ -777,14 +773,20 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         .iter()
         .map(|e| {
             stamp_plain(event_message(
-                e.get("content").unwrap_or(&Value::Null),
+                &e.get("content")
+                    .map(JsonRef::to_json)
+                    .unwrap_or(Value::Null),
                 config.interrupt_on_events,
             ))
         })
         .collect();
     let event_contents: Vec<Value> = events
         .iter()
-        .map(|e| e.get("content").cloned().unwrap_or(Value::Null))
+        .map(|e| {
+            e.get("content")
+                .map(JsonRef::to_json)
+                .unwrap_or(Value::Null)
+        })
         .collect();
 
     let mut input_messages = Vec::new();
@@ -801,22 +803,27 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .unwrap_or_default();
             match by_id.get(&id) {
                 Some(result) => {
-                    let mut content = result.get("content").cloned().unwrap_or(Value::Null);
+                    let mut content = result
+                        .get("content")
+                        .map(JsonRef::to_json)
+                        .unwrap_or(Value::Null);
                     let element_id = result
                         .get("name")
-                        .and_then(Value::as_str)
+                        .and_then(JsonRef::as_str)
                         .unwrap_or(name)
                         .to_string();
-                    if mcp_tool(name, &mcp_clients).is_some() {
-                        content = mcp_result_content(content);
-                    }
                     let mut block = SharedObject::with_capacity(5);
                     block.insert_plain("id", id.as_str().into());
                     block.insert_plain("name", name.into());
-                    block.insert_plain("content", content_blocks(&content));
+                    if mcp_tool(name, &mcp_clients).is_some() {
+                        content = mcp_result_content(content);
+                        block.insert_plain("content", content_blocks(&content));
+                    } else {
+                        block.insert("content", content_blocks_shared(result.get("content")));
+                    }
                     block.insert_plain("elementId", element_id.into());
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
-                        block.insert_plain("completedAt", completed_at.clone());
+                        block.insert_plain("completedAt", completed_at.to_json());
                     } else if let Some(now) = &now {
                         block.insert_plain("completedAt", now.as_str().into());
                     }
@@ -1065,7 +1072,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         if calls.is_empty() { "STOP" } else { "TOOL_USE" }.into(),
     );
     if let Some(now) = &now {
-        assistant.insert_plain("metadata", object([("timestamp", now.as_str().into())]));
+        assistant.insert("metadata", composed([("timestamp", now.as_str().into())]));
     }
     // Shared by the final response when it carries it.
     let assistant = SharedJson::from(assistant);
@@ -1086,22 +1093,19 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
     let mut context = SharedObject::with_capacity(7);
     context.insert_plain("schemaVersion", 1.into());
     context.insert_plain("state", "READY".into());
-    context.insert_plain(
+    context.insert(
         "metadata",
-        object([
+        composed([
             ("processDefinitionKey", process_definition_key.into()),
             ("processInstanceKey", process_instance_key.into()),
             ("lastIterationKey", (last_iteration_key + 1).into()),
         ]),
     );
-    context.insert_plain(
-        "metrics",
-        object([
-            ("modelCalls", metrics.model_calls.into()),
-            ("tokenUsage", metrics.usage.to_json()),
-            ("toolCalls", metrics.tool_calls.into()),
-        ]),
-    );
+    let mut metrics_object = SharedObject::with_capacity(3);
+    metrics_object.insert_plain("modelCalls", metrics.model_calls.into());
+    metrics_object.insert("tokenUsage", token_usage(&metrics.usage));
+    metrics_object.insert_plain("toolCalls", metrics.tool_calls.into());
+    context.insert("metrics", metrics_object);
     context.insert("toolDefinitions", tools_json);
     context.insert("conversation", conversation);
     if !mcp_clients.is_empty() {
@@ -1415,18 +1419,10 @@ fn id_text_ref(id: Option<JsonRef<'_>>) -> String {
     }
 }
 
-/// The items of an array variable as plain JSON: borrowed when plain (each result the engine
-/// appends to `toolCallResults` is), else copied. `None` when the value is not an array.
-fn plain_items(value: Option<&SharedJson>) -> Option<Vec<std::borrow::Cow<'_, Value>>> {
-    let items = value?.view().items()?;
-    Some(
-        items
-            .map(|item| match item.plain() {
-                Some(plain) => std::borrow::Cow::Borrowed(plain),
-                None => std::borrow::Cow::Owned(item.to_json()),
-            })
-            .collect(),
-    )
+/// The items of an array variable (`toolCallResults`), read in place. `None` when the value
+/// is not an array.
+fn result_items(value: Option<&SharedJson>) -> Option<Vec<JsonRef<'_>>> {
+    Some(value?.view().items()?.collect())
 }
 
 /// `read` of a part as plain JSON: in place when it is plain, else of a copy.
@@ -1463,6 +1459,33 @@ fn text_part(text: &str) -> Value {
     object([("type", "text".into()), ("text", text.into())])
 }
 
+/// A composed object of plain entries with literal keys (no `String` per key, no hash table).
+fn composed<const N: usize>(entries: [(&'static str, Value); N]) -> SharedJson {
+    let mut object = SharedObject::with_capacity(N);
+    for (key, value) in entries {
+        object.insert_plain(key, value);
+    }
+    SharedJson::from(object)
+}
+
+/// [`super::turn::Usage::to_json`], composed.
+fn token_usage(usage: &super::turn::Usage) -> SharedJson {
+    let mut object = SharedObject::with_capacity(5);
+    object.insert_plain("inputTokenCount", usage.input_token_count.into());
+    object.insert_plain("outputTokenCount", usage.output_token_count.into());
+    let optional = [
+        ("cacheReadTokenCount", usage.cache_read_token_count),
+        ("cacheCreationTokenCount", usage.cache_creation_token_count),
+        ("reasoningTokenCount", usage.reasoning_token_count),
+    ];
+    for (name, count) in optional {
+        if count != 0 {
+            object.insert_plain(name, count.into());
+        }
+    }
+    SharedJson::from(object)
+}
+
 fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     let mut map = Map::with_capacity(N);
     for (key, value) in entries {
@@ -1482,6 +1505,29 @@ fn content_blocks(content: &Value) -> Value {
     block.insert("type".into(), kind.into());
     block.insert(key.into(), value);
     Value::Array(vec![Value::Object(block)])
+}
+
+/// [`content_blocks`] of a result's content read in place: a shared content is shared, not
+/// copied, and the block's keys are literals.
+fn content_blocks_shared(content: Option<JsonRef<'_>>) -> SharedJson {
+    let Some(content) = content else {
+        return SharedJson::new(Value::Array(Vec::new()));
+    };
+    let (kind, key) = match content.plain() {
+        Some(Value::Null) => return SharedJson::new(Value::Array(Vec::new())),
+        Some(Value::String(text)) if text.trim().is_empty() => {
+            return SharedJson::new(Value::Array(Vec::new()));
+        }
+        Some(Value::String(_)) => ("text", "text"),
+        _ => ("object", "content"),
+    };
+    let mut block = SharedObject::with_capacity(2);
+    block.insert_plain("type", kind.into());
+    match content {
+        JsonRef::Shared(shared) => block.insert(key, shared.clone()),
+        JsonRef::Plain(plain) => block.insert_plain(key, plain.clone()),
+    }
+    SharedJson::array(vec![block.into()])
 }
 
 /// The user message for an event (an event sub-process result).
@@ -1667,6 +1713,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn content_blocks_read_in_place_are_the_plain_ones() {
+        let contents = [
+            json!(null),
+            json!("  "),
+            json!("found 3 articles"),
+            json!({"orderId": "1042", "items": [1, 2]}),
+            json!([1, "two"]),
+            json!(7),
+        ];
+        for content in contents {
+            let plain = content_blocks(&content);
+            let shared = SharedJson::new(content.clone());
+            assert_eq!(content_blocks_shared(Some(shared.view())), plain);
+            let inside = json!({"content": content});
+            let part = JsonRef::Plain(&inside).get("content");
+            let built = content_blocks_shared(part);
+            assert_eq!(built.to_json().to_string(), plain.to_string());
+        }
+        assert_eq!(content_blocks_shared(None), content_blocks(&Value::Null));
+    }
+
+    #[test]
     fn only_the_fetched_variables_reach_the_worker_the_innermost_one_wins() {
         let outer_context = SharedJson::new(json!({"state": "OUTER"}));
         let inner_context = SharedJson::new(json!({"state": "READY"}));
@@ -1683,6 +1751,22 @@ mod tests {
             ["agentContext", "data"]
         );
         assert!(fetched["agentContext"].ptr_eq(&inner_context));
+    }
+
+    #[test]
+    fn the_composed_token_usage_is_the_usages_json() {
+        let usage = super::super::turn::Usage {
+            input_token_count: 10,
+            output_token_count: 3,
+            reasoning_token_count: 2,
+            ..Default::default()
+        };
+        let composed = token_usage(&usage);
+        assert_eq!(composed.to_string(), usage.to_json().to_string());
+        assert_eq!(
+            token_usage(&Default::default()).to_string(),
+            r#"{"inputTokenCount":0,"outputTokenCount":0}"#
+        );
     }
 
     #[test]
