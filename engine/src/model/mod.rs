@@ -11,6 +11,7 @@
 
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
+use smallvec::SmallVec;
 
 pub mod parse;
 pub(crate) mod xml;
@@ -28,110 +29,17 @@ pub struct Span {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ElementIdx(pub u32);
 
-/// Index of a sequence flow in `Process::flows`. (`Default` is flow 0: only a filler for
-/// [`FlowList`]'s unused slots.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+/// Index of a sequence flow in `Process::flows`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FlowIdx(pub u32);
 
-/// A short list kept inline: up to `N` items cost no allocation, more move to the heap.
+/// The incoming or outgoing flows of a flow node, kept inline up to two.
 ///
 /// A modeler file gives nearly every flow node one or two incoming and outgoing flows and
 /// nearly every edge two to four waypoints: as `Vec`s these were a third of a deploy's
-/// allocations (each one a `malloc` and a `free`). Reads as a slice.
-#[derive(Clone)]
-pub struct InlineList<T, const N: usize> {
-    /// How many of `inline` are used (0 once spilled).
-    len: u8,
-    inline: [T; N],
-    /// Every item, once there were more than `N` (then `inline` is unused).
-    spilled: Vec<T>,
-}
-
-impl<T: Copy + Default, const N: usize> InlineList<T, N> {
-    pub fn new() -> Self {
-        const { assert!(N < u8::MAX as usize) };
-        InlineList {
-            len: 0,
-            inline: [T::default(); N],
-            spilled: Vec::new(),
-        }
-    }
-
-    pub fn push(&mut self, item: T) {
-        if !self.spilled.is_empty() {
-            self.spilled.push(item);
-        } else if (self.len as usize) < N {
-            self.inline[self.len as usize] = item;
-            self.len += 1;
-        } else {
-            let mut spilled = Vec::with_capacity(N * 2);
-            spilled.extend_from_slice(&self.inline);
-            spilled.push(item);
-            self.spilled = spilled;
-            self.len = 0;
-        }
-    }
-}
-
-impl<T: Copy + Default, const N: usize> Default for InlineList<T, N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<T, const N: usize> std::ops::Deref for InlineList<T, N> {
-    type Target = [T];
-
-    fn deref(&self) -> &[T] {
-        if self.spilled.is_empty() {
-            &self.inline[..self.len as usize]
-        } else {
-            &self.spilled
-        }
-    }
-}
-
-impl<'l, T, const N: usize> IntoIterator for &'l InlineList<T, N> {
-    type Item = &'l T;
-    type IntoIter = std::slice::Iter<'l, T>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl<T: Copy + Default, const N: usize> FromIterator<T> for InlineList<T, N> {
-    fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
-        let mut list = Self::new();
-        for item in items {
-            list.push(item);
-        }
-        list
-    }
-}
-
-impl<T: Copy + Default, const N: usize> From<Vec<T>> for InlineList<T, N> {
-    fn from(items: Vec<T>) -> Self {
-        items.into_iter().collect()
-    }
-}
-
-impl<T: PartialEq, const N: usize> PartialEq for InlineList<T, N> {
-    fn eq(&self, other: &Self) -> bool {
-        **self == **other
-    }
-}
-
-impl<T: Eq, const N: usize> Eq for InlineList<T, N> {}
-
-impl<T: std::fmt::Debug, const N: usize> std::fmt::Debug for InlineList<T, N> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
-    }
-}
-
-/// The sequence flows into or out of a flow node.
-pub type FlowList = InlineList<FlowIdx, 2>;
+/// allocations (each one a `malloc` and a `free`); edges keep their waypoints inline up to four
+/// the same way. Reads as a slice.
+pub type FlowList = SmallVec<[FlowIdx; 2]>;
 
 /// An attribute or element text that Zeebe reads as an expression: FEEL when it starts with `=`,
 /// else a static value.
@@ -742,33 +650,13 @@ pub struct Shape {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edge {
-    pub waypoints: InlineList<(f64, f64), 4>,
+    pub waypoints: SmallVec<[(f64, f64); 4]>,
     pub label: Option<Bounds>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn inline_lists_read_as_slices_inline_or_spilled() {
-        let mut list = FlowList::new();
-        assert!(list.is_empty());
-        list.push(FlowIdx(7));
-        list.push(FlowIdx(8));
-        assert_eq!(*list, [FlowIdx(7), FlowIdx(8)]);
-        list.push(FlowIdx(9));
-        list.push(FlowIdx(10));
-        assert_eq!(*list, [FlowIdx(7), FlowIdx(8), FlowIdx(9), FlowIdx(10)]);
-        assert_eq!(list, (7..11).map(FlowIdx).collect());
-        assert_ne!(list, FlowList::from(vec![FlowIdx(7)]));
-        assert_eq!(
-            format!("{:?}", FlowList::from(vec![FlowIdx(1)])),
-            "[FlowIdx(1)]"
-        );
-        let collected: Vec<u32> = (&list).into_iter().map(|f| f.0).collect();
-        assert_eq!(collected, [7, 8, 9, 10]);
-    }
 
     #[test]
     fn feel_is_parsed_once_and_never_for_other_text() {

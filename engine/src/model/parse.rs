@@ -1627,7 +1627,7 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                     })
                 } else if element.is(Ns::BpmnDi, "BPMNEdge") {
                     Drawn::Edge(Edge {
-                        waypoints: InlineList::new(),
+                        waypoints: SmallVec::new(),
                         label: None,
                     })
                 } else {
