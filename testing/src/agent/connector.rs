@@ -1471,17 +1471,8 @@ fn composed<const N: usize>(entries: [(&'static str, Value); N]) -> SharedJson {
 /// [`super::turn::Usage::to_json`], composed.
 fn token_usage(usage: &super::turn::Usage) -> SharedJson {
     let mut object = SharedObject::with_capacity(5);
-    object.insert_plain("inputTokenCount", usage.input_token_count.into());
-    object.insert_plain("outputTokenCount", usage.output_token_count.into());
-    let optional = [
-        ("cacheReadTokenCount", usage.cache_read_token_count),
-        ("cacheCreationTokenCount", usage.cache_creation_token_count),
-        ("reasoningTokenCount", usage.reasoning_token_count),
-    ];
-    for (name, count) in optional {
-        if count != 0 {
-            object.insert_plain(name, count.into());
-        }
+    for (name, count) in usage.entries() {
+        object.insert_plain(name, count.into());
     }
     SharedJson::from(object)
 }

@@ -132,20 +132,27 @@ impl Usage {
         self.reasoning_token_count += other.reasoning_token_count;
     }
 
-    /// The connector's `tokenUsage` object: input and output always, the others when not zero.
-    pub fn to_json(&self) -> Value {
-        let mut object = Map::with_capacity(5);
-        object.insert("inputTokenCount".into(), self.input_token_count.into());
-        object.insert("outputTokenCount".into(), self.output_token_count.into());
+    /// The connector's `tokenUsage` entries: input and output always, the others when not zero.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&'static str, u64)> {
+        let always = [
+            ("inputTokenCount", self.input_token_count),
+            ("outputTokenCount", self.output_token_count),
+        ];
         let optional = [
             ("cacheReadTokenCount", self.cache_read_token_count),
             ("cacheCreationTokenCount", self.cache_creation_token_count),
             ("reasoningTokenCount", self.reasoning_token_count),
         ];
-        for (name, count) in optional {
-            if count != 0 {
-                object.insert(name.into(), count.into());
-            }
+        always
+            .into_iter()
+            .chain(optional.into_iter().filter(|(_, count)| *count != 0))
+    }
+
+    /// The connector's `tokenUsage` object ([`Usage::entries`]).
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::with_capacity(5);
+        for (name, count) in self.entries() {
+            object.insert(name.into(), count.into());
         }
         Value::Object(object)
     }
