@@ -87,8 +87,6 @@ impl Engine {
             };
             let now = || self.now_json.at(self.now);
             if let Some(value) = baton_feel_bridge::context_value(parts, &json, &now) {
-                // The evaluation it stands for takes a seed: later ones draw the same.
-                self.next_feel_seed();
                 return Ok(value);
             }
         }
@@ -149,7 +147,8 @@ impl Engine {
     }
 
     /// The seed of the next FEEL evaluation's `uuid()` and `random number()`. Only evaluations
-    /// take one: an expression answered without FEEL (a constant, `=name`) draws nothing.
+    /// take one: an expression answered without FEEL (a constant, `=name`, a context of paths) draws
+    /// nothing.
     pub(crate) fn next_feel_seed(&self) -> u64 {
         self.feel_evaluations.next()
     }
