@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde_json::{Map, Value as Json};
+use serde_json::Value as Json;
 
 use super::Engine;
 use super::executable::Mapping;
@@ -440,7 +440,7 @@ impl Engine {
             };
             put_path(&mut doc, &m.target, value, |name| {
                 if merge_with_scope {
-                    self.lookup_var(scope, name).map(SharedJson::to_json)
+                    self.lookup_var(scope, name).cloned()
                 } else {
                     None
                 }
@@ -596,11 +596,13 @@ impl DocValue<'_> {
 
 /// Writes `value` at a dotted target path into the document. The top-level entry starts from an
 /// earlier result in the document, else from `base` (the scope's value, for output mappings).
+/// A nested target builds a composed object (`SharedJson::put_at`): the value and the entries
+/// beside the path are shared, not copied, and the keys are the target's own segments.
 fn put_path(
     doc: &mut SharedVariableDocument,
     path: &[Arc<str>],
     value: SharedJson,
-    base: impl Fn(&str) -> Option<Json>,
+    base: impl Fn(&str) -> Option<SharedJson>,
 ) {
     let Some((first, rest)) = path.split_first() else {
         return;
@@ -609,9 +611,8 @@ fn put_path(
         doc.insert(first.to_string(), value);
         return;
     }
-    let value = value.into_json();
-    // The entry is built in place: an earlier result is extended, not copied. A document holds
-    // a few entries: they are scanned rather than hashed.
+    // The entry is extended in place: an earlier result is not copied. A document holds a few
+    // entries: they are scanned rather than hashed.
     let found = if doc.len() <= SCAN_LIMIT {
         doc.keys().position(|k| **k == **first)
     } else {
@@ -620,65 +621,23 @@ fn put_path(
     let index = match found {
         Some(i) if doc[i].view().is_object() => i,
         found => {
-            let root = match base(first) {
-                Some(v @ Json::Object(_)) => v,
-                _ => Json::Object(Map::new()),
-            };
+            let root = base(first)
+                .filter(|v| v.view().is_object())
+                .unwrap_or_else(SharedJson::empty_object);
             match found {
                 Some(i) => {
-                    doc[i] = SharedJson::new(root);
+                    doc[i] = root;
                     i
                 }
-                None => doc.insert_full(first.to_string(), SharedJson::new(root)).0,
+                None => doc.insert_full(first.to_string(), root).0,
             }
         }
     };
-    let Some(mut node) = doc.get_index_mut(index).map(|(_, v)| v.make_mut()) else {
-        return;
-    };
-    for (i, seg) in rest.iter().enumerate() {
-        let obj = match node {
-            Json::Object(m) => m,
-            other => {
-                *other = Json::Object(Map::new());
-                match other {
-                    Json::Object(m) => m,
-                    _ => unreachable!("just set to an object"),
-                }
-            }
-        };
-        if i == rest.len() - 1 {
-            obj.insert(seg.to_string(), value);
-            break;
-        }
-        let entry = child_object(obj, seg);
-        if !entry.is_object() {
-            *entry = Json::Object(Map::new());
-        }
-        node = entry;
-    }
+    doc[index].put_at(rest, value);
 }
 
-/// Objects and documents this small are scanned in order rather than hashed.
+/// Documents this small are scanned in order rather than hashed.
 const SCAN_LIMIT: usize = 8;
-
-/// The entry `key` of `object`, an empty object added at the end when it is missing. A small
-/// object is scanned (no key hashed; a new key is the last entry).
-fn child_object<'m>(object: &'m mut Map<String, Json>, key: &str) -> &'m mut Json {
-    if object.len() > SCAN_LIMIT {
-        return object
-            .entry(key)
-            .or_insert_with(|| Json::Object(Map::new()));
-    }
-    match object.keys().position(|k| k == key) {
-        Some(i) => object.values_mut().nth(i),
-        None => {
-            object.insert(key.to_string(), Json::Object(Map::new()));
-            object.values_mut().next_back()
-        }
-    }
-    .expect("the entry is there")
-}
 
 /// Zeebe's message for an expression result of the wrong type, with FEEL's warnings appended.
 pub(crate) fn type_mismatch(
@@ -760,14 +719,14 @@ impl Clone for NowJson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Map, json};
 
     #[test]
     fn nested_targets_merge() {
         let mut doc = SharedVariableDocument::new();
         let path: Vec<Arc<str>> = vec!["a".into(), "b".into(), "c".into()];
         put_path(&mut doc, &path, SharedJson::new(json!(1)), |_| {
-            Some(json!({"x": 2, "b": {"y": 3}}))
+            Some(SharedJson::new(json!({"x": 2, "b": {"y": 3}})))
         });
         assert_eq!(*doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}}));
         let path: Vec<Arc<str>> = vec!["a".into(), "d".into()];
@@ -781,8 +740,9 @@ mod tests {
         let base: Map<String, Json> = (0..12).map(|i| (format!("k{i}"), json!(i))).collect();
         let base = Json::Object(base);
         let path: Vec<Arc<str>> = vec!["a".into(), "k11".into(), "z".into()];
+        let scope_value = SharedJson::new(base.clone());
         put_path(&mut doc, &path, SharedJson::new(json!(1)), |_| {
-            Some(base.clone())
+            Some(scope_value.clone())
         });
         let path: Vec<Arc<str>> = vec!["a".into(), "new".into(), "z".into()];
         put_path(&mut doc, &path, SharedJson::new(json!(2)), |_| None);
@@ -792,5 +752,30 @@ mod tests {
         assert_eq!(doc["a"]["k11"], json!({"z": 1}));
         assert_eq!(doc["a"]["new"], json!({"z": 2}));
         assert_eq!(doc["a"]["k0"], json!(0));
+        // The scope's value is not changed by the document built from it.
+        assert_eq!(*scope_value, base);
+    }
+
+    #[test]
+    fn nested_targets_share_the_value() {
+        let mut doc = SharedVariableDocument::new();
+        let schema = SharedJson::new(json!({"type": "object"}));
+        let path: Vec<Arc<str>> = vec!["data".into(), "format".into(), "schema".into()];
+        put_path(&mut doc, &path, schema.clone(), |_| None);
+        let path: Vec<Arc<str>> = vec!["data".into(), "format".into(), "type".into()];
+        put_path(&mut doc, &path, SharedJson::new(json!("json")), |_| None);
+        let at = doc["data"].view().at(&["format", "schema"]).unwrap();
+        assert!(at.to_shared().ptr_eq(&schema));
+        assert_eq!(
+            doc["data"],
+            json!({"format": {"schema": {"type": "object"}, "type": "json"}})
+        );
+        // A scalar on the path becomes an object.
+        let path: Vec<Arc<str>> = vec!["data".into(), "format".into(), "type".into(), "x".into()];
+        put_path(&mut doc, &path, SharedJson::new(json!(1)), |_| None);
+        assert_eq!(
+            doc["data"],
+            json!({"format": {"schema": {"type": "object"}, "type": {"x": 1}}})
+        );
     }
 }

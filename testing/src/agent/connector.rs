@@ -167,8 +167,9 @@ pub enum ResponseFormat {
         parse_json: bool,
     },
     Json {
-        /// Shared: every request of a job carries it.
-        schema: Option<Arc<Value>>,
+        /// Shared: every request of a job carries it (and the process's constant is not
+        /// copied).
+        schema: Option<SharedJson>,
         schema_name: Option<String>,
     },
 }
@@ -361,7 +362,10 @@ impl ConnectorCache {
         {
             return Ok(cached.config.clone());
         }
-        let config = Arc::new(read_config(provider.map(|p| &**p), data.map(|d| &**d))?);
+        let config = Arc::new(read_config(
+            provider.map(SharedJson::view),
+            data.map(SharedJson::view),
+        )?);
         self.config = Some(CachedConfig {
             provider: provider.cloned(),
             data: data.cloned(),
@@ -1255,9 +1259,14 @@ impl FailureContext {
     }
 }
 
-fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config, Vec<String>> {
+/// Reads `provider` and `data` in place (the engine builds them as composed objects out of
+/// the input mappings: the response schema, for one, is shared with the deployed process).
+fn read_config(
+    provider: Option<JsonRef<'_>>,
+    data: Option<JsonRef<'_>>,
+) -> Result<Config, Vec<String>> {
     let mut violations = Vec::new();
-    if provider.is_none_or(Value::is_null) {
+    if provider.is_none_or(JsonRef::is_null) {
         violations.push("provider: must not be null".to_string());
     }
     let Some(data) = data.filter(|d| d.is_object()) else {
@@ -1266,7 +1275,7 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
     };
     let text = |pointer: &str| {
         at(data, pointer)
-            .and_then(Value::as_str)
+            .and_then(JsonRef::as_str)
             .map(str::to_string)
     };
     let user_prompt = text("/userPrompt/prompt");
@@ -1274,7 +1283,8 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
         violations.push("data.userPrompt.prompt: must not be blank".to_string());
     }
     let max_model_calls = match at(data, "/limits/maxModelCalls") {
-        None | Some(Value::Null) => 10,
+        None => 10,
+        Some(value) if value.is_null() => 10,
         Some(value) => match value.as_i64() {
             Some(n) if n >= 1 => n as u64,
             _ => {
@@ -1287,7 +1297,7 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
     };
     let interrupt_on_events = match data.get("events").filter(|e| !e.is_null()) {
         None => false,
-        Some(events) => match events.get("behavior").and_then(Value::as_str) {
+        Some(events) => match events.get("behavior").and_then(JsonRef::as_str) {
             Some("INTERRUPT_TOOL_CALLS") => true,
             Some(_) => false,
             None => {
@@ -1297,22 +1307,26 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
         },
     };
     let context_window_size = at(data, "/memory/contextWindowSize")
-        .and_then(Value::as_u64)
+        .and_then(JsonRef::as_u64)
         .unwrap_or(20) as usize;
     let format = match text("/response/format/type").as_deref() {
         Some("json") => ResponseFormat::Json {
             schema: at(data, "/response/format/schema")
                 .filter(|s| !s.is_null())
-                .map(|s| Arc::new(s.clone())),
+                .map(JsonRef::to_shared),
             schema_name: text("/response/format/schemaName"),
         },
         _ => ResponseFormat::Text {
             parse_json: at(data, "/response/format/parseJson")
-                .and_then(Value::as_bool)
+                .and_then(JsonRef::as_bool)
                 .unwrap_or(false),
         },
     };
-    let flag = |pointer: &str| at(data, pointer).and_then(Value::as_bool).unwrap_or(false);
+    let flag = |pointer: &str| {
+        at(data, pointer)
+            .and_then(JsonRef::as_bool)
+            .unwrap_or(false)
+    };
     if !violations.is_empty() {
         return Err(violations);
     }
@@ -1322,8 +1336,11 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
         system_prompt,
         user_prompt,
         user_documents: at(data, "/userPrompt/documents")
-            .and_then(Value::as_array)
-            .cloned()
+            .filter(|d| d.is_array())
+            .map(|d| match d.to_json() {
+                Value::Array(documents) => documents,
+                _ => Vec::new(),
+            })
             .unwrap_or_default(),
         max_model_calls,
         context_window_size,
@@ -1332,6 +1349,11 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
         include_assistant_message: flag("/response/includeAssistantMessage"),
         include_agent_context: flag("/response/includeAgentContext"),
     })
+}
+
+/// The part at a `/`-separated path, read in place.
+fn at<'v>(value: JsonRef<'v>, path: &str) -> Option<JsonRef<'v>> {
+    path.split('/').skip(1).try_fold(value, JsonRef::get)
 }
 
 fn read_metrics(context: JsonRef<'_>) -> Metrics {
@@ -1379,11 +1401,6 @@ fn mcp_result_content(content: Value) -> Value {
         }
         _ => Value::Array(list.clone()),
     }
-}
-
-/// `value.pointer(path)` without its allocations (no `~` escapes in the paths used here).
-fn at<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    path.split('/').skip(1).try_fold(value, field)
 }
 
 /// An object's entry: small objects (messages, blocks, settings) are scanned instead of hashed.
