@@ -332,6 +332,9 @@ const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 #[derive(Debug, Clone, Default)]
 pub struct ConnectorCache {
     tools: Option<Arc<[ToolDefinition]>>,
+    /// The stored form of `tools` that the connector wrote into the last context (a context
+    /// that still holds this very value needs no reading).
+    tools_json: Option<SharedJson>,
     config: Option<CachedConfig>,
 }
 
@@ -391,9 +394,26 @@ impl ConnectorCache {
         tools
     }
 
-    /// Remembers tools built from the engine's elements.
-    fn remember(&mut self, tools: Arc<[ToolDefinition]>) {
+    /// Remembers tools built from the engine's elements, and their stored form.
+    fn remember(&mut self, tools: Arc<[ToolDefinition]>, json: &SharedJson) {
         self.tools = Some(tools);
+        self.tools_json = Some(json.clone());
+    }
+
+    /// The tools of a context's `toolDefinitions`: the remembered ones at once when the context
+    /// holds the very value written with them, else read (and compared) as [`Self::read`] does.
+    fn read_stored(&mut self, definitions: Option<JsonRef<'_>>) -> Arc<[ToolDefinition]> {
+        if let (Some(JsonRef::Shared(stored)), Some(json), Some(tools)) =
+            (definitions, &self.tools_json, &self.tools)
+            && stored.ptr_eq(json)
+        {
+            return tools.clone();
+        }
+        self.tools_json = None;
+        match definitions {
+            Some(d) => with_plain(d, |d| Some(self.read(Some(d)))).unwrap_or_default(),
+            None => self.read(None),
+        }
     }
 }
 
@@ -700,10 +720,11 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     let (events, tool_results): (Vec<JsonRef<'_>>, Vec<JsonRef<'_>>) = results
         .into_iter()
         .partition(|r| r.get("id").is_none_or(JsonRef::is_null));
-    let mut by_id: IndexMap<String, JsonRef<'_>> = IndexMap::new();
+    // A few results: scanned, not hashed.
+    let mut by_id: Vec<(String, JsonRef<'_>)> = Vec::with_capacity(tool_results.len());
     for result in &tool_results {
         let id = id_text_ref(result.get("id"));
-        if by_id.insert(id.clone(), *result).is_some() {
+        if by_id.iter().any(|(known, _)| *known == id) {
             return fail(
                 None,
                 format!(
@@ -711,6 +732,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 ),
             );
         }
+        by_id.push((id, *result));
     }
 
     let pending_calls: Vec<JsonRef<'_>> = stored
@@ -724,9 +746,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     // Not every call has a result yet and no event interrupts them: wait for the next job.
     let interrupt = config.interrupt_on_events && !events.is_empty();
     if !interrupt
-        && pending_calls
-            .iter()
-            .any(|call| !by_id.contains_key(&id_text_ref(call.get("id"))))
+        && pending_calls.iter().any(|call| {
+            let id = id_text_ref(call.get("id"));
+            !by_id.iter().any(|(known, _)| *known == id)
+        })
     {
         return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
     }
@@ -734,23 +757,20 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     // next context.
     let (tools, tools_json) = if state == "READY" {
         let definitions = context.and_then(|c| c.get("toolDefinitions"));
-        let tools = match definitions {
-            Some(d) => with_plain(d, |d| Some(cache.read(Some(d)))).unwrap_or_default(),
-            None => cache.read(None),
-        };
+        let tools = cache.read_stored(definitions);
         (
             tools,
             definitions.map_or_else(|| SharedJson::new(json!([])), JsonRef::to_shared),
         )
     } else if let Some((tools, json)) = initial {
-        cache.remember(tools.clone());
+        cache.remember(tools.clone(), &json);
         (tools, json)
     } else {
         let json = SharedJson::new(Value::Array(
             tools.iter().map(ToolDefinition::to_json).collect(),
         ));
         let tools: Arc<[ToolDefinition]> = tools.into();
-        cache.remember(tools.clone());
+        cache.remember(tools.clone(), &json);
         (tools, json)
     };
 
@@ -805,7 +825,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .get("name")
                 .and_then(JsonRef::as_str)
                 .unwrap_or_default();
-            match by_id.get(&id) {
+            match by_id.iter().find(|(known, _)| *known == id).map(|(_, r)| r) {
                 Some(result) => {
                     let mut content = result
                         .get("content")
@@ -1273,16 +1293,12 @@ fn read_config(
         violations.push("data: must not be null".to_string());
         return Err(violations);
     };
-    let text = |pointer: &str| {
-        at(data, pointer)
-            .and_then(JsonRef::as_str)
-            .map(str::to_string)
-    };
-    let user_prompt = text("/userPrompt/prompt");
+    let text = |path: &[&str]| data.at(path).and_then(JsonRef::as_str).map(str::to_string);
+    let user_prompt = text(&["userPrompt", "prompt"]);
     if user_prompt.as_deref().is_none_or(|p| p.trim().is_empty()) {
         violations.push("data.userPrompt.prompt: must not be blank".to_string());
     }
-    let max_model_calls = match at(data, "/limits/maxModelCalls") {
+    let max_model_calls = match data.at(&["limits", "maxModelCalls"]) {
         None => 10,
         Some(value) if value.is_null() => 10,
         Some(value) => match value.as_i64() {
@@ -1306,36 +1322,36 @@ fn read_config(
             }
         },
     };
-    let context_window_size = at(data, "/memory/contextWindowSize")
+    let context_window_size = data
+        .at(&["memory", "contextWindowSize"])
         .and_then(JsonRef::as_u64)
         .unwrap_or(20) as usize;
-    let format = match text("/response/format/type").as_deref() {
+    let format = match text(&["response", "format", "type"]).as_deref() {
         Some("json") => ResponseFormat::Json {
-            schema: at(data, "/response/format/schema")
+            schema: data
+                .at(&["response", "format", "schema"])
                 .filter(|s| !s.is_null())
                 .map(JsonRef::to_shared),
-            schema_name: text("/response/format/schemaName"),
+            schema_name: text(&["response", "format", "schemaName"]),
         },
         _ => ResponseFormat::Text {
-            parse_json: at(data, "/response/format/parseJson")
+            parse_json: data
+                .at(&["response", "format", "parseJson"])
                 .and_then(JsonRef::as_bool)
                 .unwrap_or(false),
         },
     };
-    let flag = |pointer: &str| {
-        at(data, pointer)
-            .and_then(JsonRef::as_bool)
-            .unwrap_or(false)
-    };
+    let flag = |path: &[&str]| data.at(path).and_then(JsonRef::as_bool).unwrap_or(false);
     if !violations.is_empty() {
         return Err(violations);
     }
-    let system_prompt = text("/systemPrompt/prompt");
+    let system_prompt = text(&["systemPrompt", "prompt"]);
     Ok(Config {
         system_message: system_prompt.as_deref().and_then(system_message),
         system_prompt,
         user_prompt,
-        user_documents: at(data, "/userPrompt/documents")
+        user_documents: data
+            .at(&["userPrompt", "documents"])
             .filter(|d| d.is_array())
             .map(|d| match d.to_json() {
                 Value::Array(documents) => documents,
@@ -1346,14 +1362,9 @@ fn read_config(
         context_window_size,
         interrupt_on_events,
         format,
-        include_assistant_message: flag("/response/includeAssistantMessage"),
-        include_agent_context: flag("/response/includeAgentContext"),
+        include_assistant_message: flag(&["response", "includeAssistantMessage"]),
+        include_agent_context: flag(&["response", "includeAgentContext"]),
     })
-}
-
-/// The part at a `/`-separated path, read in place.
-fn at<'v>(value: JsonRef<'v>, path: &str) -> Option<JsonRef<'v>> {
-    path.split('/').skip(1).try_fold(value, JsonRef::get)
 }
 
 fn read_metrics(context: JsonRef<'_>) -> Metrics {
@@ -1816,7 +1827,13 @@ mod tests {
         assert!(!reads_as(&stored, &tools[..1]));
 
         let mut cache = ConnectorCache::default();
-        cache.remember(tools.clone().into());
+        let written = SharedJson::new(stored.clone());
+        cache.remember(tools.clone().into(), &written);
+        // The very value written with the tools is not read again; an equal copy is.
+        assert_eq!(&*cache.read_stored(Some(written.view())), &tools[..]);
+        let copy = SharedJson::new(stored.clone());
+        assert_eq!(&*cache.read_stored(Some(copy.view())), &tools[..]);
+        assert!(cache.tools_json.is_none());
         assert_eq!(&*cache.read(Some(&stored)), &tools[..]);
         assert_eq!(
             &*cache.read(Some(&changed)),
