@@ -170,6 +170,7 @@ mod tests {
         assert_eq!(id, SharedStr::from("Task_1"));
         assert_eq!(format!("{id} {id:?}"), "Task_1 \"Task_1\"");
         assert_eq!(String::from(id.clone()), "Task_1".to_owned());
-        assert!(SharedStr::from("A") < id);
+        let earlier = SharedStr::from("A");
+        assert!(earlier < id);
     }
 }
