@@ -365,7 +365,11 @@ impl Run {
                 .map(|t| {
                     let p = crate::journal::process_at(&i.engine, t.value.proc);
                     let el = p.model_element(t.value.element);
-                    (t.key, el.id.clone(), el.name.clone())
+                    (
+                        t.key,
+                        el.id.to_string(),
+                        el.name.as_deref().map(str::to_owned),
+                    )
                 })
                 .collect();
             tasks

@@ -75,9 +75,9 @@ impl Walk<'_> {
                         let from = self.path.iter().position(|&n| n == node).unwrap_or(0);
                         let mut ids: Vec<String> = self.path[from..]
                             .iter()
-                            .map(|&(p, i)| self.processes[p].element(i).id.clone())
+                            .map(|&(p, i)| self.processes[p].element(i).id.to_string())
                             .collect();
-                        ids.push(self.processes[p].element(idx).id.clone());
+                        ids.push(self.processes[p].element(idx).id.to_string());
                         return Some(ids);
                     }
                     Colour::White if is_straight_through(self.processes[p], idx) => {

@@ -14,9 +14,11 @@ use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
 pub mod parse;
+mod shared;
 pub(crate) mod xml;
 
 pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse, parse_without_diagram, read_diagram};
+pub use shared::SharedStr;
 
 /// A half-open byte range `start..end` in the source file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -46,7 +48,7 @@ pub type FlowList = SmallVec<[FlowIdx; 2]>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expr {
     /// The text as written, `=` included.
-    pub text: String,
+    pub text: SharedStr,
     /// Where the text is in the file (the attribute value, or the element text).
     pub span: Span,
     /// The FEEL parsed from `text`, kept by the first [`Expr::parse_feel`] (the deploy checks),
@@ -56,7 +58,7 @@ pub struct Expr {
 
 impl Expr {
     /// An expression as written at `span`.
-    pub fn new(text: impl Into<String>, span: Span) -> Self {
+    pub fn new(text: impl Into<SharedStr>, span: Span) -> Self {
         Expr {
             text: text.into(),
             span,
@@ -277,8 +279,8 @@ pub struct Artifact {
 /// `bpmn:sequenceFlow`.
 #[derive(Debug, Clone)]
 pub struct SequenceFlow {
-    pub id: String,
-    pub name: Option<String>,
+    pub id: SharedStr,
+    pub name: Option<SharedStr>,
     pub source: ElementIdx,
     pub target: ElementIdx,
     /// `bpmn:conditionExpression` text.
@@ -292,8 +294,8 @@ pub struct SequenceFlow {
 /// A flow node: activity, gateway or event.
 #[derive(Debug, Clone)]
 pub struct Element {
-    pub id: String,
-    pub name: Option<String>,
+    pub id: SharedStr,
+    pub name: Option<SharedStr>,
     /// The texts of the `bpmn:documentation` children, verbatim, in order.
     pub documentation: Vec<String>,
     pub kind: ElementKind,

@@ -151,7 +151,7 @@ struct RawRef<'s> {
 
 struct PendingFlow<'s> {
     id: &'s str,
-    name: Option<String>,
+    name: Option<SharedStr>,
     source: Option<RawRef<'s>>,
     target: Option<RawRef<'s>>,
     condition: Option<Expr>,
@@ -222,6 +222,18 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     // --- small readers -------------------------------------------------------------------
 
+    /// A value read from the file as a [`SharedStr`] (see [`shared_in`]).
+    fn shared(&self, value: &str) -> SharedStr {
+        shared_in(self.source.shared_text(), value)
+    }
+
+    /// The attribute without namespace called `name`, shared with the file's text.
+    fn shared_string(&self, node: &Node<'_>, name: &str) -> Option<SharedStr> {
+        self.doc
+            .attr(node, name)
+            .map(|a| self.shared(self.doc.value(a)))
+    }
+
     fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
         self.doc
             .attr(node, name)
@@ -229,7 +241,9 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn expr(&self, node: &Node<'_>, name: &str) -> Option<Expr> {
-        self.doc.attr(node, name).map(|a| attr_expr(self.doc, a))
+        self.doc
+            .attr(node, name)
+            .map(|a| attr_expr(self.source, self.doc, a))
     }
 
     fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef<'s>> {
@@ -294,7 +308,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     fn child_text_expr(&self, node: NodeId, local: &str) -> Option<Expr> {
         self.children(node)
             .find(|(_, child)| child.is(Ns::Bpmn, local))
-            .map(|(_, child)| text_expr(self.doc, child))
+            .map(|(_, child)| text_expr(self.source, self.doc, child))
     }
 
     fn span(&self, node: &Node<'_>) -> Span {
@@ -531,7 +545,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 "sequenceFlow" => {
                     let flow = PendingFlow {
                         id: self.id_ref(child, "sequence flow"),
-                        name: self.string(child, "name"),
+                        name: self.shared_string(child, "name"),
                         source: self.raw_ref(child, "sourceRef"),
                         target: self.raw_ref(child, "targetRef"),
                         condition: self.child_text_expr(child_id, "conditionExpression"),
@@ -742,8 +756,8 @@ impl<'s, 'a> Parser<'s, 'a> {
         }
 
         builder.process.elements.push(Element {
-            id: id.to_owned(),
-            name: self.string(node, "name"),
+            id: self.shared(id),
+            name: self.shared_string(node, "name"),
             documentation: self.documentation(node_id),
             kind,
             parent,
@@ -883,11 +897,13 @@ impl<'s, 'a> Parser<'s, 'a> {
                 for (_, child) in self.children(node_id) {
                     let value = match (child.ns, child.local) {
                         (Ns::Bpmn, "timeDuration") => {
-                            TimerDefinition::Duration(text_expr(self.doc, child))
+                            TimerDefinition::Duration(text_expr(self.source, self.doc, child))
                         }
-                        (Ns::Bpmn, "timeDate") => TimerDefinition::Date(text_expr(self.doc, child)),
+                        (Ns::Bpmn, "timeDate") => {
+                            TimerDefinition::Date(text_expr(self.source, self.doc, child))
+                        }
                         (Ns::Bpmn, "timeCycle") => {
-                            TimerDefinition::Cycle(text_expr(self.doc, child))
+                            TimerDefinition::Cycle(text_expr(self.source, self.doc, child))
                         }
                         _ => continue,
                     };
@@ -1232,7 +1248,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             process.elements[source.0 as usize].outgoing.push(idx);
             process.elements[target.0 as usize].incoming.push(idx);
             process.flows.push(SequenceFlow {
-                id: pending.id.to_owned(),
+                id: self.shared(pending.id),
                 name: pending.name,
                 source,
                 target,
@@ -1781,20 +1797,39 @@ fn parse_integer(text: &str) -> Option<f64> {
     Some(if negative { -value } else { value })
 }
 
-fn attr_expr(doc: &Document<'_>, attr: &Attr<'_>) -> Expr {
-    Expr::new(doc.value(attr), attr.span)
+/// A value read from the file as a [`SharedStr`]: a slice of the file's `text` when it is one
+/// (no copy), else a copy (an unescaped value).
+fn shared_in(text: &std::sync::Arc<str>, value: &str) -> SharedStr {
+    let base = text.as_ptr() as usize;
+    let at = value.as_ptr() as usize;
+    if at >= base && at + value.len() <= base + text.len() {
+        let start = (at - base) as u32;
+        SharedStr::slice(
+            text,
+            Span {
+                start,
+                end: start + value.len() as u32,
+            },
+        )
+    } else {
+        SharedStr::from(value)
+    }
+}
+
+fn attr_expr(source: &Source, doc: &Document<'_>, attr: &Attr<'_>) -> Expr {
+    Expr::new(shared_in(source.shared_text(), doc.value(attr)), attr.span)
 }
 
 /// The trimmed text of an element as an expression; an empty element gives an empty text at
 /// the element's position.
-fn text_expr<'a>(doc: &Document<'a>, node: &Node<'a>) -> Expr {
+fn text_expr<'a>(source: &Source, doc: &Document<'a>, node: &Node<'a>) -> Expr {
     match doc.text(node) {
         Some(text) => {
             let leading = text.value.len() - text.value.trim_start().len();
             let trimmed = text.value.trim();
             let start = text.span.start + leading as u32;
             Expr::new(
-                trimmed,
+                shared_in(source.shared_text(), trimmed),
                 Span {
                     start,
                     end: start + trimmed.len() as u32,

@@ -13,7 +13,8 @@ use serde_json::{Map, Value as Json};
 use super::expr::Expr;
 use super::records::{BpmnElementType, BpmnEventType, Key};
 use crate::model::{
-    self, ElementIdx, ElementKind, EventDefinition, GatewayKind, SubProcessKind, TaskKind,
+    self, ElementIdx, ElementKind, EventDefinition, GatewayKind, SharedStr, SubProcessKind,
+    TaskKind,
 };
 
 /// A deployed process version.
@@ -309,7 +310,7 @@ impl std::fmt::Display for CompileError {
 
 fn err(element: &model::Element, message: impl Into<String>) -> CompileError {
     CompileError {
-        element_id: Some(element.id.clone()),
+        element_id: Some(element.id.to_string()),
         message: message.into(),
     }
 }
@@ -502,8 +503,8 @@ pub fn compile(
         })
         .collect();
     let process_element = model::Element {
-        id: process.id.clone(),
-        name: process.name.clone(),
+        id: process.id.as_str().into(),
+        name: process.name.as_deref().map(SharedStr::from),
         documentation: Vec::new(),
         kind: ElementKind::Task(TaskKind::Undefined),
         parent: None,
@@ -523,7 +524,7 @@ pub fn compile(
     for f in &process.flows {
         conditions.push(match &f.condition {
             Some(c) => Some(compile_expr(c).map_err(|m| CompileError {
-                element_id: Some(f.id.clone()),
+                element_id: Some(f.id.to_string()),
                 message: format!("failed to parse condition '{}': {m}", c.text),
             })?),
             None => None,
@@ -1118,7 +1119,7 @@ fn ad_hoc_elements_json(
     for i in java_hash_map_order(&ids) {
         let element = process.element(activatable[i]);
         let mut obj = Map::new();
-        obj.insert("elementId".into(), Json::String(element.id.clone()));
+        obj.insert("elementId".into(), Json::String(element.id.to_string()));
         if let Some(name) = element.name.as_deref().filter(|n| !n.is_empty()) {
             obj.insert("elementName".into(), Json::String(name.to_owned()));
         }

@@ -96,7 +96,7 @@ impl Engine {
                 )
             }
             Node::Element(e) => p.element(e).id.to_string(),
-            Node::Flow(f) => p.model.flow(f).id.clone(),
+            Node::Flow(f) => p.model.flow(f).id.to_string(),
         }
     }
 

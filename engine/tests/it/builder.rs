@@ -15,7 +15,7 @@ fn expr(text: &str) -> Expr {
 impl Builder {
     pub fn new(id: &str) -> Builder {
         let process = Process {
-            id: id.to_owned(),
+            id: id.into(),
             is_executable: true,
             ..Default::default()
         };
@@ -45,7 +45,7 @@ impl Builder {
         let parent = *self.scope.last().unwrap();
         let idx = ElementIdx(self.p().elements.len() as u32);
         let element = Element {
-            id: id.to_owned(),
+            id: id.into(),
             name: None,
             documentation: Vec::new(),
             kind,
@@ -258,7 +258,7 @@ impl Builder {
         let f = FlowIdx(self.p().flows.len() as u32);
         let id = format!("Flow_{}_{}", from, to);
         self.p().flows.push(SequenceFlow {
-            id,
+            id: id.into(),
             name: None,
             source: s,
             target: t,

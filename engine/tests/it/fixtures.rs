@@ -106,14 +106,14 @@ fn assert_drawn(definitions: &Definitions) {
     for process in &definitions.processes {
         for element in &process.elements {
             assert!(
-                definitions.diagram.shapes.contains_key(&element.id),
+                definitions.diagram.shapes.contains_key(element.id.as_str()),
                 "{} has no BPMN DI shape",
                 element.id
             );
         }
         for flow in &process.flows {
             assert!(
-                definitions.diagram.edges.contains_key(&flow.id),
+                definitions.diagram.edges.contains_key(flow.id.as_str()),
                 "{} has no BPMN DI edge",
                 flow.id
             );

@@ -938,7 +938,7 @@ impl<'a> Subject<'a> {
                 .nth(t.value.proc.0 as usize)
                 .expect("deployed");
             let el = p.model_element(t.value.element);
-            (el.id.clone(), el.name.clone())
+            (el.id.to_string(), el.name.as_deref().map(str::to_owned))
         };
         let label = match (&sel.element_id, &sel.name) {
             (Some(id), Some(n)) => format!("user task \"{id}\" named \"{n}\""),

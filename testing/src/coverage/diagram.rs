@@ -326,7 +326,7 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
     if di.shapes.is_empty() {
         return None;
     }
-    let element_shape = |idx: ElementIdx| di.shapes.get(&model.element(idx).id);
+    let element_shape = |idx: ElementIdx| di.shapes.get(model.element(idx).id.as_str());
     // A sub-process without `isExpanded="true"` is drawn closed (bpmn-js does the same); what it
     // contains goes on a plane of its own.
     let collapsed = |idx: ElementIdx| {
@@ -358,7 +358,7 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
         planes.push((
             key,
             Plane {
-                sub_process: key.map(|k| model.element(k).id.clone()),
+                sub_process: key.map(|k| model.element(k).id.to_string()),
                 shapes: Vec::new(),
                 edges: Vec::new(),
             },
@@ -368,10 +368,10 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
     // Each drawn thing, with the plane index it goes on.
     let mut shapes: Vec<(usize, Shape)> = Vec::new();
     let mut edges: Vec<(usize, Edge)> = Vec::new();
-    let blank = |id: &str, kind: ShapeKind, name: Option<&String>, s: &model::Shape| Shape {
+    let blank = |id: &str, kind: ShapeKind, name: Option<&str>, s: &model::Shape| Shape {
         id: id.to_owned(),
         kind,
-        name: name.cloned(),
+        name: name.map(str::to_owned),
         bounds: bounds(&s.bounds),
         label: s.label.as_ref().map(bounds),
         event: None,
@@ -388,25 +388,25 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
         let shape = blank(
             &participant.id,
             ShapeKind::Participant,
-            participant.name.as_ref(),
+            participant.name.as_deref(),
             s,
         );
         shapes.push((plane(None), shape));
     }
     for lane in &model.lanes {
         if let Some(s) = di.shapes.get(&lane.id) {
-            let shape = blank(&lane.id, ShapeKind::Lane, lane.name.as_ref(), s);
+            let shape = blank(&lane.id, ShapeKind::Lane, lane.name.as_deref(), s);
             shapes.push((plane(None), shape));
         }
     }
     // Where each element is drawn, for the artifacts connected to it.
     let mut element_plane: Vec<(&str, usize)> = Vec::new();
     for e in &model.elements {
-        let Some(s) = di.shapes.get(&e.id) else {
+        let Some(s) = di.shapes.get(e.id.as_str()) else {
             continue;
         };
         let kind = shape_kind(e);
-        let mut shape = blank(&e.id, kind, e.name.as_ref(), s);
+        let mut shape = blank(&e.id, kind, e.name.as_deref(), s);
         shape.event = event_marker(e);
         shape.expanded = (kind.is_sub_process() || kind == ShapeKind::CallActivity)
             && s.is_expanded == Some(true);
@@ -432,7 +432,7 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
         shapes.push((index, shape));
     }
     for f in &model.flows {
-        let Some(edge) = di.edges.get(&f.id) else {
+        let Some(edge) = di.edges.get(f.id.as_str()) else {
             continue;
         };
         let source = model.element(f.source);
@@ -447,9 +447,9 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
         edges.push((
             plane(plane_of(f.parent)),
             Edge {
-                id: f.id.clone(),
+                id: f.id.to_string(),
                 kind: EdgeKind::SequenceFlow,
-                name: f.name.clone(),
+                name: f.name.as_deref().map(str::to_owned),
                 waypoints: edge.waypoints.iter().map(|(x, y)| [*x, *y]).collect(),
                 label: edge.label.as_ref().map(bounds),
                 default,
@@ -493,9 +493,9 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
             continue;
         };
         let name = if kind == ShapeKind::TextAnnotation {
-            a.text.as_ref()
+            a.text.as_deref()
         } else {
-            a.name.as_ref()
+            a.name.as_deref()
         };
         let index = artifact_plane
             .iter()

@@ -237,7 +237,7 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             .iter()
             .enumerate()
             .filter(|(j, _)| hits.is_some_and(|h| h.elements.get(*j) == Some(&true)))
-            .map(|(_, e)| e.id.clone())
+            .map(|(_, e)| e.id.to_string())
             .collect();
         let taken_flows = p
             .model
@@ -245,7 +245,7 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             .iter()
             .enumerate()
             .filter(|(j, _)| hits.is_some_and(|h| h.flows.get(*j) == Some(&true)))
-            .map(|(_, f)| f.id.clone())
+            .map(|(_, f)| f.id.to_string())
             .collect();
         let data = ProcessCoverageData {
             process_id: p.bpmn_process_id.to_string(),
@@ -264,9 +264,9 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
                 .flows
                 .iter()
                 .map(|f| FlowInfo {
-                    id: f.id.clone(),
-                    source: p.model.element(f.source).id.clone(),
-                    target: p.model.element(f.target).id.clone(),
+                    id: f.id.to_string(),
+                    source: p.model.element(f.source).id.to_string(),
+                    target: p.model.element(f.target).id.to_string(),
                 })
                 .collect(),
             tools: tools_of(p),
@@ -458,10 +458,10 @@ fn process_report(p: &ExecutableProcess, elements: &[bool], flows: &[bool]) -> P
     ProcessCoverage {
         process_id: p.bpmn_process_id.to_string(),
         source: p.resource_name.to_string(),
-        elements: count(elements, &|j| p.model.elements[j].id.clone()),
-        flows: count(flows, &|j| p.model.flows[j].id.clone()),
+        elements: count(elements, &|j| p.model.elements[j].id.to_string()),
+        flows: count(flows, &|j| p.model.flows[j].id.to_string()),
         tools: count(&tools_covered, &|j| {
-            p.model.elements[tool_hits[j].0].id.clone()
+            p.model.elements[tool_hits[j].0].id.to_string()
         }),
     }
 }

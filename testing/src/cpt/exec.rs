@@ -343,7 +343,7 @@ fn find_user_tasks(
         if ok {
             found.push(FoundTask {
                 key: t.key,
-                element_id: el.id.clone(),
+                element_id: el.id.to_string(),
                 process_instance: t.value.process_instance_key,
                 process_definition_key: p.key,
             });
@@ -941,7 +941,7 @@ fn update_variables(ctx: &mut impl Ctx, u: &model::UpdateVariables) -> Result<()
                                 .elements
                                 .iter()
                                 .filter(|el| el.name.as_deref() == Some(name.as_str()))
-                                .map(|el| el.id.clone())
+                                .map(|el| el.id.to_string())
                                 .collect()
                         })
                         .unwrap_or_default(),
