@@ -109,6 +109,9 @@ pub struct ScopeInfo {
 pub struct Mapping {
     pub source: Option<Expr>,
     pub target: Vec<Arc<str>>,
+    /// The value when it needs no evaluation, built once: a static text source (`anthropic`),
+    /// or `null` for an absent source. Shared by every instance that maps it.
+    pub constant: Option<super::shared_json::SharedJson>,
 }
 
 /// `zeebe:taskDefinition` and its companions.
@@ -346,9 +349,16 @@ fn opt_expr(
 fn mappings(element: &model::Element, ms: &[model::Mapping]) -> Result<Vec<Mapping>, CompileError> {
     ms.iter()
         .map(|m| {
+            let source = opt_expr(element, &m.source)?;
+            let constant = match &source {
+                None => Some(serde_json::Value::Null.into()),
+                Some(Expr::Static(text)) => Some(serde_json::Value::from(&**text).into()),
+                Some(Expr::Feel(_)) => None,
+            };
             Ok(Mapping {
-                source: opt_expr(element, &m.source)?,
+                source,
                 target: m.target.split('.').map(Arc::from).collect(),
+                constant,
             })
         })
         .collect()

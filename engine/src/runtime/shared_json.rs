@@ -35,6 +35,8 @@ struct Composed {
     /// The plain form, built the first time something reads the value as `&Json` (boxed: a
     /// node is no larger than a plain `Json`).
     plain: OnceLock<Box<Json>>,
+    /// [`JsonRef::numbers_are_i64`], kept: the parts never change.
+    numbers_i64: OnceLock<bool>,
 }
 
 enum Parts {
@@ -185,6 +187,7 @@ impl SharedJson {
         SharedJson(Arc::new(Node::Composed(Composed {
             parts,
             plain: OnceLock::new(),
+            numbers_i64: OnceLock::new(),
         })))
     }
 
@@ -265,6 +268,7 @@ impl SharedJson {
             let node = Node::Composed(Composed {
                 parts: Parts::Object(entries),
                 plain: OnceLock::new(),
+                numbers_i64: OnceLock::new(),
             });
             match Arc::get_mut(&mut self.0) {
                 Some(own) => *own = node,
@@ -274,6 +278,7 @@ impl SharedJson {
         match Arc::get_mut(&mut self.0) {
             Some(Node::Composed(composed)) => {
                 composed.plain = OnceLock::new();
+                composed.numbers_i64 = OnceLock::new();
                 match &mut composed.parts {
                     Parts::Object(entries) => entries,
                     Parts::Array(_) => unreachable!("made a composed object above"),
@@ -314,7 +319,7 @@ impl SharedJson {
         match Arc::try_unwrap(self.0) {
             Ok(Node::Plain(json)) => json,
             Ok(Node::Arc(json)) => Arc::unwrap_or_clone(json),
-            Ok(Node::Composed(Composed { parts, plain })) => match plain.into_inner() {
+            Ok(Node::Composed(Composed { parts, plain, .. })) => match plain.into_inner() {
                 Some(plain) => *plain,
                 None => parts.build(),
             },
@@ -637,12 +642,32 @@ impl<'a> JsonRef<'a> {
         }
     }
 
-    /// Whether every part satisfies `leaf` (called on plain parts only), read in place.
-    pub fn all_plain(self, leaf: &impl Fn(&Json) -> bool) -> bool {
-        match self.parts() {
-            Some(Parts::Object(entries)) => entries.iter().all(|(_, v)| v.view().all_plain(leaf)),
-            Some(Parts::Array(items)) => items.iter().all(|v| v.view().all_plain(leaf)),
-            None => self.plain().is_some_and(leaf),
+    /// Whether every number in this part is a 64-bit signed integer, read in place. A composed
+    /// node keeps its answer (its parts never change), so a value built out of earlier ones is
+    /// walked only where it is new.
+    pub fn numbers_are_i64(self) -> bool {
+        fn plain(json: &Json) -> bool {
+            match json {
+                Json::Number(n) => n.is_i64(),
+                Json::Array(items) => items.iter().all(plain),
+                Json::Object(map) => map.values().all(plain),
+                Json::Null | Json::Bool(_) | Json::String(_) => true,
+            }
+        }
+        match self {
+            JsonRef::Plain(json) => plain(json),
+            JsonRef::Shared(shared) => match &*shared.0 {
+                Node::Plain(json) => plain(json),
+                Node::Arc(json) => plain(json),
+                Node::Composed(composed) => {
+                    *composed.numbers_i64.get_or_init(|| match &composed.parts {
+                        Parts::Object(entries) => {
+                            entries.iter().all(|(_, v)| v.view().numbers_are_i64())
+                        }
+                        Parts::Array(items) => items.iter().all(|v| v.view().numbers_are_i64()),
+                    })
+                }
+            },
         }
     }
 }
