@@ -289,7 +289,8 @@ pub(crate) trait Stream<'a> {
     fn reading(&self, depth: usize, ns: Ns, local: &str) -> Reading;
     /// An element of a streamed subtree opens (its end is [`Stream::close`]).
     fn open(&mut self, element: &Streamed<'_, 'a>);
-    fn close(&mut self);
+    /// The element opened last and not yet closed ends just before byte `end`.
+    fn close(&mut self, end: u32);
 }
 
 /// Streams nothing.
@@ -300,7 +301,7 @@ impl Stream<'_> for NoStream {
         Reading::Keep
     }
     fn open(&mut self, _: &Streamed<'_, '_>) {}
-    fn close(&mut self) {}
+    fn close(&mut self, _: u32) {}
 }
 
 /// An element of a streamed subtree, as it is read.
@@ -481,7 +482,7 @@ impl<'a> Builder<'a, '_> {
                     let scope = self.bindings.len();
                     let (node, _) = self.open(&start, before)?;
                     if node == NONE {
-                        self.stream.close();
+                        self.stream.close(after as u32);
                     }
                     self.leave_scope(scope);
                 }
@@ -489,7 +490,7 @@ impl<'a> Builder<'a, '_> {
                     if let Some(open) = self.stack.pop() {
                         self.leave_scope(open.scope as usize);
                         if open.node == NONE {
-                            self.stream.close();
+                            self.stream.close(after as u32);
                         }
                     }
                 }
@@ -1162,7 +1163,7 @@ mod tests {
             self.0
                 .push(Some((element.depth, element.local.to_owned(), x)));
         }
-        fn close(&mut self) {
+        fn close(&mut self, _: u32) {
             self.0.push(None);
         }
     }
