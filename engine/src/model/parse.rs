@@ -1475,6 +1475,8 @@ struct DiItem<'a> {
 enum Drawn {
     Shape(Shape),
     Edge(Edge),
+    /// Checked, not kept (`DiReading::Check`): a shape (`true`) or an edge.
+    Checked(bool),
 }
 
 impl<'s, 'a> DiReader<'s, 'a> {
@@ -1647,6 +1649,22 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                 };
                 let di_id = element.attr("id").map(|a| element.value_cow(a));
                 let di = di_id.as_deref();
+                if self.reading == DiReading::Check {
+                    // The same problems, nothing built.
+                    let is_shape = element.is(Ns::BpmnDi, "BPMNShape");
+                    if is_shape {
+                        self.problems.boolean(element, "isExpanded", di);
+                        self.problems.boolean(element, "isHorizontal", di);
+                    } else if !element.is(Ns::BpmnDi, "BPMNEdge") {
+                        return;
+                    }
+                    self.item = Some(DiItem {
+                        element: Cow::Borrowed(""),
+                        di_id,
+                        drawn: Drawn::Checked(is_shape),
+                    });
+                    return;
+                }
                 let item = if element.is(Ns::BpmnDi, "BPMNShape") {
                     Drawn::Shape(Shape {
                         bounds: Bounds::default(),
@@ -1681,6 +1699,12 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                     Drawn::Edge(edge) if element.is(Ns::Di, "waypoint") => {
                         edge.waypoints.push(self.problems.point(element, di_id));
                     }
+                    Drawn::Checked(true) if element.is(Ns::Dc, "Bounds") => {
+                        self.problems.bounds(element, di_id);
+                    }
+                    Drawn::Checked(false) if element.is(Ns::Di, "waypoint") => {
+                        self.problems.point(element, di_id);
+                    }
                     _ => {}
                 }
             }
@@ -1709,6 +1733,7 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                         Drawn::Edge(edge) => {
                             self.diagram.edges.insert(element, edge);
                         }
+                        Drawn::Checked(_) => {}
                     }
                 }
             }
@@ -1717,6 +1742,7 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                     match &mut item.drawn {
                         Drawn::Shape(shape) => shape.label = label,
                         Drawn::Edge(edge) => edge.label = label,
+                        Drawn::Checked(_) => {}
                     }
                 }
             }

@@ -823,15 +823,31 @@ impl<'a> Builder<'a, '_> {
     }
 
     /// The namespace of a name with this prefix (`None`: an element's unprefixed name).
+    /// (Inline: nearly every name is found among the remembered prefixes; the rest is out of
+    /// line.)
+    #[inline]
     fn resolve(&mut self, prefix: Option<&'a str>, offset: u64) -> Result<Ns, XmlError> {
+        // (`:name`: unlike no prefix at all, refused when no default namespace is declared, so
+        // never remembered.)
+        if prefix != Some("") {
+            let wanted = prefix.unwrap_or("");
+            let remembered = &self.resolved[..self.resolved_len.min(RESOLVED)];
+            if let Some((_, ns)) = remembered.iter().find(|(p, _)| same_name(p, wanted)) {
+                return Ok(*ns);
+            }
+        }
+        self.resolve_and_remember(prefix, offset)
+    }
+
+    #[inline(never)]
+    fn resolve_and_remember(
+        &mut self,
+        prefix: Option<&'a str>,
+        offset: u64,
+    ) -> Result<Ns, XmlError> {
         let wanted = prefix.unwrap_or("");
         if prefix == Some("") {
-            // (`:name`: unlike no prefix at all, refused when no default namespace is declared.)
             return self.resolve_in_bindings(prefix, offset);
-        }
-        let remembered = &self.resolved[..self.resolved_len.min(RESOLVED)];
-        if let Some((_, ns)) = remembered.iter().find(|(p, _)| same_name(p, wanted)) {
-            return Ok(*ns);
         }
         let ns = self.resolve_in_bindings(prefix, offset)?;
         self.resolved[self.resolved_len % RESOLVED] = (wanted, ns);
