@@ -43,8 +43,78 @@ enum Parts {
     Array(Vec<SharedJson>),
 }
 
-/// An entry's key: the keys a builder writes are mostly literals, which need no allocation.
-type Key = Cow<'static, str>;
+/// An entry's key: the keys a builder writes are mostly literals, and the engine's are the
+/// segments of a mapping target (shared with the deployed process): neither is allocated.
+type Key = ObjectKey;
+
+/// A composed object's key: a literal, a name shared with its owner (`Arc<str>`: a mapping
+/// target's segment), or an owned string.
+#[derive(Clone, Debug)]
+pub struct ObjectKey(KeyText);
+
+#[derive(Clone, Debug)]
+enum KeyText {
+    Literal(&'static str),
+    Shared(Arc<str>),
+    Owned(String),
+}
+
+impl Deref for ObjectKey {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match &self.0 {
+            KeyText::Literal(text) => text,
+            KeyText::Shared(text) => text,
+            KeyText::Owned(text) => text,
+        }
+    }
+}
+
+impl PartialEq for ObjectKey {
+    fn eq(&self, other: &ObjectKey) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<str> for ObjectKey {
+    fn eq(&self, other: &str) -> bool {
+        **self == *other
+    }
+}
+
+impl PartialEq<&str> for ObjectKey {
+    fn eq(&self, other: &&str) -> bool {
+        **self == **other
+    }
+}
+
+impl From<&'static str> for ObjectKey {
+    fn from(text: &'static str) -> ObjectKey {
+        ObjectKey(KeyText::Literal(text))
+    }
+}
+
+impl From<String> for ObjectKey {
+    fn from(text: String) -> ObjectKey {
+        ObjectKey(KeyText::Owned(text))
+    }
+}
+
+impl From<Arc<str>> for ObjectKey {
+    fn from(text: Arc<str>) -> ObjectKey {
+        ObjectKey(KeyText::Shared(text))
+    }
+}
+
+impl From<Cow<'static, str>> for ObjectKey {
+    fn from(text: Cow<'static, str>) -> ObjectKey {
+        match text {
+            Cow::Borrowed(text) => ObjectKey(KeyText::Literal(text)),
+            Cow::Owned(text) => ObjectKey(KeyText::Owned(text)),
+        }
+    }
+}
 
 /// An object's entry: a shared value, or plain JSON kept in place (small parts that nothing
 /// else shares need no `Arc` of their own).
@@ -77,12 +147,12 @@ impl SharedObject {
     }
 
     /// Sets `key` to a shared value (in place when it is already there, else at the end).
-    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: impl Into<SharedJson>) {
+    pub fn insert(&mut self, key: impl Into<ObjectKey>, value: impl Into<SharedJson>) {
         self.set(key.into(), Entry::Shared(value.into()));
     }
 
     /// Sets `key` to plain JSON kept in the object itself (for parts nothing else shares).
-    pub fn insert_plain(&mut self, key: impl Into<Cow<'static, str>>, value: Json) {
+    pub fn insert_plain(&mut self, key: impl Into<ObjectKey>, value: Json) {
         self.set(key.into(), Entry::Plain(value));
     }
 
@@ -116,6 +186,101 @@ impl SharedJson {
             parts,
             plain: OnceLock::new(),
         })))
+    }
+
+    /// An empty composed object (to be filled by [`SharedJson::put_at`]).
+    pub fn empty_object() -> SharedJson {
+        SharedJson::composed(Parts::Object(Vec::new()))
+    }
+
+    /// Writes `value` at a path of keys inside this value (as a mapping target such as
+    /// `data.response.format.schema` does): along the path the value becomes, or stays, a
+    /// composed object, so `value` is shared, not copied; a part on the path that is no object
+    /// becomes an empty one; an existing key keeps its place, a new one comes last. The entries
+    /// beside the path are kept: moved when this value is their only owner, else shared (a
+    /// plain object's entries copied, as the plain JSON would have been).
+    pub fn put_at(&mut self, path: &[Arc<str>], value: SharedJson) {
+        let Some((first, rest)) = path.split_first() else {
+            *self = value;
+            return;
+        };
+        let entries = self.object_entries_mut();
+        let found = entries.iter().position(|(k, _)| **k == **first);
+        if rest.is_empty() {
+            match found {
+                Some(i) => entries[i].1 = Entry::Shared(value),
+                None => entries.push((first.clone().into(), Entry::Shared(value))),
+            }
+            return;
+        }
+        let index = match found {
+            Some(i) => i,
+            None => {
+                entries.push((
+                    first.clone().into(),
+                    Entry::Shared(SharedJson::empty_object()),
+                ));
+                entries.len() - 1
+            }
+        };
+        let child = &mut entries[index].1;
+        if let Entry::Plain(json) = child {
+            *child = Entry::Shared(SharedJson::new(std::mem::take(json)));
+        }
+        match child {
+            Entry::Shared(shared) => shared.put_at(rest, value),
+            Entry::Plain(_) => unreachable!("made a shared entry above"),
+        }
+    }
+
+    /// This value's entries as a composed object of its own, to change (see `put_at`): its
+    /// kept plain form is dropped, as it is about to change.
+    fn object_entries_mut(&mut self) -> &mut Vec<(Key, Entry)> {
+        let own_object = matches!(
+            Arc::get_mut(&mut self.0),
+            Some(Node::Composed(Composed {
+                parts: Parts::Object(_),
+                ..
+            }))
+        );
+        if !own_object {
+            let entries: Vec<(Key, Entry)> = match Arc::get_mut(&mut self.0) {
+                Some(Node::Plain(Json::Object(map))) => std::mem::take(map)
+                    .into_iter()
+                    .map(|(k, v)| (Key::from(k), Entry::Plain(v)))
+                    .collect(),
+                _ => match self.view().entries() {
+                    Some(entries) => entries
+                        .map(|(k, v)| {
+                            let entry = match v {
+                                JsonRef::Plain(json) => Entry::Plain(json.clone()),
+                                JsonRef::Shared(shared) => Entry::Shared(shared.clone()),
+                            };
+                            (Key::from(k.to_owned()), entry)
+                        })
+                        .collect(),
+                    None => Vec::new(),
+                },
+            };
+            let node = Node::Composed(Composed {
+                parts: Parts::Object(entries),
+                plain: OnceLock::new(),
+            });
+            match Arc::get_mut(&mut self.0) {
+                Some(own) => *own = node,
+                None => self.0 = Arc::new(node),
+            }
+        }
+        match Arc::get_mut(&mut self.0) {
+            Some(Node::Composed(composed)) => {
+                composed.plain = OnceLock::new();
+                match &mut composed.parts {
+                    Parts::Object(entries) => entries,
+                    Parts::Array(_) => unreachable!("made a composed object above"),
+                }
+            }
+            _ => unreachable!("made a composed object of its own above"),
+        }
     }
 
     /// Whether both are the very same value (not merely equal).

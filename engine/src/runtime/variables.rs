@@ -1,10 +1,10 @@
 //! Variables: scopes, lookups along the scope chain, Zeebe's propagating merge, local merges,
 //! input and output mappings, and expression evaluation against a scope.
 
-use std::borrow::Cow;
+use std::ops::Deref;
 use std::sync::Arc;
 
-use serde_json::{Map, Value as Json};
+use serde_json::Value as Json;
 
 use super::Engine;
 use super::executable::Mapping;
@@ -243,6 +243,22 @@ impl Engine {
 
     /// Creates or updates a variable in exactly this scope (no propagation).
     pub(crate) fn set_local(&mut self, scope: Key, name: &str, value: SharedJson) {
+        self.set_local_named(scope, name, || Arc::from(name), value);
+    }
+
+    /// [`Engine::set_local`] with the name shared (a mapping target's, or another variable's):
+    /// a new variable takes it without allocating its own.
+    pub(crate) fn set_local_arc(&mut self, scope: Key, name: &Arc<str>, value: SharedJson) {
+        self.set_local_named(scope, name, || name.clone(), value);
+    }
+
+    fn set_local_named(
+        &mut self,
+        scope: Key,
+        name: &str,
+        shared_name: impl FnOnce() -> Arc<str>,
+        value: SharedJson,
+    ) {
         let existing = self
             .instances
             .get(&scope)
@@ -266,7 +282,7 @@ impl Engine {
                     return;
                 }
                 let key = self.new_key();
-                let name: Arc<str> = Arc::from(name);
+                let name = shared_name();
                 if let Some(inst) = self.instances.get_mut(&scope) {
                     inst.vars.insert(Var::new(name.clone(), key, value.clone()));
                 }
@@ -322,7 +338,7 @@ impl Engine {
         self.merge_propagating_values(
             scope,
             doc.iter()
-                .map(|(name, value)| (Cow::Borrowed(name.as_str()), DocValue::Borrowed(value)))
+                .map(|(name, value)| (DocName::Borrowed(name.as_str()), DocValue::Borrowed(value)))
                 .collect(),
         );
     }
@@ -341,7 +357,7 @@ impl Engine {
             doc.iter()
                 .map(|(name, value)| {
                     (
-                        Cow::Borrowed(name.as_str()),
+                        DocName::Borrowed(name.as_str()),
                         DocValue::Shared(value.clone()),
                     )
                 })
@@ -359,7 +375,7 @@ impl Engine {
             scope,
             entries
                 .into_iter()
-                .map(|(name, value)| (Cow::Owned(name.to_string()), DocValue::Shared(value)))
+                .map(|(name, value)| (DocName::Shared(name), DocValue::Shared(value)))
                 .collect(),
         );
     }
@@ -367,7 +383,7 @@ impl Engine {
     fn merge_propagating_values(
         &mut self,
         scope: Key,
-        mut remaining: Vec<(Cow<'_, str>, DocValue<'_>)>,
+        mut remaining: Vec<(DocName<'_>, DocValue<'_>)>,
     ) {
         if remaining.is_empty() {
             return;
@@ -407,7 +423,10 @@ impl Engine {
             current = parent;
         }
         for (name, value) in remaining {
-            self.set_local(current, &name, value.into_arc());
+            match name {
+                DocName::Borrowed(name) => self.set_local(current, name, value.into_arc()),
+                DocName::Shared(name) => self.set_local_arc(current, &name, value.into_arc()),
+            }
         }
     }
 
@@ -428,8 +447,8 @@ impl Engine {
         scope: Key,
         mappings: &[Mapping],
         merge_with_scope: bool,
-    ) -> Result<SharedVariableDocument, Failure> {
-        let mut doc = SharedVariableDocument::new();
+    ) -> Result<MappedVariables, Failure> {
+        let mut doc = MappedVariables::default();
         for m in mappings {
             let value = match &m.source {
                 Some(e) => match self.shared_value(e, scope, &doc) {
@@ -440,7 +459,7 @@ impl Engine {
             };
             put_path(&mut doc, &m.target, value, |name| {
                 if merge_with_scope {
-                    self.lookup_var(scope, name).map(SharedJson::to_json)
+                    self.lookup_var(scope, name).cloned()
                 } else {
                     None
                 }
@@ -450,14 +469,9 @@ impl Engine {
     }
 
     /// The value of an expression, shared, when it needs no evaluation: a constant, or `=name`
-    /// when FEEL would return the variable unchanged (an earlier mapping result first, then the
-    /// scope's variable, whose answer is kept with it).
-    fn shared_value(
-        &self,
-        expr: &Expr,
-        scope: Key,
-        doc: &SharedVariableDocument,
-    ) -> Option<SharedJson> {
+    /// or `=name.a.b` when FEEL would return the variable (or its part) unchanged (an earlier
+    /// mapping result first, then the scope's variable, whose answer is kept with it).
+    fn shared_value(&self, expr: &Expr, scope: Key, doc: &MappedVariables) -> Option<SharedJson> {
         let Expr::Feel(f) = expr else {
             return None;
         };
@@ -466,7 +480,12 @@ impl Engine {
         }
         let (name, keys) = f.variable_path()?;
         if !keys.is_empty() {
-            return None;
+            // `=agent.context`: the part itself, shared when it is a shared part.
+            let value = match doc.get(name) {
+                Some(value) => value.view(),
+                None => self.lookup_var(scope, name)?.view(),
+            };
+            return baton_feel_bridge::json_at(value, keys).map(JsonRef::to_shared);
         }
         match doc.get(name) {
             Some(value) => baton_feel_bridge::round_trips(value.view()).then(|| value.clone()),
@@ -487,7 +506,9 @@ impl Engine {
             return Ok(());
         }
         let doc = self.evaluate_mappings(key, mappings, false)?;
-        self.merge_local_shared(key, &doc);
+        for (name, value) in doc.0 {
+            self.set_local_arc(key, &name, value);
+        }
         Ok(())
     }
 
@@ -511,7 +532,7 @@ impl Engine {
             }
             let doc = self.evaluate_mappings(key, mappings, true)?;
             let scope = self.output_scope(key);
-            self.merge_propagating_shared(scope, &doc);
+            self.merge_propagating_arcs(scope, doc.0);
         } else if let Some(vars) = completion {
             self.merge_propagating_shared(key, &vars);
         } else if propagate_locals {
@@ -566,9 +587,43 @@ impl Overlay for VariableDocument {
     }
 }
 
+/// The variables a list of mappings writes, in order of their first target: few, so a vector
+/// scanned by name (no hashing, no `String` per name: the names are the targets' own).
+#[derive(Default)]
+pub(crate) struct MappedVariables(Vec<(Arc<str>, SharedJson)>);
+
+impl MappedVariables {
+    pub(crate) fn get(&self, name: &str) -> Option<&SharedJson> {
+        self.0.iter().find(|(n, _)| **n == *name).map(|(_, v)| v)
+    }
+}
+
+impl Overlay for MappedVariables {
+    fn value(&self, name: &str) -> Option<JsonRef<'_>> {
+        self.get(name).map(SharedJson::view)
+    }
+}
+
 impl Overlay for SharedVariableDocument {
     fn value(&self, name: &str) -> Option<JsonRef<'_>> {
         self.get(name).map(SharedJson::view)
+    }
+}
+
+/// A document entry's name on its way into a variable: a shared name is not copied.
+enum DocName<'a> {
+    Borrowed(&'a str),
+    Shared(Arc<str>),
+}
+
+impl Deref for DocName<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            DocName::Borrowed(name) => name,
+            DocName::Shared(name) => name,
+        }
     }
 }
 
@@ -596,88 +651,46 @@ impl DocValue<'_> {
 
 /// Writes `value` at a dotted target path into the document. The top-level entry starts from an
 /// earlier result in the document, else from `base` (the scope's value, for output mappings).
+/// A nested target builds a composed object (`SharedJson::put_at`): the value and the entries
+/// beside the path are shared, not copied, and the keys are the target's own segments.
 fn put_path(
-    doc: &mut SharedVariableDocument,
+    doc: &mut MappedVariables,
     path: &[Arc<str>],
     value: SharedJson,
-    base: impl Fn(&str) -> Option<Json>,
+    base: impl Fn(&str) -> Option<SharedJson>,
 ) {
     let Some((first, rest)) = path.split_first() else {
         return;
     };
+    let entries = &mut doc.0;
+    let found = entries.iter().position(|(name, _)| **name == **first);
     if rest.is_empty() {
-        doc.insert(first.to_string(), value);
+        match found {
+            Some(i) => entries[i].1 = value,
+            None => entries.push((first.clone(), value)),
+        }
         return;
     }
-    let value = value.into_json();
-    // The entry is built in place: an earlier result is extended, not copied. A document holds
-    // a few entries: they are scanned rather than hashed.
-    let found = if doc.len() <= SCAN_LIMIT {
-        doc.keys().position(|k| **k == **first)
-    } else {
-        doc.get_index_of(&**first)
-    };
+    // The entry is extended in place: an earlier result is not copied.
     let index = match found {
-        Some(i) if doc[i].view().is_object() => i,
+        Some(i) if entries[i].1.view().is_object() => i,
         found => {
-            let root = match base(first) {
-                Some(v @ Json::Object(_)) => v,
-                _ => Json::Object(Map::new()),
-            };
+            let root = base(first)
+                .filter(|v| v.view().is_object())
+                .unwrap_or_else(SharedJson::empty_object);
             match found {
                 Some(i) => {
-                    doc[i] = SharedJson::new(root);
+                    entries[i].1 = root;
                     i
                 }
-                None => doc.insert_full(first.to_string(), SharedJson::new(root)).0,
-            }
-        }
-    };
-    let Some(mut node) = doc.get_index_mut(index).map(|(_, v)| v.make_mut()) else {
-        return;
-    };
-    for (i, seg) in rest.iter().enumerate() {
-        let obj = match node {
-            Json::Object(m) => m,
-            other => {
-                *other = Json::Object(Map::new());
-                match other {
-                    Json::Object(m) => m,
-                    _ => unreachable!("just set to an object"),
+                None => {
+                    entries.push((first.clone(), root));
+                    entries.len() - 1
                 }
             }
-        };
-        if i == rest.len() - 1 {
-            obj.insert(seg.to_string(), value);
-            break;
         }
-        let entry = child_object(obj, seg);
-        if !entry.is_object() {
-            *entry = Json::Object(Map::new());
-        }
-        node = entry;
-    }
-}
-
-/// Objects and documents this small are scanned in order rather than hashed.
-const SCAN_LIMIT: usize = 8;
-
-/// The entry `key` of `object`, an empty object added at the end when it is missing. A small
-/// object is scanned (no key hashed; a new key is the last entry).
-fn child_object<'m>(object: &'m mut Map<String, Json>, key: &str) -> &'m mut Json {
-    if object.len() > SCAN_LIMIT {
-        return object
-            .entry(key)
-            .or_insert_with(|| Json::Object(Map::new()));
-    }
-    match object.keys().position(|k| k == key) {
-        Some(i) => object.values_mut().nth(i),
-        None => {
-            object.insert(key.to_string(), Json::Object(Map::new()));
-            object.values_mut().next_back()
-        }
-    }
-    .expect("the entry is there")
+    };
+    entries[index].1.put_at(rest, value);
 }
 
 /// Zeebe's message for an expression result of the wrong type, with FEEL's warnings appended.
@@ -760,37 +773,74 @@ impl Clone for NowJson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Map, json};
 
     #[test]
     fn nested_targets_merge() {
-        let mut doc = SharedVariableDocument::new();
+        let mut doc = MappedVariables::default();
         let path: Vec<Arc<str>> = vec!["a".into(), "b".into(), "c".into()];
         put_path(&mut doc, &path, SharedJson::new(json!(1)), |_| {
-            Some(json!({"x": 2, "b": {"y": 3}}))
+            Some(SharedJson::new(json!({"x": 2, "b": {"y": 3}})))
         });
-        assert_eq!(*doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}}));
+        assert_eq!(
+            *doc.get("a").unwrap(),
+            json!({"x": 2, "b": {"y": 3, "c": 1}})
+        );
         let path: Vec<Arc<str>> = vec!["a".into(), "d".into()];
         put_path(&mut doc, &path, SharedJson::new(json!(true)), |_| None);
-        assert_eq!(*doc["a"], json!({"x": 2, "b": {"y": 3, "c": 1}, "d": true}));
+        assert_eq!(
+            *doc.get("a").unwrap(),
+            json!({"x": 2, "b": {"y": 3, "c": 1}, "d": true})
+        );
     }
 
     #[test]
     fn nested_targets_merge_into_large_objects_in_order() {
-        let mut doc = SharedVariableDocument::new();
+        let mut doc = MappedVariables::default();
         let base: Map<String, Json> = (0..12).map(|i| (format!("k{i}"), json!(i))).collect();
         let base = Json::Object(base);
         let path: Vec<Arc<str>> = vec!["a".into(), "k11".into(), "z".into()];
+        let scope_value = SharedJson::new(base.clone());
         put_path(&mut doc, &path, SharedJson::new(json!(1)), |_| {
-            Some(base.clone())
+            Some(scope_value.clone())
         });
         let path: Vec<Arc<str>> = vec!["a".into(), "new".into(), "z".into()];
         put_path(&mut doc, &path, SharedJson::new(json!(2)), |_| None);
-        let keys: Vec<&String> = doc["a"].as_object().unwrap().keys().collect();
+        let keys: Vec<&String> = doc.get("a").unwrap().as_object().unwrap().keys().collect();
         assert_eq!(keys.len(), 13);
         assert_eq!(keys[12], "new");
-        assert_eq!(doc["a"]["k11"], json!({"z": 1}));
-        assert_eq!(doc["a"]["new"], json!({"z": 2}));
-        assert_eq!(doc["a"]["k0"], json!(0));
+        assert_eq!(doc.get("a").unwrap()["k11"], json!({"z": 1}));
+        assert_eq!(doc.get("a").unwrap()["new"], json!({"z": 2}));
+        assert_eq!(doc.get("a").unwrap()["k0"], json!(0));
+        // The scope's value is not changed by the document built from it.
+        assert_eq!(*scope_value, base);
+    }
+
+    #[test]
+    fn nested_targets_share_the_value() {
+        let mut doc = MappedVariables::default();
+        let schema = SharedJson::new(json!({"type": "object"}));
+        let path: Vec<Arc<str>> = vec!["data".into(), "format".into(), "schema".into()];
+        put_path(&mut doc, &path, schema.clone(), |_| None);
+        let path: Vec<Arc<str>> = vec!["data".into(), "format".into(), "type".into()];
+        put_path(&mut doc, &path, SharedJson::new(json!("json")), |_| None);
+        let at = doc
+            .get("data")
+            .unwrap()
+            .view()
+            .at(&["format", "schema"])
+            .unwrap();
+        assert!(at.to_shared().ptr_eq(&schema));
+        assert_eq!(
+            *doc.get("data").unwrap(),
+            json!({"format": {"schema": {"type": "object"}, "type": "json"}})
+        );
+        // A scalar on the path becomes an object.
+        let path: Vec<Arc<str>> = vec!["data".into(), "format".into(), "type".into(), "x".into()];
+        put_path(&mut doc, &path, SharedJson::new(json!(1)), |_| None);
+        assert_eq!(
+            *doc.get("data").unwrap(),
+            json!({"format": {"schema": {"type": "object"}, "type": {"x": 1}}})
+        );
     }
 }

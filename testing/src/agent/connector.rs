@@ -167,8 +167,9 @@ pub enum ResponseFormat {
         parse_json: bool,
     },
     Json {
-        /// Shared: every request of a job carries it.
-        schema: Option<Arc<Value>>,
+        /// Shared: every request of a job carries it (and the process's constant is not
+        /// copied).
+        schema: Option<SharedJson>,
         schema_name: Option<String>,
     },
 }
@@ -331,6 +332,9 @@ const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 #[derive(Debug, Clone, Default)]
 pub struct ConnectorCache {
     tools: Option<Arc<[ToolDefinition]>>,
+    /// The stored form of `tools` that the connector wrote into the last context (a context
+    /// that still holds this very value needs no reading).
+    tools_json: Option<SharedJson>,
     config: Option<CachedConfig>,
 }
 
@@ -361,7 +365,10 @@ impl ConnectorCache {
         {
             return Ok(cached.config.clone());
         }
-        let config = Arc::new(read_config(provider.map(|p| &**p), data.map(|d| &**d))?);
+        let config = Arc::new(read_config(
+            provider.map(SharedJson::view),
+            data.map(SharedJson::view),
+        )?);
         self.config = Some(CachedConfig {
             provider: provider.cloned(),
             data: data.cloned(),
@@ -387,9 +394,26 @@ impl ConnectorCache {
         tools
     }
 
-    /// Remembers tools built from the engine's elements.
-    fn remember(&mut self, tools: Arc<[ToolDefinition]>) {
+    /// Remembers tools built from the engine's elements, and their stored form.
+    fn remember(&mut self, tools: Arc<[ToolDefinition]>, json: &SharedJson) {
         self.tools = Some(tools);
+        self.tools_json = Some(json.clone());
+    }
+
+    /// The tools of a context's `toolDefinitions`: the remembered ones at once when the context
+    /// holds the very value written with them, else read (and compared) as [`Self::read`] does.
+    fn read_stored(&mut self, definitions: Option<JsonRef<'_>>) -> Arc<[ToolDefinition]> {
+        if let (Some(JsonRef::Shared(stored)), Some(json), Some(tools)) =
+            (definitions, &self.tools_json, &self.tools)
+            && stored.ptr_eq(json)
+        {
+            return tools.clone();
+        }
+        self.tools_json = None;
+        match definitions {
+            Some(d) => with_plain(d, |d| Some(self.read(Some(d)))).unwrap_or_default(),
+            None => self.read(None),
+        }
     }
 }
 
@@ -696,10 +720,11 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     let (events, tool_results): (Vec<JsonRef<'_>>, Vec<JsonRef<'_>>) = results
         .into_iter()
         .partition(|r| r.get("id").is_none_or(JsonRef::is_null));
-    let mut by_id: IndexMap<String, JsonRef<'_>> = IndexMap::new();
+    // A few results: scanned, not hashed.
+    let mut by_id: Vec<(String, JsonRef<'_>)> = Vec::with_capacity(tool_results.len());
     for result in &tool_results {
         let id = id_text_ref(result.get("id"));
-        if by_id.insert(id.clone(), *result).is_some() {
+        if by_id.iter().any(|(known, _)| *known == id) {
             return fail(
                 None,
                 format!(
@@ -707,6 +732,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 ),
             );
         }
+        by_id.push((id, *result));
     }
 
     let pending_calls: Vec<JsonRef<'_>> = stored
@@ -720,9 +746,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     // Not every call has a result yet and no event interrupts them: wait for the next job.
     let interrupt = config.interrupt_on_events && !events.is_empty();
     if !interrupt
-        && pending_calls
-            .iter()
-            .any(|call| !by_id.contains_key(&id_text_ref(call.get("id"))))
+        && pending_calls.iter().any(|call| {
+            let id = id_text_ref(call.get("id"));
+            !by_id.iter().any(|(known, _)| *known == id)
+        })
     {
         return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
     }
@@ -730,23 +757,20 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     // next context.
     let (tools, tools_json) = if state == "READY" {
         let definitions = context.and_then(|c| c.get("toolDefinitions"));
-        let tools = match definitions {
-            Some(d) => with_plain(d, |d| Some(cache.read(Some(d)))).unwrap_or_default(),
-            None => cache.read(None),
-        };
+        let tools = cache.read_stored(definitions);
         (
             tools,
             definitions.map_or_else(|| SharedJson::new(json!([])), JsonRef::to_shared),
         )
     } else if let Some((tools, json)) = initial {
-        cache.remember(tools.clone());
+        cache.remember(tools.clone(), &json);
         (tools, json)
     } else {
         let json = SharedJson::new(Value::Array(
             tools.iter().map(ToolDefinition::to_json).collect(),
         ));
         let tools: Arc<[ToolDefinition]> = tools.into();
-        cache.remember(tools.clone());
+        cache.remember(tools.clone(), &json);
         (tools, json)
     };
 
@@ -801,7 +825,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .get("name")
                 .and_then(JsonRef::as_str)
                 .unwrap_or_default();
-            match by_id.get(&id) {
+            match by_id.iter().find(|(known, _)| *known == id).map(|(_, r)| r) {
                 Some(result) => {
                     let mut content = result
                         .get("content")
@@ -1255,26 +1279,28 @@ impl FailureContext {
     }
 }
 
-fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config, Vec<String>> {
+/// Reads `provider` and `data` in place (the engine builds them as composed objects out of
+/// the input mappings: the response schema, for one, is shared with the deployed process).
+fn read_config(
+    provider: Option<JsonRef<'_>>,
+    data: Option<JsonRef<'_>>,
+) -> Result<Config, Vec<String>> {
     let mut violations = Vec::new();
-    if provider.is_none_or(Value::is_null) {
+    if provider.is_none_or(JsonRef::is_null) {
         violations.push("provider: must not be null".to_string());
     }
     let Some(data) = data.filter(|d| d.is_object()) else {
         violations.push("data: must not be null".to_string());
         return Err(violations);
     };
-    let text = |pointer: &str| {
-        at(data, pointer)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let user_prompt = text("/userPrompt/prompt");
+    let text = |path: &[&str]| data.at(path).and_then(JsonRef::as_str).map(str::to_string);
+    let user_prompt = text(&["userPrompt", "prompt"]);
     if user_prompt.as_deref().is_none_or(|p| p.trim().is_empty()) {
         violations.push("data.userPrompt.prompt: must not be blank".to_string());
     }
-    let max_model_calls = match at(data, "/limits/maxModelCalls") {
-        None | Some(Value::Null) => 10,
+    let max_model_calls = match data.at(&["limits", "maxModelCalls"]) {
+        None => 10,
+        Some(value) if value.is_null() => 10,
         Some(value) => match value.as_i64() {
             Some(n) if n >= 1 => n as u64,
             _ => {
@@ -1287,7 +1313,7 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
     };
     let interrupt_on_events = match data.get("events").filter(|e| !e.is_null()) {
         None => false,
-        Some(events) => match events.get("behavior").and_then(Value::as_str) {
+        Some(events) => match events.get("behavior").and_then(JsonRef::as_str) {
             Some("INTERRUPT_TOOL_CALLS") => true,
             Some(_) => false,
             None => {
@@ -1296,41 +1322,48 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
             }
         },
     };
-    let context_window_size = at(data, "/memory/contextWindowSize")
-        .and_then(Value::as_u64)
+    let context_window_size = data
+        .at(&["memory", "contextWindowSize"])
+        .and_then(JsonRef::as_u64)
         .unwrap_or(20) as usize;
-    let format = match text("/response/format/type").as_deref() {
+    let format = match text(&["response", "format", "type"]).as_deref() {
         Some("json") => ResponseFormat::Json {
-            schema: at(data, "/response/format/schema")
+            schema: data
+                .at(&["response", "format", "schema"])
                 .filter(|s| !s.is_null())
-                .map(|s| Arc::new(s.clone())),
-            schema_name: text("/response/format/schemaName"),
+                .map(JsonRef::to_shared),
+            schema_name: text(&["response", "format", "schemaName"]),
         },
         _ => ResponseFormat::Text {
-            parse_json: at(data, "/response/format/parseJson")
-                .and_then(Value::as_bool)
+            parse_json: data
+                .at(&["response", "format", "parseJson"])
+                .and_then(JsonRef::as_bool)
                 .unwrap_or(false),
         },
     };
-    let flag = |pointer: &str| at(data, pointer).and_then(Value::as_bool).unwrap_or(false);
+    let flag = |path: &[&str]| data.at(path).and_then(JsonRef::as_bool).unwrap_or(false);
     if !violations.is_empty() {
         return Err(violations);
     }
-    let system_prompt = text("/systemPrompt/prompt");
+    let system_prompt = text(&["systemPrompt", "prompt"]);
     Ok(Config {
         system_message: system_prompt.as_deref().and_then(system_message),
         system_prompt,
         user_prompt,
-        user_documents: at(data, "/userPrompt/documents")
-            .and_then(Value::as_array)
-            .cloned()
+        user_documents: data
+            .at(&["userPrompt", "documents"])
+            .filter(|d| d.is_array())
+            .map(|d| match d.to_json() {
+                Value::Array(documents) => documents,
+                _ => Vec::new(),
+            })
             .unwrap_or_default(),
         max_model_calls,
         context_window_size,
         interrupt_on_events,
         format,
-        include_assistant_message: flag("/response/includeAssistantMessage"),
-        include_agent_context: flag("/response/includeAgentContext"),
+        include_assistant_message: flag(&["response", "includeAssistantMessage"]),
+        include_agent_context: flag(&["response", "includeAgentContext"]),
     })
 }
 
@@ -1379,11 +1412,6 @@ fn mcp_result_content(content: Value) -> Value {
         }
         _ => Value::Array(list.clone()),
     }
-}
-
-/// `value.pointer(path)` without its allocations (no `~` escapes in the paths used here).
-fn at<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    path.split('/').skip(1).try_fold(value, field)
 }
 
 /// An object's entry: small objects (messages, blocks, settings) are scanned instead of hashed.
@@ -1799,7 +1827,13 @@ mod tests {
         assert!(!reads_as(&stored, &tools[..1]));
 
         let mut cache = ConnectorCache::default();
-        cache.remember(tools.clone().into());
+        let written = SharedJson::new(stored.clone());
+        cache.remember(tools.clone().into(), &written);
+        // The very value written with the tools is not read again; an equal copy is.
+        assert_eq!(&*cache.read_stored(Some(written.view())), &tools[..]);
+        let copy = SharedJson::new(stored.clone());
+        assert_eq!(&*cache.read_stored(Some(copy.view())), &tools[..]);
+        assert!(cache.tools_json.is_none());
         assert_eq!(&*cache.read(Some(&stored)), &tools[..]);
         assert_eq!(
             &*cache.read(Some(&changed)),
