@@ -131,11 +131,11 @@ pub struct Definitions {
     pub collaborations: Vec<Collaboration>,
     /// The BPMN DI, unless it was only checked (see `unread_diagram`).
     pub diagram: Diagram,
-    /// The file's text when its BPMN DI was checked but not kept (as deploying does, see
-    /// [`parse::parse_without_diagram`]): read it from here with [`read_diagram`] when a
-    /// picture is wanted. `None` when `diagram` holds it, or the definitions were not read from
-    /// a file.
-    pub unread_diagram: Option<std::sync::Arc<str>>,
+    /// Where the BPMN DI is when it was checked but not kept (as deploying does, see
+    /// [`parse::parse_without_diagram`]): [`UnreadDiagram::read`] reads it when a picture is
+    /// wanted. `None` when `diagram` holds it, the file has none, or the definitions were not
+    /// read from a file.
+    pub unread_diagram: Option<UnreadDiagram>,
     /// The `definitions` start tag.
     pub span: Span,
 }
@@ -624,6 +624,45 @@ pub struct PublishMessage {
     /// The `messageRef` of the send task or message event definition: the message published.
     pub message_ref: Option<String>,
     pub span: Span,
+}
+
+/// A file's BPMN DI, checked (its problems reported, its ids counted) but not read into a
+/// [`Diagram`] yet: the text it is in, shared with the file.
+#[derive(Debug, Clone)]
+pub struct UnreadDiagram {
+    pub(crate) text: std::sync::Arc<str>,
+    /// From the start of the file to the root element's first child (so the root's start tag,
+    /// which holds the namespace declarations), and the root element's name.
+    pub(crate) head_end: u32,
+    pub(crate) root_name: std::ops::Range<u32>,
+    /// Each `BPMNDiagram` element, start tag to end tag.
+    pub(crate) parts: Vec<std::ops::Range<u32>>,
+}
+
+impl UnreadDiagram {
+    /// Reads the DI: only the root's start tag and the `BPMNDiagram` elements are read again,
+    /// not the rest of the file.
+    pub fn read(&self) -> Diagram {
+        let text = &*self.text;
+        let slice = |range: &std::ops::Range<u32>| &text[range.start as usize..range.end as usize];
+        let mut fragment = String::with_capacity(
+            self.head_end as usize
+                + self
+                    .parts
+                    .iter()
+                    .map(|p| (p.end - p.start) as usize)
+                    .sum::<usize>()
+                + 64,
+        );
+        fragment.push_str(&text[..self.head_end as usize]);
+        for part in &self.parts {
+            fragment.push_str(slice(part));
+        }
+        fragment.push_str("</");
+        fragment.push_str(slice(&self.root_name));
+        fragment.push('>');
+        read_diagram(&crate::source::Source::new("", fragment))
+    }
 }
 
 /// BPMN DI: what the coverage picture needs, keyed by the id of the BPMN element drawn.

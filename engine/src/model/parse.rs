@@ -111,8 +111,24 @@ fn parse_reading_diagram(source: &Source, reading: DiReading) -> Parsed {
             diagnostics,
         };
     }
-    let unread_diagram = (reading == DiReading::Check && di.seen)
-        .then(|| std::sync::Arc::clone(source.shared_text()));
+    let unread_diagram = if reading == DiReading::Check && !di.parts.is_empty() {
+        let text = source.text();
+        let name_end = text[root.start as usize + 1..]
+            .find(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+            .map_or(text.len(), |at| root.start as usize + 1 + at);
+        // Up to the root's first child: only white space, comments or dropped text lie between
+        // its start tag and that child.
+        let first_child = doc.children(doc.root).next().map(|(_, child)| child.start);
+        let head_end = first_child.map_or(di.parts[0].start, |at| at.min(di.parts[0].start));
+        Some(UnreadDiagram {
+            text: std::sync::Arc::clone(source.shared_text()),
+            head_end,
+            root_name: root.start + 1..name_end as u32,
+            parts: std::mem::take(&mut di.parts),
+        })
+    } else {
+        None
+    };
     let mut parser = Parser {
         source,
         doc: &doc,
@@ -1418,8 +1434,8 @@ fn single_extension(local: &str) -> Option<usize> {
 struct DiReader<'s, 'a> {
     problems: DiProblems<'s>,
     reading: DiReading,
-    /// Whether the file has a `BPMNDiagram`.
-    seen: bool,
+    /// Where each `BPMNDiagram` is (start tag to end tag).
+    parts: Vec<std::ops::Range<u32>>,
     /// What was drawn (when `reading` keeps it).
     diagram: Diagram,
     /// The number of open elements of the diagram.
@@ -1459,6 +1475,8 @@ struct DiItem<'a> {
 enum Drawn {
     Shape(Shape),
     Edge(Edge),
+    /// Checked, not kept (`DiReading::Check`): a shape (`true`) or an edge.
+    Checked(bool),
 }
 
 impl<'s, 'a> DiReader<'s, 'a> {
@@ -1470,7 +1488,7 @@ impl<'s, 'a> DiReader<'s, 'a> {
                 diagram_start: 0,
             },
             reading,
-            seen: false,
+            parts: Vec::new(),
             diagram: Diagram::default(),
             open: 0,
             in_plane: false,
@@ -1606,10 +1624,7 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
     fn open(&mut self, element: &Streamed<'_, 'a>) {
         self.open = element.depth + 1;
         match element.depth {
-            0 => {
-                self.problems.diagram_start = element.start;
-                self.seen = true;
-            }
+            0 => self.problems.diagram_start = element.start,
             1 => {
                 self.in_plane = element.is(Ns::BpmnDi, "BPMNPlane");
                 if self.in_plane
@@ -1634,6 +1649,22 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                 };
                 let di_id = element.attr("id").map(|a| element.value_cow(a));
                 let di = di_id.as_deref();
+                if self.reading == DiReading::Check {
+                    // The same problems, nothing built.
+                    let is_shape = element.is(Ns::BpmnDi, "BPMNShape");
+                    if is_shape {
+                        self.problems.boolean(element, "isExpanded", di);
+                        self.problems.boolean(element, "isHorizontal", di);
+                    } else if !element.is(Ns::BpmnDi, "BPMNEdge") {
+                        return;
+                    }
+                    self.item = Some(DiItem {
+                        element: Cow::Borrowed(""),
+                        di_id,
+                        drawn: Drawn::Checked(is_shape),
+                    });
+                    return;
+                }
                 let item = if element.is(Ns::BpmnDi, "BPMNShape") {
                     Drawn::Shape(Shape {
                         bounds: Bounds::default(),
@@ -1668,6 +1699,12 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                     Drawn::Edge(edge) if element.is(Ns::Di, "waypoint") => {
                         edge.waypoints.push(self.problems.point(element, di_id));
                     }
+                    Drawn::Checked(true) if element.is(Ns::Dc, "Bounds") => {
+                        self.problems.bounds(element, di_id);
+                    }
+                    Drawn::Checked(false) if element.is(Ns::Di, "waypoint") => {
+                        self.problems.point(element, di_id);
+                    }
                     _ => {}
                 }
             }
@@ -1679,9 +1716,10 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
         }
     }
 
-    fn close(&mut self) {
+    fn close(&mut self, end: u32) {
         self.open -= 1;
         match self.open {
+            0 => self.parts.push(self.problems.diagram_start..end),
             1 => self.in_plane = false,
             2 => {
                 if let Some(item) = self.item.take()
@@ -1695,6 +1733,7 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                         Drawn::Edge(edge) => {
                             self.diagram.edges.insert(element, edge);
                         }
+                        Drawn::Checked(_) => {}
                     }
                 }
             }
@@ -1703,6 +1742,7 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                     match &mut item.drawn {
                         Drawn::Shape(shape) => shape.label = label,
                         Drawn::Edge(edge) => edge.label = label,
+                        Drawn::Checked(_) => {}
                     }
                 }
             }
@@ -1920,10 +1960,12 @@ mod tests {
         assert_eq!(checked.diagnostics, parse(&source).diagnostics);
         let definitions = checked.definitions.unwrap();
         assert!(definitions.diagram.shapes.is_empty() && definitions.diagram.edges.is_empty());
-        assert_eq!(definitions.unread_diagram.as_deref(), Some(source.text()));
-        let read = read_diagram(&source);
-        assert_eq!(read.shapes, diagram.shapes);
-        assert_eq!(read.edges, diagram.edges);
+        let unread = definitions.unread_diagram.as_ref().unwrap();
+        assert_eq!(unread.parts.len(), 2);
+        for read in [read_diagram(&source), unread.read()] {
+            assert_eq!(read.shapes, diagram.shapes);
+            assert_eq!(read.edges, diagram.edges);
+        }
         // A file without BPMN DI has nothing to read later.
         let bare = Source::new(
             "bare.bpmn",

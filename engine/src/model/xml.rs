@@ -289,7 +289,8 @@ pub(crate) trait Stream<'a> {
     fn reading(&self, depth: usize, ns: Ns, local: &str) -> Reading;
     /// An element of a streamed subtree opens (its end is [`Stream::close`]).
     fn open(&mut self, element: &Streamed<'_, 'a>);
-    fn close(&mut self);
+    /// The element opened last and not yet closed ends just before byte `end`.
+    fn close(&mut self, end: u32);
 }
 
 /// Streams nothing.
@@ -300,7 +301,7 @@ impl Stream<'_> for NoStream {
         Reading::Keep
     }
     fn open(&mut self, _: &Streamed<'_, '_>) {}
-    fn close(&mut self) {}
+    fn close(&mut self, _: u32) {}
 }
 
 /// An element of a streamed subtree, as it is read.
@@ -481,7 +482,7 @@ impl<'a> Builder<'a, '_> {
                     let scope = self.bindings.len();
                     let (node, _) = self.open(&start, before)?;
                     if node == NONE {
-                        self.stream.close();
+                        self.stream.close(after as u32);
                     }
                     self.leave_scope(scope);
                 }
@@ -489,7 +490,7 @@ impl<'a> Builder<'a, '_> {
                     if let Some(open) = self.stack.pop() {
                         self.leave_scope(open.scope as usize);
                         if open.node == NONE {
-                            self.stream.close();
+                            self.stream.close(after as u32);
                         }
                     }
                 }
@@ -822,15 +823,31 @@ impl<'a> Builder<'a, '_> {
     }
 
     /// The namespace of a name with this prefix (`None`: an element's unprefixed name).
+    /// (Inline: nearly every name is found among the remembered prefixes; the rest is out of
+    /// line.)
+    #[inline]
     fn resolve(&mut self, prefix: Option<&'a str>, offset: u64) -> Result<Ns, XmlError> {
+        // (`:name`: unlike no prefix at all, refused when no default namespace is declared, so
+        // never remembered.)
+        if prefix != Some("") {
+            let wanted = prefix.unwrap_or("");
+            let remembered = &self.resolved[..self.resolved_len.min(RESOLVED)];
+            if let Some((_, ns)) = remembered.iter().find(|(p, _)| same_name(p, wanted)) {
+                return Ok(*ns);
+            }
+        }
+        self.resolve_and_remember(prefix, offset)
+    }
+
+    #[inline(never)]
+    fn resolve_and_remember(
+        &mut self,
+        prefix: Option<&'a str>,
+        offset: u64,
+    ) -> Result<Ns, XmlError> {
         let wanted = prefix.unwrap_or("");
         if prefix == Some("") {
-            // (`:name`: unlike no prefix at all, refused when no default namespace is declared.)
             return self.resolve_in_bindings(prefix, offset);
-        }
-        let remembered = &self.resolved[..self.resolved_len.min(RESOLVED)];
-        if let Some((_, ns)) = remembered.iter().find(|(p, _)| same_name(p, wanted)) {
-            return Ok(*ns);
         }
         let ns = self.resolve_in_bindings(prefix, offset)?;
         self.resolved[self.resolved_len % RESOLVED] = (wanted, ns);
@@ -1162,7 +1179,7 @@ mod tests {
             self.0
                 .push(Some((element.depth, element.local.to_owned(), x)));
         }
-        fn close(&mut self) {
+        fn close(&mut self, _: u32) {
             self.0.push(None);
         }
     }

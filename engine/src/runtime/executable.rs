@@ -68,9 +68,8 @@ impl ExecutableProcess {
         self.diagram
             .drawn
             .get_or_init(|| match &self.diagram.unread {
-                Some(text) => {
-                    let source = crate::source::Source::new(&*self.resource_name, Arc::clone(text));
-                    let mut whole = model::read_diagram(&source);
+                Some(unread) => {
+                    let mut whole = unread.read();
                     process_diagram(&mut whole, &self.model, self.participant.as_ref())
                 }
                 None => model::Diagram::default(),
@@ -91,8 +90,8 @@ impl ExecutableProcess {
 #[derive(Debug)]
 struct ProcessDiagram {
     drawn: std::sync::OnceLock<model::Diagram>,
-    /// The file's text, while the DI is still to be read.
-    unread: Option<Arc<str>>,
+    /// Where the DI is in the file's text, while it is still to be read.
+    unread: Option<model::UnreadDiagram>,
 }
 
 /// What a flow scope (the process or a sub-process) contains, precomputed.
@@ -544,7 +543,7 @@ pub fn compile(
     let diagram = match &defs.unread_diagram {
         Some(text) => ProcessDiagram {
             drawn: std::sync::OnceLock::new(),
-            unread: Some(Arc::clone(text)),
+            unread: Some(text.clone()),
         },
         None => ProcessDiagram {
             drawn: process_diagram(&mut defs.diagram, process, participant.as_ref()).into(),

@@ -69,8 +69,16 @@ fn accept_fixtures_deploy() {
         };
         let mut definitions = deployed[0].definitions().expect("a BPMN resource").clone();
         // Deploying checks the BPMN DI without keeping it; it is read when a picture is wanted.
-        assert!(definitions.diagram.shapes.is_empty() && definitions.unread_diagram.is_some());
-        definitions.diagram = baton_engine::model::read_diagram(&deployed[0].source);
+        assert!(definitions.diagram.shapes.is_empty());
+        let unread = definitions
+            .unread_diagram
+            .as_ref()
+            .expect("the DI is there to read");
+        let read = unread.read();
+        let whole_file = baton_engine::model::read_diagram(&deployed[0].source);
+        assert_eq!(read.shapes, whole_file.shapes);
+        assert_eq!(read.edges, whole_file.edges);
+        definitions.diagram = read;
         assert_drawn(&definitions);
         insta::assert_snapshot!(summary(&definitions));
     });
