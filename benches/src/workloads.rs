@@ -57,7 +57,12 @@ impl Default for ConnectorWorkload {
              "parameters": [{"name": "toolCall.orderId", "description": "The order number", "type": "string"}]}
         ]);
         let mut initial = SharedVariables::new();
-        initial.insert("adHocSubProcessElements".into(), SharedJson::new(elements));
+        // A constant, as the engine's deployed element hands it out (the connector keeps the
+        // tools it resolved with it).
+        initial.insert(
+            "adHocSubProcessElements".into(),
+            SharedJson::constant(elements),
+        );
         initial.insert("toolCallResults".into(), SharedJson::new(json!([])));
         initial.insert(
             "provider".into(),

@@ -196,8 +196,9 @@ pub struct AdHocDef {
     pub output_element_variable: Option<Arc<str>>,
     /// Direct children without incoming flow that may be activated, in document order.
     pub activatable: Vec<ElementIdx>,
-    /// The `adHocSubProcessElements` value, in Zeebe's order.
-    pub elements_json: Arc<Json>,
+    /// The `adHocSubProcessElements` value, in Zeebe's order: a constant, shared by every
+    /// instance, that keeps what a job worker derives from it (the AI agent connector's tools).
+    pub elements_json: super::shared_json::SharedJson,
 }
 
 /// `zeebe:calledElement`.
@@ -477,7 +478,7 @@ pub fn compile(
             let json = ad_hoc_elements_json(process, &activatable)?;
             if let Some(ad_hoc) = &mut elements[i].ad_hoc {
                 ad_hoc.activatable = activatable;
-                ad_hoc.elements_json = Arc::new(json);
+                ad_hoc.elements_json = super::shared_json::SharedJson::constant(json);
             }
         }
     }
@@ -848,7 +849,7 @@ fn compile_element<'p>(
                 output_element,
                 output_element_variable,
                 activatable: Vec::new(),
-                elements_json: Arc::new(Json::Array(Vec::new())),
+                elements_json: super::shared_json::SharedJson::constant(Json::Array(Vec::new())),
             })
         }
         _ => None,

@@ -24,7 +24,7 @@
 
 use std::borrow::Borrow;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use baton_engine::runtime::{JsonRef, SharedJson, SharedObject};
 use indexmap::IndexMap;
@@ -446,35 +446,31 @@ impl ConnectorCache {
     }
 }
 
-/// The tools resolved from one `adHocSubProcessElements` value, shared by every mock: the engine
-/// hands every instance of a deployed ad-hoc sub-process the same value, so the first job's
-/// tools are every job's. Keyed by the value's identity (kept alive here, so its address cannot
-/// be reused by another value); one entry, replaced by the next value resolved. Only element
-/// lists without gateways (MCP, A2A) are kept.
+/// The tools resolved from one `adHocSubProcessElements` value, kept with the value itself
+/// ([`SharedJson::keep`]): the engine hands every instance of a deployed ad-hoc sub-process the
+/// same constant, so the first job's tools are every job's, for every mock, and they live as
+/// long as the deployment (nothing global: processes tested in parallel do not evict each
+/// other). Only element lists without gateways (MCP, A2A) are kept; a value that is no
+/// constant (a test's own variable) is resolved on every job.
 struct ResolvedFrom {
-    elements: SharedJson,
     tools: Arc<[ToolDefinition]>,
     /// `toolDefinitions` as a context stores them (shared by the contexts).
     json: SharedJson,
 }
 
-static LAST_RESOLVED: Mutex<Option<ResolvedFrom>> = Mutex::new(None);
-
 impl ResolvedFrom {
     /// The tools (and their stored form, shared by the next context) of these very elements.
     fn lookup(elements: &SharedJson) -> Option<(Arc<[ToolDefinition]>, SharedJson)> {
-        let last = LAST_RESOLVED.lock().unwrap_or_else(PoisonError::into_inner);
-        last.as_ref()
-            .filter(|r| r.elements.ptr_eq(elements))
+        elements
+            .kept::<ResolvedFrom>()
             .map(|r| (r.tools.clone(), r.json.clone()))
     }
 
     fn remember(elements: &SharedJson, tools: &Arc<[ToolDefinition]>, json: &SharedJson) {
-        *LAST_RESOLVED.lock().unwrap_or_else(PoisonError::into_inner) = Some(ResolvedFrom {
-            elements: elements.clone(),
+        elements.keep(Arc::new(ResolvedFrom {
             tools: tools.clone(),
             json: json.clone(),
-        });
+        }));
     }
 }
 
