@@ -209,7 +209,10 @@ fn mappings_read_paths_as_feel_does() {
     assert_eq!(vars["f"], json!(1.5));
     assert_eq!(vars["g"], json!({"id": 41, "price": 1.5}));
     assert_eq!(vars["h"], json!({"text": "static text"}));
-    assert_eq!(vars["i"], json!({"id": 41, "items": [{"id": 1}, {"id": 2}]}));
+    assert_eq!(
+        vars["i"],
+        json!({"id": 41, "items": [{"id": 1}, {"id": 2}]})
+    );
     assert_eq!(vars["j"], json!("static text"));
     assert_eq!(vars["k"], json!(null));
 }

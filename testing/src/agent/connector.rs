@@ -212,8 +212,9 @@ pub struct ModelInput {
     /// The tools offered (shared by the requests of one element while they do not change).
     pub tools: Arc<[ToolDefinition]>,
     /// The tool results of this call, in tool-call order: `[{id, name, content}]` (and
-    /// `interrupted: true` for calls cancelled by an event).
-    pub tool_call_results: Value,
+    /// `interrupted: true` for calls cancelled by an event); the contents shared with the
+    /// results.
+    pub tool_call_results: SharedJson,
     /// The contents of the events (event sub-process results) this call carries.
     pub events: Vec<Value>,
     /// The conversation as sent: the stored messages plus this call's input, cut to the context
@@ -852,10 +853,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .unwrap_or_default();
             match by_id.iter().find(|(known, _)| *known == id).map(|(_, r)| r) {
                 Some(result) => {
-                    let mut content = result
-                        .get("content")
-                        .map(JsonRef::to_json)
-                        .unwrap_or(Value::Null);
+                    let content = result.get("content");
                     let element_id = result
                         .get("name")
                         .and_then(JsonRef::as_str)
@@ -864,12 +862,18 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                     let mut block = SharedObject::with_capacity(5);
                     block.insert_plain("id", id.as_str().into());
                     block.insert_plain("name", name.into());
-                    if mcp_tool(name, &mcp_clients).is_some() {
-                        content = mcp_result_content(content);
+                    // The mock's record of the result shares its content (an MCP result's is
+                    // what the connector makes of it).
+                    let seen_content = if mcp_tool(name, &mcp_clients).is_some() {
+                        let content = mcp_result_content(
+                            content.map(JsonRef::to_json).unwrap_or(Value::Null),
+                        );
                         block.insert_plain("content", content_blocks(&content));
+                        SharedJson::new(content)
                     } else {
-                        block.insert("content", content_blocks_shared(result.get("content")));
-                    }
+                        block.insert("content", content_blocks_shared(content));
+                        content.map_or_else(SharedJson::default, JsonRef::to_shared)
+                    };
                     block.insert_plain("elementId", element_id.into());
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
                         block.insert_plain("completedAt", completed_at.to_json());
@@ -877,11 +881,11 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         block.insert_plain("completedAt", now.as_str().into());
                     }
                     blocks.push(SharedJson::from(block));
-                    let mut seen = Map::with_capacity(3);
-                    seen.insert("id".into(), id.into());
-                    seen.insert("name".into(), name.into());
-                    seen.insert("content".into(), content);
-                    seen_results.push(Value::Object(seen));
+                    let mut seen = SharedObject::with_capacity(3);
+                    seen.insert_plain("id", id.into());
+                    seen.insert_plain("name", name.into());
+                    seen.insert("content", seen_content);
+                    seen_results.push(SharedJson::from(seen));
                 }
                 None if interrupt => {
                     interrupted = true;
@@ -890,7 +894,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         block["completedAt"] = now.clone().into();
                     }
                     blocks.push(SharedJson::new(block));
-                    seen_results.push(json!({"id": id, "name": name, "content": CANCELLED_TOOL_CALL, "interrupted": true}));
+                    seen_results.push(SharedJson::new(json!({"id": id, "name": name, "content": CANCELLED_TOOL_CALL, "interrupted": true})));
                 }
                 // Not every call has a result yet: wait for the next job.
                 None => return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default()))),
@@ -962,7 +966,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         system_prompt: config.system_prompt.clone(),
         user_prompt,
         tools,
-        tool_call_results: Value::Array(seen_results),
+        tool_call_results: SharedJson::array(seen_results),
         events: event_contents,
         messages: sent,
         response_format: config.format.clone(),
@@ -1002,7 +1006,7 @@ impl PendingTurn {
                 system_prompt: None,
                 user_prompt: None,
                 tools: Arc::new([]),
-                tool_call_results: Value::Null,
+                tool_call_results: SharedJson::default(),
                 events: Vec::new(),
                 messages: SentMessages::default(),
                 response_format: ResponseFormat::Text { parse_json: false },

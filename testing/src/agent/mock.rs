@@ -7,6 +7,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use baton_engine::runtime::SharedJson;
 use serde_json::Value;
 
 use super::arguments::{check_arguments, short_json};
@@ -72,8 +73,9 @@ pub struct AgentRequest {
     pub user_prompt: Option<String>,
     /// The tools offered, with their input schemas (shared by the requests of one element).
     pub tools: Arc<[ToolDefinition]>,
-    /// This call's tool results in tool-call order: `[{id, name, content}]`.
-    pub tool_call_results: Value,
+    /// This call's tool results in tool-call order: `[{id, name, content}]` (the contents
+    /// shared with the results; reads as `&Value`).
+    pub tool_call_results: SharedJson,
     /// The contents of this call's events (event sub-process results).
     pub events: Vec<Value>,
     /// The conversation as sent (after the context window); reads as a slice of messages.
