@@ -4,7 +4,9 @@
 use baton_engine::runtime::{CreateInstance, Engine, JobKind, Key, SharedJson, VariableDocument};
 use baton_testing::agent::on_engine::answer_agent_job;
 
-use baton_testing::agent::{AgentJob, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn};
+use baton_testing::agent::{
+    AgentJob, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn, fetch_variables,
+};
 use baton_testing::{Deployment, ProcessTest};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
@@ -55,7 +57,12 @@ impl Default for ConnectorWorkload {
              "parameters": [{"name": "toolCall.orderId", "description": "The order number", "type": "string"}]}
         ]);
         let mut initial = SharedVariables::new();
-        initial.insert("adHocSubProcessElements".into(), SharedJson::new(elements));
+        // A constant, as the engine's deployed element hands it out (the connector keeps the
+        // tools it resolved with it).
+        initial.insert(
+            "adHocSubProcessElements".into(),
+            SharedJson::constant(elements),
+        );
         initial.insert("toolCallResults".into(), SharedJson::new(json!([])));
         initial.insert(
             "provider".into(),
@@ -94,7 +101,7 @@ impl ConnectorWorkload {
                 process_instance_key: 2,
                 process_definition_key: 3,
                 retries: 3,
-                variables: vars.clone(),
+                variables: fetch_variables(&vars),
                 headers: &self.headers,
                 now: None,
             };

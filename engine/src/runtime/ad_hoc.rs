@@ -64,11 +64,7 @@ impl Engine {
         let p = self.process(inst.proc).clone();
         let e = inst.element().expect("ad-hoc");
         let def = p.element(e).ad_hoc.as_ref().expect("ad-hoc");
-        self.set_local(
-            key,
-            "adHocSubProcessElements",
-            super::SharedJson::from(def.elements_json.clone()),
-        );
+        self.set_local(key, "adHocSubProcessElements", def.elements_json.clone());
         if let Some(oc) = &def.output_collection {
             self.set_local(key, oc, super::SharedJson::new(Json::Array(Vec::new())));
         }

@@ -108,6 +108,9 @@ pub struct ScopeInfo {
 pub struct Mapping {
     pub source: Option<Expr>,
     pub target: Vec<Arc<str>>,
+    /// The value when it needs no evaluation, built once: a static text source (`anthropic`),
+    /// or `null` for an absent source. Shared by every instance that maps it.
+    pub constant: Option<super::shared_json::SharedJson>,
 }
 
 /// `zeebe:taskDefinition` and its companions.
@@ -193,8 +196,9 @@ pub struct AdHocDef {
     pub output_element_variable: Option<Arc<str>>,
     /// Direct children without incoming flow that may be activated, in document order.
     pub activatable: Vec<ElementIdx>,
-    /// The `adHocSubProcessElements` value, in Zeebe's order.
-    pub elements_json: Arc<Json>,
+    /// The `adHocSubProcessElements` value, in Zeebe's order: a constant, shared by every
+    /// instance, that keeps what a job worker derives from it (the AI agent connector's tools).
+    pub elements_json: super::shared_json::SharedJson,
 }
 
 /// `zeebe:calledElement`.
@@ -345,9 +349,16 @@ fn opt_expr(
 fn mappings(element: &model::Element, ms: &[model::Mapping]) -> Result<Vec<Mapping>, CompileError> {
     ms.iter()
         .map(|m| {
+            let source = opt_expr(element, &m.source)?;
+            let constant = match &source {
+                None => Some(serde_json::Value::Null.into()),
+                Some(Expr::Static(text)) => Some(serde_json::Value::from(&**text).into()),
+                Some(Expr::Feel(_)) => None,
+            };
             Ok(Mapping {
-                source: opt_expr(element, &m.source)?,
+                source,
                 target: m.target.split('.').map(Arc::from).collect(),
+                constant,
             })
         })
         .collect()
@@ -467,7 +478,7 @@ pub fn compile(
             let json = ad_hoc_elements_json(process, &activatable)?;
             if let Some(ad_hoc) = &mut elements[i].ad_hoc {
                 ad_hoc.activatable = activatable;
-                ad_hoc.elements_json = Arc::new(json);
+                ad_hoc.elements_json = super::shared_json::SharedJson::constant(json);
             }
         }
     }
@@ -838,7 +849,7 @@ fn compile_element<'p>(
                 output_element,
                 output_element_variable,
                 activatable: Vec::new(),
-                elements_json: Arc::new(Json::Array(Vec::new())),
+                elements_json: super::shared_json::SharedJson::constant(Json::Array(Vec::new())),
             })
         }
         _ => None,

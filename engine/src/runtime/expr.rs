@@ -462,16 +462,7 @@ pub mod baton_feel_bridge {
     /// 64-bit integers (a float like `1.0` comes back as `1`, a large unsigned wraps). Read in
     /// place.
     pub fn round_trips(value: JsonRef<'_>) -> bool {
-        value.all_plain(&round_trips_plain)
-    }
-
-    fn round_trips_plain(json: &Json) -> bool {
-        match json {
-            Json::Number(n) => n.is_i64(),
-            Json::Array(items) => items.iter().all(round_trips_plain),
-            Json::Object(map) => map.values().all(round_trips_plain),
-            Json::Null | Json::Bool(_) | Json::String(_) => true,
-        }
+        value.numbers_are_i64()
     }
 
     /// Variables for one evaluation: whole variables as FEEL values (cached by the caller), and

@@ -10,6 +10,7 @@
 //! time it is read that way and keeps it. The engine's hot paths (equality, FEEL variable paths,
 //! `round_trips`, serialisation) read composed values in place through [`JsonRef`].
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
@@ -27,7 +28,14 @@ enum Node {
     /// Plain JSON another owner shares as an `Arc` (a deployed element's
     /// `adHocSubProcessElements`): shared, not copied.
     Arc(Arc<Json>),
+    /// A constant with a slot for what a reader derives from it ([`SharedJson::keep`]).
+    Constant(Box<Constant>),
     Composed(Composed),
+}
+
+struct Constant {
+    json: Json,
+    kept: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 struct Composed {
@@ -35,6 +43,8 @@ struct Composed {
     /// The plain form, built the first time something reads the value as `&Json` (boxed: a
     /// node is no larger than a plain `Json`).
     plain: OnceLock<Box<Json>>,
+    /// [`JsonRef::numbers_are_i64`], kept: the parts never change.
+    numbers_i64: OnceLock<bool>,
 }
 
 enum Parts {
@@ -185,6 +195,7 @@ impl SharedJson {
         SharedJson(Arc::new(Node::Composed(Composed {
             parts,
             plain: OnceLock::new(),
+            numbers_i64: OnceLock::new(),
         })))
     }
 
@@ -265,6 +276,7 @@ impl SharedJson {
             let node = Node::Composed(Composed {
                 parts: Parts::Object(entries),
                 plain: OnceLock::new(),
+                numbers_i64: OnceLock::new(),
             });
             match Arc::get_mut(&mut self.0) {
                 Some(own) => *own = node,
@@ -274,12 +286,43 @@ impl SharedJson {
         match Arc::get_mut(&mut self.0) {
             Some(Node::Composed(composed)) => {
                 composed.plain = OnceLock::new();
+                composed.numbers_i64 = OnceLock::new();
                 match &mut composed.parts {
                     Parts::Object(entries) => entries,
                     Parts::Array(_) => unreachable!("made a composed object above"),
                 }
             }
             _ => unreachable!("made a composed object of its own above"),
+        }
+    }
+
+    /// A constant value (a deployed element's `adHocSubProcessElements`): shared by every
+    /// clone, with a slot for what a reader derives from it ([`SharedJson::keep`]).
+    pub fn constant(json: Json) -> SharedJson {
+        SharedJson(Arc::new(Node::Constant(Box::new(Constant {
+            json,
+            kept: OnceLock::new(),
+        }))))
+    }
+
+    /// What a reader derived from this constant and kept with it ([`SharedJson::keep`]):
+    /// `None` for another kind of value, or when nothing of type `T` was kept.
+    pub fn kept<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        match &*self.0 {
+            Node::Constant(constant) => constant.kept.get()?.clone().downcast().ok(),
+            _ => None,
+        }
+    }
+
+    /// Keeps what a reader derived from this constant with it (the AI agent connector's tools
+    /// of an `adHocSubProcessElements` value): every clone of the value sees it, and it is
+    /// dropped with the value (a deployed element's value lives as long as its deployment),
+    /// so nothing is global. The first value kept stays; `false` when this is no constant or
+    /// something is kept already.
+    pub fn keep<T: Any + Send + Sync>(&self, derived: Arc<T>) -> bool {
+        match &*self.0 {
+            Node::Constant(constant) => constant.kept.set(derived).is_ok(),
+            _ => false,
         }
     }
 
@@ -300,6 +343,7 @@ impl SharedJson {
         match &*self.0 {
             Node::Plain(json) => Some(json),
             Node::Arc(json) => Some(json),
+            Node::Constant(constant) => Some(&constant.json),
             Node::Composed(_) => None,
         }
     }
@@ -314,7 +358,8 @@ impl SharedJson {
         match Arc::try_unwrap(self.0) {
             Ok(Node::Plain(json)) => json,
             Ok(Node::Arc(json)) => Arc::unwrap_or_clone(json),
-            Ok(Node::Composed(Composed { parts, plain })) => match plain.into_inner() {
+            Ok(Node::Constant(constant)) => constant.json,
+            Ok(Node::Composed(Composed { parts, plain, .. })) => match plain.into_inner() {
                 Some(plain) => *plain,
                 None => parts.build(),
             },
@@ -327,6 +372,7 @@ impl SharedJson {
         match &*self.0 {
             Node::Plain(json) => json.clone(),
             Node::Arc(json) => (**json).clone(),
+            Node::Constant(constant) => constant.json.clone(),
             Node::Composed(composed) => composed.to_json(),
         }
     }
@@ -376,6 +422,7 @@ impl Deref for SharedJson {
         match &*self.0 {
             Node::Plain(json) => json,
             Node::Arc(json) => json,
+            Node::Constant(constant) => &constant.json,
             Node::Composed(composed) => composed
                 .plain
                 .get_or_init(|| Box::new(composed.parts.build())),
@@ -459,6 +506,7 @@ impl serde::Serialize for SharedJson {
         match &*self.0 {
             Node::Plain(json) => json.serialize(serializer),
             Node::Arc(json) => json.serialize(serializer),
+            Node::Constant(constant) => constant.json.serialize(serializer),
             Node::Composed(composed) => match &composed.parts {
                 Parts::Object(entries) => {
                     serializer.collect_map(entries.iter().map(|(k, v)| (&**k, v.view())))
@@ -637,12 +685,33 @@ impl<'a> JsonRef<'a> {
         }
     }
 
-    /// Whether every part satisfies `leaf` (called on plain parts only), read in place.
-    pub fn all_plain(self, leaf: &impl Fn(&Json) -> bool) -> bool {
-        match self.parts() {
-            Some(Parts::Object(entries)) => entries.iter().all(|(_, v)| v.view().all_plain(leaf)),
-            Some(Parts::Array(items)) => items.iter().all(|v| v.view().all_plain(leaf)),
-            None => self.plain().is_some_and(leaf),
+    /// Whether every number in this part is a 64-bit signed integer, read in place. A composed
+    /// node keeps its answer (its parts never change), so a value built out of earlier ones is
+    /// walked only where it is new.
+    pub fn numbers_are_i64(self) -> bool {
+        fn plain(json: &Json) -> bool {
+            match json {
+                Json::Number(n) => n.is_i64(),
+                Json::Array(items) => items.iter().all(plain),
+                Json::Object(map) => map.values().all(plain),
+                Json::Null | Json::Bool(_) | Json::String(_) => true,
+            }
+        }
+        match self {
+            JsonRef::Plain(json) => plain(json),
+            JsonRef::Shared(shared) => match &*shared.0 {
+                Node::Plain(json) => plain(json),
+                Node::Arc(json) => plain(json),
+                Node::Constant(constant) => plain(&constant.json),
+                Node::Composed(composed) => {
+                    *composed.numbers_i64.get_or_init(|| match &composed.parts {
+                        Parts::Object(entries) => {
+                            entries.iter().all(|(_, v)| v.view().numbers_are_i64())
+                        }
+                        Parts::Array(items) => items.iter().all(|v| v.view().numbers_are_i64()),
+                    })
+                }
+            },
         }
     }
 }
@@ -821,6 +890,26 @@ mod tests {
         c.make_mut()[0]["elementId"] = json!("b");
         assert_eq!(a[0]["elementId"], json!("a"));
         assert_eq!(c.into_json(), json!([{"elementId": "b"}]));
+    }
+
+    #[test]
+    fn a_constant_keeps_what_is_derived_from_it_for_every_clone() {
+        let elements = SharedJson::constant(json!([{"elementId": "a"}]));
+        let clone = elements.clone();
+        assert!(elements.ptr_eq(&clone));
+        assert_eq!(elements, json!([{"elementId": "a"}]));
+        assert!(clone.kept::<String>().is_none());
+        assert!(elements.keep(Arc::new("tools of a".to_string())));
+        assert!(!elements.keep(Arc::new("again".to_string())));
+        assert_eq!(
+            clone.kept::<String>().as_deref().map(String::as_str),
+            Some("tools of a")
+        );
+        assert!(clone.kept::<u32>().is_none());
+        // Equal values elsewhere keep nothing.
+        let plain = SharedJson::new(json!([{"elementId": "a"}]));
+        assert!(!plain.keep(Arc::new(1u32)));
+        assert!(plain.kept::<u32>().is_none());
     }
 
     #[test]

@@ -450,12 +450,13 @@ impl Engine {
     ) -> Result<MappedVariables, Failure> {
         let mut doc = MappedVariables::default();
         for m in mappings {
-            let value = match &m.source {
-                Some(e) => match self.shared_value(e, scope, &doc) {
+            let value = match (&m.constant, &m.source) {
+                (Some(constant), _) => constant.clone(),
+                (None, Some(e)) => match self.shared_value(e, scope, &doc) {
                     Some(shared) => shared,
-                    None => SharedJson::new(self.eval(e, scope, Some(&doc))?),
+                    None => self.eval_shared(e, scope, Some(&doc))?,
                 },
-                None => SharedJson::new(Json::Null),
+                (None, None) => SharedJson::new(Json::Null),
             };
             put_path(&mut doc, &m.target, value, |name| {
                 if merge_with_scope {
@@ -470,7 +471,8 @@ impl Engine {
 
     /// The value of an expression, shared, when it needs no evaluation: a constant, or `=name`
     /// or `=name.a.b` when FEEL would return the variable (or its part) unchanged (an earlier
-    /// mapping result first, then the scope's variable, whose answer is kept with it).
+    /// mapping result first, then the scope's variable, whose answer is kept with it), or null
+    /// where the variable or a key on the path is missing.
     fn shared_value(&self, expr: &Expr, scope: Key, doc: &MappedVariables) -> Option<SharedJson> {
         let Expr::Feel(f) = expr else {
             return None;
@@ -479,13 +481,32 @@ impl Engine {
             return Some(constant.clone());
         }
         let (name, keys) = f.variable_path()?;
+        let root = match doc.get(name) {
+            Some(value) => Some(value.view()),
+            None => self.lookup_var(scope, name).map(SharedJson::view),
+        };
+        // FEEL's answer for a missing variable, a key missing from an object and any key of
+        // null is null (with a warning, which a mapping does not report).
+        let Some(root) = root else {
+            return Some(SharedJson::new(Json::Null));
+        };
         if !keys.is_empty() {
-            // `=agent.context`: the part itself, shared when it is a shared part.
-            let value = match doc.get(name) {
-                Some(value) => value.view(),
-                None => self.lookup_var(scope, name)?.view(),
-            };
-            return baton_feel_bridge::json_at(value, keys).map(JsonRef::to_shared);
+            // `=agent.context`: the part itself, shared when it is a shared part. A step into
+            // anything but an object or null (a list projects) is left to FEEL.
+            let mut at = root;
+            for key in keys {
+                if at.is_null() {
+                    return Some(SharedJson::new(Json::Null));
+                }
+                if !at.is_object() {
+                    return None;
+                }
+                match at.get(key) {
+                    Some(next) => at = next,
+                    None => return Some(SharedJson::new(Json::Null)),
+                }
+            }
+            return baton_feel_bridge::round_trips(at).then(|| at.to_shared());
         }
         match doc.get(name) {
             Some(value) => baton_feel_bridge::round_trips(value.view()).then(|| value.clone()),

@@ -22,8 +22,9 @@
 //! so). Not played: migration of a context from another process definition, documents in tool
 //! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
+use std::borrow::Borrow;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use baton_engine::runtime::{JsonRef, SharedJson, SharedObject};
 use indexmap::IndexMap;
@@ -60,20 +61,48 @@ pub const FETCHED_VARIABLES: [&str; 5] = [
 /// The job's variables as the worker fetches them, out of every variable visible from the
 /// job's element (outermost scope first, so a later one hides an earlier one of the same name):
 /// only the [`FETCHED_VARIABLES`] are kept (shared, not copied).
-pub fn fetch_variables<'v>(
-    visible: impl IntoIterator<Item = (&'v str, &'v SharedJson)>,
-) -> SharedVariables {
-    let mut found: [Option<&SharedJson>; FETCHED_VARIABLES.len()] = [None; FETCHED_VARIABLES.len()];
+pub fn fetch_variables<N: AsRef<str>, V: Borrow<SharedJson>>(
+    visible: impl IntoIterator<Item = (N, V)>,
+) -> FetchedVariables {
+    let mut fetched = FetchedVariables::default();
     for (name, value) in visible {
-        if let Some(i) = FETCHED_VARIABLES.iter().position(|f| *f == name) {
-            found[i] = Some(value);
+        fetched.set(name.as_ref(), value.borrow());
+    }
+    fetched
+}
+
+/// The variables of one agent job as the worker fetches them: each of [`FETCHED_VARIABLES`],
+/// or absent. A fixed slot per name (no `String` per name, no hashing); the values are shared
+/// with the engine.
+#[derive(Debug, Clone, Default)]
+pub struct FetchedVariables([Option<SharedJson>; FETCHED_VARIABLES.len()]);
+
+impl FetchedVariables {
+    /// The fetched variable `name` (`None` when it is not set or not fetched).
+    pub fn get(&self, name: &str) -> Option<&SharedJson> {
+        let i = FETCHED_VARIABLES.iter().position(|f| *f == name)?;
+        self.0[i].as_ref()
+    }
+
+    /// Sets `name` when the worker fetches it (shares the value); `false` for a name it does
+    /// not fetch.
+    pub fn set(&mut self, name: &str, value: &SharedJson) -> bool {
+        match FETCHED_VARIABLES.iter().position(|f| *f == name) {
+            Some(i) => {
+                self.0[i] = Some(value.clone());
+                true
+            }
+            None => false,
         }
     }
-    FETCHED_VARIABLES
-        .iter()
-        .zip(found)
-        .filter_map(|(name, value)| Some(((*name).to_string(), value?.clone())))
-        .collect()
+
+    /// The variables that are set, in [`FETCHED_VARIABLES`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &SharedJson)> {
+        FETCHED_VARIABLES
+            .iter()
+            .zip(&self.0)
+            .filter_map(|(name, value)| Some((*name, value.as_ref()?)))
+    }
 }
 
 /// One agent job, as the engine hands it to the worker.
@@ -89,7 +118,7 @@ pub struct AgentJob<'a> {
     pub retries: i32,
     /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
     /// `toolCallResults`, `provider`, `data`), shared with the engine.
-    pub variables: SharedVariables,
+    pub variables: FetchedVariables,
     /// The task headers (`retryBackoff`, `elementTemplateVersion`, ...).
     pub headers: &'a IndexMap<String, String>,
     /// The engine clock as an ISO-8601 date-time with offset, for message timestamps.
@@ -417,35 +446,31 @@ impl ConnectorCache {
     }
 }
 
-/// The tools resolved from one `adHocSubProcessElements` value, shared by every mock: the engine
-/// hands every instance of a deployed ad-hoc sub-process the same value, so the first job's
-/// tools are every job's. Keyed by the value's identity (kept alive here, so its address cannot
-/// be reused by another value); one entry, replaced by the next value resolved. Only element
-/// lists without gateways (MCP, A2A) are kept.
+/// The tools resolved from one `adHocSubProcessElements` value, kept with the value itself
+/// ([`SharedJson::keep`]): the engine hands every instance of a deployed ad-hoc sub-process the
+/// same constant, so the first job's tools are every job's, for every mock, and they live as
+/// long as the deployment (nothing global: processes tested in parallel do not evict each
+/// other). Only element lists without gateways (MCP, A2A) are kept; a value that is no
+/// constant (a test's own variable) is resolved on every job.
 struct ResolvedFrom {
-    elements: SharedJson,
     tools: Arc<[ToolDefinition]>,
     /// `toolDefinitions` as a context stores them (shared by the contexts).
     json: SharedJson,
 }
 
-static LAST_RESOLVED: Mutex<Option<ResolvedFrom>> = Mutex::new(None);
-
 impl ResolvedFrom {
     /// The tools (and their stored form, shared by the next context) of these very elements.
     fn lookup(elements: &SharedJson) -> Option<(Arc<[ToolDefinition]>, SharedJson)> {
-        let last = LAST_RESOLVED.lock().unwrap_or_else(PoisonError::into_inner);
-        last.as_ref()
-            .filter(|r| r.elements.ptr_eq(elements))
+        elements
+            .kept::<ResolvedFrom>()
             .map(|r| (r.tools.clone(), r.json.clone()))
     }
 
     fn remember(elements: &SharedJson, tools: &Arc<[ToolDefinition]>, json: &SharedJson) {
-        *LAST_RESOLVED.lock().unwrap_or_else(PoisonError::into_inner) = Some(ResolvedFrom {
-            elements: elements.clone(),
+        elements.keep(Arc::new(ResolvedFrom {
             tools: tools.clone(),
             json: json.clone(),
-        });
+        }));
     }
 }
 
@@ -1766,10 +1791,11 @@ mod tests {
             ("agentContext", &inner_context),
         ]);
         assert_eq!(
-            fetched.keys().map(String::as_str).collect::<Vec<_>>(),
+            fetched.iter().map(|(name, _)| name).collect::<Vec<_>>(),
             ["agentContext", "data"]
         );
-        assert!(fetched["agentContext"].ptr_eq(&inner_context));
+        assert!(fetched.get("agentContext").unwrap().ptr_eq(&inner_context));
+        assert!(fetched.get("customerMessage").is_none());
     }
 
     #[test]

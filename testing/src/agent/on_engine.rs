@@ -5,7 +5,7 @@
 
 use baton_engine::runtime::{AdHocJobResult, Engine, JobResult, Key, Rejection, VariableDocument};
 
-use super::connector::{AgentJob, FETCHED_VARIABLES, JobAnswer, fetch_variables};
+use super::connector::{AgentJob, FetchedVariables, JobAnswer};
 use super::mock::{AgentMockFailure, AiAgentMock};
 
 /// The job type of the AI Agent Sub-process connector.
@@ -37,13 +37,10 @@ pub fn answer_agent_job(
         )));
     };
     // Only the fetched variables are kept (outermost first: the innermost one wins).
-    let mut visible = Vec::new();
+    let mut variables = FetchedVariables::default();
     engine.for_each_visible_variable(job.element_instance_key, |name, value| {
-        if FETCHED_VARIABLES.contains(&&**name) {
-            visible.push((name.clone(), value.clone()));
-        }
+        variables.set(name, value);
     });
-    let variables = fetch_variables(visible.iter().map(|(n, v)| (&**n, v)));
     let process_definition_key = engine
         .process_instance(job.process_instance_key)
         .map_or(0, |p| p.process_definition_key);

@@ -3,7 +3,7 @@
 //! by the template's `outputElement` when a tool completes, and a new job after every completion.
 
 use baton_engine::runtime::SharedJson;
-use baton_testing::agent::{AgentJob, AgentMockFailure, AiAgentMock, JobAnswer};
+use baton_testing::agent::{AgentJob, AgentMockFailure, AiAgentMock, JobAnswer, fetch_variables};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
@@ -100,11 +100,11 @@ impl Ahsp {
             process_instance_key: 7,
             process_definition_key: 1,
             retries: self.retries,
-            variables: self
-                .vars
-                .iter()
-                .map(|(name, value)| (name.clone(), SharedJson::new(value.clone())))
-                .collect(),
+            variables: fetch_variables(
+                self.vars
+                    .iter()
+                    .map(|(name, value)| (name, SharedJson::new(value.clone()))),
+            ),
             headers: &self.headers,
             now: self.now.as_deref(),
         };
