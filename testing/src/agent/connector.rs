@@ -159,7 +159,8 @@ pub struct JobCompletion {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElementActivation {
     pub element_id: String,
-    pub variables: Variables,
+    /// The inner instance's variables (`toolCall`, `toolCallResult`), shared with the engine.
+    pub variables: SharedVariables,
 }
 
 /// A FailJob command, as the connector runtime sends it.
@@ -635,12 +636,12 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         .variables
                         .insert("toolCallResults".into(), SharedJson::new(json!([])));
                     for client in &mcp_clients {
-                        let mut variables = Variables::new();
+                        let mut variables = SharedVariables::new();
                         variables.insert(
                         "toolCall".into(),
-                        json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"}),
+                        SharedJson::new(json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"})),
                     );
-                        variables.insert("toolCallResult".into(), "".into());
+                        variables.insert("toolCallResult".into(), SharedJson::new("".into()));
                         completion.activate_elements.push(ElementActivation {
                             element_id: client.clone(),
                             variables,
@@ -1230,40 +1231,44 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                     Arguments::Json(arguments) => arguments.clone(),
                     Arguments::Raw(raw) => serde_json::from_str(raw).unwrap_or(Value::Null),
                 };
-                let mut variables = Variables::new();
+                let mut variables = SharedVariables::new();
                 variables.insert(
                     "toolCall".into(),
-                    json!({"_meta": {"id": call.id, "name": client}, "method": "tools/call", "params": {"name": mcp_name, "arguments": arguments}}),
+                    SharedJson::new(json!({"_meta": {"id": call.id, "name": client}, "method": "tools/call", "params": {"name": mcp_name, "arguments": arguments}})),
                 );
-                variables.insert("toolCallResult".into(), "".into());
+                variables.insert("toolCallResult".into(), SharedJson::new("".into()));
                 completion.activate_elements.push(ElementActivation {
                     element_id: client.to_string(),
                     variables,
                 });
                 continue;
             }
-            let mut tool_call = Map::with_capacity(
+            // `{_meta: {id, name}, ...arguments}`, composed (literal keys, no hash table); an
+            // argument named `_meta` replaces it in place, as a map insert does.
+            let mut tool_call = SharedObject::with_capacity(
                 1 + match &call.arguments {
                     Arguments::Json(Value::Object(arguments)) => arguments.len(),
                     _ => 4,
                 },
             );
-            tool_call.insert(
-                "_meta".into(),
-                object([("id", call.id.as_str().into()), ("name", call.name.into())]),
-            );
+            let mut meta = SharedObject::with_capacity(2);
+            meta.insert_plain("id", call.id.as_str().into());
+            meta.insert_plain("name", call.name.into());
+            tool_call.insert("_meta", meta);
             if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
                 for (key, value) in arguments {
-                    tool_call.insert(key.clone(), value.clone());
+                    tool_call.insert_plain(key.clone(), value.clone());
                 }
             } else if let Arguments::Raw(raw) = &call.arguments
                 && let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(raw)
             {
-                tool_call.extend(arguments);
+                for (key, value) in arguments {
+                    tool_call.insert_plain(key, value);
+                }
             }
-            let mut variables = Variables::new();
-            variables.insert("toolCall".into(), Value::Object(tool_call));
-            variables.insert("toolCallResult".into(), "".into());
+            let mut variables = SharedVariables::new();
+            variables.insert("toolCall".into(), SharedJson::from(tool_call));
+            variables.insert("toolCallResult".into(), SharedJson::new("".into()));
             completion.activate_elements.push(ElementActivation {
                 element_id: call.name.to_string(),
                 variables,

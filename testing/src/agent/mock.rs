@@ -588,7 +588,7 @@ fn agent_response(completion: &JobCompletion) -> Value {
     let tool_calls: Vec<Value> = completion
         .activate_elements
         .iter()
-        .filter_map(|a| a.variables.get("toolCall").cloned())
+        .filter_map(|a| a.variables.get("toolCall").map(SharedJson::to_json))
         .collect();
     response.insert("toolCalls".into(), Value::Array(tool_calls));
     if let Some(agent) = completion.variables.get("agent").map(|a| a.view()) {
