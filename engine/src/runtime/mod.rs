@@ -67,7 +67,7 @@ pub use records::{
     OtherIntent, PiIntent, ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType,
     SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
-pub use shared_json::{JsonRef, SharedJson, SharedObject};
+pub use shared_json::{JsonRef, ObjectKey, SharedJson, SharedObject};
 pub use signals::SignalSubscriptionView;
 pub use state::JobState;
 pub use user_tasks::{UserTask, UserTaskState};

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
-use super::shared_json::SharedJson;
+use super::shared_json::{ObjectKey, SharedJson};
 use crate::model::{ElementIdx, FlowIdx};
 
 /// A key as Zeebe writes it: 64 bits, partition 1 in the high bits (see [`FIRST_KEY`]).
@@ -27,14 +27,147 @@ pub struct ProcIdx(pub u32);
 pub type VariableDocument = IndexMap<String, Json>;
 
 /// A document whose values are shared (with the variables they become, and with records):
-/// what a job completion carries once the engine has it.
-pub type SharedVariableDocument = IndexMap<String, SharedJson>;
+/// what a job completion carries once the engine has it. Names in insertion order, kept in a
+/// small vector and found by scanning (documents hold a few names): no hash table and no
+/// `String` per literal name (`ObjectKey`); setting a name again replaces its value in place.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SharedVariableDocument(Vec<(ObjectKey, SharedJson)>);
 
-/// A document's values moved into shared ones (nothing is copied).
+impl SharedVariableDocument {
+    pub fn new() -> SharedVariableDocument {
+        SharedVariableDocument(Vec::new())
+    }
+
+    pub fn with_capacity(capacity: usize) -> SharedVariableDocument {
+        SharedVariableDocument(Vec::with_capacity(capacity))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Sets `name` (in place when it is there, else at the end); returns the value it replaced.
+    pub fn insert(&mut self, name: ObjectKey, value: SharedJson) -> Option<SharedJson> {
+        match self.0.iter_mut().find(|(k, _)| **k == *name) {
+            Some((_, v)) => Some(std::mem::replace(v, value)),
+            None => {
+                self.0.push((name, value));
+                None
+            }
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&SharedJson> {
+        self.0.iter().find(|(k, _)| **k == *name).map(|(_, v)| v)
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut SharedJson> {
+        self.0
+            .iter_mut()
+            .find(|(k, _)| **k == *name)
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// The names and values in insertion order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&ObjectKey, &SharedJson)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &ObjectKey> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &SharedJson> {
+        self.0.iter().map(|(_, v)| v)
+    }
+}
+
+impl std::ops::Index<&str> for SharedVariableDocument {
+    type Output = SharedJson;
+
+    /// The value of `name`; panics when the document has no such name (as `IndexMap` does).
+    fn index(&self, name: &str) -> &SharedJson {
+        self.get(name)
+            .unwrap_or_else(|| panic!("no variable {name:?} in the document"))
+    }
+}
+
+impl std::ops::IndexMut<&str> for SharedVariableDocument {
+    fn index_mut(&mut self, name: &str) -> &mut SharedJson {
+        self.get_mut(name)
+            .unwrap_or_else(|| panic!("no variable {name:?} in the document"))
+    }
+}
+
+impl<K: Into<ObjectKey>> FromIterator<(K, SharedJson)> for SharedVariableDocument {
+    fn from_iter<I: IntoIterator<Item = (K, SharedJson)>>(iter: I) -> SharedVariableDocument {
+        let mut doc = SharedVariableDocument::new();
+        doc.extend(iter);
+        doc
+    }
+}
+
+impl<K: Into<ObjectKey>> Extend<(K, SharedJson)> for SharedVariableDocument {
+    fn extend<I: IntoIterator<Item = (K, SharedJson)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k.into(), v);
+        }
+    }
+}
+
+impl IntoIterator for SharedVariableDocument {
+    type Item = (ObjectKey, SharedJson);
+    type IntoIter = std::vec::IntoIter<(ObjectKey, SharedJson)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a SharedVariableDocument {
+    type Item = (&'a ObjectKey, &'a SharedJson);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (ObjectKey, SharedJson)>,
+        fn(&'a (ObjectKey, SharedJson)) -> (&'a ObjectKey, &'a SharedJson),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl serde::Serialize for SharedVariableDocument {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(&**k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SharedVariableDocument {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        VariableDocument::deserialize(deserializer).map(share_document)
+    }
+}
+
+/// A document's values moved into shared ones (nothing is copied; the names are moved too).
 pub fn share_document(doc: VariableDocument) -> SharedVariableDocument {
-    doc.into_iter()
-        .map(|(k, v)| (k, SharedJson::new(v)))
-        .collect()
+    SharedVariableDocument(
+        doc.into_iter()
+            .map(|(k, v)| (ObjectKey::from(k), SharedJson::new(v)))
+            .collect(),
+    )
 }
 
 /// A shared document from a shared plain one: its values moved when nobody else holds the

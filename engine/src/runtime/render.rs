@@ -52,7 +52,11 @@ impl Engine {
                     .filter(|v| !v.is_empty())
                     .map(|v| format!(
                         " variables={}",
-                        Json::Object(v.iter().map(|(k, v)| (k.clone(), (**v).clone())).collect())
+                        Json::Object(
+                            v.iter()
+                                .map(|(k, v)| (k.to_string(), (**v).clone()))
+                                .collect()
+                        )
                     ))
                     .unwrap_or_default(),
                 j.error_message

@@ -81,6 +81,18 @@ impl Deref for ObjectKey {
     }
 }
 
+impl AsRef<str> for ObjectKey {
+    fn as_ref(&self) -> &str {
+        self
+    }
+}
+
+impl std::fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
 impl PartialEq for ObjectKey {
     fn eq(&self, other: &ObjectKey) -> bool {
         **self == **other
@@ -164,6 +176,28 @@ impl SharedObject {
     /// Sets `key` to plain JSON kept in the object itself (for parts nothing else shares).
     pub fn insert_plain(&mut self, key: impl Into<ObjectKey>, value: Json) {
         self.set(key.into(), Entry::Plain(value));
+    }
+
+    /// Adds `key`, which the caller knows is not there yet (literal keys written once), at the
+    /// end without scanning for it: `insert`'s scan was most of the cost of building the
+    /// connector's messages. A key already there is a bug of the caller (checked in debug
+    /// builds).
+    pub fn push(&mut self, key: impl Into<ObjectKey>, value: impl Into<SharedJson>) {
+        self.append(key.into(), Entry::Shared(value.into()));
+    }
+
+    /// [`SharedObject::push`] with plain JSON kept in the object itself.
+    pub fn push_plain(&mut self, key: impl Into<ObjectKey>, value: Json) {
+        self.append(key.into(), Entry::Plain(value));
+    }
+
+    fn append(&mut self, key: Key, value: Entry) {
+        debug_assert!(
+            self.0.iter().all(|(k, _)| *k != key),
+            "key {:?} pushed twice",
+            &*key
+        );
+        self.0.push((key, value));
     }
 
     fn set(&mut self, key: Key, value: Entry) {

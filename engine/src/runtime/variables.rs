@@ -369,12 +369,7 @@ impl Engine {
         self.merge_propagating_values(
             scope,
             doc.iter()
-                .map(|(name, value)| {
-                    (
-                        DocName::Borrowed(name.as_str()),
-                        DocValue::Shared(value.clone()),
-                    )
-                })
+                .map(|(name, value)| (DocName::Borrowed(name), DocValue::Shared(value.clone())))
                 .collect(),
         );
     }

@@ -38,7 +38,7 @@ pub type Variables = IndexMap<String, Value>;
 
 /// Variables by name whose values are shared with the engine (a job's variables: reading a
 /// job copies nothing; a completion's values share the parts of the job's it was built from).
-pub type SharedVariables = IndexMap<String, SharedJson>;
+pub type SharedVariables = baton_engine::runtime::SharedVariableDocument;
 
 /// Variables whose values are shared (nothing is copied).
 pub fn share_variables(variables: Variables) -> SharedVariables {
@@ -816,7 +816,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     // The messages the connector writes are composed: literal keys, no hash tables.
     let stamp = |mut message: SharedObject| {
         if let Some(now) = &now {
-            message.insert("metadata", composed([("timestamp", now.as_str().into())]));
+            message.push("metadata", composed([("timestamp", now.as_str().into())]));
         }
         SharedJson::from(message)
     };
@@ -861,31 +861,31 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         .unwrap_or(name)
                         .to_string();
                     let mut block = SharedObject::with_capacity(5);
-                    block.insert_plain("id", id.as_str().into());
-                    block.insert_plain("name", name.into());
+                    block.push_plain("id", id.as_str().into());
+                    block.push_plain("name", name.into());
                     // The mock's record of the result shares its content (an MCP result's is
                     // what the connector makes of it).
                     let seen_content = if mcp_tool(name, &mcp_clients).is_some() {
                         let content = mcp_result_content(
                             content.map(JsonRef::to_json).unwrap_or(Value::Null),
                         );
-                        block.insert_plain("content", content_blocks(&content));
+                        block.push_plain("content", content_blocks(&content));
                         SharedJson::new(content)
                     } else {
-                        block.insert("content", content_blocks_shared(content));
+                        block.push("content", content_blocks_shared(content));
                         content.map_or_else(SharedJson::default, JsonRef::to_shared)
                     };
-                    block.insert_plain("elementId", element_id.into());
+                    block.push_plain("elementId", element_id.into());
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
-                        block.insert_plain("completedAt", completed_at.to_json());
+                        block.push_plain("completedAt", completed_at.to_json());
                     } else if let Some(now) = &now {
-                        block.insert_plain("completedAt", now.as_str().into());
+                        block.push_plain("completedAt", now.as_str().into());
                     }
                     blocks.push(SharedJson::from(block));
                     let mut seen = SharedObject::with_capacity(3);
-                    seen.insert_plain("id", id.into());
-                    seen.insert_plain("name", name.into());
-                    seen.insert("content", seen_content);
+                    seen.push_plain("id", id.into());
+                    seen.push_plain("name", name.into());
+                    seen.push("content", seen_content);
                     seen_results.push(SharedJson::from(seen));
                 }
                 None if interrupt => {
@@ -902,8 +902,8 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
             }
         }
         let mut message = SharedObject::with_capacity(3);
-        message.insert_plain("role", "tool_call_result".into());
-        message.insert("results", SharedJson::array(blocks));
+        message.push_plain("role", "tool_call_result".into());
+        message.push("results", SharedJson::array(blocks));
         input_messages.push(stamp(message));
         input_messages.extend(event_messages);
     } else {
@@ -921,8 +921,8 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         }
         if !content.is_empty() {
             let mut message = SharedObject::with_capacity(3);
-            message.insert_plain("role", "user".into());
-            message.insert_plain("content", Value::Array(content));
+            message.push_plain("role", "user".into());
+            message.push_plain("content", Value::Array(content));
             input_messages.push(stamp(message));
         }
         input_messages.extend(event_messages);
@@ -1106,27 +1106,27 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
             },
         };
         let mut assistant_call = SharedObject::with_capacity(3);
-        assistant_call.insert_plain("id", call.id.as_str().into());
-        assistant_call.insert_plain("name", call.name.into());
-        assistant_call.insert_plain("arguments", arguments);
+        assistant_call.push_plain("id", call.id.as_str().into());
+        assistant_call.push_plain("name", call.name.into());
+        assistant_call.push_plain("arguments", arguments);
         assistant_calls.push(SharedJson::from(assistant_call));
     }
 
     // Sized up front: a growing map reallocates its entries and its index.
     let mut assistant = SharedObject::with_capacity(5);
-    assistant.insert_plain("role", "assistant".into());
+    assistant.push_plain("role", "assistant".into());
     if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
-        assistant.insert_plain("content", Value::Array(vec![text_part(text)]));
+        assistant.push_plain("content", Value::Array(vec![text_part(text)]));
     }
     if !assistant_calls.is_empty() {
-        assistant.insert("toolCalls", SharedJson::array(assistant_calls));
+        assistant.push("toolCalls", SharedJson::array(assistant_calls));
     }
-    assistant.insert_plain(
+    assistant.push_plain(
         "stopReason",
         if calls.is_empty() { "STOP" } else { "TOOL_USE" }.into(),
     );
     if let Some(now) = &now {
-        assistant.insert("metadata", composed([("timestamp", now.as_str().into())]));
+        assistant.push("metadata", composed([("timestamp", now.as_str().into())]));
     }
     // Shared by the final response when it carries it.
     let assistant = SharedJson::from(assistant);
@@ -1141,13 +1141,13 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
     }
     // Composed of shared parts: the stored messages and the tool definitions are the job's.
     let mut conversation = SharedObject::with_capacity(3);
-    conversation.insert_plain("type", "in-process".into());
-    conversation.insert_plain("conversationId", conversation_id.into());
-    conversation.insert("messages", SharedJson::array(messages));
+    conversation.push_plain("type", "in-process".into());
+    conversation.push_plain("conversationId", conversation_id.into());
+    conversation.push("messages", SharedJson::array(messages));
     let mut context = SharedObject::with_capacity(7);
-    context.insert_plain("schemaVersion", 1.into());
-    context.insert_plain("state", "READY".into());
-    context.insert(
+    context.push_plain("schemaVersion", 1.into());
+    context.push_plain("state", "READY".into());
+    context.push(
         "metadata",
         composed([
             ("processDefinitionKey", process_definition_key.into()),
@@ -1156,14 +1156,14 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         ]),
     );
     let mut metrics_object = SharedObject::with_capacity(3);
-    metrics_object.insert_plain("modelCalls", metrics.model_calls.into());
-    metrics_object.insert("tokenUsage", token_usage(&metrics.usage));
-    metrics_object.insert_plain("toolCalls", metrics.tool_calls.into());
-    context.insert("metrics", metrics_object);
-    context.insert("toolDefinitions", tools_json);
-    context.insert("conversation", conversation);
+    metrics_object.push_plain("modelCalls", metrics.model_calls.into());
+    metrics_object.push("tokenUsage", token_usage(&metrics.usage));
+    metrics_object.push_plain("toolCalls", metrics.tool_calls.into());
+    context.push("metrics", metrics_object);
+    context.push("toolDefinitions", tools_json);
+    context.push("conversation", conversation);
     if !mcp_clients.is_empty() {
-        context.insert_plain("properties", json!({"mcpClients": mcp_clients}));
+        context.push_plain("properties", json!({"mcpClients": mcp_clients}));
     }
     let agent_context = SharedJson::from(context);
 
@@ -1173,13 +1173,13 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
     if let Some(first_text) = first_text {
         match &config.format {
             ResponseFormat::Text { parse_json } => {
-                response.insert_plain("responseText", first_text.into());
+                response.push_plain("responseText", first_text.into());
                 if *parse_json
                     && let Some(json) = parsed_json
                         .clone()
                         .or_else(|| parse_response_json(first_text).ok())
                 {
-                    response.insert_plain("responseJson", json);
+                    response.push_plain("responseJson", json);
                 }
             }
             ResponseFormat::Json { .. } => match parsed_json
@@ -1188,7 +1188,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 .unwrap_or_else(|| parse_response_json(first_text))
             {
                 Ok(json) => {
-                    response.insert_plain("responseJson", json);
+                    response.push_plain("responseJson", json);
                 }
                 Err(message) => {
                     return fail(
@@ -1211,10 +1211,10 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         .insert("agentContext".into(), agent_context);
     if calls.is_empty() {
         if let Some(message) = response_message {
-            response.insert("responseMessage", message);
+            response.push("responseMessage", message);
         }
         if let Some(context) = context_for_agent {
-            response.insert("context", context);
+            response.push("context", context);
         }
         completion
             .variables
@@ -1252,9 +1252,9 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 },
             );
             let mut meta = SharedObject::with_capacity(2);
-            meta.insert_plain("id", call.id.as_str().into());
-            meta.insert_plain("name", call.name.into());
-            tool_call.insert("_meta", meta);
+            meta.push_plain("id", call.id.as_str().into());
+            meta.push_plain("name", call.name.into());
+            tool_call.push("_meta", meta);
             if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
                 for (key, value) in arguments {
                     tool_call.insert_plain(key.clone(), value.clone());
@@ -1525,7 +1525,7 @@ fn text_part(text: &str) -> Value {
 fn composed<const N: usize>(entries: [(&'static str, Value); N]) -> SharedJson {
     let mut object = SharedObject::with_capacity(N);
     for (key, value) in entries {
-        object.insert_plain(key, value);
+        object.push_plain(key, value);
     }
     SharedJson::from(object)
 }
@@ -1534,7 +1534,7 @@ fn composed<const N: usize>(entries: [(&'static str, Value); N]) -> SharedJson {
 fn token_usage(usage: &super::turn::Usage) -> SharedJson {
     let mut object = SharedObject::with_capacity(5);
     for (name, count) in usage.entries() {
-        object.insert_plain(name, count.into());
+        object.push_plain(name, count.into());
     }
     SharedJson::from(object)
 }
@@ -1575,10 +1575,10 @@ fn content_blocks_shared(content: Option<JsonRef<'_>>) -> SharedJson {
         _ => ("object", "content"),
     };
     let mut block = SharedObject::with_capacity(2);
-    block.insert_plain("type", kind.into());
+    block.push_plain("type", kind.into());
     match content {
-        JsonRef::Shared(shared) => block.insert(key, shared.clone()),
-        JsonRef::Plain(plain) => block.insert_plain(key, plain.clone()),
+        JsonRef::Shared(shared) => block.push(key, shared.clone()),
+        JsonRef::Plain(plain) => block.push_plain(key, plain.clone()),
     }
     SharedJson::array(vec![block.into()])
 }

@@ -113,7 +113,7 @@ impl Ahsp {
         match &answer {
             JobAnswer::Complete(completion) => {
                 for (name, value) in &completion.variables {
-                    self.vars.insert(name.clone(), value.to_json());
+                    self.vars.insert(name.to_string(), value.to_json());
                 }
                 if completion.cancel_remaining_instances {
                     self.running.clear();
@@ -124,7 +124,7 @@ impl Ahsp {
                         activation
                             .variables
                             .iter()
-                            .map(|(name, value)| (name.clone(), value.to_json()))
+                            .map(|(name, value)| (name.to_string(), value.to_json()))
                             .collect(),
                     ));
                 }
