@@ -1,7 +1,9 @@
 //! The workloads of the `agent` and `testing` benches, shared with the `profile` example (which
 //! runs one of them in a loop under callgrind).
 
-use baton_engine::runtime::{CreateInstance, Engine, JobKind, Key, SharedJson, VariableDocument};
+use baton_engine::runtime::{
+    CreateInstance, Engine, JobKind, JsonRef, Key, SharedJson, VariableDocument,
+};
 use baton_testing::agent::on_engine::answer_agent_job;
 
 use baton_testing::agent::{
@@ -113,10 +115,12 @@ impl ConnectorWorkload {
                 vars.insert(name, value);
             }
             for activation in completion.activate_elements {
-                running.push((
-                    activation.element_id,
-                    activation.variables["toolCall"]["_meta"]["id"].clone(),
-                ));
+                // Read in place, as the engine reads it.
+                let id = activation.variables["toolCall"]
+                    .view()
+                    .at(&["_meta", "id"])
+                    .map_or(Value::Null, JsonRef::to_json);
+                running.push((activation.element_id, id));
             }
             if completion.completion_condition_fulfilled {
                 break;

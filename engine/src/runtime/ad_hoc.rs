@@ -14,7 +14,7 @@ use super::lifecycle::State;
 use super::processor::{Failure, Step};
 use super::records::{
     BpmnElementType as T, ErrorType, JobKind, Key, ListenerEventType, Node, OtherIntent,
-    RecordValue, Rejection, RejectionType, ValueType, VariableDocument,
+    RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType,
 };
 use super::state::{AdHocState, ElementInstance, Interruption};
 use super::{Activation, Cmd, Engine};
@@ -136,7 +136,7 @@ impl Engine {
             i.extras_mut().ad_hoc = Some(Box::default());
         }
         for el in elements {
-            self.activate_in_inner_instance(key, el, VariableDocument::new());
+            self.activate_in_inner_instance(key, el, SharedVariableDocument::new());
         }
         Ok(())
     }
@@ -174,7 +174,7 @@ impl Engine {
         &mut self,
         ahsp: Key,
         element: ElementIdx,
-        variables: VariableDocument,
+        variables: super::records::SharedVariableDocument,
     ) {
         let inst = &self.instances[&ahsp];
         let (proc, pi) = (inst.proc, inst.process_instance_key);
@@ -190,7 +190,7 @@ impl Engine {
         }
         let inner = self.new_key();
         for (name, value) in variables {
-            self.set_pending_local(inner, proc, pi, &name, super::SharedJson::new(value));
+            self.set_pending_local(inner, proc, pi, &name, value);
         }
         self.pending_inner_element.insert(inner, element);
         self.queue.push_back(Cmd::Activate(Activation {

@@ -409,7 +409,8 @@ pub mod baton_feel_bridge {
         use crate::runtime::shared_json::SharedObject;
         let mut object = SharedObject::with_capacity(parts.len());
         for (key, part) in parts {
-            let key = key.to_string();
+            // The key is the expression's own (shared, not copied).
+            let key = key.clone();
             match part {
                 super::ContextPart::Path(name, keys) => match json_at(json(name)?, keys)? {
                     JsonRef::Shared(shared) => object.insert(key, shared.clone()),

@@ -25,9 +25,10 @@ const MAX_ERROR_MESSAGE: usize = 500;
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct AdHocJobResult {
-    /// Elements to activate, each with the variables of its inner instance.
+    /// Elements to activate, each with the variables of its inner instance (shared: they
+    /// become the inner instance's variables as they are).
     #[serde(with = "activate_elements")]
-    pub activate_elements: Vec<(String, VariableDocument)>,
+    pub activate_elements: Vec<(String, SharedVariableDocument)>,
     #[serde(rename = "isCompletionConditionFulfilled")]
     pub completion_condition_fulfilled: bool,
     #[serde(rename = "isCancelRemainingInstances")]
@@ -36,7 +37,7 @@ pub struct AdHocJobResult {
 
 /// `activateElements` as Zeebe's REST API writes it: `[{"elementId": …, "variables": {…}}]`.
 mod activate_elements {
-    use super::VariableDocument;
+    use super::SharedVariableDocument as VariableDocument;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     #[derive(Serialize, Deserialize)]

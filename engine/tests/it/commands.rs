@@ -220,7 +220,10 @@ fn commands_as_json() {
             job_key: 2251799813685253,
             variables: doc(json!({"ok": true})),
             result: Some(JobResult::AdHocSubProcess(AdHocJobResult {
-                activate_elements: vec![("search-kb".into(), doc(json!({"toolCall": {}})))],
+                activate_elements: vec![(
+                    "search-kb".into(),
+                    share_document(doc(json!({"toolCall": {}}))),
+                )],
                 ..Default::default()
             })),
         },

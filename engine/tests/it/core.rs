@@ -501,7 +501,7 @@ fn ad_hoc_job_worker_mode_runs_the_agent_loop() {
             agent_job.key,
             VariableDocument::new(),
             Some(JobResult::AdHocSubProcess(AdHocJobResult {
-                activate_elements: vec![("Nope".into(), VariableDocument::new())],
+                activate_elements: vec![("Nope".into(), SharedVariableDocument::new())],
                 ..Default::default()
             })),
         )
@@ -511,7 +511,10 @@ fn ad_hoc_job_worker_mode_runs_the_agent_loop() {
         agent_job.key,
         doc(json!({"agentContext": {"turn": 1}})),
         Some(JobResult::AdHocSubProcess(AdHocJobResult {
-            activate_elements: vec![("ToolA".into(), doc(json!({"toolCall": {"id": 1}})))],
+            activate_elements: vec![(
+                "ToolA".into(),
+                share_document(doc(json!({"toolCall": {"id": 1}}))),
+            )],
             ..Default::default()
         })),
     )

@@ -176,6 +176,48 @@ fn input_and_output_mappings() {
 }
 
 #[test]
+fn mappings_read_paths_as_feel_does() {
+    // Paths answered without FEEL (missing variable or key, a null step, static text, an absent
+    // source, a context of paths) and those left to it (a list projects, a float) agree with
+    // FEEL's answers.
+    let mut b = Builder::new("paths");
+    b.start("s").service("t", "work").end("e");
+    b.chain(&["s", "t", "e"]);
+    b.input("t", "=missing", "a")
+        .input("t", "=order.missing", "b")
+        .input("t", "=nothing.x.y", "c")
+        .input("t", "=items.id", "d")
+        .input("t", "=order.price", "f")
+        .input("t", "=order", "g")
+        .input("t", "static text", "h.text")
+        .input("t", "={id: order.id, items: items}", "i")
+        .input("t", "=h.text", "j")
+        .input("t", "=order.id.x", "k");
+    let mut e = engine_with(&b);
+    e.create_instance(CreateInstance::new("paths").variables(doc(json!({
+        "order": {"id": 41, "price": 1.5},
+        "items": [{"id": 1}, {"id": 2}],
+        "nothing": null,
+    }))))
+    .unwrap();
+    let job = e.activatable_jobs(None)[0].key;
+    let vars = e.job_variables(job).unwrap();
+    assert_eq!(vars["a"], json!(null));
+    assert_eq!(vars["b"], json!(null));
+    assert_eq!(vars["c"], json!(null));
+    assert_eq!(vars["d"], json!([1, 2]));
+    assert_eq!(vars["f"], json!(1.5));
+    assert_eq!(vars["g"], json!({"id": 41, "price": 1.5}));
+    assert_eq!(vars["h"], json!({"text": "static text"}));
+    assert_eq!(
+        vars["i"],
+        json!({"id": 41, "items": [{"id": 1}, {"id": 2}]})
+    );
+    assert_eq!(vars["j"], json!("static text"));
+    assert_eq!(vars["k"], json!(null));
+}
+
+#[test]
 fn uuid_and_random_number_differ_between_evaluations_and_repeat_between_runs() {
     let mut b = Builder::new("ids");
     b.start("s").service("t", "work").end("e");

@@ -159,7 +159,8 @@ pub struct JobCompletion {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElementActivation {
     pub element_id: String,
-    pub variables: Variables,
+    /// The inner instance's variables (`toolCall`, `toolCallResult`), shared with the engine.
+    pub variables: SharedVariables,
 }
 
 /// A FailJob command, as the connector runtime sends it.
@@ -212,8 +213,9 @@ pub struct ModelInput {
     /// The tools offered (shared by the requests of one element while they do not change).
     pub tools: Arc<[ToolDefinition]>,
     /// The tool results of this call, in tool-call order: `[{id, name, content}]` (and
-    /// `interrupted: true` for calls cancelled by an event).
-    pub tool_call_results: Value,
+    /// `interrupted: true` for calls cancelled by an event); the contents shared with the
+    /// results.
+    pub tool_call_results: SharedJson,
     /// The contents of the events (event sub-process results) this call carries.
     pub events: Vec<Value>,
     /// The conversation as sent: the stored messages plus this call's input, cut to the context
@@ -634,12 +636,12 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         .variables
                         .insert("toolCallResults".into(), SharedJson::new(json!([])));
                     for client in &mcp_clients {
-                        let mut variables = Variables::new();
+                        let mut variables = SharedVariables::new();
                         variables.insert(
                         "toolCall".into(),
-                        json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"}),
+                        SharedJson::new(json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"})),
                     );
-                        variables.insert("toolCallResult".into(), "".into());
+                        variables.insert("toolCallResult".into(), SharedJson::new("".into()));
                         completion.activate_elements.push(ElementActivation {
                             element_id: client.clone(),
                             variables,
@@ -852,10 +854,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .unwrap_or_default();
             match by_id.iter().find(|(known, _)| *known == id).map(|(_, r)| r) {
                 Some(result) => {
-                    let mut content = result
-                        .get("content")
-                        .map(JsonRef::to_json)
-                        .unwrap_or(Value::Null);
+                    let content = result.get("content");
                     let element_id = result
                         .get("name")
                         .and_then(JsonRef::as_str)
@@ -864,12 +863,18 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                     let mut block = SharedObject::with_capacity(5);
                     block.insert_plain("id", id.as_str().into());
                     block.insert_plain("name", name.into());
-                    if mcp_tool(name, &mcp_clients).is_some() {
-                        content = mcp_result_content(content);
+                    // The mock's record of the result shares its content (an MCP result's is
+                    // what the connector makes of it).
+                    let seen_content = if mcp_tool(name, &mcp_clients).is_some() {
+                        let content = mcp_result_content(
+                            content.map(JsonRef::to_json).unwrap_or(Value::Null),
+                        );
                         block.insert_plain("content", content_blocks(&content));
+                        SharedJson::new(content)
                     } else {
-                        block.insert("content", content_blocks_shared(result.get("content")));
-                    }
+                        block.insert("content", content_blocks_shared(content));
+                        content.map_or_else(SharedJson::default, JsonRef::to_shared)
+                    };
                     block.insert_plain("elementId", element_id.into());
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
                         block.insert_plain("completedAt", completed_at.to_json());
@@ -877,11 +882,11 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         block.insert_plain("completedAt", now.as_str().into());
                     }
                     blocks.push(SharedJson::from(block));
-                    let mut seen = Map::with_capacity(3);
-                    seen.insert("id".into(), id.into());
-                    seen.insert("name".into(), name.into());
-                    seen.insert("content".into(), content);
-                    seen_results.push(Value::Object(seen));
+                    let mut seen = SharedObject::with_capacity(3);
+                    seen.insert_plain("id", id.into());
+                    seen.insert_plain("name", name.into());
+                    seen.insert("content", seen_content);
+                    seen_results.push(SharedJson::from(seen));
                 }
                 None if interrupt => {
                     interrupted = true;
@@ -890,7 +895,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         block["completedAt"] = now.clone().into();
                     }
                     blocks.push(SharedJson::new(block));
-                    seen_results.push(json!({"id": id, "name": name, "content": CANCELLED_TOOL_CALL, "interrupted": true}));
+                    seen_results.push(SharedJson::new(json!({"id": id, "name": name, "content": CANCELLED_TOOL_CALL, "interrupted": true})));
                 }
                 // Not every call has a result yet: wait for the next job.
                 None => return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default()))),
@@ -962,7 +967,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         system_prompt: config.system_prompt.clone(),
         user_prompt,
         tools,
-        tool_call_results: Value::Array(seen_results),
+        tool_call_results: SharedJson::array(seen_results),
         events: event_contents,
         messages: sent,
         response_format: config.format.clone(),
@@ -1002,7 +1007,7 @@ impl PendingTurn {
                 system_prompt: None,
                 user_prompt: None,
                 tools: Arc::new([]),
-                tool_call_results: Value::Null,
+                tool_call_results: SharedJson::default(),
                 events: Vec::new(),
                 messages: SentMessages::default(),
                 response_format: ResponseFormat::Text { parse_json: false },
@@ -1226,40 +1231,44 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                     Arguments::Json(arguments) => arguments.clone(),
                     Arguments::Raw(raw) => serde_json::from_str(raw).unwrap_or(Value::Null),
                 };
-                let mut variables = Variables::new();
+                let mut variables = SharedVariables::new();
                 variables.insert(
                     "toolCall".into(),
-                    json!({"_meta": {"id": call.id, "name": client}, "method": "tools/call", "params": {"name": mcp_name, "arguments": arguments}}),
+                    SharedJson::new(json!({"_meta": {"id": call.id, "name": client}, "method": "tools/call", "params": {"name": mcp_name, "arguments": arguments}})),
                 );
-                variables.insert("toolCallResult".into(), "".into());
+                variables.insert("toolCallResult".into(), SharedJson::new("".into()));
                 completion.activate_elements.push(ElementActivation {
                     element_id: client.to_string(),
                     variables,
                 });
                 continue;
             }
-            let mut tool_call = Map::with_capacity(
+            // `{_meta: {id, name}, ...arguments}`, composed (literal keys, no hash table); an
+            // argument named `_meta` replaces it in place, as a map insert does.
+            let mut tool_call = SharedObject::with_capacity(
                 1 + match &call.arguments {
                     Arguments::Json(Value::Object(arguments)) => arguments.len(),
                     _ => 4,
                 },
             );
-            tool_call.insert(
-                "_meta".into(),
-                object([("id", call.id.as_str().into()), ("name", call.name.into())]),
-            );
+            let mut meta = SharedObject::with_capacity(2);
+            meta.insert_plain("id", call.id.as_str().into());
+            meta.insert_plain("name", call.name.into());
+            tool_call.insert("_meta", meta);
             if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
                 for (key, value) in arguments {
-                    tool_call.insert(key.clone(), value.clone());
+                    tool_call.insert_plain(key.clone(), value.clone());
                 }
             } else if let Arguments::Raw(raw) = &call.arguments
                 && let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(raw)
             {
-                tool_call.extend(arguments);
+                for (key, value) in arguments {
+                    tool_call.insert_plain(key, value);
+                }
             }
-            let mut variables = Variables::new();
-            variables.insert("toolCall".into(), Value::Object(tool_call));
-            variables.insert("toolCallResult".into(), "".into());
+            let mut variables = SharedVariables::new();
+            variables.insert("toolCall".into(), SharedJson::from(tool_call));
+            variables.insert("toolCallResult".into(), SharedJson::new("".into()));
             completion.activate_elements.push(ElementActivation {
                 element_id: call.name.to_string(),
                 variables,

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use baton_engine::runtime::SharedJson;
 use serde_json::Value;
 
 use super::arguments::{check_arguments, short_json};
@@ -72,8 +73,9 @@ pub struct AgentRequest {
     pub user_prompt: Option<String>,
     /// The tools offered, with their input schemas (shared by the requests of one element).
     pub tools: Arc<[ToolDefinition]>,
-    /// This call's tool results in tool-call order: `[{id, name, content}]`.
-    pub tool_call_results: Value,
+    /// This call's tool results in tool-call order: `[{id, name, content}]` (the contents
+    /// shared with the results; reads as `&Value`).
+    pub tool_call_results: SharedJson,
     /// The contents of this call's events (event sub-process results).
     pub events: Vec<Value>,
     /// The conversation as sent (after the context window); reads as a slice of messages.
@@ -586,7 +588,7 @@ fn agent_response(completion: &JobCompletion) -> Value {
     let tool_calls: Vec<Value> = completion
         .activate_elements
         .iter()
-        .filter_map(|a| a.variables.get("toolCall").cloned())
+        .filter_map(|a| a.variables.get("toolCall").map(SharedJson::to_json))
         .collect();
     response.insert("toolCalls".into(), Value::Array(tool_calls));
     if let Some(agent) = completion.variables.get("agent").map(|a| a.view()) {

@@ -8,7 +8,7 @@
 
 use baton_engine::runtime::{
     AdHocJobResult, Engine, JobKind, JobResult, JobState, JobView, Key, PublishMessage, Rejection,
-    VariableDocument,
+    VariableDocument, share_document,
 };
 use serde_json::{Map, Value};
 
@@ -758,7 +758,7 @@ fn complete_ad_hoc(
         activate_elements: c
             .activate_elements
             .iter()
-            .map(|a| (a.element_id.clone(), document(&a.variables)))
+            .map(|a| (a.element_id.clone(), share_document(document(&a.variables))))
             .collect(),
         completion_condition_fulfilled: c.completion_condition_fulfilled,
         cancel_remaining_instances: c.cancel_remaining_instances,

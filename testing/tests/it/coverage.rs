@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::path::PathBuf;
 
-use baton_engine::runtime::AdHocJobResult;
+use baton_engine::runtime::{AdHocJobResult, SharedJson};
 use baton_testing::coverage::{CoverageFile, merge, merge_dir};
 use baton_testing::{Answer, CoverageReport, ProcessTest, TestJob};
 use serde_json::json;
@@ -90,7 +90,9 @@ fn scripted_agent() -> impl FnMut(&TestJob) -> Answer {
                         "lookup-order".into(),
                         [(
                             "toolCall".to_owned(),
-                            json!({"orderId": "1042", "_meta": {"id": "call_1", "name": "lookup-order"}}),
+                            SharedJson::new(
+                                json!({"orderId": "1042", "_meta": {"id": "call_1", "name": "lookup-order"}}),
+                            ),
                         )]
                         .into_iter()
                         .collect(),

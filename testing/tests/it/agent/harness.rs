@@ -119,8 +119,14 @@ impl Ahsp {
                     self.running.clear();
                 }
                 for activation in &completion.activate_elements {
-                    self.running
-                        .push((activation.element_id.clone(), activation.variables.clone()));
+                    self.running.push((
+                        activation.element_id.clone(),
+                        activation
+                            .variables
+                            .iter()
+                            .map(|(name, value)| (name.clone(), value.to_json()))
+                            .collect(),
+                    ));
                 }
                 if completion.completion_condition_fulfilled && self.running.is_empty() {
                     self.completed = true;
