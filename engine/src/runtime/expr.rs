@@ -36,6 +36,9 @@ pub struct FeelExpr {
     /// The entries of a context literal whose values only read variable paths or call `now()`
     /// ([`baton_feel_bridge::context_of_paths`]), found once here.
     context: Option<Vec<(Arc<str>, ContextPart)>>,
+    /// `path = literal` / `path != literal` ([`baton_feel_bridge::path_comparison`]), found
+    /// once here.
+    comparison: Option<baton_feel_bridge::PathComparison>,
 }
 
 /// A value of a context literal read without FEEL (see [`FeelExpr::context_of_paths`]).
@@ -62,12 +65,14 @@ impl FeelExpr {
             .flatten();
         let path = baton_feel_bridge::variable_path(&parsed);
         let context = baton_feel_bridge::context_of_paths(&parsed);
+        let comparison = baton_feel_bridge::path_comparison(&parsed);
         FeelExpr {
             source,
             parsed,
             constant,
             path,
             context,
+            comparison,
         }
     }
 
@@ -85,6 +90,12 @@ impl FeelExpr {
     /// `now()` (no key named `now`).
     pub fn context_of_paths(&self) -> Option<&[(Arc<str>, ContextPart)]> {
         self.context.as_deref()
+    }
+
+    /// A comparison of a variable path with a literal, such as a gateway's
+    /// `agent.responseJson.resolved = true`.
+    pub fn path_comparison(&self) -> Option<&baton_feel_bridge::PathComparison> {
+        self.comparison.as_ref()
     }
 
     /// The value of a constant expression (see [`FeelExpr::new`]), shared.
@@ -337,6 +348,62 @@ pub mod baton_feel_bridge {
             at = &args[0];
         }
         path_of(at)
+    }
+
+    /// `path = literal` or `path != literal` (either way round), the literal a boolean, a string
+    /// or an integer.
+    #[derive(Debug)]
+    pub struct PathComparison {
+        pub name: Arc<str>,
+        pub keys: Vec<Arc<str>>,
+        pub literal: Json,
+        pub negated: bool,
+    }
+
+    /// The comparison of an expression that compares a variable path with a literal (see
+    /// [`PathComparison`]).
+    pub fn path_comparison(parsed: &Parsed) -> Option<PathComparison> {
+        use baton_feel::ast::{CmpOp, ExprKind as K};
+        let K::Compare(op, a, b) = &parsed.ast().kind else {
+            return None;
+        };
+        let negated = match op {
+            CmpOp::Eq => false,
+            CmpOp::Ne => true,
+            _ => return None,
+        };
+        let (path, literal) = match (&a.kind, &b.kind) {
+            (_, K::Const(literal)) => (path_of(a)?, literal),
+            (K::Const(literal), _) => (path_of(b)?, literal),
+            _ => return None,
+        };
+        let literal = literal.to_json();
+        let comparable = match &literal {
+            Json::Bool(_) | Json::String(_) => true,
+            Json::Number(n) => n.is_i64(),
+            _ => false,
+        };
+        comparable.then(|| PathComparison {
+            name: path.0,
+            keys: path.1,
+            literal,
+            negated,
+        })
+    }
+
+    /// FEEL's answer to a [`PathComparison`] when the path's value is of the literal's type
+    /// (a boolean, a string, a 64-bit integer): equality of two values of one type, with no
+    /// warning. `None` (the caller evaluates in FEEL) for anything else: a missing value, null,
+    /// another type, a path through a list.
+    pub fn compare_path(value: Option<JsonRef<'_>>, comparison: &PathComparison) -> Option<bool> {
+        let value = value?.at_keys(&comparison.keys)?.plain()?;
+        let equal = match (value, &comparison.literal) {
+            (Json::Bool(a), Json::Bool(b)) => a == b,
+            (Json::String(a), Json::String(b)) => a == b,
+            (Json::Number(a), Json::Number(b)) => a.as_i64()? == b.as_i64()?,
+            _ => return None,
+        };
+        Some(equal != comparison.negated)
     }
 
     /// The entries of a context literal whose values are variable paths or `now()` (see

@@ -586,6 +586,11 @@ impl<'a> JsonRef<'a> {
         keys.iter().try_fold(self, |v, key| v.get(key))
     }
 
+    /// The entry at a path of shared keys (a compiled expression's).
+    pub fn at_keys(self, keys: &[Arc<str>]) -> Option<JsonRef<'a>> {
+        keys.iter().try_fold(self, |v, key| v.get(key))
+    }
+
     /// An object's entries in order (`None` when this is not an object).
     pub fn entries(self) -> Option<impl Iterator<Item = (&'a str, JsonRef<'a>)>> {
         enum Entries<'a> {

@@ -201,6 +201,20 @@ impl Engine {
         scope: Key,
         overlay: Option<&dyn Overlay>,
     ) -> Result<bool, Failure> {
+        // `agent.responseJson.resolved = true`: answered in place when FEEL's answer is
+        // certain (a value of the literal's type), as FEEL would (no warning, no seed).
+        if let Expr::Feel(f) = expr
+            && let Some(comparison) = f.path_comparison()
+        {
+            let name = &*comparison.name;
+            let value = match overlay.and_then(|o| o.value(name)) {
+                Some(v) => Some(v),
+                None => self.lookup_var(scope, name).map(SharedJson::view),
+            };
+            if let Some(answer) = baton_feel_bridge::compare_path(value, comparison) {
+                return Ok(answer);
+            }
+        }
         match self.eval_warn(expr, scope, overlay)? {
             (Json::Bool(b), _) => Ok(b),
             (other, warnings) => Err(type_mismatch(expr, "BOOLEAN", &other, &warnings)),

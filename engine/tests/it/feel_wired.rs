@@ -75,6 +75,70 @@ fn exclusive_gateway_takes_the_first_true_condition_else_the_default() {
 }
 
 #[test]
+fn path_comparisons_answer_as_feel_does() {
+    // `path = literal` is answered in place for a value of the literal's type, by FEEL
+    // otherwise; both give FEEL's answers.
+    let cases = [
+        (
+            "=agent.resolved = true",
+            json!({"agent": {"resolved": true}}),
+            "yes",
+        ),
+        (
+            "=agent.resolved = true",
+            json!({"agent": {"resolved": false}}),
+            "no",
+        ),
+        (
+            "=true = agent.resolved",
+            json!({"agent": {"resolved": true}}),
+            "yes",
+        ),
+        (
+            "=agent.resolved != true",
+            json!({"agent": {"resolved": false}}),
+            "yes",
+        ),
+        ("=status = \"open\"", json!({"status": "open"}), "yes"),
+        ("=status = \"open\"", json!({"status": "closed"}), "no"),
+        ("=count = 3", json!({"count": 3}), "yes"),
+        ("=count = 3", json!({"count": 3.0}), "yes"),
+        // Values of another type are not comparable: FEEL's null, an incident.
+        ("=count = 3", json!({"count": "3"}), "incident"),
+        ("=agent.resolved = true", json!({"agent": null}), "no"),
+        ("=agent.resolved = true", json!({}), "no"),
+        // A list projects: [true] is no boolean.
+        (
+            "=items.ok = true",
+            json!({"items": [{"ok": true}]}),
+            "incident",
+        ),
+    ];
+    for (condition, variables, taken) in cases {
+        let mut b = Builder::new("cmp");
+        b.start("s")
+            .gateway("g", GatewayKind::Exclusive)
+            .end("yes")
+            .end("no");
+        b.flow("s", "g")
+            .flow_with("g", "yes", Some(condition))
+            .default_flow("g", "no");
+        let mut e = engine_with(&b);
+        e.create_instance(CreateInstance::new("cmp").variables(doc(variables.clone())))
+            .unwrap();
+        if taken == "incident" {
+            assert_eq!(e.incidents().len(), 1, "{condition} with {variables}");
+            continue;
+        }
+        assert!(
+            completed(&e).contains(&taken.to_owned()),
+            "{condition} with {variables}: expected {taken}, incidents {:?}",
+            e.incidents()
+        );
+    }
+}
+
+#[test]
 fn a_non_boolean_condition_is_an_incident_and_resolving_retries_it() {
     let mut e = engine_with(&xor());
     let pi = e.create_instance(CreateInstance::new("xor")).unwrap();
