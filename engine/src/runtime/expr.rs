@@ -354,9 +354,13 @@ pub mod baton_feel_bridge {
     /// or an integer.
     #[derive(Debug)]
     pub struct PathComparison {
+        /// The variable the path starts at.
         pub name: Arc<str>,
+        /// The keys into it (none for the variable itself).
         pub keys: Vec<Arc<str>>,
+        /// The literal: a boolean, a string or a 64-bit integer.
         pub literal: Json,
+        /// `!=` rather than `=`.
         pub negated: bool,
     }
 
