@@ -1,7 +1,9 @@
 //! A source file: its name, its text, and the byte offset → line:column conversion that every
 //! message with a position goes through.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
+
+use arcstr::ArcStr;
 
 /// A 1-based line and column. The column counts characters (Unicode scalar values), not bytes,
 /// so it matches what editors show.
@@ -17,12 +19,12 @@ pub struct LineCol {
 #[derive(Debug)]
 pub struct Source {
     name: String,
-    text: Arc<str>,
+    text: ArcStr,
     line_starts: OnceLock<Vec<u32>>,
 }
 
 impl Source {
-    pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
+    pub fn new(name: impl Into<String>, text: impl Into<ArcStr>) -> Self {
         Source {
             name: name.into(),
             text: text.into(),
@@ -40,7 +42,7 @@ impl Source {
     }
 
     /// The text itself, to keep beyond the source without a copy.
-    pub fn shared_text(&self) -> &Arc<str> {
+    pub fn shared_text(&self) -> &ArcStr {
         &self.text
     }
 

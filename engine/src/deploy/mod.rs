@@ -10,6 +10,8 @@ mod loops;
 
 use std::sync::Arc;
 
+use arcstr::ArcStr;
+
 use crate::diagnostics::{Diagnostic, Diagnostics, Rule};
 use crate::dmn::{self, Drg};
 use crate::model::{self, Definitions, MAX_RESOURCE_BYTES};
@@ -28,7 +30,7 @@ pub struct Resource {
 
 #[derive(Debug, Clone)]
 enum Content {
-    Text(Arc<str>),
+    Text(ArcStr),
     /// Not UTF-8, or too large to be read at all: kept as given, and refused when deployed.
     Bytes(Vec<u8>),
 }
@@ -41,7 +43,7 @@ impl Resource {
             Content::Bytes(content)
         } else {
             match String::from_utf8(content) {
-                Ok(text) => Content::Text(Arc::from(text)),
+                Ok(text) => Content::Text(ArcStr::from(text)),
                 Err(error) => Content::Bytes(error.into_bytes()),
             }
         };
@@ -52,7 +54,7 @@ impl Resource {
     }
 
     /// A resource whose content is already text (shared, not copied).
-    pub fn from_text(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
+    pub fn from_text(name: impl Into<String>, text: impl Into<ArcStr>) -> Self {
         Resource {
             name: name.into(),
             content: Content::Text(text.into()),
@@ -192,10 +194,10 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
         return (None, vec![too_large(&resource.name, content.len() as u64)]);
     }
     let text = match &resource.content {
-        Content::Text(text) => Arc::clone(text),
+        Content::Text(text) => text.clone(),
         // Only content that is not UTF-8 is kept as bytes (larger content was refused above).
         Content::Bytes(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) => Arc::from(text),
+            Ok(text) => ArcStr::from(text),
             Err(error) => {
                 let offset = error.valid_up_to();
                 // The position only needs the text before the bad byte, which is valid UTF-8.

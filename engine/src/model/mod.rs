@@ -14,11 +14,15 @@ use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
 pub mod parse;
-mod shared;
 pub(crate) mod xml;
 
 pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse, parse_without_diagram, read_diagram};
-pub use shared::SharedStr;
+/// A text of the model that shares the source file's memory: the ids, names and expressions the
+/// parser reads are slices of the file's text (shared with [`crate::source::Source`]), so a
+/// deploy allocates nothing for them and cloning one is a reference count. A value that had to
+/// be unescaped, or one made in code, gets a text of its own. Reads as a `str`; equality, order
+/// and hash are the string's.
+pub type SharedStr = arcstr::Substr;
 
 /// A half-open byte range `start..end` in the source file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -630,7 +634,7 @@ pub struct PublishMessage {
 /// [`Diagram`] yet: the text it is in, shared with the file.
 #[derive(Debug, Clone)]
 pub struct UnreadDiagram {
-    pub(crate) text: std::sync::Arc<str>,
+    pub(crate) text: arcstr::ArcStr,
     /// From the start of the file to the root element's first child (so the root's start tag,
     /// which holds the namespace declarations), and the root element's name.
     pub(crate) head_end: u32,

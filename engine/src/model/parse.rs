@@ -121,7 +121,7 @@ fn parse_reading_diagram(source: &Source, reading: DiReading) -> Parsed {
         let first_child = doc.children(doc.root).next().map(|(_, child)| child.start);
         let head_end = first_child.map_or(di.parts[0].start, |at| at.min(di.parts[0].start));
         Some(UnreadDiagram {
-            text: std::sync::Arc::clone(source.shared_text()),
+            text: source.shared_text().clone(),
             head_end,
             root_name: root.start + 1..name_end as u32,
             parts: std::mem::take(&mut di.parts),
@@ -1839,21 +1839,9 @@ fn parse_integer(text: &str) -> Option<f64> {
 
 /// A value read from the file as a [`SharedStr`]: a slice of the file's `text` when it is one
 /// (no copy), else a copy (an unescaped value).
-fn shared_in(text: &std::sync::Arc<str>, value: &str) -> SharedStr {
-    let base = text.as_ptr() as usize;
-    let at = value.as_ptr() as usize;
-    if at >= base && at + value.len() <= base + text.len() {
-        let start = (at - base) as u32;
-        SharedStr::slice(
-            text,
-            Span {
-                start,
-                end: start + value.len() as u32,
-            },
-        )
-    } else {
-        SharedStr::from(value)
-    }
+fn shared_in(text: &arcstr::ArcStr, value: &str) -> SharedStr {
+    text.try_substr_from(value)
+        .unwrap_or_else(|| SharedStr::from(value))
 }
 
 fn attr_expr(source: &Source, doc: &Document<'_>, attr: &Attr<'_>) -> Expr {
@@ -1905,6 +1893,26 @@ fn upper_first(local: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_and_names_share_the_files_text_unless_unescaped() {
+        let source = Source::new(
+            "shared.bpmn",
+            r#"<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"><process id="p" isExecutable="true"><task id="Task_1" name="a &amp; b"/></process></definitions>"#,
+        );
+        let parsed = parse(&source);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let definitions = parsed.definitions.expect("BPMN");
+        let task = &definitions.processes[0].elements[0];
+        assert_eq!(task.id, "Task_1");
+        assert!(arcstr::ArcStr::ptr_eq(
+            task.id.parent(),
+            source.shared_text()
+        ));
+        let name = task.name.as_ref().expect("named");
+        assert_eq!(name, "a & b");
+        assert!(!arcstr::ArcStr::ptr_eq(name.parent(), source.shared_text()));
+    }
 
     #[test]
     fn every_single_extension_is_found_by_name() {
