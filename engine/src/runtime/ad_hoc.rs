@@ -190,7 +190,7 @@ impl Engine {
         }
         let inner = self.new_key();
         for (name, value) in variables {
-            self.set_pending_local(inner, proc, pi, &name, value);
+            self.set_pending_local_arc(inner, proc, pi, name.to_shared_name(), value);
         }
         self.pending_inner_element.insert(inner, element);
         self.queue.push_back(Cmd::Activate(Activation {

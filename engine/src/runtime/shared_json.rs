@@ -81,6 +81,17 @@ impl Deref for ObjectKey {
     }
 }
 
+impl ObjectKey {
+    /// The key as a shared name: the very `Arc` when it is one, else a new one.
+    pub fn to_shared_name(&self) -> Arc<str> {
+        match &self.0 {
+            KeyText::Shared(text) => text.clone(),
+            KeyText::Literal(text) => Arc::from(*text),
+            KeyText::Owned(text) => Arc::from(text.as_str()),
+        }
+    }
+}
+
 impl AsRef<str> for ObjectKey {
     fn as_ref(&self) -> &str {
         self

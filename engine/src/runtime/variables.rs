@@ -316,8 +316,19 @@ impl Engine {
         name: &str,
         value: SharedJson,
     ) {
+        self.set_pending_local_arc(scope, proc, process_instance_key, Arc::from(name), value);
+    }
+
+    /// [`Engine::set_pending_local`] with a shared name (an activation's names: no copy).
+    pub(crate) fn set_pending_local_arc(
+        &mut self,
+        scope: Key,
+        proc: super::ProcIdx,
+        process_instance_key: Key,
+        name: Arc<str>,
+        value: SharedJson,
+    ) {
         let key = self.new_key();
-        let name: Arc<str> = Arc::from(name);
         let vars = self.pending_vars.entry(scope).or_default();
         if let Some(v) = vars.get_mut(&name) {
             v.set_value(value.clone());

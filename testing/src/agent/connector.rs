@@ -22,9 +22,9 @@
 //! so). Not played: migration of a context from another process definition, documents in tool
 //! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::ops::Deref;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use baton_engine::runtime::{JsonRef, SharedJson, SharedObject};
 use indexmap::IndexMap;
@@ -39,6 +39,13 @@ pub type Variables = IndexMap<String, Value>;
 /// Variables by name whose values are shared with the engine (a job's variables: reading a
 /// job copies nothing; a completion's values share the parts of the job's it was built from).
 pub type SharedVariables = baton_engine::runtime::SharedVariableDocument;
+
+/// The names and the empty result of every tool activation, shared by all of them: the
+/// engine's variables and records take the names as they are (no `Arc<str>` per activation).
+static TOOL_CALL_NAME: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("toolCall"));
+static TOOL_CALL_RESULT_NAME: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("toolCallResult"));
+static EMPTY_TOOL_CALL_RESULT: LazyLock<SharedJson> =
+    LazyLock::new(|| SharedJson::new(Value::String(String::new())));
 
 /// Variables whose values are shared (nothing is copied).
 pub fn share_variables(variables: Variables) -> SharedVariables {
@@ -748,7 +755,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         .into_iter()
         .partition(|r| r.get("id").is_none_or(JsonRef::is_null));
     // A few results: scanned, not hashed.
-    let mut by_id: Vec<(String, JsonRef<'_>)> = Vec::with_capacity(tool_results.len());
+    let mut by_id: Vec<(Cow<'_, str>, JsonRef<'_>)> = Vec::with_capacity(tool_results.len());
     for result in &tool_results {
         let id = id_text_ref(result.get("id"));
         if by_id.iter().any(|(known, _)| *known == id) {
@@ -861,7 +868,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         .unwrap_or(name)
                         .to_string();
                     let mut block = SharedObject::with_capacity(5);
-                    block.push_plain("id", id.as_str().into());
+                    block.push_plain("id", id.as_ref().into());
                     block.push_plain("name", name.into());
                     // The mock's record of the result shares its content (an MCP result's is
                     // what the connector makes of it).
@@ -883,7 +890,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                     }
                     blocks.push(SharedJson::from(block));
                     let mut seen = SharedObject::with_capacity(3);
-                    seen.push_plain("id", id.into());
+                    seen.push_plain("id", id.into_owned().into());
                     seen.push_plain("name", name.into());
                     seen.push("content", seen_content);
                     seen_results.push(SharedJson::from(seen));
@@ -1267,8 +1274,11 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 }
             }
             let mut variables = SharedVariables::new();
-            variables.insert("toolCall".into(), SharedJson::from(tool_call));
-            variables.insert("toolCallResult".into(), SharedJson::new("".into()));
+            variables.insert(TOOL_CALL_NAME.clone().into(), SharedJson::from(tool_call));
+            variables.insert(
+                TOOL_CALL_RESULT_NAME.clone().into(),
+                EMPTY_TOOL_CALL_RESULT.clone(),
+            );
             completion.activate_elements.push(ElementActivation {
                 element_id: call.name.to_string(),
                 variables,
@@ -1473,11 +1483,15 @@ fn id_text(id: &Value) -> String {
     }
 }
 
-/// [`id_text`] of a part read in place (a missing id reads as `null`).
-fn id_text_ref(id: Option<JsonRef<'_>>) -> String {
+/// [`id_text`] of a part read in place (a missing id reads as `null`): a string id is borrowed,
+/// not copied (ids are compared more often than kept).
+fn id_text_ref(id: Option<JsonRef<'_>>) -> Cow<'_, str> {
     match id {
-        None => id_text(&Value::Null),
-        Some(id) => with_plain(id, |id| Some(id_text(id))).unwrap_or_default(),
+        None => Cow::Owned(id_text(&Value::Null)),
+        Some(id) => match id.as_str() {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(with_plain(id, |id| Some(id_text(id))).unwrap_or_default()),
+        },
     }
 }
 
