@@ -4,6 +4,7 @@
 //! Turns are used in order across every job of the element, so a process that enters the agent
 //! twice, or two runs in one test, read one script from start to end.
 
+use std::cell::OnceCell;
 use std::fmt;
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ use super::connector::{
 use super::error_expression;
 use super::matchers::{ExpectedCall, check_called_tools};
 use super::tools::ToolDefinition;
-use super::turn::{Arguments, ErrorTurn, Turn};
+use super::turn::{Arguments, ErrorTurn, ToolCall, Turn};
 
 /// Where the turns come from.
 pub enum AgentScript {
@@ -147,6 +148,13 @@ enum Source {
     Handler(Box<dyn FnMut(&AgentRequest) -> Turn>),
 }
 
+/// A call's id: the turn's, else `call_<modelCall>_<n>`.
+fn call_id(call: &ToolCall, model_call: u32, index: usize) -> String {
+    call.id
+        .clone()
+        .unwrap_or_else(|| format!("call_{model_call}_{}", index + 1))
+}
+
 /// The mock of one agent element.
 pub struct AiAgentMock {
     element_id: String,
@@ -154,7 +162,10 @@ pub struct AiAgentMock {
     on_exhausted: OnExhausted,
     tool_order: Vec<String>,
     requests: Vec<AgentRequest>,
-    tool_calls: Vec<ToolCallRecord>,
+    /// The tool calls, read from the played turns when first asked for (the turns are the
+    /// requests'; copying every call's arguments on each model call was a tenth of the mock's
+    /// allocations).
+    tool_calls: OnceCell<Vec<ToolCallRecord>>,
     /// The requests whose turn was played (a handler's invalid turn is recorded, not played).
     played: Vec<usize>,
     cache: ConnectorCache,
@@ -165,7 +176,7 @@ impl fmt::Debug for AiAgentMock {
         f.debug_struct("AiAgentMock")
             .field("element_id", &self.element_id)
             .field("requests", &self.requests.len())
-            .field("tool_calls", &self.tool_calls)
+            .field("tool_calls", &self.tool_calls())
             .field("remaining_turns", &self.remaining_turns())
             .finish()
     }
@@ -215,7 +226,7 @@ impl AiAgentMock {
             on_exhausted: OnExhausted::Fail,
             tool_order: Vec::new(),
             requests: Vec::new(),
-            tool_calls: Vec::new(),
+            tool_calls: OnceCell::new(),
             played: Vec::new(),
             cache: ConnectorCache::default(),
         })
@@ -258,7 +269,27 @@ impl AiAgentMock {
 
     /// Every tool call the model made, in order.
     pub fn tool_calls(&self) -> &[ToolCallRecord] {
-        &self.tool_calls
+        self.tool_calls.get_or_init(|| {
+            self.played
+                .iter()
+                .filter_map(|&i| self.requests.get(i))
+                .flat_map(|request| {
+                    let calls = match &request.turn {
+                        Some(Turn::ToolCalls(turn)) => turn.calls.as_slice(),
+                        _ => &[],
+                    };
+                    calls.iter().enumerate().map(|(k, call)| ToolCallRecord {
+                        model_call: request.model_call,
+                        id: call_id(call, request.model_call, k),
+                        name: call.name.to_string(),
+                        arguments: match &call.arguments {
+                            Arguments::Json(value) => value.clone(),
+                            Arguments::Raw(raw) => Value::String(raw.clone()),
+                        },
+                    })
+                })
+                .collect()
+        })
     }
 
     /// Turns of the script not played yet (0 for a handler).
@@ -318,7 +349,7 @@ impl AiAgentMock {
         expected: impl IntoIterator<Item = impl Into<ExpectedCall>>,
     ) -> Result<(), String> {
         let expected: Vec<ExpectedCall> = expected.into_iter().map(Into::into).collect();
-        check_called_tools(&self.element_id, &expected, &self.tool_calls)
+        check_called_tools(&self.element_id, &expected, self.tool_calls())
     }
 
     /// Panics when the tool calls differ from `expected`: each entry a tool id, or a name with
@@ -422,10 +453,7 @@ impl AiAgentMock {
                 .iter()
                 .enumerate()
                 .map(|(k, call)| SentToolCall {
-                    id: call
-                        .id
-                        .clone()
-                        .unwrap_or_else(|| format!("call_{model_call}_{}", k + 1)),
+                    id: call_id(call, model_call, k),
                     name: &call.name,
                     arguments: &call.arguments,
                 })
@@ -438,18 +466,8 @@ impl AiAgentMock {
         } else {
             Ok(())
         };
-        for call in &calls {
-            let arguments = match call.arguments {
-                Arguments::Json(value) => value.clone(),
-                Arguments::Raw(raw) => Value::String(raw.clone()),
-            };
-            self.tool_calls.push(ToolCallRecord {
-                model_call,
-                id: call.id.clone(),
-                name: call.name.to_string(),
-                arguments,
-            });
-        }
+        // The records are read from the played turns when asked for.
+        self.tool_calls.take();
         let answer = check.map(|()| (connector::finish(*pending, &turn, &calls), true));
         request.turn = Some(turn);
         self.played.push(self.requests.len());
