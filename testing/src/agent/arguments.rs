@@ -72,7 +72,7 @@ pub fn check_arguments(tool: &ToolDefinition, arguments: &Value) -> Vec<Argument
             problems.push(ArgumentProblem::Undeclared(name.clone()));
         }
     }
-    for name in tool.required() {
+    for name in tool.required_names() {
         if !arguments.contains_key(name) {
             problems.push(ArgumentProblem::MissingRequired(name.to_string()));
         }
@@ -89,17 +89,15 @@ pub fn check_arguments(tool: &ToolDefinition, arguments: &Value) -> Vec<Argument
 }
 
 fn check_value(name: &str, schema: &Value, value: &Value) -> Option<ArgumentProblem> {
-    let types: Vec<&str> = match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
+    // Read in place: an argument is checked on every model call, and most pass.
+    let declared: &[Value] = match schema.get("type") {
+        Some(single @ Value::String(_)) => std::slice::from_ref(single),
+        Some(Value::Array(ts)) => ts,
+        _ => &[],
     };
-    if !types.is_empty() && !types.iter().any(|t| has_type(value, t)) {
-        let expected = types
-            .iter()
-            .map(|t| article(t))
-            .collect::<Vec<_>>()
-            .join(" or ");
+    let types = || declared.iter().filter_map(Value::as_str);
+    if types().next().is_some() && !types().any(|t| has_type(value, t)) {
+        let expected = types().map(article).collect::<Vec<_>>().join(" or ");
         return Some(ArgumentProblem::WrongType(
             name.to_string(),
             expected,

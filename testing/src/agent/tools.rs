@@ -118,6 +118,16 @@ impl ToolDefinition {
             .unwrap_or_default()
     }
 
+    /// [`ToolDefinition::required`] read in place.
+    pub fn required_names(&self) -> impl Iterator<Item = &str> {
+        self.input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+    }
+
     /// The required parameter names.
     pub fn required(&self) -> Vec<&str> {
         self.input_schema
