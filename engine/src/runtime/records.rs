@@ -30,6 +30,8 @@ pub type VariableDocument = IndexMap<String, Json>;
 /// what a job completion carries once the engine has it. Names in insertion order, kept in a
 /// small vector and found by scanning (documents hold a few names): no hash table and no
 /// `String` per literal name (`ObjectKey`); setting a name again replaces its value in place.
+/// Collecting or extending with many names makes them unique through a hash index instead, so
+/// a large document is not built in quadratic time.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SharedVariableDocument(Vec<(ObjectKey, SharedJson)>);
 
@@ -117,9 +119,66 @@ impl<K: Into<ObjectKey>> FromIterator<(K, SharedJson)> for SharedVariableDocumen
 
 impl<K: Into<ObjectKey>> Extend<(K, SharedJson)> for SharedVariableDocument {
     fn extend<I: IntoIterator<Item = (K, SharedJson)>>(&mut self, iter: I) {
-        for (k, v) in iter {
+        let mut iter = iter.into_iter();
+        while self.0.len() < SCANNED_NAMES {
+            let Some((k, v)) = iter.next() else {
+                return;
+            };
             self.insert(k.into(), v);
         }
+        // Many names (a called process's variables, a large completion): scanning for each
+        // would be quadratic, so the names are appended and then made unique with a hash index,
+        // with `insert`'s meaning (a name set again keeps its first place, takes the last value).
+        let scanned = self.0.len();
+        self.0.extend(iter.map(|(k, v)| (k.into(), v)));
+        if self.0.len() > scanned {
+            self.dedup_names();
+        }
+    }
+}
+
+/// Up to this many names, a document is extended by scanning for each name (cheaper than
+/// hashing them); beyond it, by a hash index.
+const SCANNED_NAMES: usize = 32;
+
+impl SharedVariableDocument {
+    /// Keeps each name once, where it first stood, with the last value given for it.
+    fn dedup_names(&mut self) {
+        // Where each entry goes: `None` for a name's first entry, else the first entry's index.
+        let mut first_at: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+        let repeats: Vec<Option<usize>> = self
+            .0
+            .iter()
+            .enumerate()
+            .map(|(at, (name, _))| match first_at.entry(&**name) {
+                std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(at);
+                    None
+                }
+            })
+            .collect();
+        drop(first_at);
+        if repeats.iter().all(Option::is_none) {
+            return;
+        }
+        // The position in the result of each first entry (by its index in the input).
+        let mut place = vec![0; self.0.len()];
+        let mut unique: Vec<(ObjectKey, SharedJson)> = Vec::with_capacity(self.0.len());
+        for (at, ((name, value), repeat)) in std::mem::take(&mut self.0)
+            .into_iter()
+            .zip(repeats)
+            .enumerate()
+        {
+            match repeat {
+                Some(first) => unique[place[first]].1 = value,
+                None => {
+                    place[at] = unique.len();
+                    unique.push((name, value));
+                }
+            }
+        }
+        self.0 = unique;
     }
 }
 
@@ -755,5 +814,57 @@ impl Record {
             Intent::ProcessInstance(i) => Some(i),
             Intent::Other(_) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `insert` one name at a time gives.
+    fn inserted(entries: &[(String, i64)]) -> Vec<(String, i64)> {
+        let mut doc = SharedVariableDocument::new();
+        for (name, value) in entries {
+            doc.insert(
+                ObjectKey::from(name.clone()),
+                SharedJson::from(Json::from(*value)),
+            );
+        }
+        doc.iter()
+            .map(|(k, v)| (k.to_string(), v.as_i64().expect("a number")))
+            .collect()
+    }
+
+    #[test]
+    fn a_large_document_collected_keeps_inserts_meaning() {
+        // 300 names, every seventh set again later: the first place stays, the last value wins.
+        let mut entries: Vec<(String, i64)> = (0..300).map(|i| (format!("v{i}"), i)).collect();
+        entries.extend((0..300).step_by(7).map(|i| (format!("v{i}"), -i)));
+        entries.push(("v1".to_owned(), 1000));
+        let collected: SharedVariableDocument = entries
+            .iter()
+            .map(|(name, value)| (name.clone(), SharedJson::from(Json::from(*value))))
+            .collect();
+        let collected: Vec<(String, i64)> = collected
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.as_i64().expect("a number")))
+            .collect();
+        assert_eq!(collected.len(), 300);
+        assert_eq!(collected, inserted(&entries));
+        assert_eq!(collected[7], ("v7".to_owned(), -7));
+        assert_eq!(collected[1], ("v1".to_owned(), 1000));
+    }
+
+    #[test]
+    fn a_small_document_collected_keeps_inserts_meaning() {
+        let entries: Vec<(String, i64)> = [("a", 1), ("b", 2), ("a", 3)]
+            .map(|(n, v)| (n.to_owned(), v))
+            .to_vec();
+        let collected: SharedVariableDocument = entries
+            .iter()
+            .map(|(name, value)| (name.clone(), SharedJson::from(Json::from(*value))))
+            .collect();
+        assert_eq!(collected.len(), 2);
+        assert_eq!(collected["a"], 3);
     }
 }
