@@ -36,6 +36,20 @@ impl Engine {
         self.lookup_var_entry(scope, name).map(|v| &v.value)
     }
 
+    /// A variable's value as an expression in `scope` sees it: from `overlay` (earlier mapping
+    /// results, a completion's variables) first, else along the scope chain. Read in place.
+    fn overlaid_var<'a>(
+        &'a self,
+        scope: Key,
+        overlay: Option<&'a dyn Overlay>,
+        name: &str,
+    ) -> Option<JsonRef<'a>> {
+        match overlay.and_then(|o| o.value(name)) {
+            Some(v) => Some(v),
+            None => self.lookup_var(scope, name).map(SharedJson::view),
+        }
+    }
+
     /// The variable (with its cached FEEL form) as seen from `scope`.
     pub(crate) fn lookup_var_entry(&self, scope: Key, name: &str) -> Option<&Var> {
         let mut current = Some(scope);
@@ -79,12 +93,7 @@ impl Engine {
         if let Expr::Feel(f) = expr
             && let Some(parts) = f.context_of_paths()
         {
-            let json = |name: &str| -> Option<JsonRef<'_>> {
-                match overlay.and_then(|o| o.value(name)) {
-                    Some(v) => Some(v),
-                    None => self.lookup_var(scope, name).map(SharedJson::view),
-                }
-            };
+            let json = |name: &str| self.overlaid_var(scope, overlay, name);
             let now = || self.now_json.at(self.now);
             if let Some(value) = baton_feel_bridge::context_value(parts, &json, &now) {
                 return Ok(value);
@@ -206,11 +215,7 @@ impl Engine {
         if let Expr::Feel(f) = expr
             && let Some(comparison) = f.path_comparison()
         {
-            let name = &*comparison.name;
-            let value = match overlay.and_then(|o| o.value(name)) {
-                Some(v) => Some(v),
-                None => self.lookup_var(scope, name).map(SharedJson::view),
-            };
+            let value = self.overlaid_var(scope, overlay, &comparison.name);
             if let Some(answer) = baton_feel_bridge::compare_path(value, comparison) {
                 return Ok(answer);
             }
@@ -501,10 +506,7 @@ impl Engine {
             return Some(constant.clone());
         }
         let (name, keys) = f.variable_path()?;
-        let root = match doc.get(name) {
-            Some(value) => Some(value.view()),
-            None => self.lookup_var(scope, name).map(SharedJson::view),
-        };
+        let root = self.overlaid_var(scope, Some(doc), name);
         // FEEL's answer for a missing variable, a key missing from an object and any key of
         // null is null (with a warning, which a mapping does not report).
         let Some(root) = root else {
