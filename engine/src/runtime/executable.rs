@@ -108,8 +108,9 @@ pub struct ScopeInfo {
 pub struct Mapping {
     pub source: Option<Expr>,
     pub target: Vec<Arc<str>>,
-    /// The value when it needs no evaluation, built once: a static text source (`anthropic`),
-    /// or `null` for an absent source. Shared by every instance that maps it.
+    /// The value when it needs no evaluation, built once: a static text source (`anthropic`), a
+    /// constant FEEL expression (`=10`), or `null` for an absent source. Shared by every
+    /// instance that maps it.
     pub constant: Option<super::shared_json::SharedJson>,
 }
 
@@ -353,7 +354,7 @@ fn mappings(element: &model::Element, ms: &[model::Mapping]) -> Result<Vec<Mappi
             let constant = match &source {
                 None => Some(serde_json::Value::Null.into()),
                 Some(Expr::Static(text)) => Some(serde_json::Value::from(&**text).into()),
-                Some(Expr::Feel(_)) => None,
+                Some(Expr::Feel(f)) => f.constant().cloned(),
             };
             Ok(Mapping {
                 source,

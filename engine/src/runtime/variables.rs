@@ -494,17 +494,14 @@ impl Engine {
         Ok(doc)
     }
 
-    /// The value of an expression, shared, when it needs no evaluation: a constant, or `=name`
-    /// or `=name.a.b` when FEEL would return the variable (or its part) unchanged (an earlier
+    /// The value of an expression, shared, when it needs no evaluation (constants are the
+    /// mapping's own, [`Mapping::constant`]): `=name` or `=name.a.b` when FEEL would return the variable (or its part) unchanged (an earlier
     /// mapping result first, then the scope's variable, whose answer is kept with it), or null
     /// where the variable or a key on the path is missing.
     fn shared_value(&self, expr: &Expr, scope: Key, doc: &MappedVariables) -> Option<SharedJson> {
         let Expr::Feel(f) = expr else {
             return None;
         };
-        if let Some(constant) = f.constant() {
-            return Some(constant.clone());
-        }
         let (name, keys) = f.variable_path()?;
         let root = self.overlaid_var(scope, Some(doc), name);
         // FEEL's answer for a missing variable, a key missing from an object and any key of
