@@ -21,6 +21,8 @@ use rustc_hash::FxHashSet;
 use super::Span;
 use crate::diagnostics::Rule;
 
+mod plain;
+
 /// Deeper nesting than this is refused. Real BPMN files stay far below 50.
 pub(crate) const MAX_DEPTH: usize = 256;
 /// More elements than this are refused (a 4 MiB file of `<a/>` would otherwise cost ~150 MB).
@@ -387,8 +389,32 @@ pub(crate) fn parse_streaming<'a>(
         keys: Vec::new(),
         key_set: FxHashSet::default(),
         root: None,
+        plain: plain::Fragment::default(),
+        plain_enabled: plain_xml_enabled(),
+        plain_retries: text.len(),
     }
     .run()
+}
+
+/// Whether [`plain`] reads what it can (always, outside tests: tests compare every reading
+/// with and without it).
+fn plain_xml_enabled() -> bool {
+    #[cfg(test)]
+    {
+        PLAIN_XML.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Whether this test thread reads with [`plain`].
+    pub(crate) static PLAIN_XML: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// How many elements [`plain`] read on this test thread.
+    pub(crate) static PLAIN_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// How many resolved prefixes `Builder` remembers.
@@ -439,6 +465,12 @@ struct Builder<'a, 'st> {
     /// The same, once the tag has many attributes.
     key_set: FxHashSet<&'a str>,
     root: Option<NodeId>,
+    /// The element [`plain`] recognized last (reused).
+    plain: plain::Fragment,
+    plain_enabled: bool,
+    /// How many more bytes [`plain`] may read in vain inside an element it gave up on (its
+    /// children are tried in turn): bounded, so a hostile file is not read over and over.
+    plain_retries: usize,
 }
 
 impl<'a> Builder<'a, '_> {
@@ -455,7 +487,20 @@ impl<'a> Builder<'a, '_> {
         } else {
             0
         };
+        // Whether the last event was a tag: quick-xml is then between markup, where an element
+        // read by `plain` can be taken from its input without changing its state (its stack of
+        // open names stays as it is: a recognized element is balanced).
+        let mut after_tag = false;
         loop {
+            if after_tag && self.plain_enabled {
+                let at = self.text.len() - reader.get_ref().len();
+                let taken = self.read_plain(at)?;
+                if taken > 0 {
+                    // (`consume` moves quick-xml's position with its input.)
+                    std::io::BufRead::consume(&mut reader.stream(), taken);
+                    continue;
+                }
+            }
             // Text beside child elements is dropped, so quick-xml may skip its leading white
             // space there (usually all of it: no event at all, for most indentation). The
             // skipped bytes are counted back into `before` (see `after_space`), so every
@@ -473,6 +518,7 @@ impl<'a> Builder<'a, '_> {
                 }
             };
             let after = bom + reader.buffer_position();
+            after_tag = matches!(event, Event::Start(_) | Event::Empty(_) | Event::End(_));
             match event {
                 Event::Start(start) => {
                     let before = self.tag_start(&start, before, skips_space);
@@ -569,8 +615,127 @@ impl<'a> Builder<'a, '_> {
         }
     }
 
-    /// Reads a start tag: its node (`NONE` when streamed, `SKIPPED` when skipped) and local name.
-    fn open(&mut self, start: &BytesStart<'_>, offset: u64) -> Result<(NodeId, &'a str), XmlError> {
+    /// Reads the next element (after white space at `at`) with everything inside it through
+    /// [`plain`] when the tree keeps none of it (streamed or skipped) and it is written in
+    /// plain XML: the bytes taken (0: none, quick-xml reads it). What is read is replayed
+    /// through [`Builder::place`], as quick-xml's events would be.
+    fn read_plain(&mut self, at: usize) -> Result<usize, XmlError> {
+        let Some(&Open { node: parent, .. }) = self.stack.last() else {
+            return Ok(0);
+        };
+        let bytes = self.text.as_bytes();
+        let start = at + plain::space(bytes, at);
+        let Some(name_end) = plain::start_tag_name(bytes, start) else {
+            return Ok(0);
+        };
+        if parent >= SKIPPED {
+            // Inside an element given up on.
+            if self.plain_retries == 0 {
+                return Ok(0);
+            }
+        } else {
+            // Decided as `place` decides (a plain start tag declares no namespace).
+            let (prefix, local) = split_prefix(&self.text[start + 1..name_end]);
+            let Ok(ns) = self.resolve(prefix, start as u64) else {
+                return Ok(0);
+            };
+            if self.stream.reading(self.stack.len(), ns, local) == Reading::Keep {
+                return Ok(0);
+            }
+        }
+        let budget = MAX_ELEMENTS.saturating_sub(self.elements);
+        let mut fragment = std::mem::take(&mut self.plain);
+        let taken = match plain::element(bytes, start, budget, &mut fragment) {
+            Ok(end) => {
+                #[cfg(test)]
+                PLAIN_READ.with(|read| read.set(read.get() + 1));
+                self.replay(&fragment).map(|()| end - at)
+            }
+            Err(stopped) => {
+                self.plain_retries = self.plain_retries.saturating_sub(stopped - start);
+                Ok(0)
+            }
+        };
+        self.plain = fragment;
+        taken
+    }
+
+    /// Hands what [`plain`] recognized to the tree and the stream, as `run` hands quick-xml's
+    /// events (a plain tag has no namespace declaration, no attribute written twice and no
+    /// value to unescape).
+    fn replay(&mut self, fragment: &plain::Fragment) -> Result<(), XmlError> {
+        let mut attrs_done = 0;
+        for token in &fragment.tokens {
+            match *token {
+                plain::Token::Open {
+                    start,
+                    name_end,
+                    attrs_end,
+                    end,
+                    empty,
+                } => {
+                    let offset = u64::from(start);
+                    self.check_limits(offset)?;
+                    let attrs_start = self.attrs.len() as u32;
+                    self.prefixed.clear();
+                    for attr in &fragment.attrs[attrs_done..attrs_end as usize] {
+                        let key = &self.text[attr.name_start as usize..attr.name_end as usize];
+                        let local = match split_prefix(key) {
+                            (Some(prefix), local) => {
+                                self.prefixed.push((self.attrs.len() as u32, prefix));
+                                local
+                            }
+                            (None, local) => local,
+                        };
+                        self.attrs.push(Attr {
+                            ns: Ns::None,
+                            local,
+                            span: Span {
+                                start: attr.value_start,
+                                end: attr.value_end,
+                            },
+                            unescaped: NONE,
+                        });
+                    }
+                    attrs_done = attrs_end as usize;
+                    for i in 0..self.prefixed.len() {
+                        let (index, prefix) = self.prefixed[i];
+                        self.attrs[index as usize].ns = self.resolve(Some(prefix), offset)?;
+                    }
+                    let (prefix, local) =
+                        split_prefix(&self.text[start as usize + 1..name_end as usize]);
+                    let ns = self.resolve(prefix, offset)?;
+                    let scope = self.bindings.len();
+                    let (node, local) = self.place(ns, local, attrs_start, offset)?;
+                    if empty {
+                        if node == NONE {
+                            self.stream.close(end);
+                        }
+                        self.leave_scope(scope);
+                    } else {
+                        self.stack.push(Open {
+                            node,
+                            scope: scope as u32,
+                            local,
+                            start,
+                        });
+                    }
+                }
+                plain::Token::Close { end } => {
+                    if let Some(open) = self.stack.pop() {
+                        self.leave_scope(open.scope as usize);
+                        if open.node == NONE {
+                            self.stream.close(end);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses an element beyond the depth and element limits.
+    fn check_limits(&self, offset: u64) -> Result<(), XmlError> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(XmlError {
                 rule: Rule::XmlTooDeep,
@@ -585,6 +750,12 @@ impl<'a> Builder<'a, '_> {
                 message: format!("the file has more than {MAX_ELEMENTS} XML elements"),
             });
         }
+        Ok(())
+    }
+
+    /// Reads a start tag: its node (`NONE` when streamed, `SKIPPED` when skipped) and local name.
+    fn open(&mut self, start: &BytesStart<'_>, offset: u64) -> Result<(NodeId, &'a str), XmlError> {
+        self.check_limits(offset)?;
         // One pass over the attributes: namespace declarations go to `bindings`, the others to
         // the arena; prefixed ones are resolved afterwards, since a declaration may follow them.
         let attrs_start = self.attrs.len() as u32;
@@ -652,6 +823,19 @@ impl<'a> Builder<'a, '_> {
         }
         let (prefix, local) = split_prefix(&content[..name_len]);
         let ns = self.resolve(prefix, offset)?;
+        self.place(ns, local, attrs_start, offset)
+    }
+
+    /// Places an element whose attributes are `attrs[attrs_start..]` (namespaces resolved):
+    /// in the tree, handed to the stream or skipped, as the stream says. Its node (`NONE` when
+    /// streamed, `SKIPPED` when skipped) and local name.
+    fn place(
+        &mut self,
+        ns: Ns,
+        local: &'a str,
+        attrs_start: u32,
+        offset: u64,
+    ) -> Result<(NodeId, &'a str), XmlError> {
         self.elements += 1;
 
         let depth = self.stack.len();

@@ -1,0 +1,388 @@
+//! A recognizer for the plain XML modelers write, read in front of quick-xml where the tree
+//! keeps nothing of it.
+//!
+//! Why it exists: quick-xml costs 600-700 instructions per event (its per-event set-up, UTF-8
+//! validation of every event although the input is a `&str`, its attribute iterator). Half a
+//! modeler file is BPMN DI (thousands of `BPMNShape`/`BPMNEdge` elements, each with
+//! `dc:Bounds`/`di:waypoint` children) and a third of its process elements are
+//! `incoming`/`outgoing` references, neither kept in the tree (`Reading::Stream`/`Skip`): for
+//! these, reading the events was most of a deploy. Here one byte loop recognizes a whole
+//! element with its subtree when it is written in a strict subset of XML: start, empty and end
+//! tags with names of `[A-Za-z0-9_.-]` (with at most one `:`), attributes `name="value"` or
+//! `name='value'` whose value has no `&`, `<`, `>` or control character (nothing to unescape
+//! or normalise), no namespace declaration, no attribute written twice, end tags naming their
+//! start tag exactly, and between tags white space or text of name characters (ignored inside
+//! streamed and skipped elements). Anything else (a comment, a processing instruction, CDATA,
+//! an entity or character reference, an odd byte) and the recognizer gives up: quick-xml, the
+//! parser of record, reads the element as before. All or nothing: what is recognized is only
+//! buffered, and `Builder` replays it through the same code as quick-xml's events, so a
+//! fragment read here leaves exactly what quick-xml's reading would.
+
+/// What [`element`] recognized, in document order; reused from one element to the next.
+#[derive(Debug, Default)]
+pub(crate) struct Fragment {
+    pub tokens: Vec<Token>,
+    pub attrs: Vec<PlainAttr>,
+    /// The names of the open elements (start, end), to match end tags.
+    open: Vec<(u32, u32)>,
+}
+
+/// A tag of a recognized element. Positions are byte offsets into the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Token {
+    /// A start tag (`<a ...>`), or an empty element (`<a .../>`) when `empty`.
+    Open {
+        /// The `<`.
+        start: u32,
+        /// The end of the name (it starts after the `<`).
+        name_end: u32,
+        /// The tag's attributes end at this index of [`Fragment::attrs`] (they start where the
+        /// previous tag's end).
+        attrs_end: u32,
+        /// Just past the `>`.
+        end: u32,
+        empty: bool,
+    },
+    /// An end tag; `end` is just past its `>`.
+    Close { end: u32 },
+}
+
+/// An attribute of a recognized tag: its name and its raw value (between the quotes), which
+/// needs no unescaping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PlainAttr {
+    pub name_start: u32,
+    pub name_end: u32,
+    pub value_start: u32,
+    pub value_end: u32,
+}
+
+/// Deeper nesting than this inside one element is left to quick-xml.
+const MAX_NESTING: usize = 64;
+/// A tag with more attributes than this is left to quick-xml (the duplicate check here is
+/// quadratic).
+const MAX_ATTRS: usize = 32;
+
+/// What a byte can be, as bits (one table look-up per byte: this loop reads half a modeler
+/// file).
+const SPACE: u8 = 1;
+const NAME_START: u8 = 2;
+const NAME: u8 = 4;
+/// A byte of a plain attribute value, quotes left out.
+const VALUE: u8 = 8;
+
+static CLASS: [u8; 256] = classes();
+
+const fn classes() -> [u8; 256] {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        let mut class = 0;
+        if matches!(byte, b' ' | b'\t' | b'\r' | b'\n') {
+            class |= SPACE;
+        }
+        if byte.is_ascii_alphabetic() || byte == b'_' {
+            class |= NAME_START | NAME;
+        }
+        if byte.is_ascii_digit() || byte == b'.' || byte == b'-' {
+            class |= NAME;
+        }
+        if byte >= 0x20 && !matches!(byte, b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7f) {
+            class |= VALUE;
+        }
+        table[b] = class;
+        b += 1;
+    }
+    table
+}
+
+/// The end of the run of bytes of `class` from `at`.
+#[inline]
+fn run_of(text: &[u8], mut at: usize, class: u8) -> usize {
+    while let Some(&b) = text.get(at) {
+        if CLASS[b as usize] & class == 0 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// The number of white space bytes at `at`.
+pub(crate) fn space(text: &[u8], at: usize) -> usize {
+    run_of(text, at, SPACE).saturating_sub(at)
+}
+
+/// The end of the name at `at`: `part` or `prefix:part`, each part a name start character and
+/// then name characters.
+#[inline]
+fn name(text: &[u8], at: usize) -> Option<usize> {
+    let part = |at: usize| -> Option<usize> {
+        if CLASS[*text.get(at)? as usize] & NAME_START == 0 {
+            return None;
+        }
+        Some(run_of(text, at + 1, NAME))
+    };
+    let end = part(at)?;
+    if text.get(end) == Some(&b':') {
+        return part(end + 1);
+    }
+    Some(end)
+}
+
+/// The end of the name of the start tag at `at` (its `<`), when it is a plain start tag's.
+pub(crate) fn start_tag_name(text: &[u8], at: usize) -> Option<usize> {
+    if text.get(at) != Some(&b'<') {
+        return None;
+    }
+    name(text, at + 1)
+}
+
+/// Recognizes the element whose start tag's `<` is at `at`, with everything inside it, as long
+/// as it holds at most `budget` elements. `Ok`: the offset just past its last `>`, the element
+/// in `out`. `Err`: not plain (or too large); the offset where reading stopped, to account for
+/// the bytes read in vain.
+pub(crate) fn element(
+    text: &[u8],
+    at: usize,
+    budget: usize,
+    out: &mut Fragment,
+) -> Result<usize, usize> {
+    out.tokens.clear();
+    out.attrs.clear();
+    out.open.clear();
+    let mut i = at;
+    loop {
+        // At a `<`.
+        if text.get(i + 1) == Some(&b'/') {
+            i = end_tag(text, i + 2, out).ok_or(i)?;
+            if out.open.is_empty() {
+                return Ok(i);
+            }
+        } else {
+            let (end, empty) = start_tag(text, i, out).ok_or(i)?;
+            if out.tokens.len() > budget {
+                return Err(i);
+            }
+            i = end;
+            if empty && out.open.is_empty() {
+                return Ok(i);
+            }
+        }
+        // Between tags: white space and name characters (text nobody keeps).
+        i = run_of(text, i, SPACE | NAME);
+        if text.get(i) != Some(&b'<') {
+            return Err(i);
+        }
+    }
+}
+
+/// Reads the start tag at `at` into `out`: where it ends and whether it is an empty element.
+fn start_tag(text: &[u8], at: usize, out: &mut Fragment) -> Option<(usize, bool)> {
+    let name_end = start_tag_name(text, at)?;
+    let attrs_start = out.attrs.len();
+    let mut i = name_end;
+    let empty = loop {
+        let spaces = space(text, i);
+        i += spaces;
+        match *text.get(i)? {
+            b'>' => {
+                i += 1;
+                break false;
+            }
+            b'/' if text.get(i + 1) == Some(&b'>') => {
+                i += 2;
+                break true;
+            }
+            _ if spaces > 0 => i = attribute(text, i, attrs_start, out)?,
+            _ => return None,
+        }
+    };
+    if !empty {
+        if out.open.len() >= MAX_NESTING {
+            return None;
+        }
+        out.open.push((at as u32 + 1, name_end as u32));
+    }
+    out.tokens.push(Token::Open {
+        start: at as u32,
+        name_end: name_end as u32,
+        attrs_end: out.attrs.len() as u32,
+        end: i as u32,
+        empty,
+    });
+    Some((i, empty))
+}
+
+/// Reads the attribute at `at` (its name's first byte) into `out`: where it ends.
+fn attribute(text: &[u8], at: usize, attrs_start: usize, out: &mut Fragment) -> Option<usize> {
+    let name_end = name(text, at)?;
+    let key = &text[at..name_end];
+    // Namespace declarations change how names resolve: quick-xml's reading handles them.
+    if key.starts_with(b"xmlns") || out.attrs.len() - attrs_start >= MAX_ATTRS {
+        return None;
+    }
+    if out.attrs[attrs_start..]
+        .iter()
+        .any(|a| text[a.name_start as usize..a.name_end as usize] == *key)
+    {
+        return None;
+    }
+    if text.get(name_end) != Some(&b'=') {
+        return None;
+    }
+    let quote = *text.get(name_end + 1)?;
+    if quote != b'"' && quote != b'\'' {
+        return None;
+    }
+    let value_start = name_end + 2;
+    let mut value_end = run_of(text, value_start, VALUE);
+    // The other quote is plain too.
+    while *text.get(value_end)? != quote {
+        if !matches!(text[value_end], b'"' | b'\'') {
+            return None;
+        }
+        value_end = run_of(text, value_end + 1, VALUE);
+    }
+    out.attrs.push(PlainAttr {
+        name_start: at as u32,
+        name_end: name_end as u32,
+        value_start: value_start as u32,
+        value_end: value_end as u32,
+    });
+    Some(value_end + 1)
+}
+
+/// Reads the end tag whose name starts at `at` (past the `</`), which must close the innermost
+/// open element: where it ends.
+fn end_tag(text: &[u8], at: usize, out: &mut Fragment) -> Option<usize> {
+    let name_end = name(text, at)?;
+    if text.get(name_end) != Some(&b'>') {
+        return None;
+    }
+    let (start, end) = out.open.pop()?;
+    if text[start as usize..end as usize] != text[at..name_end] {
+        return None;
+    }
+    out.tokens.push(Token::Close {
+        end: name_end as u32 + 1,
+    });
+    Some(name_end + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tags recognized in `xml` from its first `<`, written back as text.
+    fn recognize(xml: &str) -> Result<(usize, Vec<String>), usize> {
+        let mut out = Fragment::default();
+        let end = element(xml.as_bytes(), xml.find('<').unwrap(), 100, &mut out)?;
+        let mut attrs = out.attrs.iter();
+        let tags = out
+            .tokens
+            .iter()
+            .map(|token| match *token {
+                Token::Open {
+                    start,
+                    name_end,
+                    attrs_end,
+                    end,
+                    empty,
+                } => {
+                    let mut tag = xml[start as usize + 1..name_end as usize].to_owned();
+                    let taken = attrs_end as usize - (out.attrs.len() - attrs.len());
+                    for a in attrs.by_ref().take(taken) {
+                        tag.push_str(&format!(
+                            " {}={}",
+                            &xml[a.name_start as usize..a.name_end as usize],
+                            &xml[a.value_start as usize..a.value_end as usize]
+                        ));
+                    }
+                    assert_eq!(xml.as_bytes()[end as usize - 1], b'>');
+                    if empty { format!("{tag}/") } else { tag }
+                }
+                Token::Close { end } => {
+                    assert_eq!(xml.as_bytes()[end as usize - 1], b'>');
+                    format!("/{end}")
+                }
+            })
+            .collect();
+        Ok((end, tags))
+    }
+
+    #[test]
+    fn a_modeler_shape_is_recognized_with_its_positions() {
+        let xml = "  <bpmndi:BPMNShape id=\"S_1\" bpmnElement='T_1'>\n    <dc:Bounds x=\"1\" y=\"2\" width=\"3\" height=\"4\" />\n  </bpmndi:BPMNShape>\n<next/>";
+        let (end, tags) = recognize(xml).unwrap();
+        assert_eq!(&xml[..end], xml.split_once("\n<next").unwrap().0);
+        assert_eq!(
+            tags,
+            [
+                "bpmndi:BPMNShape id=S_1 bpmnElement=T_1",
+                "dc:Bounds x=1 y=2 width=3 height=4/",
+                &format!("/{end}"),
+            ]
+        );
+        let (end, tags) = recognize("<bpmn:incoming>Flow_1</bpmn:incoming>").unwrap();
+        assert_eq!(
+            (end, tags),
+            (37, vec!["bpmn:incoming".into(), "/37".into()])
+        );
+        assert_eq!(recognize("<a/>x").unwrap(), (4, vec!["a/".into()]));
+    }
+
+    #[test]
+    fn anything_beyond_the_plain_subset_is_left_to_quick_xml() {
+        for bad in [
+            "<a><!-- c --></a>",
+            "<a><?pi?></a>",
+            "<a><![CDATA[x]]></a>",
+            "<a>&lt;</a>",
+            "<a>&#60;</a>",
+            "<a>x > y</a>",
+            "<a x=\"&amp;\"/>",
+            "<a x=\"1\ty\"/>",
+            "<a x=\"1\ny\"/>",
+            "<a x=\"<\"/>",
+            "<a x=\"1\" x=\"2\"/>",
+            "<a xmlns=\"urn:x\"/>",
+            "<a xmlns:p=\"urn:x\"/>",
+            "<a x=1/>",
+            "<a x = \"1\"/>",
+            "<a x=\"1\"y=\"2\"/>",
+            "<a x=\"1/>",
+            "<a></b>",
+            "<a></a >",
+            "<a><b></a></b>",
+            "<a>",
+            "<a/",
+            "<1a/>",
+            "<a:b:c/>",
+            "<:a/>",
+            "<a:/>",
+            "<é/>",
+            "<a>é</a>",
+            "<a/ >",
+        ] {
+            assert!(recognize(bad).is_err(), "{bad}");
+        }
+        // Nesting and size beyond the limits.
+        let deep = format!(
+            "{}{}",
+            "<a>".repeat(MAX_NESTING + 1),
+            "</a>".repeat(MAX_NESTING + 1)
+        );
+        assert!(recognize(&deep).is_err());
+        let mut out = Fragment::default();
+        assert!(element(b"<a><b/><b/></a>", 0, 2, &mut out).is_err());
+        assert_eq!(element(b"<a><b/><b/></a>", 0, 3, &mut out), Ok(15));
+    }
+
+    #[test]
+    fn the_other_quote_and_non_ascii_values_are_plain() {
+        let (_, tags) = recognize("<a x=\"it's\" y='say \"é\"'/>").unwrap();
+        assert_eq!(tags, ["a x=it's y=say \"é\"/"]);
+    }
+}
