@@ -269,7 +269,7 @@ impl Engine {
     #[inline]
     pub(crate) fn journal(&mut self, command: impl FnOnce() -> Command) {
         if self.journal.recording {
-            self.journal.keep(command());
+            self.journal.record(command);
         } else {
             self.journal.missed += 1;
         }
@@ -296,6 +296,14 @@ impl CommandJournal {
     /// Keeps `command` whether recording or not.
     pub(crate) fn keep(&mut self, command: Command) {
         Arc::make_mut(&mut self.commands).push(command);
+    }
+
+    /// Builds and keeps a command: out of line, so the copies a command makes of its
+    /// arguments stay out of the command methods (recording is the rare case).
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, command: impl FnOnce() -> Command) {
+        self.keep(command());
     }
 }
 
