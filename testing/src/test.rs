@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use baton_engine::runtime::{
-    CreateInstance, Engine, EngineConfig, JobKind, JobResult, JobState, JobView, Key,
-    PublishMessage, Rejection, VariableDocument,
+    Command, CreateInstance, Engine, EngineConfig, JobKind, JobResult, JobState, JobView, Key,
+    PublishMessage, Rejection, UnrecordedCommands, VariableDocument,
 };
 use indexmap::IndexMap;
 
@@ -559,6 +559,27 @@ impl ProcessTest {
     pub fn named(self, name: impl Into<String>) -> Self {
         self.inner.borrow_mut().settings.name = Some(name.into());
         self
+    }
+
+    /// Keeps every command sent to the engine from now on (the test's own actions, the job
+    /// mocks' answers, the AI agent's turns), so the run can be saved and replayed: see
+    /// [`ProcessTest::commands`]. Call it before the first action; deployments are kept
+    /// either way.
+    pub fn record_commands(self) -> Self {
+        self.inner.borrow_mut().engine.record_commands(true);
+        self
+    }
+
+    /// The run so far as engine commands, deployments first: applied in order to a fresh
+    /// engine (`Engine::apply`) they give the same records. Serialised with serde they are the
+    /// JSON command log `baton_engine::runtime::read_commands` reads. An error when an action
+    /// ran before [`ProcessTest::record_commands`].
+    pub fn commands(&self) -> Result<Vec<Command>, UnrecordedCommands> {
+        self.inner
+            .borrow()
+            .engine
+            .recorded_commands()
+            .map(<[Command]>::to_vec)
     }
 
     /// Writes this test's coverage file into `dir` when the test is dropped (overrides

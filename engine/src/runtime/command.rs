@@ -12,6 +12,7 @@
 //! `{"command": "completeJob", "jobKey": 2251799813685253, "variables": {"ok": true}}`.
 
 use super::*;
+use serde_json::Value as Json;
 
 /// A request to the engine, as a client sends it to Zeebe's gateway.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -114,6 +115,12 @@ pub enum Command {
     /// Set the virtual clock to an instant, epoch milliseconds.
     SetClock {
         epoch_millis: i64,
+    },
+    /// Give a decision a fixed output, as CPT's `mockDmnDecision` does (see
+    /// [`Engine::register_decision`]).
+    MockDecision {
+        decision_id: String,
+        output: Json,
     },
 }
 
@@ -229,8 +236,86 @@ impl Engine {
                 .map(Applied::Evaluated),
             Command::AdvanceClock { millis } => self.advance_clock(millis).map(done),
             Command::SetClock { epoch_millis } => self.set_clock(epoch_millis).map(done),
+            Command::MockDecision {
+                decision_id,
+                output,
+            } => {
+                self.register_decision(decision_id, output);
+                Ok(Applied::Done)
+            }
         }
     }
+
+    /// Starts (`true`) or stops keeping every command this engine carries out (see
+    /// [`Engine::recorded_commands`]). Deployments are kept either way. What was kept stays; a
+    /// copy of the engine records (or not) on its own from where it was copied.
+    pub fn record_commands(&mut self, on: bool) {
+        self.journal.recording = on;
+    }
+
+    /// Every command this engine carried out since it was created, in order (rejected ones too:
+    /// a replay rejects them again), when it recorded them all: applied to a fresh engine with
+    /// the same configuration they give the same records. An error says how many commands were
+    /// carried out while not recording, or that a model built in code was deployed
+    /// ([`Engine::deploy_definitions`] has no resource to replay).
+    pub fn recorded_commands(&self) -> Result<&[Command], UnrecordedCommands> {
+        match self.journal.missed {
+            0 => Ok(&self.journal.commands),
+            missed => Err(UnrecordedCommands { missed }),
+        }
+    }
+
+    /// Keeps the command `command` builds when recording (so it is built only then).
+    #[inline]
+    pub(crate) fn journal(&mut self, command: impl FnOnce() -> Command) {
+        if self.journal.recording {
+            self.journal.record(command);
+        } else {
+            self.journal.missed += 1;
+        }
+    }
+
+    /// Counts a change no command can replay (see [`Engine::recorded_commands`]).
+    pub(crate) fn journal_unreplayable(&mut self) {
+        self.journal.missed += 1;
+    }
+}
+
+/// The commands an engine carried out (see [`Engine::record_commands`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CommandJournal {
+    recording: bool,
+    /// Shared between copies of the engine until one of them records more: copying a
+    /// deployment's engine into a test copies no command.
+    commands: Arc<Vec<Command>>,
+    /// Commands carried out while not recording, and deployments of models built in code.
+    missed: u64,
+}
+
+impl CommandJournal {
+    /// Keeps `command` whether recording or not.
+    pub(crate) fn keep(&mut self, command: Command) {
+        Arc::make_mut(&mut self.commands).push(command);
+    }
+
+    /// Builds and keeps a command: out of line, so the copies a command makes of its
+    /// arguments stay out of the command methods (recording is the rare case).
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, command: impl FnOnce() -> Command) {
+        self.keep(command());
+    }
+}
+
+/// The recorded commands would not replay the run: some were carried out while the engine
+/// was not recording.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{missed} command(s) were carried out while the engine was not recording (or deployed a model built in code), so the recorded commands would not replay the run; record from the start"
+)]
+pub struct UnrecordedCommands {
+    /// How many changes are missing from the recording.
+    pub missed: u64,
 }
 
 /// A command log that cannot be read: where (the path into the JSON) and why.

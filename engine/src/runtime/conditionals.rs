@@ -373,6 +373,10 @@ impl Engine {
         variables: VariableDocument,
         process_definition_key: Option<Key>,
     ) -> Result<Vec<Key>, Rejection> {
+        self.journal(|| super::Command::EvaluateConditionalStartEvents {
+            variables: variables.clone(),
+            process_definition_key,
+        });
         let start = self.begin();
         if let Some(k) = process_definition_key
             && !self.processes.iter().any(|p| p.key == k)

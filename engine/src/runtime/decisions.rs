@@ -286,6 +286,10 @@ impl Engine {
     /// evaluations get this output.
     pub fn register_decision(&mut self, decision_id: impl Into<String>, output: Json) {
         let decision_id: String = decision_id.into();
+        self.journal(|| super::Command::MockDecision {
+            decision_id: decision_id.clone(),
+            output: output.clone(),
+        });
         let id: Arc<str> = Arc::from(decision_id.as_str());
         let drg = Drg {
             id: format!("{decision_id}-mock"),
@@ -517,6 +521,10 @@ impl Engine {
         decision_id: &str,
         variables: VariableDocument,
     ) -> Result<DecisionOutcome, Rejection> {
+        self.journal(|| super::Command::EvaluateDecision {
+            decision_id: decision_id.to_owned(),
+            variables: variables.clone(),
+        });
         if decision_id.is_empty() {
             return Err(self.reject_evaluation(
                 decision_id,

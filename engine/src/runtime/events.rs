@@ -443,6 +443,12 @@ impl Engine {
         error_message: &str,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
+        self.journal(|| super::Command::ThrowError {
+            job_key,
+            error_code: error_code.to_owned(),
+            error_message: error_message.to_owned(),
+            variables: variables.clone(),
+        });
         let start = self.begin();
         let Some(job) = self.jobs.get(&job_key) else {
             return Err(Rejection::new(

@@ -94,6 +94,7 @@ impl Engine {
     /// Resolves an incident and retries the step that failed. A job incident needs retries on
     /// the job first ([`Engine::update_job_retries`]).
     pub fn resolve_incident(&mut self, incident_key: Key) -> Result<(), Rejection> {
+        self.journal(|| super::Command::ResolveIncident { incident_key });
         let start = self.begin();
         let Some(incident) = self.incidents.get(&incident_key) else {
             return Err(Rejection::new(

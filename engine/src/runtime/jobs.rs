@@ -308,6 +308,11 @@ impl Engine {
         variables: SharedVariableDocument,
         result: Option<JobResult>,
     ) -> Result<(), Rejection> {
+        self.journal(|| super::Command::CompleteJob {
+            job_key,
+            variables: variables.to_plain(),
+            result: result.clone(),
+        });
         let start = self.begin();
         let kind = match self.check_job(
             job_key,
@@ -387,6 +392,13 @@ impl Engine {
         retry_backoff_ms: i64,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
+        self.journal(|| super::Command::FailJob {
+            job_key,
+            retries,
+            error_message: error_message.to_owned(),
+            retry_backoff_ms,
+            variables: variables.clone(),
+        });
         let start = self.begin();
         if let Err(r) = self.check_job(
             job_key,
@@ -445,6 +457,7 @@ impl Engine {
 
     /// Sets a job's retries (needed before resolving a no-retries incident).
     pub fn update_job_retries(&mut self, job_key: Key, retries: i32) -> Result<(), Rejection> {
+        self.journal(|| super::Command::UpdateJobRetries { job_key, retries });
         let start = self.begin();
         if !self.jobs.contains_key(&job_key) {
             let r = Rejection::new(
@@ -481,6 +494,12 @@ impl Engine {
         timeout_ms: i64,
         max_jobs: usize,
     ) -> Vec<Key> {
+        self.journal(|| super::Command::ActivateJobs {
+            job_type: job_type.to_owned(),
+            worker: worker.to_owned(),
+            timeout_ms,
+            max_jobs,
+        });
         let keys: Vec<Key> = self
             .jobs
             .values()

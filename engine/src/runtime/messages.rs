@@ -740,6 +740,7 @@ impl Engine {
     /// correlation key (at most once per BPMN process id, catch events first, then message start
     /// events) and stays buffered for its time to live.
     pub fn publish_message(&mut self, message: PublishMessage) -> Result<Key, Rejection> {
+        self.journal(|| super::Command::PublishMessage(message.clone()));
         let start = self.begin();
         self.expire_messages();
         let name: Arc<str> = Arc::from(message.name.as_str());
@@ -829,6 +830,11 @@ impl Engine {
         correlation_key: &str,
         variables: VariableDocument,
     ) -> Result<MessageCorrelation, Rejection> {
+        self.journal(|| super::Command::CorrelateMessage {
+            name: name.to_owned(),
+            correlation_key: correlation_key.to_owned(),
+            variables: variables.clone(),
+        });
         let start = self.begin();
         self.expire_messages();
         let name: Arc<str> = Arc::from(name);

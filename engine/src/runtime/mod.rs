@@ -48,7 +48,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-pub use command::{Applied, Command, CommandLogError, read_commands};
+pub use command::{Applied, Command, CommandLogError, UnrecordedCommands, read_commands};
 pub use decisions::{
     DecisionIdx, DecisionInstanceView, DecisionOutcome, DeployedDecision, DeployedDrg, DrgIdx,
     rule_id,
@@ -193,6 +193,8 @@ pub struct Engine {
     /// The same for instance creations without variables or start instructions.
     pub(crate) empty_plain_document: Arc<VariableDocument>,
     pub(crate) no_start_instructions: Arc<Vec<String>>,
+    /// The commands carried out, when recording (see [`Engine::record_commands`]).
+    pub(crate) journal: command::CommandJournal,
 }
 
 impl Default for Engine {
@@ -277,6 +279,7 @@ impl Engine {
             empty_document: Arc::default(),
             empty_plain_document: Arc::default(),
             no_start_instructions: Arc::default(),
+            journal: command::CommandJournal::default(),
         }
     }
 
@@ -380,6 +383,11 @@ impl Engine {
         &mut self,
         resources: &[crate::deploy::Resource],
     ) -> Result<DeploymentInfo, Rejection> {
+        // Kept even when not recording: deployments are few and their text is shared, so a
+        // test on a copy of a deployed engine can record from its first command.
+        self.journal.keep(Command::Deploy {
+            resources: resources.to_vec(),
+        });
         // `.form` resources are forms (JSON); the others go through the BPMN or DMN checks.
         let is_form = |r: &crate::deploy::Resource| r.name.ends_with(".form");
         let mut forms = Vec::new();
@@ -449,6 +457,8 @@ impl Engine {
         resource_name: &str,
         definitions: &model::Definitions,
     ) -> Result<DeploymentInfo, Rejection> {
+        // A model built in code has no resource a replay could deploy.
+        self.journal_unreplayable();
         self.deploy_models(vec![(resource_name, definitions.clone())], &[], Vec::new())
     }
 
@@ -705,12 +715,18 @@ impl Engine {
 
     /// Moves the clock forward by `millis` and fires what fell due.
     pub fn advance_clock(&mut self, millis: i64) -> Result<(), Rejection> {
+        self.journal(|| Command::AdvanceClock { millis });
         let target = self.now.saturating_add(millis.max(0));
-        self.set_clock(target)
+        self.move_clock(target)
     }
 
     /// Sets the clock to an absolute time (epoch milliseconds) and fires what fell due.
     pub fn set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
+        self.journal(|| Command::SetClock { epoch_millis });
+        self.move_clock(epoch_millis)
+    }
+
+    fn move_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
         let start = self.begin();
         self.now = epoch_millis;
         self.event(
@@ -731,6 +747,7 @@ impl Engine {
     /// Creates a process instance (latest version unless one is given), optionally starting
     /// before given elements and with terminate-after-element runtime instructions.
     pub fn create_instance(&mut self, request: CreateInstance) -> Result<Key, Rejection> {
+        self.journal(|| Command::CreateInstance(request.clone()));
         let start = self.begin();
         let proc = match request.version {
             None => self.latest.get(request.bpmn_process_id.as_str()).copied(),
@@ -824,6 +841,9 @@ impl Engine {
 
     /// Cancels a process instance: every element instance is terminated.
     pub fn cancel_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
+        self.journal(|| Command::CancelInstance {
+            process_instance_key,
+        });
         let start = self.begin();
         match self.instances.get(&process_instance_key) {
             Some(i) if i.element_type == BpmnElementType::Process => {
@@ -858,6 +878,11 @@ impl Engine {
         variables: VariableDocument,
         local: bool,
     ) -> Result<(), Rejection> {
+        self.journal(|| Command::SetVariables {
+            scope_key,
+            variables: variables.clone(),
+            local,
+        });
         let start = self.begin();
         if !self.instances.contains_key(&scope_key) {
             return Err(Rejection::new(

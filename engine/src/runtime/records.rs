@@ -90,6 +90,14 @@ impl SharedVariableDocument {
     pub fn values(&self) -> impl ExactSizeIterator<Item = &SharedJson> {
         self.0.iter().map(|(_, v)| v)
     }
+
+    /// The same document as plain JSON (a copy: what a command holds).
+    pub fn to_plain(&self) -> VariableDocument {
+        self.0
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_json()))
+            .collect()
+    }
 }
 
 impl std::ops::Index<&str> for SharedVariableDocument {

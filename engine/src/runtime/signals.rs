@@ -121,6 +121,10 @@ impl Engine {
         name: &str,
         variables: VariableDocument,
     ) -> Result<Key, Rejection> {
+        self.journal(|| super::Command::BroadcastSignal {
+            name: name.to_owned(),
+            variables: variables.clone(),
+        });
         let start = self.begin();
         let key = self.broadcast(Arc::from(name), Arc::new(variables));
         self.run(start)?;

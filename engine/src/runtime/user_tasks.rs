@@ -447,6 +447,10 @@ impl Engine {
         user_task_key: Key,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
+        self.journal(|| super::Command::CompleteUserTask {
+            user_task_key,
+            variables: variables.clone(),
+        });
         let start = self.begin();
         let Some(task) = self.user_tasks.get(&user_task_key) else {
             return Err(Rejection::new(
@@ -489,6 +493,10 @@ impl Engine {
         user_task_key: Key,
         assignee: Option<&str>,
     ) -> Result<(), Rejection> {
+        self.journal(|| super::Command::AssignUserTask {
+            user_task_key,
+            assignee: assignee.map(str::to_owned),
+        });
         let start = self.begin();
         self.check_open_task(user_task_key, "assign")?;
         self.begin_task_transition(
@@ -508,6 +516,10 @@ impl Engine {
         user_task_key: Key,
         changes: VariableDocument,
     ) -> Result<(), Rejection> {
+        self.journal(|| super::Command::UpdateUserTask {
+            user_task_key,
+            changes: changes.clone(),
+        });
         let start = self.begin();
         self.check_open_task(user_task_key, "update")?;
         self.begin_task_transition(

@@ -30,17 +30,30 @@ fn doc(v: serde_json::Value) -> VariableDocument {
     }
 }
 
-/// An engine that keeps the commands it applied (the golden-log drive uses it too).
-#[derive(Default)]
+/// An engine that keeps the commands it carried out ([`Engine::record_commands`]; the
+/// golden-log drive uses it too).
 pub struct Recorded {
     pub engine: Engine,
-    pub commands: Vec<Command>,
+}
+
+impl Default for Recorded {
+    fn default() -> Self {
+        let mut engine = Engine::default();
+        engine.record_commands(true);
+        Recorded { engine }
+    }
 }
 
 impl Recorded {
     pub fn apply(&mut self, command: Command) -> Result<Applied, Rejection> {
-        self.commands.push(command.clone());
         self.engine.apply(command)
+    }
+
+    /// What the engine recorded: every command applied, in order.
+    pub fn commands(&self) -> &[Command] {
+        self.engine
+            .recorded_commands()
+            .expect("the engine recorded from the start")
     }
 
     fn ok(&mut self, command: Command) -> Applied {
@@ -186,6 +199,17 @@ fn every_command_does_what_its_method_does_and_the_run_replays() {
         variables: VariableDocument::new(),
     });
     assert!(decision.is_err(), "no such decision: {decision:?}");
+    r.ok(Command::MockDecision {
+        decision_id: "shipping".into(),
+        output: json!("express"),
+    });
+    match r.ok(Command::EvaluateDecision {
+        decision_id: "shipping".into(),
+        variables: VariableDocument::new(),
+    }) {
+        Applied::Evaluated(outcome) => assert_eq!(outcome.output, json!("express")),
+        other => panic!("expected the mocked decision's output, got {other:?}"),
+    }
     let start = r.engine.now();
     r.ok(Command::AdvanceClock { millis: 1_000 });
     assert_eq!(r.engine.now(), start + 1_000);
@@ -196,14 +220,14 @@ fn every_command_does_what_its_method_does_and_the_run_replays() {
 
     // The same commands on a fresh engine: the same log, rejections and all.
     let mut replayed = Engine::default();
-    for command in &r.commands {
+    for command in r.commands() {
         let _ = replayed.apply(command.clone());
     }
     assert_eq!(replayed.render_log(), r.engine.render_log());
     assert_eq!(replayed.now(), r.engine.now());
 
     // ... and the same commands written as JSON and read back.
-    let text = serde_json::to_string_pretty(&r.commands).unwrap();
+    let text = serde_json::to_string_pretty(r.commands()).unwrap();
     let read = read_commands(&text).unwrap();
     let mut from_json = Engine::default();
     for command in read {
@@ -273,7 +297,7 @@ fn commands_as_json() {
     insta::assert_debug_snapshot!(errors, @r#"
     [
         "unknown field `jobkey`, expected one of `jobKey`, `variables`, `result`",
-        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock` at line 1 column 23",
+        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock`, `mockDecision` at line 1 column 23",
         "a resource has either `text` or `bytes`",
     ]
     "#);
@@ -298,4 +322,49 @@ fn a_bad_command_log_names_the_path_of_the_problem() {
         ".: EOF while parsing a value at line 1 column 42",
     ]
     "#);
+}
+
+#[test]
+fn the_engine_records_only_what_it_can_replay() {
+    let mut engine = Engine::default();
+    // Deployments are always kept (their text is shared, not copied) ...
+    engine
+        .deploy(&[Resource::new("order.bpmn", ORDER)])
+        .unwrap();
+    assert_eq!(engine.recorded_commands().unwrap().len(), 1);
+    // ... other commands only while recording: one carried out before recording starts leaves
+    // a recording that would not replay the run.
+    let mut late = engine.clone();
+    late.create_instance(CreateInstance::new("order")).unwrap();
+    late.record_commands(true);
+    late.advance_clock(1_000).unwrap();
+    assert_eq!(
+        late.recorded_commands().unwrap_err().to_string(),
+        "1 command(s) were carried out while the engine was not recording (or deployed a model \
+         built in code), so the recorded commands would not replay the run; record from the start"
+    );
+    // Recording right after deploying keeps the whole run; a copy records on its own.
+    engine.record_commands(true);
+    engine
+        .create_instance(CreateInstance::new("order"))
+        .unwrap();
+    let copy = engine.clone();
+    engine.advance_clock(1_000).unwrap();
+    assert_eq!(copy.recorded_commands().unwrap().len(), 2);
+    let kinds: Vec<String> = engine
+        .recorded_commands()
+        .unwrap()
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap()["command"].to_string())
+        .collect();
+    assert_eq!(
+        kinds,
+        [r#""deploy""#, r#""createInstance""#, r#""advanceClock""#]
+    );
+    // A model built in code has no resource to replay.
+    let parsed = baton_engine::model::parse(&baton_engine::source::Source::new("o.bpmn", ORDER));
+    engine
+        .deploy_definitions("o.bpmn", parsed.definitions.as_ref().unwrap())
+        .unwrap();
+    assert!(engine.recorded_commands().is_err());
 }

@@ -156,7 +156,7 @@ fn drive(path: &Path) -> Result<(Vec<Command>, Engine, usize), String> {
     while rounds < MAX_ROUNDS && round(&mut d) {
         rounds += 1;
     }
-    Ok((d.commands, d.engine, rounds))
+    Ok((d.commands().to_vec(), d.engine, rounds))
 }
 
 /// The rendered log, the rounds it took (when known), each instance's state, each incident.

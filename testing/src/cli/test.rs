@@ -31,6 +31,10 @@ pub struct Args {
     /// `baton coverage report --input DIR`).
     #[arg(long, value_name = "DIR")]
     coverage_dir: Option<PathBuf>,
+    /// Write each test case's run as engine commands (a JSON command log that replays to the
+    /// same records) into this folder.
+    #[arg(long, value_name = "DIR")]
+    commands_dir: Option<PathBuf>,
     /// Print the report as one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -73,6 +77,7 @@ pub fn run(args: &Args) -> ExitCode {
         filter: args.filter.clone(),
         coverage_dir: args.coverage_dir.clone(),
         deploy: args.deploy.clone(),
+        commands_dir: args.commands_dir.clone(),
     };
     let mut progress = Progress {
         enabled: std::io::stderr().is_terminal(),

@@ -31,6 +31,10 @@ pub struct Options {
     pub coverage_dir: Option<PathBuf>,
     /// Resources deployed in every suite, besides those of the test file's folder.
     pub deploy: Vec<PathBuf>,
+    /// Write each test case's run as its engine commands (a JSON command log, see
+    /// `baton_engine::runtime::read_commands`) into this folder: replayed on a fresh engine,
+    /// a log gives the same records.
+    pub commands_dir: Option<PathBuf>,
 }
 
 /// What the runner reports while it runs (the command line prints from it).
@@ -344,7 +348,10 @@ fn run_case(
             Vec::new(),
         );
     }
-    let test = deployment.test().named(title);
+    let mut test = deployment.test().named(title);
+    if options.commands_dir.is_some() {
+        test = test.record_commands();
+    }
     let mut state = CaseState {
         test: &test,
         dir: file
@@ -433,7 +440,30 @@ fn run_case(
     {
         warnings.push(format!("the coverage file was not written: {e}"));
     }
+    if let Some(dir) = &options.commands_dir
+        && let Err(e) = write_commands(dir, title, &test)
+    {
+        warnings.push(format!("the command log was not written: {e}"));
+    }
     (outcome, warnings, data)
+}
+
+/// Writes a test case's commands as `<title>-<hash>.json` into `dir` (created if missing),
+/// atomically (a temporary file, then a rename). Returns the path.
+fn write_commands(dir: &Path, title: &str, test: &ProcessTest) -> Result<PathBuf, String> {
+    let commands = test.commands().map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&commands).map_err(|e| e.to_string())?;
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |e: std::io::Error| format!("{path}: {e}")
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let name = crate::coverage::file_name(title, &json);
+    let path = dir.join(&name);
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, json).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io(&path))?;
+    Ok(path)
 }
 
 fn failure(state: &mut CaseState<'_>, message: impl Into<String>) -> Failure {

@@ -99,6 +99,41 @@ fn the_template_test_file_passes_with_full_coverage() {
     );
 }
 
+/// `--commands-dir`: each case's run written as engine commands, which replay on a fresh
+/// engine to the same end (the template's cases each complete their instance).
+#[test]
+fn each_case_is_written_as_a_command_log_that_replays() {
+    use baton_engine::runtime::{Engine, State, read_commands};
+    let dir = temp_dir("commands");
+    let options = Options {
+        commands_dir: Some(dir.clone()),
+        ..Options::default()
+    };
+    let report = cpt::run(&[root().join("templates/ai-agent-tool-loop")], &options).unwrap();
+    report.assert_success();
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    logs.sort();
+    assert_eq!(logs.len(), 3, "{logs:?}");
+    for log in logs {
+        let commands = read_commands(&std::fs::read_to_string(&log).unwrap()).unwrap();
+        let mut engine = Engine::default();
+        for command in commands {
+            engine
+                .apply(command)
+                .unwrap_or_else(|r| panic!("{}: a command was rejected: {r}", log.display()));
+        }
+        let instances = engine.process_instances();
+        assert!(
+            !instances.is_empty() && instances.iter().all(|i| i.state == State::Completed),
+            "{}: {instances:?}",
+            log.display()
+        );
+    }
+}
+
 #[test]
 fn feature_fixtures_pass_and_a_judge_is_skipped() {
     let report = cpt::run(&[root().join("fixtures/cpt/features")], &Options::default()).unwrap();

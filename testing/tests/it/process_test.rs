@@ -187,3 +187,64 @@ fn the_readme_example_runs() -> Result<(), baton_testing::DeployError> {
     );
     Ok(())
 }
+
+/// Every command a test sends (its actions, the job mocks' answers, the AI agent's turns, the
+/// clock) is recorded when asked, and the recording replays on a fresh engine to the same log.
+#[test]
+fn a_recorded_run_replays_to_the_same_log() {
+    use baton_engine::runtime::{Engine, read_commands};
+    use baton_testing::agent::Turn;
+    let template = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"
+    );
+    let replayed = |commands: &[baton_engine::runtime::Command]| {
+        // Through JSON, as a saved recording is read back.
+        let text = serde_json::to_string(commands).unwrap();
+        let mut engine = Engine::default();
+        for command in read_commands(&text).unwrap() {
+            let _ = engine.apply(command);
+        }
+        engine.render_log()
+    };
+
+    let test = ProcessTest::from_file(template).unwrap().record_commands();
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {"status": "delivered"}}));
+    test.mock_job("email-send").complete();
+    test.mock_ai_agent(
+        "support-agent",
+        [
+            Turn::call("lookup-order", json!({"orderId": "1042"})),
+            Turn::respond_json(json!({"resolved": true})),
+        ],
+    );
+    test.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "Where is order 1042?"}),
+    )
+    .assert_completed();
+    let commands = test.commands().unwrap();
+    assert!(commands.len() > 5, "{commands:?}");
+    assert_eq!(replayed(&commands), test.with_engine(Engine::render_log));
+
+    // A test on a shared deployment: the deployment's records are not copied into the test, so
+    // its log is the end of the replayed one.
+    let deployment = Deployment::from_file(bpmn("payment.bpmn")).unwrap();
+    let test = deployment.test().record_commands();
+    test.mock_job("cancel").complete();
+    test.start("payment", json!({"orderId": "1"}));
+    test.advance_time("PT1H");
+    let log = test.with_engine(Engine::render_log);
+    let replayed_log = replayed(&test.commands().unwrap());
+    assert!(
+        !log.is_empty() && replayed_log.ends_with(&log),
+        "replayed:\n{replayed_log}\ntest:\n{log}"
+    );
+
+    // Recording asked for after an action cannot replay the run, and says so.
+    let late = deployment.test();
+    late.start("payment", json!({"orderId": "2"}));
+    let late = late.record_commands();
+    assert!(late.commands().is_err());
+}
