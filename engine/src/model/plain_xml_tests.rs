@@ -92,6 +92,18 @@ fn assert_same(what: &str, text: &str) {
     }
 }
 
+/// The same for a DMN file (read into the same tree, nothing streamed).
+fn assert_same_dmn(what: &str, text: &str) {
+    let read = |plain: bool| {
+        PLAIN_XML.with(|on| on.set(plain));
+        let source = Source::new("f.dmn", text.to_owned());
+        let parsed = format!("{:#?}", crate::dmn::parse(&source));
+        PLAIN_XML.with(|on| on.set(true));
+        parsed
+    };
+    assert_eq!(read(true), read(false), "{what}");
+}
+
 fn bpmn_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -101,7 +113,10 @@ fn bpmn_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for path in entries {
         if path.is_dir() {
             bpmn_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "bpmn" || e == "xml") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "bpmn" || e == "xml" || e == "dmn")
+        {
             out.push(path);
         }
     }
@@ -112,7 +127,11 @@ fn assert_same_for_files(files: &[PathBuf]) {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
-        assert_same(&path.display().to_string(), &text);
+        if path.extension().is_some_and(|e| e == "dmn") {
+            assert_same_dmn(&path.display().to_string(), &text);
+        } else {
+            assert_same(&path.display().to_string(), &text);
+        }
     }
 }
 
@@ -176,7 +195,7 @@ fn every_benchmark_workload_reads_the_same_with_the_plain_reader() {
 /// A modeler's file: a process with flow references, its DI with a shape, a label and an
 /// edge. `{}` marks where a mutated fragment goes.
 const DOCUMENT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI" xmlns:dc="http://www.omg.org/spec/DD/20100524/DC" xmlns:di="http://www.omg.org/spec/DD/20100524/DI" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" xmlns:color="http://www.omg.org/spec/BPMN/non-normative/color/1.0" id="D">
+<bpmn:definitions xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI" xmlns:dc="http://www.omg.org/spec/DD/20100524/DC" xmlns:di="http://www.omg.org/spec/DD/20100524/DI" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" xmlns:color="http://www.omg.org/spec/BPMN/non-normative/color/1.0" id="D">
   <bpmn:process id="P" isExecutable="true">
     <bpmn:startEvent id="S">
 PROCESS
@@ -186,6 +205,7 @@ PROCESS
       <bpmn:incoming>F1</bpmn:incoming>
     </bpmn:serviceTask>
     <bpmn:sequenceFlow id="F1" sourceRef="S" targetRef="T" />
+TASK
   </bpmn:process>
 DIAGRAM
 </bpmn:definitions>
@@ -206,9 +226,25 @@ const DIAGRAM: &str = r#"  <bpmndi:BPMNDiagram id="BPMNDiagram_1">
     </bpmndi:BPMNPlane>
   </bpmndi:BPMNDiagram>"#;
 
+/// Elements the tree keeps, with text of their own.
+const TASK: &str = r#"    <bpmn:serviceTask id="T2" name="work 2">
+      <bpmn:documentation>Does the work</bpmn:documentation>
+      <bpmn:extensionElements>
+        <zeebe:taskDefinition type="work" retries="3" />
+      </bpmn:extensionElements>
+    </bpmn:serviceTask>
+    <bpmn:sequenceFlow id="F2" sourceRef="T" targetRef="T2">
+      <bpmn:conditionExpression xsi:type="bpmn:tFormalExpression">= x > 5</bpmn:conditionExpression>
+    </bpmn:sequenceFlow>"#;
+
 fn document(process: &str, diagram: &str) -> String {
+    document_with(process, TASK, diagram)
+}
+
+fn document_with(process: &str, task: &str, diagram: &str) -> String {
     DOCUMENT
         .replace("PROCESS", process)
+        .replace("TASK", task)
         .replace("DIAGRAM", diagram)
 }
 
@@ -260,6 +296,11 @@ fn every_mutation_of_a_diagram_reads_the_same_with_the_plain_reader() {
 #[test]
 fn every_mutation_of_a_flow_reference_reads_the_same_with_the_plain_reader() {
     assert_mutations_read_the_same(FLOW_REFERENCE, |process| document(process, DIAGRAM));
+}
+
+#[test]
+fn every_mutation_of_kept_elements_reads_the_same_with_the_plain_reader() {
+    assert_mutations_read_the_same(TASK, |task| document_with(FLOW_REFERENCE, task, DIAGRAM));
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use quick_xml::XmlVersion;
 use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::attributes::{AttrError, Attributes};
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::{BytesStart, BytesText, Event};
 use quick_xml::reader::Reader;
 use rustc_hash::FxHashSet;
 
@@ -616,32 +616,22 @@ impl<'a> Builder<'a, '_> {
     }
 
     /// Reads the next element (after white space at `at`) with everything inside it through
-    /// [`plain`] when the tree keeps none of it (streamed or skipped) and it is written in
-    /// plain XML: the bytes taken (0: none, quick-xml reads it). What is read is replayed
-    /// through [`Builder::place`], as quick-xml's events would be.
+    /// [`plain`] when it is written in plain XML: the bytes taken (0: none, quick-xml reads
+    /// it). What is read is replayed through [`Builder::place`] and [`Builder::text_piece`], as
+    /// quick-xml's events would be. (The white space before it would be text of the parent,
+    /// which the element's opening drops.)
     fn read_plain(&mut self, at: usize) -> Result<usize, XmlError> {
-        let Some(&Open { node: parent, .. }) = self.stack.last() else {
+        if self.stack.is_empty() {
             return Ok(0);
-        };
+        }
         let bytes = self.text.as_bytes();
         let start = at + plain::space(bytes, at);
-        let Some(name_end) = plain::start_tag_name(bytes, start) else {
+        if plain::start_tag_name(bytes, start).is_none() {
             return Ok(0);
-        };
-        if parent >= SKIPPED {
-            // Inside an element given up on.
-            if self.plain_retries == 0 {
-                return Ok(0);
-            }
-        } else {
-            // Decided as `place` decides (a plain start tag declares no namespace).
-            let (prefix, local) = split_prefix(&self.text[start + 1..name_end]);
-            let Ok(ns) = self.resolve(prefix, start as u64) else {
-                return Ok(0);
-            };
-            if self.stream.reading(self.stack.len(), ns, local) == Reading::Keep {
-                return Ok(0);
-            }
+        }
+        // (Each element given up on is tried again child by child, while the budget lasts.)
+        if self.plain_retries == 0 {
+            return Ok(0);
         }
         let budget = MAX_ELEMENTS.saturating_sub(self.elements);
         let mut fragment = std::mem::take(&mut self.plain);
@@ -662,7 +652,7 @@ impl<'a> Builder<'a, '_> {
 
     /// Hands what [`plain`] recognized to the tree and the stream, as `run` hands quick-xml's
     /// events (a plain tag has no namespace declaration, no attribute written twice and no
-    /// value to unescape).
+    /// value to unescape; plain text nothing to unescape).
     fn replay(&mut self, fragment: &plain::Fragment) -> Result<(), XmlError> {
         let mut attrs_done = 0;
         for token in &fragment.tokens {
@@ -728,6 +718,20 @@ impl<'a> Builder<'a, '_> {
                             self.stream.close(end);
                         }
                     }
+                }
+                plain::Token::Text { start, end } => {
+                    // As `run` reads a text event: dropped beside child elements (quick-xml
+                    // then skips it, or its leading white space), else kept whole.
+                    if self.open_has_children() {
+                        continue;
+                    }
+                    let raw = &self.text[start as usize..end as usize];
+                    let value = if raw.as_bytes().contains(&b'\r') {
+                        self.borrow_or_own(BytesText::from_escaped(raw).xml10_content())
+                    } else {
+                        Cow::Borrowed(raw)
+                    };
+                    self.text_piece(value, start.into(), end.into())?;
                 }
             }
         }

@@ -1,22 +1,21 @@
-//! A recognizer for the plain XML modelers write, read in front of quick-xml where the tree
-//! keeps nothing of it.
+//! A recognizer for the plain XML modelers write, read in front of quick-xml.
 //!
 //! Why it exists: quick-xml costs 600-700 instructions per event (its per-event set-up, UTF-8
-//! validation of every event although the input is a `&str`, its attribute iterator). Half a
-//! modeler file is BPMN DI (thousands of `BPMNShape`/`BPMNEdge` elements, each with
-//! `dc:Bounds`/`di:waypoint` children) and a third of its process elements are
-//! `incoming`/`outgoing` references, neither kept in the tree (`Reading::Stream`/`Skip`): for
-//! these, reading the events was most of a deploy. Here one byte loop recognizes a whole
-//! element with its subtree when it is written in a strict subset of XML: start, empty and end
-//! tags with names of `[A-Za-z0-9_.-]` (with at most one `:`), attributes `name="value"` or
-//! `name='value'` whose value has no `&`, `<`, `>` or control character (nothing to unescape
-//! or normalise), no namespace declaration, no attribute written twice, end tags naming their
-//! start tag exactly, and between tags white space or text of name characters (ignored inside
-//! streamed and skipped elements). Anything else (a comment, a processing instruction, CDATA,
-//! an entity or character reference, an odd byte) and the recognizer gives up: quick-xml, the
-//! parser of record, reads the element as before. All or nothing: what is recognized is only
-//! buffered, and `Builder` replays it through the same code as quick-xml's events, so a
-//! fragment read here leaves exactly what quick-xml's reading would.
+//! validation of every event although the input is a `&str`, its attribute iterator), and a
+//! modeler file is tens of thousands of small events: half of it BPMN DI (thousands of
+//! `BPMNShape`/`BPMNEdge` elements, each with `dc:Bounds`/`di:waypoint` children), a third of
+//! its process elements `incoming`/`outgoing` references. Reading the events was most of a
+//! deploy. Here one byte loop recognizes a whole element with its subtree when it is written
+//! in a strict subset of XML: start, empty and end tags with names of `[A-Za-z0-9_.-]` (with at
+//! most one `:`), attributes `name="value"` or `name='value'` whose value has no `&`, `<`, `>`
+//! or control character (nothing to unescape or normalise), no namespace declaration, no
+//! attribute written twice, end tags naming their start tag exactly, and between tags text
+//! without `&`, `<` or control characters other than white space. Anything else (a comment, a
+//! processing instruction, CDATA, an entity or character reference, an odd byte) and the
+//! recognizer gives up: quick-xml, the parser of record, reads the element as before. All or
+//! nothing: what is recognized is only buffered, and `Builder` replays it through the same
+//! code as quick-xml's events, so an element read here leaves exactly what quick-xml's reading
+//! would.
 
 /// What [`element`] recognized, in document order; reused from one element to the next.
 #[derive(Debug, Default)]
@@ -45,6 +44,9 @@ pub(crate) enum Token {
     },
     /// An end tag; `end` is just past its `>`.
     Close { end: u32 },
+    /// Text between two tags (not empty; what quick-xml reads as one text event when it does
+    /// not skip it): nothing to unescape, line ends maybe to normalise.
+    Text { start: u32, end: u32 },
 }
 
 /// An attribute of a recognized tag: its name and its raw value (between the quotes), which
@@ -70,6 +72,8 @@ const NAME_START: u8 = 2;
 const NAME: u8 = 4;
 /// A byte of a plain attribute value, quotes left out.
 const VALUE: u8 = 8;
+/// A byte of plain text between tags.
+const TEXT: u8 = 16;
 
 static CLASS: [u8; 256] = classes();
 
@@ -90,6 +94,11 @@ const fn classes() -> [u8; 256] {
         }
         if byte >= 0x20 && !matches!(byte, b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7f) {
             class |= VALUE;
+        }
+        if (byte >= 0x20 && !matches!(byte, b'&' | b'<' | 0x7f))
+            || matches!(byte, b'\t' | b'\r' | b'\n')
+        {
+            class |= TEXT;
         }
         table[b] = class;
         b += 1;
@@ -153,6 +162,7 @@ pub(crate) fn element(
     out.attrs.clear();
     out.open.clear();
     let mut i = at;
+    let mut elements = 0;
     loop {
         // At a `<`.
         if text.get(i + 1) == Some(&b'/') {
@@ -162,7 +172,8 @@ pub(crate) fn element(
             }
         } else {
             let (end, empty) = start_tag(text, i, out).ok_or(i)?;
-            if out.tokens.len() > budget {
+            elements += 1;
+            if elements > budget {
                 return Err(i);
             }
             i = end;
@@ -170,8 +181,15 @@ pub(crate) fn element(
                 return Ok(i);
             }
         }
-        // Between tags: white space and name characters (text nobody keeps).
-        i = run_of(text, i, SPACE | NAME);
+        // Between tags.
+        let text_end = run_of(text, i, TEXT);
+        if text_end > i {
+            out.tokens.push(Token::Text {
+                start: i as u32,
+                end: text_end as u32,
+            });
+            i = text_end;
+        }
         if text.get(i) != Some(&b'<') {
             return Err(i);
         }
@@ -307,6 +325,7 @@ mod tests {
                     assert_eq!(xml.as_bytes()[end as usize - 1], b'>');
                     format!("/{end}")
                 }
+                Token::Text { start, end } => format!("{:?}", &xml[start as usize..end as usize]),
             })
             .collect();
         Ok((end, tags))
@@ -321,15 +340,22 @@ mod tests {
             tags,
             [
                 "bpmndi:BPMNShape id=S_1 bpmnElement=T_1",
+                "\"\\n    \"",
                 "dc:Bounds x=1 y=2 width=3 height=4/",
+                "\"\\n  \"",
                 &format!("/{end}"),
             ]
         );
         let (end, tags) = recognize("<bpmn:incoming>Flow_1</bpmn:incoming>").unwrap();
         assert_eq!(
             (end, tags),
-            (37, vec!["bpmn:incoming".into(), "/37".into()])
+            (
+                37,
+                vec!["bpmn:incoming".into(), "\"Flow_1\"".into(), "/37".into()]
+            )
         );
+        let (_, tags) = recognize("<c>= x > 5 ]]> é\r\n</c>").unwrap();
+        assert_eq!(tags[1], "\"= x > 5 ]]> é\\r\\n\"");
         assert_eq!(recognize("<a/>x").unwrap(), (4, vec!["a/".into()]));
     }
 
@@ -341,7 +367,6 @@ mod tests {
             "<a><![CDATA[x]]></a>",
             "<a>&lt;</a>",
             "<a>&#60;</a>",
-            "<a>x > y</a>",
             "<a x=\"&amp;\"/>",
             "<a x=\"1\ty\"/>",
             "<a x=\"1\ny\"/>",
@@ -363,7 +388,7 @@ mod tests {
             "<:a/>",
             "<a:/>",
             "<é/>",
-            "<a>é</a>",
+            "<a>x\u{1}</a>",
             "<a/ >",
         ] {
             assert!(recognize(bad).is_err(), "{bad}");
