@@ -389,7 +389,7 @@ pub(crate) fn parse_streaming<'a>(
         keys: Vec::new(),
         key_set: FxHashSet::default(),
         root: None,
-        plain: plain::Fragment::default(),
+        plain: plain::Fragment::with_capacity_for(sized),
         plain_enabled: plain_xml_enabled(),
         plain_retries: text.len(),
     }
@@ -653,6 +653,7 @@ impl<'a> Builder<'a, '_> {
     /// Hands what [`plain`] recognized to the tree and the stream, as `run` hands quick-xml's
     /// events (a plain tag has no namespace declaration, no attribute written twice and no
     /// value to unescape; plain text nothing to unescape).
+    #[inline(never)]
     fn replay(&mut self, fragment: &plain::Fragment) -> Result<(), XmlError> {
         let mut attrs_done = 0;
         for token in &fragment.tokens {
@@ -660,6 +661,7 @@ impl<'a> Builder<'a, '_> {
                 plain::Token::Open {
                     start,
                     name_end,
+                    local_start,
                     attrs_end,
                     end,
                     empty,
@@ -669,14 +671,13 @@ impl<'a> Builder<'a, '_> {
                     let attrs_start = self.attrs.len() as u32;
                     self.prefixed.clear();
                     for attr in &fragment.attrs[attrs_done..attrs_end as usize] {
-                        let key = &self.text[attr.name_start as usize..attr.name_end as usize];
-                        let local = match split_prefix(key) {
-                            (Some(prefix), local) => {
-                                self.prefixed.push((self.attrs.len() as u32, prefix));
-                                local
-                            }
-                            (None, local) => local,
-                        };
+                        // (Split at the name's only colon, as `split_prefix` splits.)
+                        let local = &self.text[attr.local_start as usize..attr.name_end as usize];
+                        if attr.local_start > attr.name_start {
+                            let prefix =
+                                &self.text[attr.name_start as usize..attr.local_start as usize - 1];
+                            self.prefixed.push((self.attrs.len() as u32, prefix));
+                        }
                         self.attrs.push(Attr {
                             ns: Ns::None,
                             local,
@@ -692,8 +693,9 @@ impl<'a> Builder<'a, '_> {
                         let (index, prefix) = self.prefixed[i];
                         self.attrs[index as usize].ns = self.resolve(Some(prefix), offset)?;
                     }
-                    let (prefix, local) =
-                        split_prefix(&self.text[start as usize + 1..name_end as usize]);
+                    let local = &self.text[local_start as usize..name_end as usize];
+                    let prefix = (local_start > start + 1)
+                        .then(|| &self.text[start as usize + 1..local_start as usize - 1]);
                     let ns = self.resolve(prefix, offset)?;
                     let scope = self.bindings.len();
                     let (node, local) = self.place(ns, local, attrs_start, offset)?;
