@@ -413,7 +413,8 @@ fn plain_xml_enabled() -> bool {
 thread_local! {
     /// Whether this test thread reads with [`plain`].
     pub(crate) static PLAIN_XML: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-    /// How many elements [`plain`] read on this test thread.
+    /// How many elements [`plain`] read on this test thread (whole elements with what is
+    /// inside them).
     pub(crate) static PLAIN_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 

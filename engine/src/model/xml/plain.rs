@@ -46,7 +46,7 @@ pub(crate) enum Token {
     },
     /// An end tag; `end` is just past its `>`.
     Close { end: u32 },
-    /// Text between two tags (not empty; what quick-xml reads as one text event when it does
+    /// Text before an end tag (not empty; what quick-xml reads as one text event when it does
     /// not skip it): nothing to unescape, line ends maybe to normalise.
     Text { start: u32, end: u32 },
 }
@@ -156,17 +156,18 @@ pub(crate) fn space(text: &[u8], at: usize) -> usize {
 /// then name characters) and where its local part starts.
 #[inline]
 fn name(text: &[u8], at: usize) -> Option<(usize, usize)> {
-    let part = |at: usize| -> Option<usize> {
-        if CLASS[*text.get(at)? as usize] & NAME_START == 0 {
-            return None;
-        }
-        Some(run_of(text, at + 1, NAME))
-    };
-    let end = part(at)?;
-    if text.get(end) == Some(&b':') {
-        return Some((part(end + 1)?, end + 1));
+    if CLASS[*text.get(at)? as usize] & NAME_START == 0 {
+        return None;
     }
-    Some((end, at))
+    let end = run_of(text, at + 1, NAME);
+    if text.get(end) != Some(&b':') {
+        return Some((end, at));
+    }
+    let local = end + 1;
+    if CLASS[*text.get(local)? as usize] & NAME_START == 0 {
+        return None;
+    }
+    Some((run_of(text, local + 1, NAME), local))
 }
 
 /// The end of the name of the start tag at `at` (its `<`), when it is a plain start tag's, and
@@ -212,15 +213,17 @@ pub(crate) fn element(
                 return Ok(i);
             }
         }
-        // Between tags.
+        // Between tags. Text before a start tag is not kept whatever it is: opening the
+        // element drops its parent's text (mixed content carries nothing), so only text
+        // before an end tag is handed on.
         let text_end = run_of(text, i, TEXT);
-        if text_end > i {
+        if text_end > i && text.get(text_end + 1) == Some(&b'/') {
             out.tokens.push(Token::Text {
                 start: i as u32,
                 end: text_end as u32,
             });
-            i = text_end;
         }
+        i = text_end;
         if text.get(i) != Some(&b'<') {
             return Err(i);
         }
@@ -374,7 +377,6 @@ mod tests {
             tags,
             [
                 "bpmndi:BPMNShape id=S_1 bpmnElement=T_1",
-                "\"\\n    \"",
                 "dc:Bounds x=1 y=2 width=3 height=4/",
                 "\"\\n  \"",
                 &format!("/{end}"),
