@@ -1633,8 +1633,14 @@ impl<'a> xml::Stream<'a> for DiReader<'_, 'a> {
                 {
                     // Sized once rather than grown (each growth copies every entry): a flow
                     // node is about four elements of the tree (itself, its extension elements)
-                    // and has a shape, and about as many edges are drawn.
-                    let drawn = element.tree_size / 4;
+                    // and has a shape, and about as many edges are drawn. Read alone (the
+                    // tree is empty), from the size of the text: a shape or an edge is about
+                    // 200 bytes of DI.
+                    let drawn = if self.reading == DiReading::Only {
+                        self.problems.source.text().len() / 256
+                    } else {
+                        element.tree_size / 4
+                    };
                     self.diagram.shapes.reserve(drawn);
                     self.diagram.edges.reserve(drawn);
                 }

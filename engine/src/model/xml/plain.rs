@@ -148,6 +148,7 @@ fn run_of(text: &[u8], mut at: usize, class: u8) -> usize {
 }
 
 /// The number of white space bytes at `at`.
+#[inline]
 pub(crate) fn space(text: &[u8], at: usize) -> usize {
     run_of(text, at, SPACE).saturating_sub(at)
 }
@@ -276,10 +277,11 @@ fn attribute(text: &[u8], at: usize, attrs_start: usize, out: &mut Fragment) -> 
     if key.starts_with(b"xmlns") || out.attrs.len() - attrs_start >= MAX_ATTRS {
         return None;
     }
-    if out.attrs[attrs_start..]
-        .iter()
-        .any(|a| text[a.name_start as usize..a.name_end as usize] == *key)
-    {
+    // (Compared inline: names are short, and most differ in length.)
+    if out.attrs[attrs_start..].iter().any(|a| {
+        let other = &text[a.name_start as usize..a.name_end as usize];
+        other.len() == key.len() && other.iter().zip(key).all(|(x, y)| x == y)
+    }) {
         return None;
     }
     if text.get(name_end) != Some(&b'=') {
