@@ -390,7 +390,8 @@ pub(crate) fn parse_streaming<'a>(
         key_set: FxHashSet::default(),
         root: None,
         plain: plain::Fragment::with_capacity_for(sized),
-        plain_enabled: plain_xml_enabled(),
+        // (Its positions are `u32`s, as the tree's.)
+        plain_enabled: plain_xml_enabled() && u32::try_from(text.len()).is_ok_and(|n| n < u32::MAX),
         plain_retries: text.len(),
     }
     .run()
