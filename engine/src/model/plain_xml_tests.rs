@@ -246,6 +246,7 @@ const TASK: &str = r#"    <bpmn:serviceTask id="T2" name="work 2">
       <bpmn:documentation>Does the work</bpmn:documentation>
       <bpmn:extensionElements>
         <zeebe:taskDefinition type="work" retries="3" />
+        <zeebe:ioMapping><zeebe:input source="=&#34;a&#34; + b" target="c" /></zeebe:ioMapping>
       </bpmn:extensionElements>
     </bpmn:serviceTask>
     <bpmn:sequenceFlow id="F2" sourceRef="T" targetRef="T2">

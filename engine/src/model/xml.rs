@@ -13,8 +13,9 @@ use std::borrow::Cow;
 
 use quick_xml::XmlVersion;
 use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::attributes::{AttrError, Attributes};
+use quick_xml::events::attributes::{AttrError, Attribute, Attributes};
 use quick_xml::events::{BytesStart, BytesText, Event};
+use quick_xml::name::QName;
 use quick_xml::reader::Reader;
 use rustc_hash::FxHashSet;
 
@@ -653,8 +654,8 @@ impl<'a> Builder<'a, '_> {
     }
 
     /// Hands what [`plain`] recognized to the tree and the stream, as `run` hands quick-xml's
-    /// events (a plain tag has no namespace declaration, no attribute written twice and no
-    /// value to unescape; plain text nothing to unescape).
+    /// events (a plain tag has no namespace declaration and no attribute written twice; plain
+    /// text nothing to unescape).
     #[inline(never)]
     fn replay(&mut self, fragment: &plain::Fragment) -> Result<(), XmlError> {
         let mut attrs_done = 0;
@@ -680,6 +681,11 @@ impl<'a> Builder<'a, '_> {
                                 &self.text[attr.name_start as usize..attr.local_start as usize - 1];
                             self.prefixed.push((self.attrs.len() as u32, prefix));
                         }
+                        let unescaped = if attr.plain {
+                            NONE
+                        } else {
+                            self.unescape(attr)?
+                        };
                         self.attrs.push(Attr {
                             ns: Ns::None,
                             local,
@@ -687,7 +693,7 @@ impl<'a> Builder<'a, '_> {
                                 start: attr.value_start,
                                 end: attr.value_end,
                             },
-                            unescaped: NONE,
+                            unescaped,
                         });
                     }
                     attrs_done = attrs_end as usize;
@@ -740,6 +746,23 @@ impl<'a> Builder<'a, '_> {
             }
         }
         Ok(())
+    }
+
+    /// Unescapes and normalises a recognized attribute's value as `open` does it (the same
+    /// errors): its index in `unescaped`. (Out of line: most values are plain.)
+    #[cold]
+    #[inline(never)]
+    fn unescape(&mut self, attr: &plain::PlainAttr) -> Result<u32, XmlError> {
+        let raw = &self.text[attr.value_start as usize..attr.value_end as usize];
+        let key = &self.text[attr.name_start as usize..attr.name_end as usize];
+        let value = Attribute {
+            key: QName(key),
+            value: Cow::Borrowed(raw),
+        }
+        .normalized_value(XmlVersion::Implicit1_0)
+        .map_err(|error| XmlError::malformed(u64::from(attr.value_start), error.to_string()))?;
+        self.unescaped.push(value.into_owned());
+        Ok((self.unescaped.len() - 1) as u32)
     }
 
     /// Refuses an element beyond the depth and element limits.

@@ -7,9 +7,10 @@
 //! its process elements `incoming`/`outgoing` references. Reading the events was most of a
 //! deploy. Here one byte loop recognizes a whole element with its subtree when it is written
 //! in a strict subset of XML: start, empty and end tags with names of `[A-Za-z0-9_.-]` (with at
-//! most one `:`), attributes `name="value"` or `name='value'` whose value has no `&`, `<`, `>`
-//! or control character (nothing to unescape or normalise), no namespace declaration, no
-//! attribute written twice, end tags naming their start tag exactly, and between tags text
+//! most one `:`), attributes `name="value"` or `name='value'` whose value has no `<`, `>` or
+//! control character but white space (values with references or white space to normalise are
+//! marked, and quick-xml's normaliser reads them as it does for its own events), no namespace
+//! declaration, no attribute written twice, end tags naming their start tag exactly, and between tags text
 //! without `&`, `<` or control characters other than white space. Anything else (a comment, a
 //! processing instruction, CDATA, an entity or character reference, an odd byte) and the
 //! recognizer gives up: quick-xml, the parser of record, reads the element as before. All or
@@ -51,8 +52,7 @@ pub(crate) enum Token {
     Text { start: u32, end: u32 },
 }
 
-/// An attribute of a recognized tag: its name and its raw value (between the quotes), which
-/// needs no unescaping.
+/// An attribute of a recognized tag: its name and its raw value (between the quotes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PlainAttr {
     pub name_start: u32,
@@ -61,6 +61,9 @@ pub(crate) struct PlainAttr {
     pub local_start: u32,
     pub value_start: u32,
     pub value_end: u32,
+    /// Whether the value is its raw text: no reference to resolve, no white space to
+    /// normalise (else quick-xml's normaliser reads it, as it does for quick-xml's events).
+    pub plain: bool,
 }
 
 /// Deeper nesting than this inside one element is left to quick-xml.
@@ -293,10 +296,14 @@ fn attribute(text: &[u8], at: usize, attrs_start: usize, out: &mut Fragment) -> 
     }
     let value_start = name_end + 2;
     let mut value_end = run_of(text, value_start, VALUE);
-    // The other quote is plain too.
+    let mut plain = true;
     while *text.get(value_end)? != quote {
-        if !matches!(text[value_end], b'"' | b'\'') {
-            return None;
+        match text[value_end] {
+            // The other quote is plain too.
+            b'"' | b'\'' => {}
+            // References and white space to normalise: left to quick-xml's normaliser.
+            b'&' | b'\t' | b'\n' | b'\r' => plain = false,
+            _ => return None,
         }
         value_end = run_of(text, value_end + 1, VALUE);
     }
@@ -306,6 +313,7 @@ fn attribute(text: &[u8], at: usize, attrs_start: usize, out: &mut Fragment) -> 
         local_start: local_start as u32,
         value_start: value_start as u32,
         value_end: value_end as u32,
+        plain,
     });
     Some(value_end + 1)
 }
@@ -421,9 +429,6 @@ mod tests {
             "<a><![CDATA[x]]></a>",
             "<a>&lt;</a>",
             "<a>&#60;</a>",
-            "<a x=\"&amp;\"/>",
-            "<a x=\"1\ty\"/>",
-            "<a x=\"1\ny\"/>",
             "<a x=\"<\"/>",
             "<a x=\"1\" x=\"2\"/>",
             "<a xmlns=\"urn:x\"/>",
@@ -475,5 +480,14 @@ mod tests {
     fn the_other_quote_and_non_ascii_values_are_plain() {
         let (_, tags) = recognize("<a x=\"it's\" y='say \"é\"'/>").unwrap();
         assert_eq!(tags, ["a x=it's y=say \"é\"/"]);
+    }
+
+    #[test]
+    fn values_to_unescape_or_normalise_are_marked() {
+        let xml = "<a x=\"1\" y=\"&#34;b&#34;\" z='1\t2\r\n' w=\"&nope\"/>";
+        let mut out = Fragment::default();
+        assert!(element(xml.as_bytes(), 0, 10, &mut out).is_ok());
+        let plain: Vec<bool> = out.attrs.iter().map(|a| a.plain).collect();
+        assert_eq!(plain, [true, false, false, false]);
     }
 }
