@@ -190,12 +190,9 @@ fn every_benchmark_workload_reads_the_same_with_the_plain_reader() {
     );
     assert_same_for_files(&files);
     // What modelers write is read by the plain reader whole, one element per child of the
-    // root (the speed of a deploy depends on it), unless something has to be unescaped.
+    // root (the speed of a deploy depends on it), references included.
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
-        if text.contains('&') {
-            continue;
-        }
         let source = Source::new("f.bpmn", text.clone());
         let before = PLAIN_READ.with(std::cell::Cell::get);
         let parsed = parse_without_diagram(&source);
@@ -243,7 +240,7 @@ const DIAGRAM: &str = r#"  <bpmndi:BPMNDiagram id="BPMNDiagram_1">
 
 /// Elements the tree keeps, with text of their own.
 const TASK: &str = r#"    <bpmn:serviceTask id="T2" name="work 2">
-      <bpmn:documentation>Does the work</bpmn:documentation>
+      <bpmn:documentation>Does the work &lt;b&gt;now&#33;</bpmn:documentation>
       <bpmn:extensionElements>
         <zeebe:taskDefinition type="work" retries="3" />
         <zeebe:ioMapping><zeebe:input source="=&#34;a&#34; + b" target="c" /></zeebe:ioMapping>

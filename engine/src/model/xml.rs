@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use quick_xml::XmlVersion;
 use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::attributes::{AttrError, Attribute, Attributes};
-use quick_xml::events::{BytesStart, BytesText, Event};
+use quick_xml::events::{BytesRef, BytesStart, BytesText, Event};
 use quick_xml::name::QName;
 use quick_xml::reader::Reader;
 use rustc_hash::FxHashSet;
@@ -568,21 +568,7 @@ impl<'a> Builder<'a, '_> {
                 }
                 Event::GeneralRef(reference) => {
                     let before = self.after_space(before, skips_space);
-                    let value = match reference.resolve_char_ref() {
-                        Ok(Some(ch)) => Cow::Owned(ch.to_string()),
-                        Ok(None) => match resolve_predefined_entity(&reference) {
-                            Some(value) => Cow::Borrowed(value),
-                            None => {
-                                return Err(XmlError::malformed(
-                                    before,
-                                    format!("unknown entity `&{};`", &*reference),
-                                ));
-                            }
-                        },
-                        Err(error) => {
-                            return Err(XmlError::malformed(before, error.to_string()));
-                        }
-                    };
+                    let value = reference_value(&reference, before)?;
                     self.text_piece(value, before, after)?;
                 }
                 Event::DocType(_) => {
@@ -729,20 +715,16 @@ impl<'a> Builder<'a, '_> {
                         }
                     }
                 }
-                plain::Token::Text { start, end } => {
-                    // As `run` reads a text event: dropped beside child elements (quick-xml
-                    // then skips it, or its leading white space), else kept whole.
-                    if self.open_has_children() {
-                        continue;
-                    }
-                    let raw = &self.text[start as usize..end as usize];
-                    let value = if raw.as_bytes().contains(&b'\r') {
-                        self.borrow_or_own(BytesText::from_escaped(raw).xml10_content())
-                    } else {
-                        Cow::Borrowed(raw)
-                    };
-                    self.text_piece(value, start.into(), end.into())?;
-                }
+                plain::Token::Text {
+                    start,
+                    end,
+                    references: false,
+                } => self.text_event(start as usize, end as usize)?,
+                plain::Token::Text {
+                    start,
+                    end,
+                    references: true,
+                } => self.text_with_references(start as usize, end as usize)?,
             }
         }
         Ok(())
@@ -763,6 +745,48 @@ impl<'a> Builder<'a, '_> {
         .map_err(|error| XmlError::malformed(u64::from(attr.value_start), error.to_string()))?;
         self.unescaped.push(value.into_owned());
         Ok((self.unescaped.len() - 1) as u32)
+    }
+
+    /// A recognized text without references, as `run` reads a text event: dropped beside
+    /// child elements (quick-xml then skips it, or its leading white space), else kept whole.
+    fn text_event(&mut self, start: usize, end: usize) -> Result<(), XmlError> {
+        if self.open_has_children() {
+            return Ok(());
+        }
+        let raw = &self.text[start..end];
+        let value = if raw.as_bytes().contains(&b'\r') {
+            self.borrow_or_own(BytesText::from_escaped(raw).xml10_content())
+        } else {
+            Cow::Borrowed(raw)
+        };
+        self.text_piece(value, start as u64, end as u64)
+    }
+
+    /// A recognized text with references, as quick-xml reads it: a text event before each
+    /// reference (when not empty), a reference event for each (resolved as `run` resolves
+    /// it, the same errors), a text event after the last.
+    #[cold]
+    #[inline(never)]
+    fn text_with_references(&mut self, start: usize, end: usize) -> Result<(), XmlError> {
+        let mut at = start;
+        while at < end {
+            let rest = &self.text.as_bytes()[at..end];
+            if rest[0] == b'&' {
+                // (The recognizer found its `;`.)
+                let Some(length) = rest.iter().position(|&b| b == b';') else {
+                    return Err(XmlError::malformed(at as u64, "a reference without `;`"));
+                };
+                let reference = BytesRef::new(&self.text[at + 1..at + length]);
+                let value = reference_value(&reference, at as u64)?;
+                self.text_piece(value, at as u64, (at + length + 1) as u64)?;
+                at += length + 1;
+            } else {
+                let length = rest.iter().position(|&b| b == b'&').unwrap_or(rest.len());
+                self.text_event(at, at + length)?;
+                at += length;
+            }
+        }
+        Ok(())
     }
 
     /// Refuses an element beyond the depth and element limits.
@@ -1195,6 +1219,21 @@ impl<'a> Builder<'a, '_> {
             },
             Cow::Owned(owned) => Cow::Owned(owned),
         }
+    }
+}
+
+/// What a reference in text stands for (`before`: where it starts), or why it is refused.
+fn reference_value<'v>(reference: &BytesRef<'_>, before: u64) -> Result<Cow<'v, str>, XmlError> {
+    match reference.resolve_char_ref() {
+        Ok(Some(ch)) => Ok(Cow::Owned(ch.to_string())),
+        Ok(None) => match resolve_predefined_entity(reference) {
+            Some(value) => Ok(Cow::Borrowed(value)),
+            None => Err(XmlError::malformed(
+                before,
+                format!("unknown entity `&{};`", &**reference),
+            )),
+        },
+        Err(error) => Err(XmlError::malformed(before, error.to_string())),
     }
 }
 

@@ -10,13 +10,14 @@
 //! most one `:`), attributes `name="value"` or `name='value'` whose value has no `<`, `>` or
 //! control character but white space (values with references or white space to normalise are
 //! marked, and quick-xml's normaliser reads them as it does for its own events), no namespace
-//! declaration, no attribute written twice, end tags naming their start tag exactly, and between tags text
-//! without `&`, `<` or control characters other than white space. Anything else (a comment, a
-//! processing instruction, CDATA, an entity or character reference, an odd byte) and the
-//! recognizer gives up: quick-xml, the parser of record, reads the element as before. All or
-//! nothing: what is recognized is only buffered, and `Builder` replays it through the same
-//! code as quick-xml's events, so an element read here leaves exactly what quick-xml's reading
-//! would.
+//! declaration, no attribute written twice, end tags naming their start tag exactly, and
+//! between tags text without `<` or control characters other than white space, whose `&`s
+//! start references `&name;` or `&#n;` (marked: the replay resolves them as quick-xml's
+//! reference events are resolved). Anything else (a comment, a processing instruction, CDATA,
+//! a lone `&`, an odd byte) and the recognizer gives up: quick-xml, the parser of record,
+//! reads the element as before. All or nothing: what is recognized is only buffered, and
+//! `Builder` replays it through the same code as quick-xml's events, so an element read here
+//! leaves exactly what quick-xml's reading would.
 
 /// What [`element`] recognized, in document order; reused from one element to the next.
 #[derive(Debug, Default)]
@@ -47,9 +48,14 @@ pub(crate) enum Token {
     },
     /// An end tag; `end` is just past its `>`.
     Close { end: u32 },
-    /// Text before an end tag (not empty; what quick-xml reads as one text event when it does
-    /// not skip it): nothing to unescape, line ends maybe to normalise.
-    Text { start: u32, end: u32 },
+    /// Text before an end tag, or with references (not empty; what quick-xml reads as one
+    /// text event, or text and reference events when `references`): line ends maybe to
+    /// normalise, references (`&name;`, `&#n;`) to resolve.
+    Text {
+        start: u32,
+        end: u32,
+        references: bool,
+    },
 }
 
 /// An attribute of a recognized tag: its name and its raw value (between the quotes).
@@ -94,6 +100,8 @@ const NAME: u8 = 4;
 const VALUE: u8 = 8;
 /// A byte of plain text between tags.
 const TEXT: u8 = 16;
+/// A byte of the name of a reference (`&lt;`, `&#34;`, `&#x22;`).
+const REFERENCE: u8 = 32;
 
 static CLASS: [u8; 256] = classes();
 
@@ -119,6 +127,9 @@ const fn classes() -> [u8; 256] {
             || matches!(byte, b'\t' | b'\r' | b'\n')
         {
             class |= TEXT;
+        }
+        if byte.is_ascii_alphanumeric() || byte == b'#' {
+            class |= REFERENCE;
         }
         table[b] = class;
         b += 1;
@@ -219,12 +230,23 @@ pub(crate) fn element(
         }
         // Between tags. Text before a start tag is not kept whatever it is: opening the
         // element drops its parent's text (mixed content carries nothing), so only text
-        // before an end tag is handed on.
-        let text_end = run_of(text, i, TEXT);
-        if text_end > i && text.get(text_end + 1) == Some(&b'/') {
+        // before an end tag is handed on, or text with references (each is resolved, and
+        // refused when unknown, wherever it is).
+        let mut text_end = run_of(text, i, TEXT);
+        let mut references = false;
+        while text.get(text_end) == Some(&b'&') {
+            let name_end = run_of(text, text_end + 1, REFERENCE);
+            if name_end == text_end + 1 || text.get(name_end) != Some(&b';') {
+                return Err(text_end);
+            }
+            references = true;
+            text_end = run_of(text, name_end + 1, TEXT);
+        }
+        if text_end > i && (references || text.get(text_end + 1) == Some(&b'/')) {
             out.tokens.push(Token::Text {
                 start: i as u32,
                 end: text_end as u32,
+                references,
             });
         }
         i = text_end;
@@ -388,7 +410,9 @@ mod tests {
                     assert_eq!(xml.as_bytes()[end as usize - 1], b'>');
                     format!("/{end}")
                 }
-                Token::Text { start, end } => format!("{:?}", &xml[start as usize..end as usize]),
+                Token::Text { start, end, .. } => {
+                    format!("{:?}", &xml[start as usize..end as usize])
+                }
             })
             .collect();
         Ok((end, tags))
@@ -427,8 +451,11 @@ mod tests {
             "<a><!-- c --></a>",
             "<a><?pi?></a>",
             "<a><![CDATA[x]]></a>",
-            "<a>&lt;</a>",
-            "<a>&#60;</a>",
+            "<a>&</a>",
+            "<a>&;</a>",
+            "<a>&l t;</a>",
+            "<a>&lt</a>",
+            "<a>&a.b;</a>",
             "<a x=\"<\"/>",
             "<a x=\"1\" x=\"2\"/>",
             "<a xmlns=\"urn:x\"/>",
