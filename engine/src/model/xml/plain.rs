@@ -26,6 +26,79 @@ pub(crate) struct Fragment {
     pub attrs: Vec<PlainAttr>,
     /// The names of the open elements (start, end), to match end tags.
     open: Vec<(u32, u32)>,
+    /// Start tag names read before, by their first eight bytes.
+    tag_names: KnownNames,
+    /// Attribute names read before, by their first two bytes.
+    attr_names: KnownNames,
+}
+
+/// Names read before in this element, to recognise the same name again by comparing it with
+/// an earlier occurrence instead of scanning it byte by byte: a modeler file repeats a few
+/// dozen names (`bpmndi:BPMNShape`, `dc:Bounds`, `bpmnElement`, `x`) thousands of times.
+/// Only a cache: a name found here is one that [`name`] would read the same way.
+#[derive(Debug)]
+struct KnownNames([KnownName; KNOWN_NAMES]);
+
+const KNOWN_NAMES: usize = 32;
+
+/// Where a name was read: its bytes are `start..start + len`, its local part starts at
+/// `start + local` (`len` 0: no name).
+#[derive(Debug, Clone, Copy, Default)]
+struct KnownName {
+    start: u32,
+    len: u16,
+    local: u16,
+}
+
+impl Default for KnownNames {
+    fn default() -> Self {
+        KnownNames([KnownName::default(); KNOWN_NAMES])
+    }
+}
+
+impl KnownNames {
+    fn clear(&mut self) {
+        self.0 = [KnownName::default(); KNOWN_NAMES];
+    }
+
+    /// The end of the name at `at` and where its local part starts, as [`name`] reads it;
+    /// `KEY` leading bytes choose the slot.
+    #[inline(always)]
+    fn name<const KEY: usize>(&mut self, text: &[u8], at: usize) -> Option<(usize, usize)> {
+        let Some(key) = text.get(at..).and_then(<[u8]>::first_chunk::<KEY>) else {
+            return name(text, at);
+        };
+        let mut word = [0; 8];
+        word[..KEY].copy_from_slice(key);
+        // Fibonacci hashing: the top bits of the product mix all the key's bytes.
+        let slot = (u64::from_le_bytes(word).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize
+            % KNOWN_NAMES;
+        let known = self.0[slot];
+        let len = known.len as usize;
+        if len > 0 {
+            let start = known.start as usize;
+            // The same bytes as a name read before, and then a byte that ends a name as it
+            // ended there (not a name byte, not a `:`): `name` would read the same.
+            if let (Some(found), Some(before), Some(&after)) = (
+                text.get(at..at + len),
+                text.get(start..start + len),
+                text.get(at + len),
+            ) {
+                if same_bytes(found, before) && CLASS[after as usize] & NAME == 0 && after != b':' {
+                    return Some((at + len, at + known.local as usize));
+                }
+            }
+        }
+        let (end, local) = name(text, at)?;
+        if let (Ok(start), Ok(len), Ok(local)) = (
+            u32::try_from(at),
+            u16::try_from(end - at),
+            u16::try_from(local - at),
+        ) {
+            self.0[slot] = KnownName { start, len, local };
+        }
+        Some((end, local))
+    }
 }
 
 /// A tag of a recognized element. Positions are byte offsets into the text.
@@ -87,6 +160,8 @@ impl Fragment {
             tokens: Vec::with_capacity(bytes / 40),
             attrs: Vec::with_capacity(bytes / 100),
             open: Vec::new(),
+            tag_names: KnownNames::default(),
+            attr_names: KnownNames::default(),
         }
     }
 }
@@ -208,6 +283,9 @@ pub(crate) fn element(
     out.tokens.clear();
     out.attrs.clear();
     out.open.clear();
+    // Positions of names read before refer to the text of the last call.
+    out.tag_names.clear();
+    out.attr_names.clear();
     let mut i = at;
     let mut elements = 0;
     loop {
@@ -258,7 +336,10 @@ pub(crate) fn element(
 
 /// Reads the start tag at `at` into `out`: where it ends and whether it is an empty element.
 fn start_tag(text: &[u8], at: usize, out: &mut Fragment) -> Option<(usize, bool)> {
-    let (name_end, local_start) = start_tag_name(text, at)?;
+    if text.get(at) != Some(&b'<') {
+        return None;
+    }
+    let (name_end, local_start) = out.tag_names.name::<8>(text, at + 1)?;
     let attrs_start = out.attrs.len();
     let mut i = name_end;
     let empty = loop {
@@ -296,7 +377,7 @@ fn start_tag(text: &[u8], at: usize, out: &mut Fragment) -> Option<(usize, bool)
 
 /// Reads the attribute at `at` (its name's first byte) into `out`: where it ends.
 fn attribute(text: &[u8], at: usize, attrs_start: usize, out: &mut Fragment) -> Option<usize> {
-    let (name_end, local_start) = name(text, at)?;
+    let (name_end, local_start) = out.attr_names.name::<2>(text, at)?;
     let key = &text[at..name_end];
     // Namespace declarations change how names resolve: quick-xml's reading handles them.
     if key.starts_with(b"xmlns") || out.attrs.len() - attrs_start >= MAX_ATTRS {
@@ -501,6 +582,25 @@ mod tests {
             assert!(!same_bytes(name, &other), "{at}");
             assert!(!same_bytes(name, &name[..at]), "{at}");
         }
+    }
+
+    #[test]
+    fn a_name_read_before_is_recognised_only_when_it_ends_where_it_ended() {
+        // `bpmn:x` is known when `bpmn:xy`, `bpmn:x:y` and `x` in `xy=` are read.
+        let (_, tags) =
+            recognize("<r><bpmn:x x=\"1\" xy=\"2\"/><bpmn:xy x=\"3\"/><bpmn:x/></r>").unwrap();
+        assert_eq!(tags[1..4], ["bpmn:x x=1 xy=2/", "bpmn:xy x=3/", "bpmn:x/"]);
+        assert!(recognize("<r><bpmn:x/><bpmn:x:y/></r>").is_err());
+        assert!(recognize("<r><a x=\"1\"/><a x:y:z=\"1\"/></r>").is_err());
+        let mut out = Fragment::default();
+        let xml = b"<r><bpmn:x/></r>";
+        assert!(element(xml, 0, 10, &mut out).is_ok());
+        // Another text: what was known of the last one is forgotten.
+        assert!(element(b"<r><bpmn:y/></r>", 0, 10, &mut out).is_ok());
+        let Token::Open { name_end, .. } = out.tokens[1] else {
+            panic!("{:?}", out.tokens)
+        };
+        assert_eq!(name_end, 10);
     }
 
     #[test]
