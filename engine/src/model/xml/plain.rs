@@ -83,10 +83,11 @@ impl KnownNames {
                 text.get(at..at + len),
                 text.get(start..start + len),
                 text.get(at + len),
-            ) {
-                if same_bytes(found, before) && CLASS[after as usize] & NAME == 0 && after != b':' {
-                    return Some((at + len, at + known.local as usize));
-                }
+            ) && same_bytes(found, before)
+                && CLASS[after as usize] & NAME == 0
+                && after != b':'
+            {
+                return Some((at + len, at + known.local as usize));
             }
         }
         let (end, local) = name(text, at)?;
