@@ -230,3 +230,41 @@ fn coverage_report_merges_the_files_of_test_runs() {
     );
     insta::assert_snapshot!(output);
 }
+
+/// `baton test --commands-dir`: one command log per test case, each a JSON array of commands
+/// that starts with the deployment.
+#[test]
+fn test_writes_each_cases_commands() {
+    let dir = std::env::temp_dir().join(format!("baton-cli-commands-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_arg = dir.display().to_string();
+    let (code, output) = baton(&[
+        "test",
+        "templates/ai-agent-tool-loop",
+        "--no-coverage",
+        "--commands-dir",
+        &dir_arg,
+    ]);
+    assert_eq!(code, 0, "{output}");
+    let mut logs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    logs.sort();
+    assert_eq!(logs.len(), 3, "{logs:?}");
+    for log in &logs {
+        let commands =
+            baton_engine::runtime::read_commands(&std::fs::read_to_string(log).unwrap()).unwrap();
+        let kinds: Vec<String> = commands
+            .iter()
+            .map(|c| serde_json::to_value(c).unwrap()["command"].to_string())
+            .collect();
+        assert_eq!(kinds[0], r#""deploy""#, "{}", log.display());
+        assert!(
+            kinds.contains(&r#""createInstance""#.to_owned()),
+            "{kinds:?}"
+        );
+        assert!(kinds.contains(&r#""completeJob""#.to_owned()), "{kinds:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
