@@ -715,16 +715,12 @@ impl<'a> Builder<'a, '_> {
                         }
                     }
                 }
-                plain::Token::Text {
-                    start,
-                    end,
-                    references: false,
-                } => self.text_event(start as usize, end as usize)?,
-                plain::Token::Text {
-                    start,
-                    end,
-                    references: true,
-                } => self.text_with_references(start as usize, end as usize)?,
+                plain::Token::Text { start, end } => {
+                    self.text_event(start as usize, end as usize)?;
+                }
+                plain::Token::Reference { start, end } => {
+                    self.reference_event(start as usize, end as usize)?;
+                }
             }
         }
         Ok(())
@@ -762,31 +758,15 @@ impl<'a> Builder<'a, '_> {
         self.text_piece(value, start as u64, end as u64)
     }
 
-    /// A recognized text with references, as quick-xml reads it: a text event before each
-    /// reference (when not empty), a reference event for each (resolved as `run` resolves
-    /// it, the same errors), a text event after the last.
+    /// A recognized reference in text (`&` at `start`, `;` just before `end`), as `run` reads
+    /// a reference event: resolved the same way, with the same errors. (Out of line: most
+    /// text has none.)
     #[cold]
     #[inline(never)]
-    fn text_with_references(&mut self, start: usize, end: usize) -> Result<(), XmlError> {
-        let mut at = start;
-        while at < end {
-            let rest = &self.text.as_bytes()[at..end];
-            if rest[0] == b'&' {
-                // (The recognizer found its `;`.)
-                let Some(length) = rest.iter().position(|&b| b == b';') else {
-                    return Err(XmlError::malformed(at as u64, "a reference without `;`"));
-                };
-                let reference = BytesRef::new(&self.text[at + 1..at + length]);
-                let value = reference_value(&reference, at as u64)?;
-                self.text_piece(value, at as u64, (at + length + 1) as u64)?;
-                at += length + 1;
-            } else {
-                let length = rest.iter().position(|&b| b == b'&').unwrap_or(rest.len());
-                self.text_event(at, at + length)?;
-                at += length;
-            }
-        }
-        Ok(())
+    fn reference_event(&mut self, start: usize, end: usize) -> Result<(), XmlError> {
+        let reference = BytesRef::new(&self.text[start + 1..end - 1]);
+        let value = reference_value(&reference, start as u64)?;
+        self.text_piece(value, start as u64, end as u64)
     }
 
     /// Refuses an element beyond the depth and element limits.

@@ -122,14 +122,12 @@ pub(crate) enum Token {
     },
     /// An end tag; `end` is just past its `>`.
     Close { end: u32 },
-    /// Text before an end tag, or with references (not empty; what quick-xml reads as one
-    /// text event, or text and reference events when `references`): line ends maybe to
-    /// normalise, references (`&name;`, `&#n;`) to resolve.
-    Text {
-        start: u32,
-        end: u32,
-        references: bool,
-    },
+    /// Text before an end tag, or beside a reference (not empty; what quick-xml reads as one
+    /// text event): line ends maybe to normalise.
+    Text { start: u32, end: u32 },
+    /// A reference in text, `&name;` or `&#n;` (`start` at its `&`, `end` past its `;`): what
+    /// quick-xml reads as a reference event, to resolve.
+    Reference { start: u32, end: u32 },
 }
 
 /// An attribute of a recognized tag: its name and its raw value (between the quotes).
@@ -310,7 +308,9 @@ pub(crate) fn element(
         // Between tags. Text before a start tag is not kept whatever it is: opening the
         // element drops its parent's text (mixed content carries nothing), so only text
         // before an end tag is handed on, or text with references (each is resolved, and
-        // refused when unknown, wherever it is).
+        // refused when unknown, wherever it is), cut as quick-xml cuts it: text, reference,
+        // text.
+        let mut piece_start = i;
         let mut text_end = run_of(text, i, TEXT);
         let mut references = false;
         while text.get(text_end) == Some(&b'&') {
@@ -318,14 +318,24 @@ pub(crate) fn element(
             if name_end == text_end + 1 || text.get(name_end) != Some(&b';') {
                 return Err(text_end);
             }
+            if text_end > piece_start {
+                out.tokens.push(Token::Text {
+                    start: piece_start as u32,
+                    end: text_end as u32,
+                });
+            }
+            out.tokens.push(Token::Reference {
+                start: text_end as u32,
+                end: name_end as u32 + 1,
+            });
             references = true;
-            text_end = run_of(text, name_end + 1, TEXT);
+            piece_start = name_end + 1;
+            text_end = run_of(text, piece_start, TEXT);
         }
-        if text_end > i && (references || text.get(text_end + 1) == Some(&b'/')) {
+        if text_end > piece_start && (references || text.get(text_end + 1) == Some(&b'/')) {
             out.tokens.push(Token::Text {
-                start: i as u32,
+                start: piece_start as u32,
                 end: text_end as u32,
-                references,
             });
         }
         i = text_end;
@@ -476,9 +486,10 @@ mod tests {
                     assert_eq!(xml.as_bytes()[end as usize - 1], b'>');
                     format!("/{end}")
                 }
-                Token::Text { start, end, .. } => {
+                Token::Text { start, end } => {
                     format!("{:?}", &xml[start as usize..end as usize])
                 }
+                Token::Reference { start, end } => xml[start as usize..end as usize].to_owned(),
             })
             .collect();
         Ok((end, tags))
@@ -574,6 +585,15 @@ mod tests {
             panic!("{:?}", out.tokens)
         };
         assert_eq!(name_end, 10);
+    }
+
+    #[test]
+    fn text_with_references_is_cut_as_quick_xml_cuts_it() {
+        let (_, tags) = recognize("<a>x &lt; y&#33;</a>").unwrap();
+        assert_eq!(tags, ["a", "\"x \"", "&lt;", "\" y\"", "&#33;", "/20"]);
+        // Beside a start tag too: each reference is resolved (and refused when unknown).
+        let (_, tags) = recognize("<a>&amp;<b/></a>").unwrap();
+        assert_eq!(tags, ["a", "&amp;", "b/", "/16"]);
     }
 
     #[test]
