@@ -45,6 +45,7 @@ pub mod cpt;
 mod deployment;
 pub mod example_data;
 mod explain;
+mod files;
 mod journal;
 pub mod mocks;
 mod run;

@@ -17,16 +17,8 @@ pub const INDEX: &str = "index.html";
 /// Writes the report of `merged` to `dir/index.html` (the folder is created if missing),
 /// atomically; returns the path.
 pub fn write_report(dir: &Path, merged: &CoverageFile) -> Result<PathBuf, CoverageError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CoverageError::Io { path, source }
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let path = dir.join(INDEX);
-    let tmp = dir.join(format!(".{INDEX}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, render(merged)).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))?;
-    Ok(path)
+    crate::files::write_atomically(dir, INDEX, &render(merged))
+        .map_err(|(path, source)| CoverageError::Io { path, source })
 }
 
 const STYLE: &str = r#"

@@ -320,18 +320,10 @@ pub fn file_name(test: &str, content: &str) -> String {
 /// Writes a coverage file into `dir` (created if missing) atomically: a temporary file, then a
 /// rename. Returns the path.
 pub fn write_file(dir: &Path, file: &CoverageFile) -> Result<PathBuf, CoverageError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CoverageError::Io { path, source }
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
     let json = file.to_json();
     let name = file_name(file.tests.first().map_or("test", |s| s.as_str()), &json);
-    let path = dir.join(&name);
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, json).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))?;
-    Ok(path)
+    crate::files::write_atomically(dir, &name, &json)
+        .map_err(|(path, source)| CoverageError::Io { path, source })
 }
 
 /// Reads every `*.json` coverage file of a folder (in name order) and merges them.

@@ -453,17 +453,9 @@ fn run_case(
 fn write_commands(dir: &Path, title: &str, test: &ProcessTest) -> Result<PathBuf, String> {
     let commands = test.commands().map_err(|e| e.to_string())?;
     let json = serde_json::to_string_pretty(&commands).map_err(|e| e.to_string())?;
-    let io = |path: &Path| {
-        let path = path.display().to_string();
-        move |e: std::io::Error| format!("{path}: {e}")
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
     let name = crate::coverage::file_name(title, &json);
-    let path = dir.join(&name);
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, json).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))?;
-    Ok(path)
+    crate::files::write_atomically(dir, &name, &json)
+        .map_err(|(path, e)| format!("{}: {e}", path.display()))
 }
 
 fn failure(state: &mut CaseState<'_>, message: impl Into<String>) -> Failure {

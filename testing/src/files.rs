@@ -1,0 +1,19 @@
+//! Writing result files (coverage, command logs, reports) so that a reader never sees half of
+//! one: a temporary file beside it, then a rename.
+
+use std::path::{Path, PathBuf};
+
+/// Writes `content` to `dir/name`, creating `dir` if missing, through a temporary file and a
+/// rename. Returns the path written, or the path that failed with its error.
+pub(crate) fn write_atomically(
+    dir: &Path,
+    name: &str,
+    content: &str,
+) -> Result<PathBuf, (PathBuf, std::io::Error)> {
+    std::fs::create_dir_all(dir).map_err(|e| (dir.to_path_buf(), e))?;
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, content).map_err(|e| (tmp.clone(), e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| (path.clone(), e))?;
+    Ok(path)
+}
