@@ -134,6 +134,27 @@ fn each_case_is_written_as_a_command_log_that_replays() {
     }
 }
 
+/// A command log that cannot be written is a warning on the case, naming the path and why.
+#[test]
+fn a_command_log_that_cannot_be_written_is_a_warning() {
+    let dir = temp_dir("commands-blocked");
+    let blocked = dir.join("not-a-folder");
+    std::fs::write(&blocked, "").unwrap();
+    let options = Options {
+        commands_dir: Some(blocked.clone()),
+        filter: Some("damaged order".to_owned()),
+        ..Options::default()
+    };
+    let report = cpt::run(&[root().join("templates/ai-agent-tool-loop")], &options).unwrap();
+    report.assert_success();
+    let warnings = &report.cases[0].warnings;
+    let expected = format!("the command log was not written: {}: ", blocked.display());
+    assert!(
+        warnings.len() == 1 && warnings[0].starts_with(&expected),
+        "{warnings:?}"
+    );
+}
+
 #[test]
 fn feature_fixtures_pass_and_a_judge_is_skipped() {
     let report = cpt::run(&[root().join("fixtures/cpt/features")], &Options::default()).unwrap();
