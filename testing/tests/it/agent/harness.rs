@@ -121,11 +121,7 @@ impl Ahsp {
                 for activation in &completion.activate_elements {
                     self.running.push((
                         activation.element_id.clone(),
-                        activation
-                            .variables
-                            .iter()
-                            .map(|(name, value)| (name.to_string(), value.to_json()))
-                            .collect(),
+                        activation.variables.to_plain(),
                     ));
                 }
                 if completion.completion_condition_fulfilled && self.running.is_empty() {
