@@ -14,7 +14,6 @@ use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
 pub mod parse;
-pub(crate) mod xml;
 
 pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse, parse_without_diagram, read_diagram};
 /// A text of the model that shares the source file's memory: the ids, names and expressions the

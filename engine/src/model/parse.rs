@@ -9,13 +9,21 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::xml::{self, Attr, Document, Node, NodeId, Ns, Streamed};
 use super::*;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::source::Source;
+use crate::xml::walk::{self, Walk};
+use crate::xml::{self, Attr, Document, Node, NodeId, Ns, Streamed};
 
 /// The largest resource accepted, as Zeebe's default maximum message size (4 MiB).
 pub const MAX_RESOURCE_BYTES: usize = 4 * 1024 * 1024;
+
+/// A BPMN file's root element.
+const BPMN_DEFINITIONS: walk::Definitions = walk::Definitions {
+    ns: Ns::Bpmn,
+    rule: Rule::NotBpmn,
+    namespace: "the BPMN 2.0 model namespace http://www.omg.org/spec/BPMN/20100524/MODEL",
+};
 
 /// What [`parse`] read: the definitions (absent when the file is not BPMN XML at all) and every
 /// problem found. When `diagnostics` is not empty the model may be incomplete: flows with
@@ -71,16 +79,10 @@ fn parse_reading_diagram(source: &Source, reading: DiReading) -> Parsed {
     // BPMN DI is read as it streams by, not kept in the tree: half the elements of a modeler
     // file, each read once. Flow nodes' `incoming`/`outgoing` are not kept either.
     let mut di = DiReader::new(source, reading);
-    let doc = match xml::parse_streaming(source.text(), &mut di) {
+    let doc = match walk::read(source, &mut di, &BPMN_DEFINITIONS) {
         Ok(doc) => doc,
-        Err(error) => {
-            diagnostics.push(Diagnostic::at(
-                source,
-                error.offset,
-                error.rule,
-                None,
-                error.message,
-            ));
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic);
             return Parsed {
                 definitions: None,
                 diagnostics,
@@ -88,29 +90,6 @@ fn parse_reading_diagram(source: &Source, reading: DiReading) -> Parsed {
         }
     };
     let root = doc.node(doc.root);
-    if !root.is(Ns::Bpmn, "definitions") {
-        diagnostics.push(Diagnostic::at(
-            source,
-            root.start,
-            Rule::NotBpmn,
-            None,
-            if root.local == "definitions" {
-                "the root element <definitions> is not in the BPMN 2.0 model namespace \
-                 http://www.omg.org/spec/BPMN/20100524/MODEL"
-                    .to_owned()
-            } else {
-                format!(
-                    "the root element is <{}>, not <definitions> of the BPMN 2.0 model namespace \
-                     http://www.omg.org/spec/BPMN/20100524/MODEL",
-                    root.local
-                )
-            },
-        ));
-        return Parsed {
-            definitions: None,
-            diagnostics,
-        };
-    }
     let unread_diagram = if reading == DiReading::Check && !di.parts.is_empty() {
         let text = source.text();
         let name_end = text[root.start as usize + 1..]
@@ -189,51 +168,25 @@ struct ProcessBuilder<'s> {
     defaults: Vec<(ElementIdx, RawRef<'s>)>,
 }
 
+impl<'s, 'a> Walk<'s, 'a> for Parser<'s, 'a> {
+    fn source(&self) -> &'s Source {
+        self.source
+    }
+    fn doc(&self) -> &'s Document<'a> {
+        self.doc
+    }
+    fn diagnostics(&mut self) -> &mut Vec<Diagnostic> {
+        &mut self.diagnostics
+    }
+}
+
 impl<'s, 'a> Parser<'s, 'a> {
-    fn error(
-        &mut self,
-        offset: u32,
-        rule: Rule,
-        element_id: Option<&str>,
-        message: impl Into<String>,
-    ) {
-        self.diagnostics.push(Diagnostic::at(
-            self.source,
-            offset,
-            rule,
-            element_id,
-            message,
-        ));
-    }
-
-    fn node(&self, id: NodeId) -> &'s Node<'a> {
-        self.doc.node(id)
-    }
-
-    fn children(&self, id: NodeId) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + 's {
-        self.doc.children(id)
-    }
-
     /// Reports every id used twice in the file. Ids of BPMN and DI elements share one space
     /// (XML Schema's `ID` type), as the Camunda model's schema validation sees them.
     fn check_ids(&mut self) {
-        let doc = self.doc;
-        let (ids, duplicates) =
-            doc.ids(|ns| matches!(ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe));
-        for (id, first) in duplicates {
-            let value: &str = doc.value(id);
-            let first = self.source.line_col(first);
-            self.error(
-                id.span.start,
-                Rule::DuplicateId,
-                Some(value),
-                format!(
-                    "the id '{value}' is already used by the element at {}:{}",
-                    first.line, first.col
-                ),
-            );
-        }
-        self.ids = ids;
+        self.ids = self.report_duplicate_ids(|ns| {
+            matches!(ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe)
+        });
     }
 
     // --- small readers -------------------------------------------------------------------
@@ -248,12 +201,6 @@ impl<'s, 'a> Parser<'s, 'a> {
         self.doc
             .attr(node, name)
             .map(|a| self.shared(self.doc.value(a)))
-    }
-
-    fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        self.doc
-            .attr(node, name)
-            .map(|a| self.doc.value(a).to_string())
     }
 
     fn expr(&self, node: &Node<'_>, name: &str) -> Option<Expr> {
@@ -325,13 +272,6 @@ impl<'s, 'a> Parser<'s, 'a> {
         self.children(node)
             .find(|(_, child)| child.is(Ns::Bpmn, local))
             .map(|(_, child)| text_expr(self.source, self.doc, child))
-    }
-
-    fn span(&self, node: &Node<'_>) -> Span {
-        Span {
-            start: node.start,
-            end: node.start,
-        }
     }
 
     // --- definitions ---------------------------------------------------------------------
