@@ -365,18 +365,12 @@ impl Engine {
         }
     }
 
-    /// Evaluates the root conditional start events (of one process definition, or of every
-    /// latest version) against `variables`; each whose condition holds starts an instance with
-    /// them. Returns the keys of the started instances.
-    pub fn evaluate_conditional_start_events(
+    /// Carries out the command of [`Engine::evaluate_conditional_start_events`].
+    pub(crate) fn apply_evaluate_conditional_start_events(
         &mut self,
         variables: VariableDocument,
         process_definition_key: Option<Key>,
     ) -> Result<Vec<Key>, Rejection> {
-        self.record(|| super::Command::EvaluateConditionalStartEvents {
-            variables: variables.clone(),
-            process_definition_key,
-        });
         let start = self.begin();
         if let Some(k) = process_definition_key
             && !self.processes.iter().any(|p| p.key == k)

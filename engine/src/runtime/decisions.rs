@@ -280,16 +280,8 @@ impl Engine {
         out
     }
 
-    /// Registers a fixed output for a decision, as CPT's `mockDmnDecision` does: a new DMN
-    /// resource is deployed whose decision `decision_id` is a literal expression with this value.
-    /// It becomes the latest version, so business rule tasks (binding `latest`) and standalone
-    /// evaluations get this output.
-    pub fn register_decision(&mut self, decision_id: impl Into<String>, output: Json) {
-        let decision_id: String = decision_id.into();
-        self.record(|| super::Command::MockDecision {
-            decision_id: decision_id.clone(),
-            output: output.clone(),
-        });
+    /// Carries out the command of [`Engine::register_decision`].
+    pub(crate) fn apply_mock_decision(&mut self, decision_id: String, output: Json) {
         let id: Arc<str> = Arc::from(decision_id.as_str());
         let drg = Drg {
             id: format!("{decision_id}-mock"),
@@ -512,19 +504,12 @@ impl Engine {
         Ok(())
     }
 
-    /// Evaluates the latest version of a decision without a process instance (CPT's
-    /// `EVALUATE_DECISION`, Zeebe's `EvaluateDecision` command) and records it. A decision that
-    /// fails is still recorded (`DECISION_EVALUATION FAILED`) and returned with its failure
-    /// message; only an unknown decision is rejected.
-    pub fn evaluate_decision(
+    /// Carries out the command of [`Engine::evaluate_decision`].
+    pub(crate) fn apply_evaluate_decision(
         &mut self,
         decision_id: &str,
         variables: VariableDocument,
     ) -> Result<DecisionOutcome, Rejection> {
-        self.record(|| super::Command::EvaluateDecision {
-            decision_id: decision_id.to_owned(),
-            variables: variables.clone(),
-        });
         if decision_id.is_empty() {
             return Err(self.reject_evaluation(
                 decision_id,

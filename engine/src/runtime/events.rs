@@ -435,20 +435,14 @@ impl Engine {
         Ok(())
     }
 
-    /// Throws a BPMN error from a job.
-    pub fn throw_error(
+    /// Carries out the command of [`Engine::throw_error`].
+    pub(crate) fn apply_throw_error(
         &mut self,
         job_key: Key,
         error_code: &str,
         error_message: &str,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
-        self.record(|| super::Command::ThrowError {
-            job_key,
-            error_code: error_code.to_owned(),
-            error_message: error_message.to_owned(),
-            variables: variables.clone(),
-        });
         let start = self.begin();
         let Some(job) = self.jobs.get(&job_key) else {
             return Err(Rejection::new(

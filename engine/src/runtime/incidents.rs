@@ -91,10 +91,8 @@ impl Engine {
         }
     }
 
-    /// Resolves an incident and retries the step that failed. A job incident needs retries on
-    /// the job first ([`Engine::update_job_retries`]).
-    pub fn resolve_incident(&mut self, incident_key: Key) -> Result<(), Rejection> {
-        self.record(|| super::Command::ResolveIncident { incident_key });
+    /// Carries out the command of [`Engine::resolve_incident`].
+    pub(crate) fn apply_resolve_incident(&mut self, incident_key: Key) -> Result<(), Rejection> {
         let start = self.begin();
         let Some(incident) = self.incidents.get(&incident_key) else {
             return Err(Rejection::new(

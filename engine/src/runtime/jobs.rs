@@ -280,25 +280,6 @@ impl Engine {
         }
     }
 
-    /// Completes a job with variables.
-    pub fn complete_job(
-        &mut self,
-        job_key: Key,
-        variables: VariableDocument,
-    ) -> Result<(), Rejection> {
-        self.complete_job_with_result(job_key, variables, None)
-    }
-
-    /// Completes a job with variables and a result (ad-hoc sub-process, task listener).
-    pub fn complete_job_with_result(
-        &mut self,
-        job_key: Key,
-        variables: VariableDocument,
-        result: Option<JobResult>,
-    ) -> Result<(), Rejection> {
-        self.complete_job_shared(job_key, share_document(variables), result)
-    }
-
     /// [`Engine::complete_job_with_result`] with values that may share parts with other values
     /// (a worker that builds its answer out of the variables it read, as the AI agent connector
     /// does): the values become the variables as they are, nothing is copied.
@@ -308,11 +289,21 @@ impl Engine {
         variables: SharedVariableDocument,
         result: Option<JobResult>,
     ) -> Result<(), Rejection> {
-        self.record(|| super::Command::CompleteJob {
+        self.recorded.note_with(|| super::Command::CompleteJob {
             job_key,
             variables: variables.to_plain(),
             result: result.clone(),
         });
+        self.apply_complete_job(job_key, variables, result)
+    }
+
+    /// Carries out [`Command::CompleteJob`](super::Command::CompleteJob).
+    pub(crate) fn apply_complete_job(
+        &mut self,
+        job_key: Key,
+        variables: SharedVariableDocument,
+        result: Option<JobResult>,
+    ) -> Result<(), Rejection> {
         let start = self.begin();
         let kind = match self.check_job(
             job_key,
@@ -382,9 +373,8 @@ impl Engine {
         self.run(start)
     }
 
-    /// Fails a job: with retries left it becomes activatable again (after the backoff); with none
-    /// left an incident is raised.
-    pub fn fail_job(
+    /// Carries out the command of [`Engine::fail_job`].
+    pub(crate) fn apply_fail_job(
         &mut self,
         job_key: Key,
         retries: i32,
@@ -392,13 +382,6 @@ impl Engine {
         retry_backoff_ms: i64,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
-        self.record(|| super::Command::FailJob {
-            job_key,
-            retries,
-            error_message: error_message.to_owned(),
-            retry_backoff_ms,
-            variables: variables.clone(),
-        });
         let start = self.begin();
         if let Err(r) = self.check_job(
             job_key,
@@ -455,9 +438,12 @@ impl Engine {
         self.run(start)
     }
 
-    /// Sets a job's retries (needed before resolving a no-retries incident).
-    pub fn update_job_retries(&mut self, job_key: Key, retries: i32) -> Result<(), Rejection> {
-        self.record(|| super::Command::UpdateJobRetries { job_key, retries });
+    /// Carries out the command of [`Engine::update_job_retries`].
+    pub(crate) fn apply_update_job_retries(
+        &mut self,
+        job_key: Key,
+        retries: i32,
+    ) -> Result<(), Rejection> {
         let start = self.begin();
         if !self.jobs.contains_key(&job_key) {
             let r = Rejection::new(
@@ -485,21 +471,14 @@ impl Engine {
         self.run(start)
     }
 
-    /// Hands activatable jobs of a type to a worker for `timeout_ms` (Zeebe's ActivateJobs).
-    /// Returns the keys of the activated jobs, oldest first.
-    pub fn activate_jobs(
+    /// Carries out the command of [`Engine::activate_jobs`].
+    pub(crate) fn apply_activate_jobs(
         &mut self,
         job_type: &str,
         worker: &str,
         timeout_ms: i64,
         max_jobs: usize,
     ) -> Vec<Key> {
-        self.record(|| super::Command::ActivateJobs {
-            job_type: job_type.to_owned(),
-            worker: worker.to_owned(),
-            timeout_ms,
-            max_jobs,
-        });
         let keys: Vec<Key> = self
             .jobs
             .values()

@@ -715,11 +715,11 @@ impl Engine {
         }
     }
 
-    /// Publishes a message: it correlates to the open subscriptions with its name and
-    /// correlation key (at most once per BPMN process id, catch events first, then message start
-    /// events) and stays buffered for its time to live.
-    pub fn publish_message(&mut self, message: PublishMessage) -> Result<Key, Rejection> {
-        self.record(|| super::Command::PublishMessage(message.clone()));
+    /// Carries out the command of [`Engine::publish_message`].
+    pub(crate) fn apply_publish_message(
+        &mut self,
+        message: PublishMessage,
+    ) -> Result<Key, Rejection> {
         let start = self.begin();
         self.expire_messages();
         let name: Arc<str> = Arc::from(message.name.as_str());
@@ -801,19 +801,13 @@ impl Engine {
         Ok(key)
     }
 
-    /// Correlates a message synchronously: no buffering; rejected `NOT_FOUND` when nothing waits
-    /// for it. Answers the process instance it reached (a newly started one is preferred).
-    pub fn correlate_message(
+    /// Carries out the command of [`Engine::correlate_message`].
+    pub(crate) fn apply_correlate_message(
         &mut self,
         name: &str,
         correlation_key: &str,
         variables: VariableDocument,
     ) -> Result<MessageCorrelation, Rejection> {
-        self.record(|| super::Command::CorrelateMessage {
-            name: name.to_owned(),
-            correlation_key: correlation_key.to_owned(),
-            variables: variables.clone(),
-        });
         let start = self.begin();
         self.expire_messages();
         let name: Arc<str> = Arc::from(name);

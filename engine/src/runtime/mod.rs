@@ -340,19 +340,11 @@ impl Engine {
         &self.processes[proc.0 as usize]
     }
 
-    /// Deploys resources (BPMN and `.dmn` files): parses them, runs Zeebe's deploy-time checks,
-    /// compiles every executable process and deploys every decision requirements graph, under
-    /// one deployment key. All or nothing; a rejection lists every problem with file,
-    /// line:column and element id.
-    pub fn deploy(
+    /// Carries out the command of [`Engine::deploy`].
+    pub(crate) fn apply_deploy(
         &mut self,
         resources: &[crate::deploy::Resource],
     ) -> Result<DeploymentInfo, Rejection> {
-        // Kept even when not recording: deployments are few and their text is shared, so a
-        // test on a copy of a deployed engine can record from its first command.
-        self.recorded.keep(Command::Deploy {
-            resources: resources.to_vec(),
-        });
         // `.form` resources are forms (JSON); the others go through the BPMN or DMN checks.
         let is_form = |r: &crate::deploy::Resource| r.name.ends_with(".form");
         let mut forms = Vec::new();
@@ -678,16 +670,14 @@ impl Engine {
         )
     }
 
-    /// Moves the clock forward by `millis` and fires what fell due.
-    pub fn advance_clock(&mut self, millis: i64) -> Result<(), Rejection> {
-        self.record(|| Command::AdvanceClock { millis });
+    /// Carries out the command of [`Engine::advance_clock`].
+    pub(crate) fn apply_advance_clock(&mut self, millis: i64) -> Result<(), Rejection> {
         let target = self.now.saturating_add(millis.max(0));
         self.move_clock(target)
     }
 
-    /// Sets the clock to an absolute time (epoch milliseconds) and fires what fell due.
-    pub fn set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
-        self.record(|| Command::SetClock { epoch_millis });
+    /// Carries out the command of [`Engine::set_clock`].
+    pub(crate) fn apply_set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
         self.move_clock(epoch_millis)
     }
 
@@ -709,10 +699,11 @@ impl Engine {
 }
 
 impl Engine {
-    /// Creates a process instance (latest version unless one is given), optionally starting
-    /// before given elements and with terminate-after-element runtime instructions.
-    pub fn create_instance(&mut self, request: CreateInstance) -> Result<Key, Rejection> {
-        self.record(|| Command::CreateInstance(request.clone()));
+    /// Carries out the command of [`Engine::create_instance`].
+    pub(crate) fn apply_create_instance(
+        &mut self,
+        request: CreateInstance,
+    ) -> Result<Key, Rejection> {
         let start = self.begin();
         let proc = match request.version {
             None => self.latest.get(request.bpmn_process_id.as_str()).copied(),
@@ -804,11 +795,11 @@ impl Engine {
         Ok(pi)
     }
 
-    /// Cancels a process instance: every element instance is terminated.
-    pub fn cancel_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
-        self.record(|| Command::CancelInstance {
-            process_instance_key,
-        });
+    /// Carries out the command of [`Engine::cancel_instance`].
+    pub(crate) fn apply_cancel_instance(
+        &mut self,
+        process_instance_key: Key,
+    ) -> Result<(), Rejection> {
         let start = self.begin();
         match self.instances.get(&process_instance_key) {
             Some(i) if i.element_type == BpmnElementType::Process => {
@@ -836,19 +827,13 @@ impl Engine {
         self.run(start)
     }
 
-    /// Sets variables on a scope (an element instance or the process instance): with `local`,
-    /// in exactly that scope; otherwise Zeebe's propagating merge.
-    pub fn set_variables(
+    /// Carries out the command of [`Engine::set_variables`].
+    pub(crate) fn apply_set_variables(
         &mut self,
         scope_key: Key,
         variables: VariableDocument,
         local: bool,
     ) -> Result<(), Rejection> {
-        self.record(|| Command::SetVariables {
-            scope_key,
-            variables: variables.clone(),
-            local,
-        });
         let start = self.begin();
         if !self.instances.contains_key(&scope_key) {
             return Err(Rejection::new(

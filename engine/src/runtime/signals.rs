@@ -116,16 +116,12 @@ impl Engine {
         ))));
     }
 
-    /// Broadcasts a signal to the subscriptions open now; returns the signal's key.
-    pub fn broadcast_signal(
+    /// Carries out the command of [`Engine::broadcast_signal`].
+    pub(crate) fn apply_broadcast_signal(
         &mut self,
         name: &str,
         variables: VariableDocument,
     ) -> Result<Key, Rejection> {
-        self.record(|| super::Command::BroadcastSignal {
-            name: name.to_owned(),
-            variables: variables.clone(),
-        });
         let start = self.begin();
         let key = self.broadcast(Arc::from(name), Arc::new(variables));
         self.run(start)?;

@@ -442,16 +442,12 @@ impl Engine {
             .and_then(|i| i.user_task())
     }
 
-    /// Completes a Camunda user task with variables (they propagate like job variables).
-    pub fn complete_user_task(
+    /// Carries out the command of [`Engine::complete_user_task`].
+    pub(crate) fn apply_complete_user_task(
         &mut self,
         user_task_key: Key,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
-        self.record(|| super::Command::CompleteUserTask {
-            user_task_key,
-            variables: variables.clone(),
-        });
         let start = self.begin();
         let Some(task) = self.user_tasks.get(&user_task_key) else {
             return Err(Rejection::new(
@@ -488,16 +484,12 @@ impl Engine {
         self.run(start)
     }
 
-    /// Assigns a Camunda user task (`None` unassigns); `assigning` listeners run first.
-    pub fn assign_user_task(
+    /// Carries out the command of [`Engine::assign_user_task`].
+    pub(crate) fn apply_assign_user_task(
         &mut self,
         user_task_key: Key,
         assignee: Option<&str>,
     ) -> Result<(), Rejection> {
-        self.record(|| super::Command::AssignUserTask {
-            user_task_key,
-            assignee: assignee.map(str::to_owned),
-        });
         let start = self.begin();
         self.check_open_task(user_task_key, "assign")?;
         self.begin_task_transition(
@@ -510,17 +502,12 @@ impl Engine {
         self.run(start)
     }
 
-    /// Updates a Camunda user task's fields (`candidateGroups`, `candidateUsers`, `dueDate`,
-    /// `followUpDate`, `priority`); `updating` listeners run first.
-    pub fn update_user_task(
+    /// Carries out the command of [`Engine::update_user_task`].
+    pub(crate) fn apply_update_user_task(
         &mut self,
         user_task_key: Key,
         changes: VariableDocument,
     ) -> Result<(), Rejection> {
-        self.record(|| super::Command::UpdateUserTask {
-            user_task_key,
-            changes: changes.clone(),
-        });
         let start = self.begin();
         self.check_open_task(user_task_key, "update")?;
         self.begin_task_transition(
