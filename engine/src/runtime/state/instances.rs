@@ -3,12 +3,13 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::expr::baton_feel_bridge::{self, FeelValue};
-
-use super::lifecycle::State;
-use super::records::{BpmnElementType, ElementRef, JobValue, Key, ProcIdx, VariableDocument};
-use super::shared_json::SharedJson;
 use crate::model::{ElementIdx, FlowIdx};
+use crate::runtime::compile::expr::baton_feel_bridge::{self, FeelValue};
+use crate::runtime::records::{
+    BpmnElementType, ElementRef, Key, ProcIdx, SharedVariableDocument, VariableDocument,
+};
+use crate::runtime::shared_json::SharedJson;
+use crate::runtime::state::lifecycle::State;
 
 /// One variable of a scope.
 #[derive(Debug, Clone)]
@@ -86,10 +87,6 @@ impl VarMap {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
 }
 
 /// Multi-instance body bookkeeping.
@@ -148,7 +145,7 @@ pub struct ElementInstance {
     pub vars: VarMap,
     /// Variables handed to the element on completion (job, message, user task, script result),
     /// merged or output-mapped when it completes.
-    pub completion_vars: Option<Arc<super::records::SharedVariableDocument>>,
+    pub completion_vars: Option<Arc<SharedVariableDocument>>,
     /// Active child element instances, in activation order.
     pub children: Vec<Key>,
     /// Sequence flows taken inside this scope whose target has not started activating yet.
@@ -281,128 +278,6 @@ impl ElementInstance {
     }
 }
 
-/// The state of a job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum JobState {
-    /// Waiting for a worker (created, failed with retries, timed out, retries updated).
-    Activatable,
-    /// Handed to a worker, with a deadline.
-    Activated,
-    /// Failed with retries left and a backoff that has not passed yet.
-    FailedBackoff,
-    /// Failed with no retries left: an incident is open.
-    Failed,
-    /// An error was thrown and not caught: an incident is open.
-    ErrorThrown,
-}
-
-/// A job: its state and its data, shared with the records written about it (see
-/// [`JobValue`]; reads go through `Deref`, writes through [`Job::value_mut`]).
-#[derive(Debug, Clone)]
-pub struct Job {
-    pub key: Key,
-    pub state: JobState,
-    pub value: Arc<JobValue>,
-}
-
-impl Job {
-    /// The job's data for a change: copied first if a record still shares it.
-    pub fn value_mut(&mut self) -> &mut JobValue {
-        Arc::make_mut(&mut self.value)
-    }
-}
-
-impl std::ops::Deref for Job {
-    type Target = JobValue;
-
-    fn deref(&self) -> &JobValue {
-        &self.value
-    }
-}
-
-/// Open jobs in key order. Keys are handed out in increasing order, so a new job goes to the
-/// back, and jobs usually complete oldest first: a deque searched by binary search beats a
-/// tree map here (no node per few jobs, no rebalancing), and iteration is still by key.
-#[derive(Debug, Clone, Default)]
-pub struct JobStore {
-    jobs: std::collections::VecDeque<Job>,
-}
-
-impl JobStore {
-    #[inline]
-    fn position(&self, key: Key) -> Result<usize, usize> {
-        // The newest job is the one most often asked for (just created, about to complete).
-        match self.jobs.back() {
-            Some(last) if last.key == key => Ok(self.jobs.len() - 1),
-            _ => self.jobs.binary_search_by_key(&key, |j| j.key),
-        }
-    }
-
-    #[inline]
-    pub fn get(&self, key: &Key) -> Option<&Job> {
-        self.position(*key).ok().map(|i| &self.jobs[i])
-    }
-
-    #[inline]
-    pub fn get_mut(&mut self, key: &Key) -> Option<&mut Job> {
-        self.position(*key).ok().map(|i| &mut self.jobs[i])
-    }
-
-    pub fn contains_key(&self, key: &Key) -> bool {
-        self.position(*key).is_ok()
-    }
-
-    /// Adds (or replaces) the job with this key.
-    pub fn insert(&mut self, key: Key, job: Job) {
-        debug_assert_eq!(key, job.key);
-        match self.position(key) {
-            Ok(i) => self.jobs[i] = job,
-            Err(i) if i == self.jobs.len() => self.jobs.push_back(job),
-            Err(i) => self.jobs.insert(i, job),
-        }
-    }
-
-    pub fn remove(&mut self, key: &Key) -> Option<Job> {
-        let i = self.position(*key).ok()?;
-        self.jobs.remove(i)
-    }
-
-    /// The jobs, by key.
-    pub fn values(&self) -> impl Iterator<Item = &Job> {
-        self.jobs.iter()
-    }
-
-    pub fn len(&self) -> usize {
-        self.jobs.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
-    }
-}
-
-impl std::ops::Index<&Key> for JobStore {
-    type Output = Job;
-
-    fn index(&self, key: &Key) -> &Job {
-        self.get(key).expect("job exists")
-    }
-}
-
-/// An open incident.
-#[derive(Debug, Clone)]
-pub struct Incident {
-    pub key: Key,
-    pub proc: ProcIdx,
-    pub process_instance_key: Key,
-    pub element_ref: ElementRef,
-    pub element_instance_key: Key,
-    pub job_key: Option<Key>,
-    pub error_type: super::records::ErrorType,
-    pub error_message: Arc<str>,
-}
-
 /// A process instance as the engine remembers it after it ended (element instances are removed
 /// when they end; the log keeps their history).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -431,7 +306,7 @@ pub struct InstanceStore {
 /// Entries of the [`InstanceStore`] lookup cache (a power of two).
 const RECENT: usize = 64;
 
-/// No key is 0 (keys start at [`super::records::FIRST_KEY`]): marks an empty cache entry.
+/// No key is 0 (keys start at [`FIRST_KEY`](crate::runtime::records::FIRST_KEY)): marks an empty cache entry.
 const NO_KEY: Key = 0;
 
 impl Default for InstanceStore {
@@ -502,14 +377,6 @@ impl InstanceStore {
     /// Live instances, in slot order (not key order).
     pub fn values(&self) -> impl Iterator<Item = &ElementInstance> {
         self.slots.iter().filter_map(Option::as_ref)
-    }
-
-    pub fn len(&self) -> usize {
-        self.index.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
     }
 }
 

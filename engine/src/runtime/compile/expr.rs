@@ -1,15 +1,15 @@
 //! Expressions as the engine holds them: a static value or FEEL parsed once at deploy.
 //!
 //! Zeebe reads an attribute that starts with `=` as FEEL and anything else as a static value.
-//! Evaluation goes through [`Engine::eval`](super::Engine), which supplies the variables of a
+//! Evaluation goes through [`Engine::eval`](crate::runtime::engine::Engine), which supplies the variables of a
 //! scope chain and the engine clock.
 
 use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::shared_json::SharedJson;
 use crate::model;
+use crate::runtime::shared_json::SharedJson;
 
 /// A compiled expression.
 #[derive(Debug, Clone)]

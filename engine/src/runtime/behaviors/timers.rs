@@ -6,74 +6,21 @@
 //! whose due date has passed (a zero or negative duration, a date in the past) fires as soon as
 //! the command that created it is processed; the others fire when the clock is moved.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::Engine;
-use super::cron::CronExpression;
-use super::executable::{EventDef, TimerDef};
-use super::records::{ErrorType, Key, OtherIntent, ProcIdx, RecordValue, TimerValue, ValueType};
-use super::step::{FollowUp, StepFailure};
 use crate::model::ElementIdx;
-
-/// How a cycle repeats.
-#[derive(Debug, Clone)]
-pub enum Repeat {
-    /// An ISO repeating interval: the next due date is the previous one plus the interval.
-    Interval(jiff::Span),
-    /// A cron expression: the next match after the previous due date.
-    Cron(Arc<CronExpression>),
-}
-
-/// A scheduled timer.
-#[derive(Debug, Clone)]
-pub struct Timer {
-    pub key: Key,
-    pub proc: ProcIdx,
-    /// `None` for a timer start event.
-    pub process_instance_key: Option<Key>,
-    /// The element instance the timer belongs to (the catch event, the activity of a boundary
-    /// event, the scope of an event sub-process); `None` for a timer start event.
-    pub element_instance_key: Option<Key>,
-    /// The timer event (catch, boundary or start event).
-    pub target: ElementIdx,
-    pub due: i64,
-    /// Firings left including this one (-1: unbounded).
-    pub repetitions: i32,
-    /// How a cycle goes on after this firing.
-    pub repeat: Option<Repeat>,
-}
-
-/// Timers by key, with an index by due date.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct TimerState {
-    by_key: BTreeMap<Key, Timer>,
-    by_due: BTreeSet<(i64, Key)>,
-}
-
-impl TimerState {
-    pub(crate) fn contains_key(&self, key: &Key) -> bool {
-        self.by_key.contains_key(key)
-    }
-
-    fn insert(&mut self, t: Timer) {
-        self.by_due.insert((t.due, t.key));
-        self.by_key.insert(t.key, t);
-    }
-
-    fn remove(&mut self, key: &Key) -> Option<Timer> {
-        let t = self.by_key.remove(key)?;
-        self.by_due.remove(&(t.due, t.key));
-        Some(t)
-    }
-
-    /// Whether a timer is due at `now`.
-    pub(crate) fn any_due(&self, now: i64) -> bool {
-        self.by_due.first().is_some_and(|(due, _)| *due <= now)
-    }
-}
+use crate::runtime::behaviors::cron::CronExpression;
+use crate::runtime::behaviors::events::Catch;
+use crate::runtime::compile::executable::{EventDef, ExecutableProcess, TimerDef};
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    BpmnElementType, ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, TimerValue,
+    ValueType, VariableDocument,
+};
+use crate::runtime::state::timers::{Repeat, Timer};
+use crate::runtime::step::{FollowUp, StepFailure};
 
 /// A timer definition evaluated: first due date, repetitions, how it repeats.
 pub(crate) struct Schedule {
@@ -182,6 +129,32 @@ fn next_due(repeat: &Repeat, due: i64) -> Option<i64> {
 }
 
 impl Engine {
+    /// Carries out the command of [`Engine::advance_clock`].
+    pub(crate) fn apply_advance_clock(&mut self, millis: i64) -> Result<(), Rejection> {
+        let target = self.now.saturating_add(millis.max(0));
+        self.move_clock(target)
+    }
+
+    /// Carries out the command of [`Engine::set_clock`].
+    pub(crate) fn apply_set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
+        self.move_clock(epoch_millis)
+    }
+
+    fn move_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
+        let start = self.begin();
+        self.now = epoch_millis;
+        self.event(
+            ValueType::Clock,
+            OtherIntent::Pinned,
+            None,
+            RecordValue::Clock { time: epoch_millis },
+        );
+        self.expire_messages();
+        // Fire what is due, let the engine react, and repeat: a cycle whose next due date has
+        // already passed fires again (bounded by the step limit).
+        self.fire_due_jobs();
+        self.run(start)
+    }
     fn timer_value(t: &Timer) -> TimerValue {
         TimerValue {
             proc: t.proc,
@@ -207,7 +180,7 @@ impl Engine {
     /// variables are visible.
     fn plan_timer_in(
         &self,
-        p: &super::ExecutableProcess,
+        p: &ExecutableProcess,
         owner: Option<Key>,
         event: ElementIdx,
     ) -> Result<Schedule, StepFailure> {
@@ -227,8 +200,8 @@ impl Engine {
                     ErrorType::ExtractValueError,
                     format!(
                         "Expected result of the expression '{}' to be one of '[DURATION, PERIOD, STRING]', but was '{}'",
-                        super::step::expr_source(expr),
-                        super::step::json_type_name(&other)
+                        crate::runtime::step::expr_source(expr),
+                        crate::runtime::step::json_type_name(&other)
                     ),
                 ));
             }
@@ -360,8 +333,7 @@ impl Engine {
                     }
                     self.trigger_event(owner, t.target, None);
                     // Only a non-interrupting boundary event or event sub-process repeats.
-                    let is_catch =
-                        el.element_type == super::BpmnElementType::IntermediateCatchEvent;
+                    let is_catch = el.element_type == BpmnElementType::IntermediateCatchEvent;
                     if el.interrupting || is_catch || !self.instances.contains_key(&owner) {
                         continue;
                     }
@@ -393,7 +365,7 @@ impl Engine {
         &mut self,
         owner: Key,
         event: ElementIdx,
-        variables: Option<Arc<super::VariableDocument>>,
+        variables: Option<Arc<VariableDocument>>,
     ) {
         let Some(inst) = self.instances.get(&owner) else {
             return;
@@ -401,24 +373,23 @@ impl Engine {
         let p = self.process(inst.proc).clone();
         let el = p.element(event);
         match el.element_type {
-            super::BpmnElementType::IntermediateCatchEvent
-            | super::BpmnElementType::ReceiveTask
+            BpmnElementType::IntermediateCatchEvent | BpmnElementType::ReceiveTask
                 if inst.element() == Some(event) =>
             {
                 if let Some(i) = self.instances.get_mut(&owner) {
                     i.completion_vars =
-                        variables.map(|v| Arc::new(super::records::share_document_arc(v)));
+                        variables.map(|v| Arc::new(crate::runtime::records::share_document_arc(v)));
                 }
                 self.queue.push_back(FollowUp::Complete(owner));
             }
-            super::BpmnElementType::IntermediateCatchEvent => {
+            BpmnElementType::IntermediateCatchEvent => {
                 // A catch event after an event-based gateway: the gateway completes and this
                 // branch is taken.
                 self.trigger_event_based_gateway(owner, event, variables);
             }
-            super::BpmnElementType::BoundaryEvent => {
+            BpmnElementType::BoundaryEvent => {
                 self.trigger_catch(
-                    super::events::Catch {
+                    Catch {
                         instance: owner,
                         element: event,
                         boundary: true,
@@ -427,9 +398,9 @@ impl Engine {
                     variables,
                 );
             }
-            super::BpmnElementType::StartEvent => {
+            BpmnElementType::StartEvent => {
                 self.trigger_catch(
-                    super::events::Catch {
+                    Catch {
                         instance: owner,
                         element: event,
                         boundary: false,

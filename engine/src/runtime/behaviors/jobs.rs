@@ -6,89 +6,21 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use super::Engine;
-use super::executable::{JobDef, ListenerDef};
-use super::lifecycle::State;
-use super::records::{
-    ErrorType, JobKind, JobRecord, JobValue, Key, ListenerEventType, OtherIntent, RecordValue,
-    Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
+use crate::runtime::command::{AdHocJobResult, Command, JobResult};
+use crate::runtime::compile::executable::{JobDef, ListenerDef};
+use crate::runtime::compile::expr::Expr;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    ErrorType, Intent, JobKind, JobRecord, JobValue, Key, ListenerEventType, OtherIntent,
+    RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument,
+    share_document,
 };
-use super::state::{Job, JobState};
-use super::step::{FollowUp, Step, StepFailure};
+use crate::runtime::state::jobs::{Job, JobState};
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{FollowUp, Step, StepFailure};
 
 /// Zeebe's limit on error messages stored on jobs and incidents.
 const MAX_ERROR_MESSAGE: usize = 500;
-
-/// What a worker sends when it completes the job of an ad-hoc sub-process (as JSON, the shape of
-/// Zeebe's REST API: `activateElements: [{elementId, variables}]`, `isCompletionConditionFulfilled`,
-/// `isCancelRemainingInstances`).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-pub struct AdHocJobResult {
-    /// Elements to activate, each with the variables of its inner instance (shared: they
-    /// become the inner instance's variables as they are).
-    #[serde(with = "activate_elements")]
-    pub activate_elements: Vec<(String, SharedVariableDocument)>,
-    #[serde(rename = "isCompletionConditionFulfilled")]
-    pub completion_condition_fulfilled: bool,
-    #[serde(rename = "isCancelRemainingInstances")]
-    pub cancel_remaining_instances: bool,
-}
-
-/// `activateElements` as Zeebe's REST API writes it: `[{"elementId": …, "variables": {…}}]`.
-mod activate_elements {
-    use super::SharedVariableDocument as VariableDocument;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    #[derive(Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase", deny_unknown_fields)]
-    struct Element {
-        element_id: String,
-        #[serde(default)]
-        variables: VariableDocument,
-    }
-
-    pub fn serialize<S: Serializer>(
-        elements: &[(String, VariableDocument)],
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(elements.iter().map(|(element_id, variables)| Element {
-            element_id: element_id.clone(),
-            variables: variables.clone(),
-        }))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Vec<(String, VariableDocument)>, D::Error> {
-        let elements = Vec::<Element>::deserialize(deserializer)?;
-        Ok(elements
-            .into_iter()
-            .map(|e| (e.element_id, e.variables))
-            .collect())
-    }
-}
-
-/// The result part of a job completion.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
-)]
-pub enum JobResult {
-    AdHocSubProcess(AdHocJobResult),
-    /// A task listener's answer: deny the transition, or correct task fields.
-    UserTask {
-        #[serde(default)]
-        denied: bool,
-        #[serde(default)]
-        denied_reason: Option<String>,
-        #[serde(default)]
-        corrections: VariableDocument,
-    },
-}
 
 pub(crate) fn truncate_message(m: &str) -> String {
     if m.chars().count() <= MAX_ERROR_MESSAGE {
@@ -129,12 +61,12 @@ impl Engine {
     pub(crate) fn eval_job_def(
         &self,
         key: Key,
-        job_type: &super::expr::Expr,
-        retries: &super::expr::Expr,
+        job_type: &Expr,
+        retries: &Expr,
     ) -> Result<(Arc<str>, i32), StepFailure> {
         // Static job types (the common case) are shared, not copied.
         let t = match job_type {
-            super::expr::Expr::Static(s) => s.clone(),
+            Expr::Static(s) => s.clone(),
             _ => Arc::from(self.eval_string(job_type, key)?),
         };
         let r = self.eval_int(retries, key)?;
@@ -271,7 +203,7 @@ impl Engine {
         match value {
             Some(v) => self.reject(
                 ValueType::Job,
-                super::Intent::Other(intent),
+                Intent::Other(intent),
                 Some(key),
                 v,
                 rejection,
@@ -289,7 +221,7 @@ impl Engine {
         variables: SharedVariableDocument,
         result: Option<JobResult>,
     ) -> Result<(), Rejection> {
-        self.recorded.note_with(|| super::Command::CompleteJob {
+        self.recorded.note_with(|| Command::CompleteJob {
             job_key,
             variables: variables.to_plain(),
             result: result.clone(),
@@ -297,7 +229,7 @@ impl Engine {
         self.apply_complete_job(job_key, variables, result)
     }
 
-    /// Carries out [`Command::CompleteJob`](super::Command::CompleteJob).
+    /// Carries out [`Command::CompleteJob`](Command::CompleteJob).
     pub(crate) fn apply_complete_job(
         &mut self,
         job_key: Key,

@@ -4,7 +4,7 @@
 //! not allow is an engine error that names the element and both states (it means a bug in the
 //! engine, never bad input, so it surfaces as an incident rather than a panic).
 
-use super::records::{BpmnElementType, ProcessInstanceIntent};
+use crate::runtime::records::{BpmnElementType, ProcessInstanceIntent};
 
 /// The state of an element instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]

@@ -9,16 +9,17 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::Engine;
-use super::jobs::AdHocJobResult;
-use super::lifecycle::State;
-use super::records::{
+use crate::model::ElementIdx;
+use crate::runtime::command::AdHocJobResult;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
     BpmnElementType as T, ElementRef, ErrorType, JobKind, Key, ListenerEventType, OtherIntent,
     RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType,
 };
-use super::state::{AdHocState, ElementInstance, Interruption};
-use super::step::{Activation, FollowUp, Step, StepFailure};
-use crate::model::ElementIdx;
+use crate::runtime::shared_json::{JsonRef, SharedJson};
+use crate::runtime::state::instances::{AdHocState, ElementInstance, Interruption};
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{Activation, FollowUp, Step, StepFailure};
 
 /// The suffix Zeebe gives inner instances of an ad-hoc sub-process.
 pub const INNER_INSTANCE_SUFFIX: &str = "#innerInstance";
@@ -32,7 +33,7 @@ impl Engine {
         let def = p.element(e).ad_hoc.as_ref().expect("ad-hoc");
         self.set_local(key, "adHocSubProcessElements", def.elements_json.clone());
         if let Some(oc) = &def.output_collection {
-            self.set_local(key, oc, super::SharedJson::new(Json::Array(Vec::new())));
+            self.set_local(key, oc, SharedJson::new(Json::Array(Vec::new())));
         }
     }
 
@@ -75,7 +76,7 @@ impl Engine {
                             ErrorType::ExtractValueError,
                             format!(
                                 "Failed to activate ad-hoc elements. Expected result of the expression '{}' to be a list of strings, but it contains '{}'.",
-                                super::step::expr_source(x),
+                                crate::runtime::step::expr_source(x),
                                 other
                             ),
                         )),
@@ -86,8 +87,8 @@ impl Engine {
                         ErrorType::ExtractValueError,
                         format!(
                             "Failed to activate ad-hoc elements. Expected result of the expression '{}' to be 'ARRAY', but was '{}'.",
-                            super::step::expr_source(x),
-                            super::step::json_type_name(&other)
+                            crate::runtime::step::expr_source(x),
+                            crate::runtime::step::json_type_name(&other)
                         ),
                     ));
                 }
@@ -140,7 +141,7 @@ impl Engine {
         &mut self,
         ahsp: Key,
         element: ElementIdx,
-        variables: super::records::SharedVariableDocument,
+        variables: SharedVariableDocument,
     ) {
         let inst = &self.instances[&ahsp];
         let (proc, pi) = (inst.proc, inst.process_instance_key);
@@ -152,7 +153,7 @@ impl Engine {
             .as_ref()
             .and_then(|d| d.output_element_variable.clone())
         {
-            self.set_local(ahsp, &name, super::SharedJson::new(Json::Null));
+            self.set_local(ahsp, &name, SharedJson::new(Json::Null));
         }
         let inner = self.new_key();
         for (name, value) in variables {
@@ -197,9 +198,9 @@ impl Engine {
                 // The new collection shares the earlier results (records keep the old one).
                 Some(items) => {
                     let mut shared = Vec::with_capacity(items.len() + 1);
-                    shared.extend(items.map(super::JsonRef::to_shared));
+                    shared.extend(items.map(JsonRef::to_shared));
                     shared.push(value);
-                    self.set_local(ahsp, oc, super::SharedJson::array(shared));
+                    self.set_local(ahsp, oc, SharedJson::array(shared));
                 }
                 None if collection.is_some() => {
                     let other = self.instances[&ahsp]
@@ -210,12 +211,12 @@ impl Engine {
                         ErrorType::ExtractValueError,
                         format!(
                             "The output collection has the wrong type. Expected ARRAY but was {}.",
-                            super::step::json_type_name(&other.unwrap_or_default())
+                            crate::runtime::step::json_type_name(&other.unwrap_or_default())
                         ),
                     ));
                 }
                 None => {
-                    self.set_local(ahsp, oc, super::SharedJson::array(vec![value]));
+                    self.set_local(ahsp, oc, SharedJson::array(vec![value]));
                 }
             }
         }
@@ -383,7 +384,7 @@ impl Engine {
     pub(crate) fn complete_ad_hoc_job(
         &mut self,
         ahsp: Key,
-        variables: &super::records::SharedVariableDocument,
+        variables: &SharedVariableDocument,
         r: AdHocJobResult,
     ) {
         if let Some(s) = self.instances.get_mut(&ahsp).and_then(|i| i.ad_hoc_mut()) {

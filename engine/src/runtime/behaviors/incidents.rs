@@ -3,14 +3,15 @@
 
 use std::sync::Arc;
 
-use super::Engine;
-use super::jobs::truncate_message;
-use super::lifecycle::State;
-use super::records::{
-    IncidentValue, Key, OtherIntent, RecordValue, Rejection, RejectionType, ValueType,
+use crate::runtime::behaviors::jobs::truncate_message;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    IncidentValue, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType, ValueType,
 };
-use super::state::{Incident, JobState};
-use super::step::StepFailure;
+use crate::runtime::state::incidents::Incident;
+use crate::runtime::state::jobs::JobState;
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::StepFailure;
 
 impl Engine {
     fn incident_value(&self, i: &Incident) -> IncidentValue {
@@ -110,7 +111,7 @@ impl Engine {
             let value = RecordValue::Incident(Box::new(self.incident_value(incident)));
             return Err(self.reject(
                 ValueType::Incident,
-                super::Intent::Other(OtherIntent::Resolve),
+                Intent::Other(OtherIntent::Resolve),
                 Some(incident_key),
                 value,
                 Rejection::new(

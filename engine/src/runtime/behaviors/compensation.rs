@@ -7,41 +7,13 @@
 
 use std::sync::Arc;
 
-use super::executable::EventDef;
-use super::lifecycle::State;
-use super::records::{CompensationValue, Key, OtherIntent, ProcIdx, RecordValue, ValueType};
-use super::step::{Activation, FollowUp, Step};
-use super::{BpmnElementType, Engine};
 use crate::model::ElementIdx;
-
-/// A completed activity that can be compensated.
-#[derive(Debug, Clone)]
-pub(crate) struct CompensationSubscription {
-    key: Key,
-    proc: ProcIdx,
-    process_instance_key: Key,
-    activity: ElementIdx,
-    activity_instance_key: Key,
-    handler: ElementIdx,
-    /// The flow scopes the activity was in, innermost first.
-    scopes: Arc<[Key]>,
-    /// The throw event compensating it, once triggered.
-    thrown_by: Option<Key>,
-}
-
-/// Compensation subscriptions and the handlers running.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct CompensationState {
-    subscriptions: Vec<CompensationSubscription>,
-    /// Handler instance → the throw event waiting for it.
-    handlers: rustc_hash::FxHashMap<Key, Key>,
-}
-
-impl CompensationState {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.subscriptions.is_empty()
-    }
-}
+use crate::runtime::compile::executable::EventDef;
+use crate::runtime::records::{CompensationValue, Key, OtherIntent, RecordValue, ValueType};
+use crate::runtime::state::compensation::CompensationSubscription;
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{Activation, FollowUp, Step};
+use crate::runtime::{BpmnElementType, Engine};
 
 impl Engine {
     fn compensation_value(&self, s: &CompensationSubscription) -> RecordValue {

@@ -3,11 +3,11 @@
 //! (fork on all flows; the join counts tokens per flow) and event-based (subscribes to the
 //! following catch events; the first one to trigger wins).
 
-use super::Engine;
-use super::lifecycle::State;
-use super::records::{BpmnElementType as T, ErrorType, Key};
-use super::step::{Step, StepFailure};
 use crate::model::FlowIdx;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{BpmnElementType as T, ErrorType, Key};
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{Step, StepFailure};
 
 impl Engine {
     pub(crate) fn activate_gateway(&mut self, key: Key) -> Step {

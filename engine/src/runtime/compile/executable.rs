@@ -10,12 +10,13 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::{Map, Value as Json};
 
-use super::expr::Expr;
-use super::records::{BpmnElementType, BpmnEventType, Key};
 use crate::model::{
     self, ElementIdx, ElementKind, EventDefinition, GatewayKind, SharedStr, SubProcessKind,
     TaskKind,
 };
+use crate::runtime::compile::expr::{Expr, FeelExpr};
+use crate::runtime::records::{BpmnElementType, BpmnEventType, Key};
+use crate::runtime::shared_json::SharedJson;
 
 /// A deployed process version.
 #[derive(Debug)]
@@ -111,7 +112,7 @@ pub struct Mapping {
     /// The value when it needs no evaluation, built once: a static text source (`anthropic`), a
     /// constant FEEL expression (`=10`), or `null` for an absent source. Shared by every
     /// instance that maps it.
-    pub constant: Option<super::shared_json::SharedJson>,
+    pub constant: Option<SharedJson>,
 }
 
 /// `zeebe:taskDefinition` and its companions.
@@ -199,7 +200,7 @@ pub struct AdHocDef {
     pub activatable: Vec<ElementIdx>,
     /// The `adHocSubProcessElements` value, in Zeebe's order: a constant, shared by every
     /// instance, that keeps what a job worker derives from it (the AI agent connector's tools).
-    pub elements_json: super::shared_json::SharedJson,
+    pub elements_json: SharedJson,
 }
 
 /// `zeebe:calledElement`.
@@ -331,7 +332,7 @@ fn expr(element: &model::Element, e: &model::Expr) -> Result<Expr, CompileError>
 /// [`Expr::compile`], reusing the FEEL the deploy checks already parsed.
 fn compile_expr(e: &model::Expr) -> Result<Expr, String> {
     match e.parse_feel() {
-        Some(Ok(parsed)) => Ok(Expr::Feel(Arc::new(super::expr::FeelExpr::new(
+        Some(Ok(parsed)) => Ok(Expr::Feel(Arc::new(FeelExpr::new(
             parsed.source().to_owned(),
             parsed,
         )))),
@@ -479,7 +480,7 @@ pub fn compile(
             let json = ad_hoc_elements_json(process, &activatable)?;
             if let Some(ad_hoc) = &mut elements[i].ad_hoc {
                 ad_hoc.activatable = activatable;
-                ad_hoc.elements_json = super::shared_json::SharedJson::constant(json);
+                ad_hoc.elements_json = SharedJson::constant(json);
             }
         }
     }
@@ -850,7 +851,7 @@ fn compile_element<'p>(
                 output_element,
                 output_element_variable,
                 activatable: Vec::new(),
-                elements_json: super::shared_json::SharedJson::constant(Json::Array(Vec::new())),
+                elements_json: SharedJson::constant(Json::Array(Vec::new())),
             })
         }
         _ => None,

@@ -6,18 +6,53 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::Engine;
-use super::executable::Mapping;
-use super::expr::{Expr, baton_feel_bridge};
-use super::records::{
-    ErrorType, Key, OtherIntent, RecordValue, SharedVariableDocument, ValueType, VariableDocument,
-    VariableValue,
+use crate::runtime::compile::executable::Mapping;
+use crate::runtime::compile::expr::{Expr, baton_feel_bridge};
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType,
+    SharedVariableDocument, ValueType, VariableDocument, VariableValue,
 };
-use super::shared_json::{JsonRef, SharedJson};
-use super::state::Var;
-use super::step::{StepFailure, expr_source, json_type_name, type_mismatch};
+use crate::runtime::shared_json::{JsonRef, SharedJson};
+use crate::runtime::state::instances::Var;
+use crate::runtime::step::{StepFailure, expr_source, json_type_name, type_mismatch};
 
 impl Engine {
+    /// Carries out the command of [`Engine::set_variables`].
+    pub(crate) fn apply_set_variables(
+        &mut self,
+        scope_key: Key,
+        variables: VariableDocument,
+        local: bool,
+    ) -> Result<(), Rejection> {
+        let start = self.begin();
+        if !self.instances.contains_key(&scope_key) {
+            return Err(Rejection::new(
+                RejectionType::NotFound,
+                format!(
+                    "Expected to update variables for element with key '{scope_key}', but no such element was found"
+                ),
+            ));
+        }
+        let doc_key = self.new_key();
+        let vars = Arc::new(variables);
+        self.event(
+            ValueType::VariableDocument,
+            OtherIntent::Updated,
+            Some(doc_key),
+            RecordValue::VariableDocument {
+                scope_key,
+                local,
+                variables: vars.clone(),
+            },
+        );
+        if local {
+            self.merge_local(scope_key, &vars);
+        } else {
+            self.merge_propagating(scope_key, &vars);
+        }
+        self.run(start)
+    }
     /// The value of a variable as seen from `scope` (the scope itself, then its flow scopes up to
     /// the process instance).
     pub(crate) fn lookup_var(&self, scope: Key, name: &str) -> Option<&SharedJson> {
@@ -304,7 +339,7 @@ impl Engine {
     pub(crate) fn set_pending_local(
         &mut self,
         scope: Key,
-        proc: super::ProcIdx,
+        proc: ProcIdx,
         process_instance_key: Key,
         name: &str,
         value: SharedJson,
@@ -316,7 +351,7 @@ impl Engine {
     pub(crate) fn set_pending_local_arc(
         &mut self,
         scope: Key,
-        proc: super::ProcIdx,
+        proc: ProcIdx,
         process_instance_key: Key,
         name: Arc<str>,
         value: SharedJson,
@@ -719,54 +754,6 @@ fn put_path(
         }
     };
     entries[index].1.put_at(rest, value);
-}
-
-/// Counts an engine's FEEL evaluations (see [`Engine::next_feel_seed`]). Atomic only so that a
-/// deployed engine can be shared between test threads; each engine counts its own evaluations,
-/// in the order it makes them, and a clone carries on from the same count.
-#[derive(Debug, Default)]
-pub(crate) struct EvaluationCounter(std::sync::atomic::AtomicU64);
-
-impl EvaluationCounter {
-    fn next(&self) -> u64 {
-        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    }
-}
-
-impl Clone for EvaluationCounter {
-    fn clone(&self) -> Self {
-        EvaluationCounter(std::sync::atomic::AtomicU64::new(
-            self.0.load(std::sync::atomic::Ordering::Relaxed),
-        ))
-    }
-}
-
-/// The JSON of FEEL's `now()` (an ISO text, dear to format) kept for the instant it was built
-/// for: asked again at the same instant, it is cloned. A clone starts empty.
-#[derive(Debug, Default)]
-pub(crate) struct NowJson(std::sync::Mutex<Option<(i64, Json)>>);
-
-impl NowJson {
-    fn at(&self, now_ms: i64) -> Json {
-        let mut cached = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match &*cached {
-            Some((at, json)) if *at == now_ms => json.clone(),
-            _ => {
-                let json = baton_feel_bridge::now_json(now_ms);
-                *cached = Some((now_ms, json.clone()));
-                json
-            }
-        }
-    }
-}
-
-impl Clone for NowJson {
-    fn clone(&self) -> Self {
-        NowJson::default()
-    }
 }
 
 #[cfg(test)]

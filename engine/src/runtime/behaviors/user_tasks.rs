@@ -7,69 +7,16 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::executable::ListenerDef;
-use super::lifecycle::State;
-use super::records::{
+use crate::runtime::compile::executable::ListenerDef;
+use crate::runtime::compile::expr::Expr;
+use crate::runtime::records::{
     ErrorType, JobKind, Key, ListenerEventType, OtherIntent, RecordValue, Rejection, RejectionType,
-    UserTaskValue, ValueType, VariableDocument,
+    SharedVariableDocument, UserTaskValue, ValueType, VariableDocument,
 };
-use super::step::{FollowUp, Step, StepFailure};
-use super::{Engine, JobResult};
-
-/// The state of a Camunda user task, as CPT asserts it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum UserTaskState {
-    Created,
-    Completed,
-    Canceled,
-    Failed,
-}
-
-/// A Camunda user task.
-#[derive(Debug, Clone)]
-pub struct UserTask {
-    pub key: Key,
-    pub state: UserTaskState,
-    pub value: UserTaskValue,
-    /// A transition waiting for its task listeners (creating, assigning, updating, completing,
-    /// canceling).
-    pub(crate) pending: Option<Box<PendingTransition>>,
-}
-
-/// A user task transition in progress: its listener event, the next listener to run, and what
-/// the transition carries (the completion's variables, the new assignee, the changes).
-#[derive(Debug, Clone)]
-pub(crate) struct PendingTransition {
-    event: ListenerEventType,
-    next_listener: usize,
-    variables: Arc<VariableDocument>,
-    /// The task as it was before the transition (restored when it is denied).
-    before: UserTaskValue,
-}
-
-fn intents(event: ListenerEventType) -> (OtherIntent, OtherIntent, Option<OtherIntent>) {
-    use ListenerEventType as L;
-    match event {
-        L::Creating => (OtherIntent::Creating, OtherIntent::Created, None),
-        L::Assigning => (
-            OtherIntent::Assigning,
-            OtherIntent::Assigned,
-            Some(OtherIntent::AssignmentDenied),
-        ),
-        L::Updating => (
-            OtherIntent::Updating,
-            OtherIntent::Updated,
-            Some(OtherIntent::UpdateDenied),
-        ),
-        L::Completing => (
-            OtherIntent::Completing,
-            OtherIntent::Completed,
-            Some(OtherIntent::CompletionDenied),
-        ),
-        _ => (OtherIntent::Canceling, OtherIntent::Canceled, None),
-    }
-}
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::state::user_tasks::{PendingTransition, UserTask, UserTaskState, intents};
+use crate::runtime::step::{FollowUp, Step, StepFailure};
+use crate::runtime::{Engine, JobResult};
 
 fn list_value(v: Json) -> Result<Vec<String>, String> {
     match v {
@@ -101,26 +48,24 @@ impl Engine {
         let Some(def) = &el.user_task else {
             return self.activate_job_task(key);
         };
-        let opt_string =
-            |this: &Self, x: &Option<super::expr::Expr>| -> Result<Option<Arc<str>>, StepFailure> {
-                match x {
-                    None => Ok(None),
-                    Some(x) => match this.eval(x, key, None)? {
-                        Json::Null => Ok(None),
-                        Json::String(s) if s.is_empty() => Ok(None),
-                        Json::String(s) => Ok(Some(Arc::from(s.as_str()))),
-                        other => Ok(Some(Arc::from(other.to_string().as_str()))),
-                    },
-                }
-            };
-        let list =
-            |this: &Self, x: &Option<super::expr::Expr>| -> Result<Vec<String>, StepFailure> {
-                match x {
-                    None => Ok(Vec::new()),
-                    Some(x) => list_value(this.eval(x, key, None)?)
-                        .map_err(|m| StepFailure::new(ErrorType::ExtractValueError, m)),
-                }
-            };
+        let opt_string = |this: &Self, x: &Option<Expr>| -> Result<Option<Arc<str>>, StepFailure> {
+            match x {
+                None => Ok(None),
+                Some(x) => match this.eval(x, key, None)? {
+                    Json::Null => Ok(None),
+                    Json::String(s) if s.is_empty() => Ok(None),
+                    Json::String(s) => Ok(Some(Arc::from(s.as_str()))),
+                    other => Ok(Some(Arc::from(other.to_string().as_str()))),
+                },
+            }
+        };
+        let list = |this: &Self, x: &Option<Expr>| -> Result<Vec<String>, StepFailure> {
+            match x {
+                None => Ok(Vec::new()),
+                Some(x) => list_value(this.eval(x, key, None)?)
+                    .map_err(|m| StepFailure::new(ErrorType::ExtractValueError, m)),
+            }
+        };
         let assignee = opt_string(self, &def.assignee)?;
         let candidate_groups = list(self, &def.candidate_groups)?;
         let candidate_users = list(self, &def.candidate_users)?;
@@ -316,9 +261,9 @@ impl Engine {
                 self.user_task_event(task, ed, value);
                 if let Some(i) = self.instances.get_mut(&ei) {
                     i.extras_mut().user_task = None;
-                    i.completion_vars = Some(Arc::new(super::records::share_document_arc(
-                        pending.variables,
-                    )));
+                    i.completion_vars = Some(Arc::new(
+                        crate::runtime::records::share_document_arc(pending.variables),
+                    ));
                 }
                 self.queue.push_back(FollowUp::Complete(ei));
             }
@@ -355,7 +300,7 @@ impl Engine {
     pub(crate) fn complete_task_listener_job(
         &mut self,
         element_instance: Key,
-        _variables: &super::records::SharedVariableDocument,
+        _variables: &SharedVariableDocument,
         result: Option<JobResult>,
     ) {
         let Some(task) = self.task_of_instance(element_instance) else {

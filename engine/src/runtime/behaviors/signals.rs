@@ -3,29 +3,18 @@
 //! versions, intermediate catch events, boundary events, event sub-process starts and events
 //! after an event-based gateway. Nothing is buffered.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::Engine;
-use super::executable::EventDef;
-use super::records::{
+use crate::model::ElementIdx;
+use crate::runtime::compile::executable::EventDef;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
     Key, OtherIntent, ProcIdx, RecordValue, Rejection, SignalValue, ValueType, VariableDocument,
 };
-use super::step::FollowUp;
-use crate::model::ElementIdx;
-
-/// A signal subscription.
-#[derive(Debug, Clone)]
-pub(crate) struct SignalSubscription {
-    key: Key,
-    name: Arc<str>,
-    proc: ProcIdx,
-    element: ElementIdx,
-    /// The element instance that subscribed; `None` for a signal start event.
-    owner: Option<Key>,
-}
+use crate::runtime::state::signals::SignalSubscription;
+use crate::runtime::step::FollowUp;
 
 /// An open signal subscription (for assertions).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -39,9 +28,6 @@ pub struct SignalSubscriptionView {
     pub element_instance_key: Option<Key>,
     pub process_instance_key: Option<Key>,
 }
-
-/// Signal subscriptions by key (Zeebe visits them by name, then key).
-pub(crate) type SignalSubscriptions = BTreeMap<Key, SignalSubscription>;
 
 impl Engine {
     fn signal_subscription_value(&self, s: &SignalSubscription) -> RecordValue {

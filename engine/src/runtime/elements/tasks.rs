@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use super::Engine;
-use super::lifecycle::State;
-use super::records::{Key, VariableDocument};
-use super::step::{FollowUp, Step};
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{Key, VariableDocument};
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{FollowUp, Step};
 
 impl Engine {
     pub(crate) fn activate_script_task(&mut self, key: Key) -> Step {
@@ -21,7 +21,7 @@ impl Engine {
         let mut doc = VariableDocument::new();
         doc.insert(result_variable.to_string(), value);
         if let Some(i) = self.instances.get_mut(&key) {
-            i.completion_vars = Some(Arc::new(super::records::share_document(doc)));
+            i.completion_vars = Some(Arc::new(crate::runtime::records::share_document(doc)));
         }
         self.transition(key, State::Activated)?;
         self.queue.push_back(FollowUp::Complete(key));

@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use super::lifecycle::State;
-use super::records::{ErrorType, Key, ProcIdx, VariableDocument};
-use super::state::ElementInstance;
-use super::step::{Activation, FollowUp, Step, StepFailure};
-use super::{BpmnElementType, Engine};
+use crate::runtime::records::{ErrorType, Key, ProcIdx, SharedVariableDocument, VariableDocument};
+use crate::runtime::shared_json::SharedJson;
+use crate::runtime::state::instances::ElementInstance;
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{Activation, FollowUp, Step, StepFailure};
+use crate::runtime::{BpmnElementType, Engine};
 
 impl Engine {
     fn resolve_called_process(
@@ -85,13 +86,7 @@ impl Engine {
                 .collect()
         };
         for (name, value) in vars {
-            self.set_pending_local(
-                child,
-                child_proc,
-                child,
-                &name,
-                super::SharedJson::new(value),
-            );
+            self.set_pending_local(child, child_proc, child, &name, SharedJson::new(value));
         }
         let pi = self.instances[&key].process_instance_key;
         if let Some(i) = self.instances.get_mut(&key) {
@@ -119,7 +114,7 @@ impl Engine {
         call_activity: Key,
         child: &ElementInstance,
     ) {
-        let vars: super::records::SharedVariableDocument = child
+        let vars: SharedVariableDocument = child
             .vars
             .iter()
             .map(|v| (v.name.to_string(), v.value.clone()))

@@ -5,11 +5,13 @@
 
 use serde_json::Value as Json;
 
-use super::Engine;
-use super::lifecycle::State;
-use super::records::{ErrorType, Key, VariableDocument};
-use super::state::{ElementInstance, Interruption, MiState};
-use super::step::{Activation, FollowUp, Step, StepFailure};
+use crate::runtime::compile::expr::Expr;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{ErrorType, Key, VariableDocument};
+use crate::runtime::shared_json::SharedJson;
+use crate::runtime::state::instances::{ElementInstance, Interruption, MiState};
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{Activation, FollowUp, Step, StepFailure};
 
 impl Engine {
     pub(crate) fn activate_multi_instance_body(&mut self, key: Key) -> Step {
@@ -33,7 +35,7 @@ impl Engine {
             self.set_local(
                 key,
                 oc,
-                super::SharedJson::new(Json::Array(vec![Json::Null; items.len()])),
+                SharedJson::new(Json::Array(vec![Json::Null; items.len()])),
             );
         }
         self.subscribe_to_events(key)?;
@@ -72,22 +74,22 @@ impl Engine {
         };
         let child = self.new_key();
         if let Some(name) = &mi.input_element {
-            self.set_pending_local(child, proc, pi, name, super::SharedJson::new(item));
+            self.set_pending_local(child, proc, pi, name, SharedJson::new(item));
         }
         self.set_pending_local(
             child,
             proc,
             pi,
             "loopCounter",
-            super::SharedJson::new(Json::from(loop_counter)),
+            SharedJson::new(Json::from(loop_counter)),
         );
         // A plain-variable output element starts as a local null, so a result of that name stays
         // in the inner instance.
-        if let Some(super::expr::Expr::Feel(f)) = &mi.output_element {
+        if let Some(Expr::Feel(f)) = &mi.output_element {
             let name = f.source.trim();
             let plain = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
             if plain && Some(name) != mi.input_element.as_deref() && name != "loopCounter" {
-                self.set_pending_local(child, proc, pi, name, super::SharedJson::new(Json::Null));
+                self.set_pending_local(child, proc, pi, name, SharedJson::new(Json::Null));
             }
         }
         let element_type = p.element(e).element_type;
@@ -121,7 +123,7 @@ impl Engine {
                     if loop_counter >= 1 && loop_counter <= items.len() =>
                 {
                     items[loop_counter - 1] = value;
-                    self.set_local(body, oc, super::SharedJson::new(Json::Array(items)));
+                    self.set_local(body, oc, SharedJson::new(Json::Array(items)));
                 }
                 other => {
                     return Err(StepFailure::new(
@@ -224,11 +226,11 @@ impl Engine {
     /// the whole list for every item); anything else is evaluated.
     fn collection_item(
         &self,
-        collection: &super::expr::Expr,
+        collection: &Expr,
         scope: Key,
         index: usize,
     ) -> Result<Option<Json>, StepFailure> {
-        if let super::expr::Expr::Feel(f) = collection {
+        if let Expr::Feel(f) = collection {
             let name = f.source.trim();
             if !name.is_empty()
                 && name.chars().all(|c| c.is_alphanumeric() || c == '_')

@@ -4,15 +4,18 @@
 
 use std::sync::Arc;
 
-use super::executable::{EventDef, ExecutableProcess};
-use super::lifecycle::State;
-use super::records::{
-    BpmnElementType as T, ErrorType, Key, OtherIntent, RecordValue, ValueType, VariableDocument,
-};
-use super::state::{EventTrigger, Interruption, JobState};
-use super::step::{FollowUp, Step, StepFailure};
-use super::{Engine, Rejection};
 use crate::model::ElementIdx;
+use crate::runtime::compile::executable::{EventDef, ExecutableProcess};
+use crate::runtime::compile::expr::Expr;
+use crate::runtime::records::{
+    BpmnElementType as T, ErrorType, JobKind, Key, OtherIntent, RecordValue, RejectionType,
+    ValueType, VariableDocument,
+};
+use crate::runtime::state::instances::{EventTrigger, Interruption};
+use crate::runtime::state::jobs::JobState;
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{FollowUp, Step, StepFailure};
+use crate::runtime::{Engine, Rejection};
 
 /// Which kind of event is thrown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,7 +294,7 @@ impl Engine {
             let mut catch_all: Option<Catch> = None;
             let mut consider = |element: ElementIdx,
                                 boundary: bool,
-                                code_expr: Option<&super::expr::Expr>,
+                                code_expr: Option<&Expr>,
                                 interrupting: bool| {
                 let c = Catch {
                     instance: k,
@@ -446,7 +449,7 @@ impl Engine {
         let start = self.begin();
         let Some(job) = self.jobs.get(&job_key) else {
             return Err(Rejection::new(
-                super::RejectionType::NotFound,
+                RejectionType::NotFound,
                 format!(
                     "Expected to throw an error for job with key '{job_key}', but no such job was found"
                 ),
@@ -454,22 +457,22 @@ impl Engine {
         };
         if !matches!(job.state, JobState::Activatable | JobState::Activated) {
             return Err(Rejection::new(
-                super::RejectionType::InvalidState,
+                RejectionType::InvalidState,
                 format!(
                     "Expected to throw an error for job with key '{job_key}', but it is in state 'FAILED'"
                 ),
             ));
         }
-        if job.kind == super::JobKind::ExecutionListener {
+        if job.kind == JobKind::ExecutionListener {
             return Err(Rejection::new(
-                super::RejectionType::InvalidArgument,
+                RejectionType::InvalidArgument,
                 format!(
                     "Expected to throw an error for job with key '{job_key}', but it is an execution listener job, which cannot throw BPMN errors"
                 ),
             ));
         }
         let ei = job.element_instance_key;
-        let message = super::jobs::truncate_message(error_message);
+        let message = crate::runtime::behaviors::jobs::truncate_message(error_message);
         if let Some(j) = self.jobs.get_mut(&job_key) {
             j.state = JobState::ErrorThrown;
             let value = j.value_mut();
@@ -477,7 +480,7 @@ impl Engine {
             value.error_message = Some(Arc::from(message.as_str()));
         }
         let vars = Arc::new(variables);
-        let shared = Arc::new(super::records::share_document_arc(vars.clone()));
+        let shared = Arc::new(crate::runtime::records::share_document_arc(vars.clone()));
         let value = Self::job_record(&self.jobs[&job_key], Some(shared));
         self.event(
             ValueType::Job,

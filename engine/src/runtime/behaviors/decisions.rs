@@ -9,81 +9,24 @@
 //! or `FAILED`) listing every decision of the DRG that was evaluated. A missing decision is a
 //! `CALLED_DECISION_ERROR` incident, a failed evaluation a `DECISION_EVALUATION_ERROR` incident.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use baton_feel::{CachedVars, Env, Value, VarsFn};
 use serde_json::{Map, Value as Json, json};
 
-use super::Engine;
-use super::lifecycle::State;
-use super::records::{
-    ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType, ValueType,
-    VariableDocument,
-};
-use super::step::{FollowUp, Step, StepFailure};
 use crate::dmn::{self, DecisionType, Drg, EvaluatedDecision};
 use crate::model::ElementIdx;
-
-/// Index of a deployed DRG version in the engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DrgIdx(pub u32);
-
-/// Index of a deployed decision version in the engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DecisionIdx(pub u32);
-
-/// One deployed version of a decision requirements graph (a `.dmn` resource).
-#[derive(Debug, Clone)]
-pub struct DeployedDrg {
-    pub key: Key,
-    /// `definitions@id`.
-    pub id: Arc<str>,
-    pub name: Arc<str>,
-    pub version: i32,
-    pub resource_name: Arc<str>,
-    pub deployment_key: Key,
-    pub model: Arc<Drg>,
-    /// The resource text: a resource deployed again unchanged is a duplicate, not a new version.
-    pub(crate) text: Arc<str>,
-}
-
-/// One deployed version of a decision.
-#[derive(Debug, Clone)]
-pub struct DeployedDecision {
-    pub key: Key,
-    pub id: Arc<str>,
-    pub name: Arc<str>,
-    pub version: i32,
-    pub version_tag: Option<Arc<str>>,
-    pub drg: DrgIdx,
-    /// The decision's index in its DRG.
-    pub index: usize,
-    pub deployment_key: Key,
-}
-
-/// Every deployed DRG and decision version, with the latest version of each id.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct DecisionStore {
-    pub drgs: Vec<DeployedDrg>,
-    pub decisions: Vec<DeployedDecision>,
-    latest_drg: BTreeMap<Arc<str>, DrgIdx>,
-    latest: BTreeMap<Arc<str>, DecisionIdx>,
-}
-
-impl DecisionStore {
-    pub fn drg(&self, idx: DrgIdx) -> &DeployedDrg {
-        &self.drgs[idx.0 as usize]
-    }
-
-    pub fn decision(&self, idx: DecisionIdx) -> &DeployedDecision {
-        &self.decisions[idx.0 as usize]
-    }
-
-    fn latest(&self, id: &str) -> Option<DecisionIdx> {
-        self.latest.get(id).copied()
-    }
-}
+use crate::runtime::command::DecisionOutcome;
+use crate::runtime::compile::executable::DecisionDef;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    DecisionIdx, DecisionValue, DrgIdx, ErrorType, Intent, Key, OtherIntent, ProcIdx, RecordType,
+    RecordValue, Rejection, RejectionType, ValueType, VariableDocument,
+};
+use crate::runtime::state::deployments::{DeployedDecision, DeployedDrg};
+use crate::runtime::state::instances::Var;
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{FollowUp, Step, StepFailure};
 
 /// A `.dmn` resource of a deployment.
 pub(crate) struct DmnResource<'a> {
@@ -98,46 +41,6 @@ pub(crate) struct DeployedDmn {
     pub drgs: Vec<(String, i32, Key)>,
     pub decisions: Vec<(String, i32, Key)>,
     pub first_drg: Option<DrgIdx>,
-}
-
-/// The value of a `DECISION_EVALUATION` record.
-#[derive(Debug, Clone)]
-pub struct DecisionValue {
-    /// The called decision's id.
-    pub decision_id: Arc<str>,
-    /// The deployed decision version that was evaluated (`None` only if it no longer resolves).
-    pub decision: Option<DecisionIdx>,
-    pub proc: Option<ProcIdx>,
-    pub process_instance_key: Option<Key>,
-    pub element: Option<ElementIdx>,
-    pub element_instance_key: Option<Key>,
-    /// The called decision's output (`null` when the evaluation failed).
-    pub output: Arc<Json>,
-    /// 1-based indexes of the rules of the called decision that matched.
-    pub matched_rules: Arc<Vec<u32>>,
-    /// Zeebe's `evaluationFailureMessage` (FAILED records).
-    pub failure_message: Option<Arc<str>>,
-    /// Zeebe's `failedDecisionId` (FAILED records).
-    pub failed_decision_id: Option<Arc<str>>,
-    /// Every decision evaluated, required decisions first.
-    pub evaluated_decisions: Arc<Vec<EvaluatedDecision>>,
-}
-
-/// The result of a standalone evaluation ([`Engine::evaluate_decision`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct DecisionOutcome {
-    /// The key of the `DECISION_EVALUATION` record.
-    pub key: Key,
-    pub decision_id: String,
-    pub decision_version: i32,
-    /// The decision's output (`null` when it failed).
-    pub output: Json,
-    /// 1-based indexes of the rules that matched in the called decision.
-    pub matched_rules: Vec<u32>,
-    /// Zeebe's `evaluationFailureMessage` when the evaluation failed.
-    pub failure_message: Option<String>,
-    /// Every decision evaluated, required decisions first.
-    pub evaluated_decisions: Vec<EvaluatedDecision>,
 }
 
 /// One evaluated decision of a `DECISION_EVALUATION` record: what Camunda calls a decision
@@ -321,7 +224,7 @@ impl Engine {
     fn called_decision(
         &self,
         decision_id: &str,
-        def: &super::executable::DecisionDef,
+        def: &DecisionDef,
         scope: Key,
         proc: ProcIdx,
     ) -> Result<DecisionIdx, StepFailure> {
@@ -475,10 +378,7 @@ impl Engine {
         };
         let decision = self.called_decision(&decision_id, def, key, proc)?;
         let evaluation = {
-            let lookup = |name: &str| {
-                self.lookup_var_entry(key, name)
-                    .map(super::state::Var::feel_value)
-            };
+            let lookup = |name: &str| self.lookup_var_entry(key, name).map(Var::feel_value);
             self.run_decision(decision, &lookup)
         };
         let (_, parts) = self.write_decision_evaluation(
@@ -496,7 +396,7 @@ impl Engine {
             let mut doc = VariableDocument::new();
             doc.insert(rv.to_string(), parts.output.clone());
             if let Some(i) = self.instances.get_mut(&key) {
-                i.completion_vars = Some(Arc::new(super::records::share_document(doc)));
+                i.completion_vars = Some(Arc::new(crate::runtime::records::share_document(doc)));
             }
         }
         self.transition(key, State::Activated)?;
@@ -565,7 +465,7 @@ impl Engine {
         };
         self.reject(
             ValueType::DecisionEvaluation,
-            super::records::Intent::Other(OtherIntent::Evaluate),
+            Intent::Other(OtherIntent::Evaluate),
             None,
             RecordValue::DecisionEvaluation(Box::new(value)),
             Rejection::new(rejection_type, message),
@@ -580,7 +480,7 @@ impl Engine {
             let RecordValue::DecisionEvaluation(value) = &record.value else {
                 continue;
             };
-            if record.record_type != super::records::RecordType::Event {
+            if record.record_type != RecordType::Event {
                 continue;
             }
             let key = record.key.unwrap_or_default();

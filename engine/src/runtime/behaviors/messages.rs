@@ -15,145 +15,26 @@
 //! process; a process instance started by a message with a correlation key blocks further starts
 //! with that key until it ends, then the next buffered message starts the next instance.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::executable::EventDef;
-use super::lifecycle::State;
-use super::records::{
-    ErrorType, Intent, Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType,
-    SubscriptionValue, ValueType, VariableDocument,
-};
-use super::state::EventTrigger;
-use super::step::{FollowUp, MessageFollowUp, StepFailure};
-use super::{BpmnElementType, Engine};
 use crate::model::ElementIdx;
-
-/// The default time to live of a published message: the Camunda client's default (one hour).
-pub const DEFAULT_MESSAGE_TTL_MS: i64 = 3_600_000;
-
-/// A message to publish.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PublishMessage {
-    pub name: String,
-    pub correlation_key: String,
-    /// How long the message stays buffered, in milliseconds (0: only the subscriptions open now).
-    pub time_to_live_ms: i64,
-    /// Unique per name and correlation key while a message with the id is buffered.
-    pub message_id: Option<String>,
-    #[serde(default)]
-    pub variables: VariableDocument,
-}
-
-impl PublishMessage {
-    /// A message with the client's default time to live (one hour) and no variables.
-    pub fn new(name: impl Into<String>, correlation_key: impl Into<String>) -> PublishMessage {
-        PublishMessage {
-            name: name.into(),
-            correlation_key: correlation_key.into(),
-            time_to_live_ms: DEFAULT_MESSAGE_TTL_MS,
-            message_id: None,
-            variables: VariableDocument::new(),
-        }
-    }
-
-    pub fn time_to_live(mut self, millis: i64) -> Self {
-        self.time_to_live_ms = millis;
-        self
-    }
-
-    pub fn message_id(mut self, id: impl Into<String>) -> Self {
-        self.message_id = Some(id.into());
-        self
-    }
-
-    pub fn variables(mut self, variables: VariableDocument) -> Self {
-        self.variables = variables;
-        self
-    }
-}
-
-/// What the synchronous correlate command answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MessageCorrelation {
-    pub message_key: Key,
-    /// The process instance the message went to (a newly started one is preferred).
-    pub process_instance_key: Key,
-}
-
-/// The process side of a subscription.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ProcessSide {
-    /// CREATING written, CREATED not yet.
-    Opening,
-    Opened,
-    /// DELETING written.
-    Closing,
-    /// Removed (an interrupting subscription after its correlation).
-    Gone,
-}
-
-/// A message subscription of an element instance (both sides).
-#[derive(Debug, Clone)]
-pub(crate) struct MessageSubscription {
-    /// The `PROCESS_MESSAGE_SUBSCRIPTION` key.
-    key: Key,
-    /// The `MESSAGE_SUBSCRIPTION` key, once the message side exists.
-    message_side: Option<Key>,
-    proc: ProcIdx,
-    process_instance_key: Key,
-    /// The element instance that opened it: the catch event or receive task, the activity of a
-    /// boundary event, the scope of an event sub-process, the event-based gateway.
-    element_instance_key: Key,
-    /// The catch event (or receive task).
-    element: ElementIdx,
-    name: Arc<str>,
-    correlation_key: Arc<str>,
-    interrupting: bool,
-    process_side: ProcessSide,
-    /// The message being correlated (message side).
-    correlating: Option<Key>,
-    last_correlated: Option<Key>,
-}
-
-/// A published message while it is buffered.
-#[derive(Debug, Clone)]
-pub(crate) struct StoredMessage {
-    key: Key,
-    name: Arc<str>,
-    correlation_key: Arc<str>,
-    time_to_live: i64,
-    deadline: i64,
-    message_id: Option<Arc<str>>,
-    variables: Arc<VariableDocument>,
-    /// BPMN process ids the message was correlated to (at most once each).
-    correlated: Vec<Arc<str>>,
-}
-
-/// A message start event subscription of the latest version of a process.
-#[derive(Debug, Clone)]
-pub(crate) struct MessageStartSubscription {
-    key: Key,
-    proc: ProcIdx,
-    element: ElementIdx,
-    name: Arc<str>,
-}
-
-/// A message correlated to a process instance (kept for assertions).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct CorrelatedMessageView {
-    pub message_key: Key,
-    pub message_name: Arc<str>,
-    pub correlation_key: Arc<str>,
-    pub process_instance_key: Key,
-    /// The catch event or start event that received it.
-    pub element_id: Arc<str>,
-    /// The element instance whose subscription received it (`None` for a start event).
-    pub element_instance_key: Option<Key>,
-}
+use crate::runtime::command::{MessageCorrelation, PublishMessage};
+use crate::runtime::compile::executable::EventDef;
+use crate::runtime::compile::expr::baton_feel_bridge::FeelWarning;
+use crate::runtime::records::{
+    ErrorType, Intent, Key, MessageValue, OtherIntent, ProcIdx, RecordValue, Rejection,
+    RejectionType, SubscriptionValue, ValueType, VariableDocument,
+};
+use crate::runtime::state::instances::EventTrigger;
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::state::messages::{
+    CorrelateRequest, CorrelatedMessageView, MessageStartSubscription, MessageSubscription,
+    ProcessSide, StoredMessage,
+};
+use crate::runtime::step::{FollowUp, MessageFollowUp, StepFailure};
+use crate::runtime::{BpmnElementType, Engine};
 
 /// An open message subscription (assertions: "is waiting for message").
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -180,42 +61,6 @@ pub struct BufferedMessageView {
     pub variables: Arc<VariableDocument>,
 }
 
-/// The message state of an engine.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct MessageState {
-    subscriptions: BTreeMap<Key, MessageSubscription>,
-    /// Message side, by (name, correlation key, element instance, subscription): Zeebe visits
-    /// them in this order.
-    by_name_and_key: BTreeSet<(Arc<str>, Arc<str>, Key, Key)>,
-    messages: BTreeMap<Key, StoredMessage>,
-    /// Buffered messages by (name, correlation key, message key): FIFO.
-    buffered: BTreeSet<(Arc<str>, Arc<str>, Key)>,
-    start_subscriptions: BTreeMap<Key, MessageStartSubscription>,
-    /// (BPMN process id, correlation key) of instances started by a message that are active.
-    start_locks: BTreeSet<(Arc<str>, Arc<str>)>,
-    /// The lock each such process instance holds.
-    lock_of_instance: BTreeMap<Key, (Arc<str>, Arc<str>)>,
-    /// Messages correlated, per process instance.
-    correlated: BTreeMap<Key, Vec<CorrelatedMessageView>>,
-    /// The synchronous correlate call being processed.
-    correlate_request: Option<CorrelateRequest>,
-}
-
-impl MessageState {
-    pub(crate) fn is_message_subscription(&self, key: Key) -> bool {
-        self.subscriptions.contains_key(&key)
-    }
-}
-
-/// A synchronous correlate call in progress: its message, the record value to answer with and
-/// the process instance it reached (once known).
-#[derive(Debug, Clone)]
-struct CorrelateRequest {
-    message: Key,
-    value: RecordValue,
-    reached: Option<Key>,
-}
-
 /// A catch subscription evaluated on activation, before anything is written.
 #[derive(Debug, Clone)]
 pub(crate) struct PlannedMessage {
@@ -229,7 +74,7 @@ pub(crate) struct PlannedMessage {
 pub(crate) fn correlation_key_text(
     value: &Json,
     expression: &str,
-    warnings: &[super::expr::baton_feel_bridge::FeelWarning],
+    warnings: &[FeelWarning],
 ) -> Result<String, StepFailure> {
     match value {
         Json::String(s) => Ok(s.clone()),
@@ -243,7 +88,7 @@ pub(crate) fn correlation_key_text(
         other => {
             let mut message = format!(
                 "Failed to extract the correlation key for '{expression}': The value must be either a string or a number, but was '{}'.",
-                super::step::json_type_name(other)
+                crate::runtime::step::json_type_name(other)
             );
             if !warnings.is_empty() {
                 message.push_str(" The evaluation reported the following warnings:");
@@ -306,7 +151,7 @@ impl Engine {
         let ck = match correlation_key {
             Some(x) => {
                 let (value, warnings) = self.eval_warn(x, scope, None)?;
-                correlation_key_text(&value, &super::step::expr_source(x), &warnings)?
+                correlation_key_text(&value, &crate::runtime::step::expr_source(x), &warnings)?
             }
             None => String::new(),
         };
@@ -935,7 +780,7 @@ impl Engine {
         message_id: Option<&str>,
         variables: &Arc<VariableDocument>,
     ) -> RecordValue {
-        RecordValue::Message(Box::new(super::records::MessageValue {
+        RecordValue::Message(Box::new(MessageValue {
             name: name.clone(),
             correlation_key: ck.clone(),
             time_to_live: ttl,

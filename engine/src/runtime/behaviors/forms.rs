@@ -7,22 +7,12 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::Engine;
-use super::records::{
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
     ErrorType, Key, OtherIntent, RecordValue, Rejection, RejectionType, ValueType,
 };
-use super::step::StepFailure;
-
-/// A deployed form version.
-#[derive(Debug, Clone)]
-pub struct DeployedForm {
-    pub key: Key,
-    pub form_id: Arc<str>,
-    pub version: i32,
-    pub version_tag: Option<Arc<str>>,
-    pub deployment_key: Key,
-    pub resource_name: Arc<str>,
-}
+use crate::runtime::state::deployments::DeployedForm;
+use crate::runtime::step::StepFailure;
 
 /// Reads a form resource: its `id` (and `versionTag`).
 pub(crate) fn parse_form(

@@ -5,17 +5,17 @@
 
 use std::sync::Arc;
 
-use super::Engine;
-use super::executable::EventDef;
-use super::lifecycle::{self, State};
-use super::records::{
-    BpmnElementType as T, BpmnEventType, ElementRef, ErrorType, Intent, Key, ProcIdx,
-    ProcessInstanceIntent, ProcessInstanceValue, RecordValue, Rejection, RejectionType, ValueType,
-    VariableDocument,
-};
-use super::state::{ElementInstance, Interruption, ProcessInstanceSummary};
-use super::step::{Activation, FollowUp, Step, StepFailure};
 use crate::model::{ElementIdx, FlowIdx};
+use crate::runtime::compile::executable::{EventDef, ExecutableProcess, ListenerDef};
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    BpmnElementType as T, BpmnEventType, ElementRef, ErrorType, Intent, Key, ListenerEventType,
+    OtherIntent, ProcIdx, ProcessInstanceIntent, ProcessInstanceValue, RecordValue, Rejection,
+    RejectionType, ValueType, VariableDocument,
+};
+use crate::runtime::state::instances::{ElementInstance, Interruption, ProcessInstanceSummary};
+use crate::runtime::state::lifecycle::{self, State};
+use crate::runtime::step::{Activation, FollowUp, Step, StepFailure};
 
 impl Engine {
     pub(crate) fn process_follow_up(&mut self, follow_up: FollowUp) {
@@ -440,7 +440,7 @@ impl Engine {
 
     /// The execution listener of the current phase to run next, if any (cloned only when
     /// there is one: this runs for every element).
-    fn next_listener(&self, key: Key, start: bool) -> Option<&super::executable::ListenerDef> {
+    fn next_listener(&self, key: Key, start: bool) -> Option<&ListenerDef> {
         let i = self.instances.get(&key)?;
         let e = match (i.element(), i.element_type) {
             (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => return None,
@@ -460,7 +460,7 @@ impl Engine {
     /// After input mappings: run the start execution listeners, then finalize.
     pub(crate) fn after_on_activate(&mut self, key: Key) -> Step {
         if let Some(l) = self.next_listener(key, true).cloned() {
-            return self.create_listener_job(key, &l, super::records::ListenerEventType::Start);
+            return self.create_listener_job(key, &l, ListenerEventType::Start);
         }
         self.finalize_activation(key)
     }
@@ -650,7 +650,7 @@ impl Engine {
     /// After output mappings: run the end execution listeners, then finalize.
     pub(crate) fn after_on_complete(&mut self, key: Key) -> Step {
         if let Some(l) = self.next_listener(key, false).cloned() {
-            return self.create_listener_job(key, &l, super::records::ListenerEventType::End);
+            return self.create_listener_job(key, &l, ListenerEventType::End);
         }
         self.finalize_completion(key)
     }
@@ -956,7 +956,7 @@ impl Engine {
     }
 
     /// Whether a joining gateway in `scope` has what it needs to activate.
-    fn join_ready(&self, p: &super::ExecutableProcess, scope: Key, gateway: ElementIdx) -> bool {
+    fn join_ready(&self, p: &ExecutableProcess, scope: Key, gateway: ElementIdx) -> bool {
         let Some(s) = self.instances.get(&scope) else {
             return false;
         };
@@ -978,12 +978,7 @@ impl Engine {
         !self.has_active_path_to(p, scope, gateway)
     }
 
-    fn consume_join_tokens(
-        &mut self,
-        p: &super::ExecutableProcess,
-        scope: Key,
-        gateway: ElementIdx,
-    ) {
+    fn consume_join_tokens(&mut self, p: &ExecutableProcess, scope: Key, gateway: ElementIdx) {
         let incoming = p.model_element(gateway).incoming.to_vec();
         let Some(s) = self.instances.get_mut(&scope) else {
             return;
@@ -1006,12 +1001,7 @@ impl Engine {
 
     /// Zeebe's inclusive-join reachability: does any active element (or pending flow) in the
     /// scope have a path to the gateway that avoids incoming flows already taken?
-    fn has_active_path_to(
-        &self,
-        p: &super::ExecutableProcess,
-        scope: Key,
-        gateway: ElementIdx,
-    ) -> bool {
+    fn has_active_path_to(&self, p: &ExecutableProcess, scope: Key, gateway: ElementIdx) -> bool {
         let Some(s) = self.instances.get(&scope) else {
             return false;
         };
@@ -1041,7 +1031,7 @@ impl Engine {
 }
 
 /// A parallel or inclusive gateway with more than one incoming flow.
-fn is_join(p: &super::ExecutableProcess, element: ElementIdx) -> bool {
+fn is_join(p: &ExecutableProcess, element: ElementIdx) -> bool {
     matches!(
         p.element(element).element_type,
         T::ParallelGateway | T::InclusiveGateway
@@ -1049,7 +1039,7 @@ fn is_join(p: &super::ExecutableProcess, element: ElementIdx) -> bool {
 }
 
 fn reaches(
-    p: &super::ExecutableProcess,
+    p: &ExecutableProcess,
     start: ElementIdx,
     target: ElementIdx,
     taken: &[FlowIdx],
@@ -1109,7 +1099,7 @@ impl Engine {
         }
         self.event(
             ValueType::RuntimeInstruction,
-            super::records::OtherIntent::Interrupted,
+            OtherIntent::Interrupted,
             Some(pi),
             RecordValue::RuntimeInstruction {
                 proc: inst.proc,

@@ -9,66 +9,22 @@
 //! Non-interrupting events fire every time the condition holds after such a change. Root
 //! conditional start events are triggered only by [`Engine::evaluate_conditional_start_events`].
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::executable::EventDef;
-use super::records::{
+use crate::model::ElementIdx;
+use crate::runtime::compile::executable::EventDef;
+use crate::runtime::compile::expr::Expr;
+use crate::runtime::records::{
     ConditionalValue, ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType,
     ValueType, VariableDocument,
 };
-use super::step::{FollowUp, StepFailure};
-use super::{BpmnElementType, Engine};
-use crate::model::ElementIdx;
-
-/// A conditional event subscription.
-#[derive(Debug, Clone)]
-pub(crate) struct ConditionalSubscription {
-    key: Key,
-    proc: ProcIdx,
-    /// The element instance that subscribed (the catch event, the activity of a boundary event,
-    /// the scope of an event sub-process); `None` for a root start event.
-    owner: Option<Key>,
-    element: ElementIdx,
-    interrupting: bool,
-    /// The variables whose changes re-evaluate the condition.
-    variables: Arc<[Arc<str>]>,
-    on_create: bool,
-    on_update: bool,
-}
-
-/// A variable change, kept until the processing step ends.
-#[derive(Debug, Clone)]
-pub(crate) struct VariableChange {
-    pub scope: Key,
-    pub name: Arc<str>,
-    pub created: bool,
-}
-
-/// Conditional subscriptions and the variable changes not yet looked at.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ConditionalState {
-    /// Subscriptions of element instances.
-    subscriptions: BTreeMap<Key, ConditionalSubscription>,
-    /// Root conditional start events of the latest versions.
-    starts: BTreeMap<Key, ConditionalSubscription>,
-    pub(crate) changes: Vec<VariableChange>,
-}
-
-impl ConditionalState {
-    pub(crate) fn is_subscription(&self, key: Key) -> bool {
-        self.subscriptions.contains_key(&key)
-    }
-
-    /// Whether variable changes need to be remembered (some instance subscription is open).
-    pub(crate) fn watching(&self) -> bool {
-        !self.subscriptions.is_empty()
-    }
-}
+use crate::runtime::state::conditionals::{ConditionalSubscription, VariableChange};
+use crate::runtime::step::{FollowUp, StepFailure};
+use crate::runtime::{BpmnElementType, Engine};
 
 /// What a conditional event definition says, resolved.
 struct ConditionParts {
-    condition: Option<super::expr::Expr>,
+    condition: Option<Expr>,
     variables: Arc<[Arc<str>]>,
     on_create: bool,
     on_update: bool,
