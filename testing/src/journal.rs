@@ -151,7 +151,7 @@ impl Journal {
             Arc::from(format!(
                 "{}{}",
                 p.element(e).id,
-                baton_engine::runtime::ad_hoc::INNER_INSTANCE_SUFFIX
+                baton_engine::runtime::INNER_INSTANCE_SUFFIX
             ))
         } else {
             p.element(e).id.clone()

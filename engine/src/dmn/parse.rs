@@ -2,7 +2,7 @@
 //! refuses when Zeebe deploys the file (FEEL that does not parse, unsupported logic, cycles,
 //! COLLECT aggregations over several outputs, outputs without names), each with its position.
 //!
-//! The XML is read into the same namespace-resolved tree as BPMN (`model::xml`), so the limits
+//! The XML is read into the same namespace-resolved tree as BPMN (`crate::xml`), so the limits
 //! (size, depth, element count, no DOCTYPE) are the same. Where dmn-scala has a message for a
 //! problem, the diagnostic's sentence is dmn-scala's.
 
@@ -12,9 +12,9 @@ use baton_feel::{Expression, UnaryTests, Value};
 
 use super::model::*;
 use crate::diagnostics::{Diagnostic, Rule as R};
-use crate::model::Span;
-use crate::model::xml::{self, Document, Node, NodeId, Ns};
 use crate::source::Source;
+use crate::xml::walk::{self, Walk};
+use crate::xml::{Document, NoStream, Node, NodeId, Ns};
 
 /// What [`parse`] read: the DRG (absent when the file is not DMN XML at all, or has problems)
 /// and every problem found.
@@ -34,48 +34,29 @@ const FEEL_LANGUAGES: &[&str] = &[
     "https://www.omg.org/spec/dmn/20230324/model/",
 ];
 
+/// A DMN file's root element.
+const DMN_DEFINITIONS: walk::Definitions = walk::Definitions {
+    ns: Ns::Dmn,
+    rule: R::NotDmn,
+    namespace: "a DMN model namespace (DMN 1.1 to 1.5, e.g. \
+                https://www.omg.org/spec/DMN/20191111/MODEL/)",
+};
+
 /// Parses one DMN file.
 pub fn parse(source: &Source) -> Parsed {
-    let mut diagnostics = Vec::new();
-    let doc = match xml::parse(source.text()) {
+    let doc = match walk::read(source, &mut NoStream, &DMN_DEFINITIONS) {
         Ok(doc) => doc,
-        Err(error) => {
-            diagnostics.push(Diagnostic::at(
-                source,
-                error.offset,
-                error.rule,
-                None,
-                error.message,
-            ));
+        Err(diagnostic) => {
             return Parsed {
                 drg: None,
-                diagnostics,
+                diagnostics: vec![diagnostic],
             };
         }
     };
-    let root = doc.node(doc.root);
-    if !root.is(Ns::Dmn, "definitions") {
-        let message = if root.local == "definitions" {
-            "the root element <definitions> is not in a DMN model namespace (DMN 1.1 to 1.5, e.g. \
-             https://www.omg.org/spec/DMN/20191111/MODEL/)"
-                .to_owned()
-        } else {
-            format!(
-                "the root element is <{}>, not <definitions> of a DMN model namespace (DMN 1.1 \
-                 to 1.5, e.g. https://www.omg.org/spec/DMN/20191111/MODEL/)",
-                root.local
-            )
-        };
-        diagnostics.push(Diagnostic::at(source, root.start, R::NotDmn, None, message));
-        return Parsed {
-            drg: None,
-            diagnostics,
-        };
-    }
     let mut parser = Parser {
         source,
         doc: &doc,
-        diagnostics,
+        diagnostics: Vec::new(),
         decision_nodes: Vec::new(),
         bkm_nodes: Vec::new(),
         imports: Vec::new(),
@@ -109,72 +90,33 @@ enum Target {
     InputData,
 }
 
+impl<'s, 'a> Walk<'s, 'a> for Parser<'s, 'a> {
+    fn source(&self) -> &'s Source {
+        self.source
+    }
+    fn doc(&self) -> &'s Document<'a> {
+        self.doc
+    }
+    fn diagnostics(&mut self) -> &mut Vec<Diagnostic> {
+        &mut self.diagnostics
+    }
+}
+
 impl<'s, 'a> Parser<'s, 'a> {
-    fn error(
-        &mut self,
-        offset: u32,
-        rule: R,
-        element_id: Option<&str>,
-        message: impl Into<String>,
-    ) {
-        self.diagnostics.push(Diagnostic::at(
-            self.source,
-            offset,
-            rule,
-            element_id,
-            message,
-        ));
-    }
-
-    fn node(&self, id: NodeId) -> &'s Node<'a> {
-        self.doc.node(id)
-    }
-
-    fn children(&self, id: NodeId) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + 's {
-        self.doc.children(id)
-    }
-
     fn child(&self, id: NodeId, local: &str) -> Option<(NodeId, &'s Node<'a>)> {
         self.children(id).find(|(_, c)| c.is(Ns::Dmn, local))
     }
 
-    fn attr(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        self.doc
-            .attr(node, name)
-            .map(|a| self.doc.value(a).to_string())
-    }
-
-    fn span(&self, node: &Node<'_>) -> Span {
-        Span {
-            start: node.start,
-            end: node.start,
-        }
-    }
-
     /// Reports ids used twice (XML Schema's `ID` type: the DMN model API refuses the file).
     fn check_ids(&mut self) {
-        let doc = self.doc;
-        let (_, duplicates) = doc.ids(|ns| ns == Ns::Dmn);
-        for (id, first) in duplicates {
-            let value: &str = doc.value(id);
-            let first = self.source.line_col(first);
-            self.error(
-                id.span.start,
-                R::DuplicateId,
-                Some(value),
-                format!(
-                    "the id '{value}' is already used by the element at {}:{}",
-                    first.line, first.col
-                ),
-            );
-        }
+        self.report_duplicate_ids(|ns| ns == Ns::Dmn);
     }
 
     fn definitions(&mut self) -> Drg {
         self.check_ids();
         let root_id = self.doc.root;
         let root = self.node(root_id);
-        let id = self.attr(root, "id").unwrap_or_default();
+        let id = self.string(root, "id").unwrap_or_default();
         if id.is_empty() {
             self.error(
                 root.start,
@@ -190,24 +132,24 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
             match child.local {
                 "decision" => {
-                    let id = self.attr(child, "id").unwrap_or_default();
+                    let id = self.string(child, "id").unwrap_or_default();
                     self.decision_nodes.push((id, node_id));
                 }
                 "businessKnowledgeModel" => {
-                    let id = self.attr(child, "id").unwrap_or_default();
-                    let name = self.attr(child, "name").unwrap_or_default();
+                    let id = self.string(child, "id").unwrap_or_default();
+                    let name = self.string(child, "name").unwrap_or_default();
                     self.bkm_nodes.push((id, name, node_id));
                 }
                 "inputData" => input_data.push(InputData {
-                    id: self.attr(child, "id").unwrap_or_default(),
-                    name: self.attr(child, "name").unwrap_or_default(),
+                    id: self.string(child, "id").unwrap_or_default(),
+                    name: self.string(child, "name").unwrap_or_default(),
                     span: self.span(child),
                 }),
                 "import" => {
-                    let import_type = self.attr(child, "importType").unwrap_or_default();
+                    let import_type = self.string(child, "importType").unwrap_or_default();
                     if import_type.to_lowercase().contains("/dmn/") {
                         self.imports
-                            .push(self.attr(child, "namespace").unwrap_or_default());
+                            .push(self.string(child, "namespace").unwrap_or_default());
                     }
                 }
                 _ => {}
@@ -225,8 +167,8 @@ impl<'s, 'a> Parser<'s, 'a> {
             .collect();
         let drg = Drg {
             id,
-            name: self.attr(root, "name").unwrap_or_default(),
-            namespace: self.attr(root, "namespace").unwrap_or_default(),
+            name: self.string(root, "name").unwrap_or_default(),
+            namespace: self.string(root, "namespace").unwrap_or_default(),
             decisions,
             bkms,
             input_data,
@@ -306,7 +248,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     fn decision(&mut self, node_id: NodeId) -> Decision {
         let node = self.node(node_id);
-        let id = self.attr(node, "id").unwrap_or_default();
+        let id = self.string(node, "id").unwrap_or_default();
         if id.is_empty() {
             self.error(
                 node.start,
@@ -315,7 +257,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 "a <decision> must have an id: business rule tasks call it by its id",
             );
         }
-        let name = self.attr(node, "name").unwrap_or_default();
+        let name = self.string(node, "name").unwrap_or_default();
         let mut required_decisions = Vec::new();
         let mut required_bkms = Vec::new();
         let mut variable = None;
@@ -343,14 +285,14 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 (Ns::Dmn, "variable") => {
                     variable = Some((
-                        self.attr(child, "name").unwrap_or_default(),
-                        self.attr(child, "typeRef").filter(|t| !t.is_empty()),
+                        self.string(child, "name").unwrap_or_default(),
+                        self.string(child, "typeRef").filter(|t| !t.is_empty()),
                     ));
                 }
                 (Ns::Dmn, "extensionElements") => {
                     for (_, extension) in self.children(child_id) {
                         if extension.is(Ns::Zeebe, "versionTag") {
-                            version_tag = self.attr(extension, "value");
+                            version_tag = self.string(extension, "value");
                         }
                     }
                 }
@@ -406,8 +348,8 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     fn bkm(&mut self, node_id: NodeId) -> Bkm {
         let node = self.node(node_id);
-        let id = self.attr(node, "id").unwrap_or_default();
-        let name = self.attr(node, "name").unwrap_or_default();
+        let id = self.string(node, "id").unwrap_or_default();
+        let name = self.string(node, "name").unwrap_or_default();
         let mut required_bkms = Vec::new();
         let mut parameters = Vec::new();
         let mut logic = Logic::Empty;
@@ -429,10 +371,10 @@ impl<'s, 'a> Parser<'s, 'a> {
                         match logic_node.local {
                             "formalParameter" => parameters.push(Parameter {
                                 name: Arc::from(
-                                    self.attr(logic_node, "name").unwrap_or_default().as_str(),
+                                    self.string(logic_node, "name").unwrap_or_default().as_str(),
                                 ),
                                 type_ref: self
-                                    .attr(logic_node, "typeRef")
+                                    .string(logic_node, "typeRef")
                                     .filter(|t| !t.is_empty()),
                             }),
                             "decisionTable" | "literalExpression" | "context" | "relation"
@@ -607,7 +549,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         for (i, entry_id) in context_entries.into_iter().enumerate() {
             let variable = self
                 .child(entry_id, "variable")
-                .map(|(_, v)| self.attr(v, "name").unwrap_or_default());
+                .map(|(_, v)| self.string(v, "name").unwrap_or_default());
             let expression = self
                 .children(entry_id)
                 .find(|(_, c)| c.ns == Ns::Dmn && is_expression(c.local))
@@ -647,7 +589,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let columns: Vec<Arc<str>> = self
             .children(node_id)
             .filter(|(_, c)| c.is(Ns::Dmn, "column"))
-            .map(|(_, c)| Arc::from(self.attr(c, "name").unwrap_or_default().as_str()))
+            .map(|(_, c)| Arc::from(self.string(c, "name").unwrap_or_default().as_str()))
             .collect();
         let row_ids: Vec<NodeId> = self
             .children(node_id)
@@ -694,7 +636,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 "binding" => {
                     let name = self
                         .child(child_id, "parameter")
-                        .map(|(_, p)| self.attr(p, "name").unwrap_or_default())
+                        .map(|(_, p)| self.string(p, "name").unwrap_or_default())
                         .unwrap_or_default();
                     match self
                         .children(child_id)
@@ -771,7 +713,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 continue;
             }
             if child.local == "formalParameter" {
-                params.push(feel_name(&self.attr(child, "name").unwrap_or_default()));
+                params.push(feel_name(&self.string(child, "name").unwrap_or_default()));
             } else if child.local == "literalExpression" && body.is_none() {
                 if self.literal(child_id, owner).is_some() {
                     body = self
@@ -847,8 +789,8 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
             match child.local {
                 "input" => {
-                    let id = self.attr(child, "id").unwrap_or_default();
-                    let label = self.attr(child, "label").map(|l| Arc::from(l.as_str()));
+                    let id = self.string(child, "id").unwrap_or_default();
+                    let label = self.string(child, "label").map(|l| Arc::from(l.as_str()));
                     let expression = match self.child(child_id, "inputExpression") {
                         Some((expr_id, _)) => self.literal(expr_id, owner),
                         None => {
@@ -879,9 +821,9 @@ impl<'s, 'a> Parser<'s, 'a> {
                         .and_then(|(values_id, _)| self.child(values_id, "text"))
                         .map(|(_, t)| text_of(self.doc, t).to_owned());
                     outputs.push(Output {
-                        id: Arc::from(self.attr(child, "id").unwrap_or_default().as_str()),
-                        name: self.attr(child, "name").map(|n| Arc::from(n.as_str())),
-                        label: self.attr(child, "label").map(|l| Arc::from(l.as_str())),
+                        id: Arc::from(self.string(child, "id").unwrap_or_default().as_str()),
+                        name: self.string(child, "name").map(|n| Arc::from(n.as_str())),
+                        label: self.string(child, "label").map(|l| Arc::from(l.as_str())),
                         values,
                         default,
                     });
@@ -905,7 +847,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 .map(|(_, c)| {
                     (
                         c.start,
-                        self.attr(c, "label").unwrap_or_else(|| "null".to_owned()),
+                        self.string(c, "label").unwrap_or_else(|| "null".to_owned()),
                     )
                 })
                 .collect();
@@ -950,7 +892,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
         }
         Rule {
-            id: Arc::from(self.attr(node, "id").unwrap_or_default().as_str()),
+            id: Arc::from(self.string(node, "id").unwrap_or_default().as_str()),
             input_entries,
             output_entries,
         }
@@ -979,7 +921,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     fn literal(&mut self, node_id: NodeId, owner: &str) -> Option<Expression> {
         let node = self.node(node_id);
         let Some((_, text)) = self.child(node_id, "text") else {
-            let id = self.attr(node, "id").unwrap_or_else(|| "null".to_owned());
+            let id = self.string(node, "id").unwrap_or_else(|| "null".to_owned());
             self.error(
                 node.start,
                 R::DecisionLogic,

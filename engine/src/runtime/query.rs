@@ -3,15 +3,16 @@
 
 use std::sync::Arc;
 
-use super::Engine;
-use super::lifecycle::State;
-use super::records::{
-    BpmnElementType, ElementRef, ErrorType, JobKind, Key, ListenerEventType, Record,
-    VariableDocument,
+use crate::runtime::elements::ad_hoc::INNER_INSTANCE_SUFFIX;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    BpmnElementType, ElementRef, ErrorType, JobKind, JobValue, Key, ListenerEventType, ProcIdx,
+    Record, RecordValue, VariableDocument,
 };
-use super::shared_json::SharedJson;
-use super::state::JobState;
-use super::user_tasks::UserTask;
+use crate::runtime::shared_json::SharedJson;
+use crate::runtime::state::jobs::{Job, JobState};
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::state::user_tasks::UserTask;
 
 /// A live element instance.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -82,7 +83,7 @@ pub struct IncidentView {
 impl Engine {
     fn element_id_text(
         &self,
-        proc: super::ProcIdx,
+        proc: ProcIdx,
         element_ref: ElementRef,
         element_type: BpmnElementType,
     ) -> String {
@@ -92,11 +93,7 @@ impl Engine {
             ElementRef::Element(e)
                 if element_type == BpmnElementType::AdHocSubProcessInnerInstance =>
             {
-                format!(
-                    "{}{}",
-                    p.element(e).id,
-                    super::ad_hoc::INNER_INSTANCE_SUFFIX
-                )
+                format!("{}{}", p.element(e).id, INNER_INSTANCE_SUFFIX)
             }
             ElementRef::Element(e) => p.element(e).id.to_string(),
             ElementRef::Flow(f) => p.model.flow(f).id.to_string(),
@@ -197,7 +194,7 @@ impl Engine {
         self.visible_variables(scope_key)
     }
 
-    fn job_view(&self, j: &super::state::Job) -> JobView {
+    fn job_view(&self, j: &Job) -> JobView {
         let p = self.process(j.proc);
         JobView {
             key: j.key,
@@ -223,7 +220,7 @@ impl Engine {
 
     /// One open job's data, borrowed (type, element instance, retries, headers, ...): for a
     /// worker loop that only reads a field or two, without building a [`JobView`].
-    pub fn job_value(&self, key: Key) -> Option<&super::records::JobValue> {
+    pub fn job_value(&self, key: Key) -> Option<&JobValue> {
         self.jobs.get(&key).map(|j| &*j.value)
     }
 
@@ -347,13 +344,11 @@ impl Engine {
     /// The element id of a record about an element (or the process id, or a flow id).
     pub fn record_element_id(&self, r: &Record) -> Option<String> {
         match &r.value {
-            super::RecordValue::ProcessInstance(v) => {
+            RecordValue::ProcessInstance(v) => {
                 Some(self.element_id_text(v.proc, v.element_ref, v.element_type))
             }
-            super::RecordValue::Job(j) => {
-                Some(self.process(j.proc).element(j.element).id.to_string())
-            }
-            super::RecordValue::Incident(i) => {
+            RecordValue::Job(j) => Some(self.process(j.proc).element(j.element).id.to_string()),
+            RecordValue::Incident(i) => {
                 Some(self.element_id_text(i.proc, i.element, BpmnElementType::Unspecified))
             }
             _ => None,

@@ -2,16 +2,16 @@
 //!
 //! A record is cheap to write: deployed processes and elements are referenced by index
 //! (`ProcIdx`, `ElementIdx`, `FlowIdx`), names and values are `Arc`s. Rendering a record to text
-//! or JSON therefore goes through the [`Engine`](super::Engine), which owns the deployments
-//! ([`Engine::render_record`](super::Engine::render_record), [`Engine::record_json`](super::Engine::record_json)).
+//! or JSON therefore goes through the [`Engine`](crate::runtime::engine::Engine), which owns the deployments
+//! ([`Engine::render_record`](crate::runtime::engine::Engine::render_record), [`Engine::record_json`](crate::runtime::engine::Engine::record_json)).
 
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
-use super::shared_json::{ObjectKey, SharedJson};
 use crate::model::{ElementIdx, FlowIdx};
+use crate::runtime::shared_json::{ObjectKey, SharedJson};
 
 /// A key as Zeebe writes it: 64 bits, partition 1 in the high bits (see [`FIRST_KEY`]).
 pub type Key = u64;
@@ -22,6 +22,14 @@ pub const FIRST_KEY: Key = (1 << 51) + 1;
 /// Index of a deployed process (one version of one BPMN process id) in the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProcIdx(pub u32);
+
+/// Index of a deployed DRG version in the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DrgIdx(pub u32);
+
+/// Index of a deployed decision version in the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DecisionIdx(pub u32);
 
 /// A JSON object of variables, in insertion order.
 pub type VariableDocument = IndexMap<String, Json>;
@@ -541,6 +549,29 @@ pub struct ProcessInstanceValue {
     pub parent_element_instance_key: Option<Key>,
 }
 
+/// The value of a `DECISION_EVALUATION` record.
+#[derive(Debug, Clone)]
+pub struct DecisionValue {
+    /// The called decision's id.
+    pub decision_id: Arc<str>,
+    /// The deployed decision version that was evaluated (`None` only if it no longer resolves).
+    pub decision: Option<DecisionIdx>,
+    pub proc: Option<ProcIdx>,
+    pub process_instance_key: Option<Key>,
+    pub element: Option<ElementIdx>,
+    pub element_instance_key: Option<Key>,
+    /// The called decision's output (`null` when the evaluation failed).
+    pub output: Arc<Json>,
+    /// 1-based indexes of the rules of the called decision that matched.
+    pub matched_rules: Arc<Vec<u32>>,
+    /// Zeebe's `evaluationFailureMessage` (FAILED records).
+    pub failure_message: Option<Arc<str>>,
+    /// Zeebe's `failedDecisionId` (FAILED records).
+    pub failed_decision_id: Option<Arc<str>>,
+    /// Every decision evaluated, required decisions first.
+    pub evaluated_decisions: Arc<Vec<EvaluatedDecision>>,
+}
+
 /// A job as its records show it. The engine keeps one `Arc<JobValue>` per open job and hands
 /// it to every record written about the job; a change to the job copies it first (copy on
 /// write), so each record keeps the snapshot of its time without a copy per record.
@@ -694,7 +725,7 @@ pub struct UserTaskValue {
     pub action: Option<Arc<str>>,
 }
 
-pub use super::decisions::{DecisionIdx, DecisionValue, DrgIdx};
+use crate::dmn::EvaluatedDecision;
 
 /// The value of a record: one variant per value type family.
 #[derive(Debug, Clone)]

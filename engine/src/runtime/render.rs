@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value as Json, json};
 
-use super::Engine;
-use super::records::{Record, RecordType, RecordValue};
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{Record, RecordType, RecordValue};
 
 fn key_text(k: Option<u64>) -> String {
     match k {
