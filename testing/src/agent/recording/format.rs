@@ -227,7 +227,10 @@ impl RecordedRequest {
                 "systemPrompt" | "userPrompt" if !v.is_string() && !v.is_null() => {
                     problems.push(
                         &at(field),
-                        format!("must be the prompt (a string) or null, got {}", json_type(v)),
+                        format!(
+                            "must be the prompt (a string) or null, got {}",
+                            json_type(v)
+                        ),
                     );
                 }
                 "toolCallResults" => check_objects(
