@@ -142,21 +142,13 @@ impl<'a> Checker<'a> {
             );
         }
         if let Some(subscription) = &message.subscription {
-            if is_empty_expr(subscription.correlation_key.as_ref()) {
-                self.error(
-                    subscription.span.start,
-                    Rule::MissingAttribute,
-                    id,
-                    "Attribute 'correlationKey' must be present and not empty",
-                );
-            } else {
-                self.expression(
-                    id,
-                    subscription.span.start,
-                    subscription.correlation_key.as_ref(),
-                    Requirement::EXPRESSION,
-                );
-            }
+            self.required_expression(
+                id,
+                subscription.span.start,
+                "correlationKey",
+                subscription.correlation_key.as_ref(),
+                Requirement::EXPRESSION,
+            );
         }
         self.expression(id, offset, message.name.as_ref(), Requirement::OPTIONAL);
         if process_start_events > 0

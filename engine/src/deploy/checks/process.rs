@@ -312,21 +312,13 @@ impl<'a> Checker<'a> {
                     "Must have exactly one 'zeebe:calledElement' extension element",
                 ),
                 Some(called) => {
-                    if is_empty_expr(called.process_id.as_ref()) {
-                        self.error(
-                            called.span.start,
-                            Rule::MissingAttribute,
-                            id,
-                            "Attribute 'processId' must be present and not empty",
-                        );
-                    } else {
-                        self.expression(
-                            id,
-                            called.span.start,
-                            called.process_id.as_ref(),
-                            Requirement::MANDATORY,
-                        );
-                    }
+                    self.required_expression(
+                        id,
+                        called.span.start,
+                        "processId",
+                        called.process_id.as_ref(),
+                        Requirement::MANDATORY,
+                    );
                     self.binding_type(id, called.span.start, called.binding_type.as_deref());
                 }
             },

@@ -12,28 +12,46 @@ impl<'a> Checker<'a> {
         job_type: Option<&Expr>,
         retries: Option<&Expr>,
     ) {
-        if is_empty_expr(job_type) {
+        self.required_expression(id, at, "type", job_type, Requirement::MANDATORY);
+        // Absent retries default to "3"; written but empty is an error.
+        if retries.is_some() {
+            self.required_expression(id, at, "retries", retries, Requirement::MANDATORY);
+        }
+    }
+
+    /// An expression attribute Zeebe requires: reported when absent or empty, else checked
+    /// as `requirement` says. Whether it is there.
+    pub(super) fn required_expression(
+        &mut self,
+        id: &str,
+        at: u32,
+        name: &str,
+        expr: Option<&Expr>,
+        requirement: Requirement,
+    ) -> bool {
+        if is_empty_expr(expr) {
+            self.required_attribute(id, at, name, None);
+            return false;
+        }
+        self.expression(id, at, expr, requirement);
+        true
+    }
+
+    /// A plain attribute Zeebe requires: reported when absent or empty.
+    pub(super) fn required_attribute(
+        &mut self,
+        id: &str,
+        at: u32,
+        name: &str,
+        value: Option<&str>,
+    ) {
+        if is_blank_empty(value) {
             self.error(
                 at,
                 Rule::MissingAttribute,
                 id,
-                "Attribute 'type' must be present and not empty",
+                format!("Attribute '{name}' must be present and not empty"),
             );
-        } else {
-            self.expression(id, at, job_type, Requirement::MANDATORY);
-        }
-        // Absent retries default to "3"; written but empty is an error.
-        if let Some(retries) = retries {
-            if retries.text.is_empty() {
-                self.error(
-                    at,
-                    Rule::MissingAttribute,
-                    id,
-                    "Attribute 'retries' must be present and not empty",
-                );
-            } else {
-                self.expression(id, at, Some(retries), Requirement::MANDATORY);
-            }
         }
     }
 
@@ -140,53 +158,20 @@ impl<'a> Checker<'a> {
     /// `zeebe:calledDecision`.
     fn called_decision(&mut self, id: &str, decision: &CalledDecision) {
         let dat = decision.span.start;
-        if is_empty_expr(decision.decision_id.as_ref()) {
-            self.error(
-                dat,
-                Rule::MissingAttribute,
-                id,
-                "Attribute 'decisionId' must be present and not empty",
-            );
-        } else {
-            self.expression(
-                id,
-                dat,
-                decision.decision_id.as_ref(),
-                Requirement::MANDATORY,
-            );
-        }
-        if is_blank_empty(decision.result_variable.as_deref()) {
-            self.error(
-                dat,
-                Rule::MissingAttribute,
-                id,
-                "Attribute 'resultVariable' must be present and not empty",
-            );
-        }
+        let decision_id = decision.decision_id.as_ref();
+        self.required_expression(id, dat, "decisionId", decision_id, Requirement::MANDATORY);
+        let result_variable = decision.result_variable.as_deref();
+        self.required_attribute(id, dat, "resultVariable", result_variable);
         self.binding_type(id, dat, decision.binding_type.as_deref());
     }
 
     /// `zeebe:script`.
     fn script(&mut self, id: &str, script: &ZeebeScript) {
         let sat = script.span.start;
-        if is_empty_expr(script.expression.as_ref()) {
-            self.error(
-                sat,
-                Rule::MissingAttribute,
-                id,
-                "Attribute 'expression' must be present and not empty",
-            );
-        } else {
-            self.expression(id, sat, script.expression.as_ref(), Requirement::EXPRESSION);
-        }
-        if is_blank_empty(script.result_variable.as_deref()) {
-            self.error(
-                sat,
-                Rule::MissingAttribute,
-                id,
-                "Attribute 'resultVariable' must be present and not empty",
-            );
-        }
+        let expression = script.expression.as_ref();
+        self.required_expression(id, sat, "expression", expression, Requirement::EXPRESSION);
+        let result_variable = script.result_variable.as_deref();
+        self.required_attribute(id, sat, "resultVariable", result_variable);
     }
 
     /// `zeebe:linkedResource`.
@@ -197,14 +182,7 @@ impl<'a> Checker<'a> {
             ("bindingType", resource.binding_type.as_deref()),
             ("resourceType", resource.resource_type.as_deref()),
         ] {
-            if is_blank_empty(value) {
-                self.error(
-                    rat,
-                    Rule::MissingAttribute,
-                    id,
-                    format!("Attribute '{name}' must be present and not empty"),
-                );
-            }
+            self.required_attribute(id, rat, name, value);
         }
         if resource
             .binding_type
@@ -218,21 +196,14 @@ impl<'a> Checker<'a> {
     /// `zeebe:publishMessage`.
     fn publish_message(&mut self, id: &str, publish: &PublishMessage) {
         let pat = publish.span.start;
-        if is_empty_expr(publish.correlation_key.as_ref()) {
-            self.error(
-                pat,
-                Rule::MissingAttribute,
-                id,
-                "Attribute 'correlationKey' must be present and not empty",
-            );
-        } else {
-            self.expression(
-                id,
-                pat,
-                publish.correlation_key.as_ref(),
-                Requirement::OPTIONAL,
-            );
-        }
+        let correlation_key = publish.correlation_key.as_ref();
+        self.required_expression(
+            id,
+            pat,
+            "correlationKey",
+            correlation_key,
+            Requirement::OPTIONAL,
+        );
         self.expression(id, pat, publish.message_id.as_ref(), Requirement::OPTIONAL);
         self.expression(
             id,
@@ -245,54 +216,28 @@ impl<'a> Checker<'a> {
     /// Zeebe's `ZeebePriorityDefinitionValidator` (a user task's priority).
     fn user_task_priority(&mut self, id: &str, priority: &Expr) {
         let pat = priority.span.start;
-        if priority.text.is_empty() {
+        let integer = Requirement::MANDATORY.with_form(StaticForm::Integer);
+        if self.required_expression(id, pat, "priority", Some(priority), integer)
+            && priority.feel().is_none()
+            && let Ok(value) = priority.text.trim().parse::<i32>()
+            && !(0..=100).contains(&value)
+        {
             self.error(
                 pat,
-                Rule::MissingAttribute,
+                Rule::Priority,
                 id,
-                "Attribute 'priority' must be present and not empty",
+                format!(
+                    "Priority must be a number between 0 and 100, but was '{}'",
+                    priority.text
+                ),
             );
-        } else {
-            self.expression(
-                id,
-                pat,
-                Some(priority),
-                Requirement::MANDATORY.with_form(StaticForm::Integer),
-            );
-            if priority.feel().is_none()
-                && let Ok(value) = priority.text.trim().parse::<i32>()
-                && !(0..=100).contains(&value)
-            {
-                self.error(
-                    pat,
-                    Rule::Priority,
-                    id,
-                    format!(
-                        "Priority must be a number between 0 and 100, but was '{}'",
-                        priority.text
-                    ),
-                );
-            }
         }
     }
 
     /// Zeebe's `ZeebeJobPriorityDefinitionValidator`.
     fn job_priority(&mut self, id: &str, priority: &Expr) {
-        if priority.text.is_empty() {
-            self.error(
-                priority.span.start,
-                Rule::MissingAttribute,
-                id,
-                "Attribute 'priority' must be present and not empty",
-            );
-        } else {
-            self.expression(
-                id,
-                priority.span.start,
-                Some(priority),
-                Requirement::MANDATORY,
-            );
-        }
+        let at = priority.span.start;
+        self.required_expression(id, at, "priority", Some(priority), Requirement::MANDATORY);
     }
 
     /// Zeebe's `ZeebeFormDefinitionValidator`.
