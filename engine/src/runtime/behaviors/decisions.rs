@@ -24,9 +24,7 @@ use crate::runtime::records::{
     RecordValue, Rejection, RejectionType, ValueType, VariableDocument,
 };
 use crate::runtime::state::deployments::{DeployedDecision, DeployedDrg};
-use crate::runtime::state::instances::Var;
-use crate::runtime::state::lifecycle::State;
-use crate::runtime::step::{FollowUp, Step, StepFailure};
+use crate::runtime::step::StepFailure;
 
 /// A `.dmn` resource of a deployment.
 pub(crate) struct DmnResource<'a> {
@@ -221,7 +219,7 @@ impl Engine {
     }
 
     /// Finds the decision a business rule task calls, by its binding type.
-    fn called_decision(
+    pub(crate) fn called_decision(
         &self,
         decision_id: &str,
         def: &DecisionDef,
@@ -279,7 +277,7 @@ impl Engine {
     }
 
     /// Evaluates a deployed decision against a variable lookup, at the engine clock.
-    fn run_decision(
+    pub(crate) fn run_decision(
         &self,
         decision: DecisionIdx,
         lookup: &dyn Fn(&str) -> Option<Value>,
@@ -298,7 +296,7 @@ impl Engine {
     }
 
     /// Writes the `DECISION_EVALUATION` record of an evaluation; returns its key.
-    fn write_decision_evaluation(
+    pub(crate) fn write_decision_evaluation(
         &mut self,
         decision: DecisionIdx,
         evaluation: dmn::Evaluation,
@@ -350,58 +348,6 @@ impl Engine {
             RecordValue::DecisionEvaluation(Box::new(value)),
         );
         (key, parts)
-    }
-
-    /// A business rule task with `zeebe:calledDecision`: find the decision, evaluate it with the
-    /// variables visible at the task, write the evaluation, and complete with the result in
-    /// `resultVariable` (or raise the incident).
-    pub(crate) fn activate_business_rule_task(&mut self, key: Key) -> Step {
-        let inst = &self.instances[&key];
-        let (proc, process_instance_key) = (inst.proc, inst.process_instance_key);
-        let p = self.process(proc).clone();
-        let e = inst.element().expect("a business rule task is an element");
-        let el = p.element(e);
-        let Some(def) = &el.decision else {
-            return self.activate_job_task(key);
-        };
-        let decision_id = match &def.decision_id {
-            Some(x) => self.eval_string(x, key)?,
-            None => {
-                return Err(StepFailure::new(
-                    ErrorType::CalledDecisionError,
-                    format!(
-                        "Expected element '{}' to name a decision, but it does not",
-                        el.id
-                    ),
-                ));
-            }
-        };
-        let decision = self.called_decision(&decision_id, def, key, proc)?;
-        let evaluation = {
-            let lookup = |name: &str| self.lookup_var_entry(key, name).map(Var::feel_value);
-            self.run_decision(decision, &lookup)
-        };
-        let (_, parts) = self.write_decision_evaluation(
-            decision,
-            evaluation,
-            Some((proc, process_instance_key, e, key)),
-        );
-        if let Some(message) = &parts.failure_message {
-            return Err(StepFailure::new(
-                ErrorType::DecisionEvaluationError,
-                message.to_string(),
-            ));
-        }
-        if let Some(rv) = &def.result_variable {
-            let mut doc = VariableDocument::new();
-            doc.insert(rv.to_string(), parts.output.clone());
-            if let Some(i) = self.instances.get_mut(&key) {
-                i.completion_vars = Some(Arc::new(crate::runtime::records::share_document(doc)));
-            }
-        }
-        self.transition(key, State::Activated)?;
-        self.queue.push_back(FollowUp::Complete(key));
-        Ok(())
     }
 
     /// Carries out the command of [`Engine::evaluate_decision`].

@@ -23,9 +23,10 @@ use crate::model::ElementIdx;
 use crate::runtime::command::{MessageCorrelation, PublishMessage};
 use crate::runtime::compile::executable::EventDef;
 use crate::runtime::compile::expr::baton_feel_bridge::FeelWarning;
+use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    ErrorType, Intent, Key, MessageValue, OtherIntent, ProcIdx, RecordValue, Rejection,
-    RejectionType, SubscriptionValue, ValueType, VariableDocument,
+    BpmnElementType, ErrorType, Intent, Key, MessageValue, OtherIntent, ProcIdx, RecordValue,
+    Rejection, RejectionType, SubscriptionValue, ValueType, VariableDocument,
 };
 use crate::runtime::state::instances::EventTrigger;
 use crate::runtime::state::lifecycle::State;
@@ -34,7 +35,6 @@ use crate::runtime::state::messages::{
     ProcessSide, StoredMessage,
 };
 use crate::runtime::step::{FollowUp, MessageFollowUp, StepFailure};
-use crate::runtime::{BpmnElementType, Engine};
 
 /// An open message subscription (assertions: "is waiting for message").
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
