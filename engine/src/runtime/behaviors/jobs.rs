@@ -198,7 +198,7 @@ impl Engine {
         self.apply_complete_job(job_key, variables, result)
     }
 
-    /// Carries out [`Command::CompleteJob`](Command::CompleteJob).
+    /// Carries out [`Command::CompleteJob`].
     pub(crate) fn apply_complete_job(
         &mut self,
         job_key: Key,
