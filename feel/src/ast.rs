@@ -30,6 +30,9 @@ pub struct Expr {
     pub span: Span,
     /// What it is.
     pub kind: ExprKind,
+    /// The number of nodes on the longest path down from here (1 for a leaf). The parser bounds
+    /// it, so that walking, evaluating and dropping a tree never recurse deeper than that.
+    height: u32,
 }
 
 /// Comparison operators.
@@ -176,10 +179,26 @@ pub enum ExprKind {
 impl Expr {
     /// A node.
     pub fn new(kind: ExprKind, start: usize, end: usize) -> Expr {
-        Expr {
+        let mut e = Expr {
             span: Span { start, end },
             kind,
+            height: 1,
+        };
+        e.height = 1u32.saturating_add(e.children().map(|c| c.height).max().unwrap_or(0));
+        e
+    }
+
+    /// The same node with another span (parentheses around it).
+    pub(crate) fn with_span(self, start: usize, end: usize) -> Expr {
+        Expr {
+            span: Span { start, end },
+            ..self
         }
+    }
+
+    /// The number of nodes on the longest path from this node down to a leaf.
+    pub fn height(&self) -> usize {
+        self.height as usize
     }
 
     /// The direct sub-expressions, in source order (a `for`'s iterations before its body, a
