@@ -201,7 +201,10 @@ impl<'a> Eval<'a> {
     /// with a space before the colon).
     pub fn exception(&self, message: impl std::fmt::Display) -> Failure {
         Failure {
-            message: format!("failed to evaluate expression '{}' : {message}", self.source),
+            message: format!(
+                "failed to evaluate expression '{}' : {message}",
+                self.source
+            ),
         }
     }
 

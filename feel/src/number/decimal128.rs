@@ -90,7 +90,11 @@ pub(super) fn add(a: &BigDecimal, b: &BigDecimal) -> BigDecimal {
         if ia.sign() == zero && ib.sign() == zero {
             return BigDecimal::new(BigInt::from(0), preferred);
         }
-        let result = round_to_precision(if ia.sign() == zero { b.clone() } else { a.clone() });
+        let result = round_to_precision(if ia.sign() == zero {
+            b.clone()
+        } else {
+            a.clone()
+        });
         let (int, scale) = result.as_bigint_and_exponent();
         if scale == preferred {
             return result;
@@ -233,7 +237,10 @@ pub(super) fn divide(a: &BigDecimal, b: &BigDecimal, precision: u64) -> BigDecim
         } else {
             BigInt::from(1)
         };
-        return round_to(BigDecimal::new(&q * BigInt::from(10u8) + sticky, scale + 1), precision);
+        return round_to(
+            BigDecimal::new(&q * BigInt::from(10u8) + sticky, scale + 1),
+            precision,
+        );
     }
     // exact: strip trailing zeros down to the preferred scale
     let result = round_to(BigDecimal::new(q, scale), precision);
@@ -309,4 +316,3 @@ pub(super) fn div_small(ma: i64, sa: u8, mb: i64, sb: u8) -> Number {
     let int = BigInt::from(q);
     Number::dec(BigDecimal::new(if negative { -int } else { int }, scale))
 }
-

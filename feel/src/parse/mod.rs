@@ -106,7 +106,8 @@ impl<'s> Parser<'s> {
             track: false,
             names: Vec::new(),
             steps: 0,
-            max_steps: PARSE_STEPS_BASE.saturating_add(src.len().saturating_mul(PARSE_STEPS_PER_BYTE)),
+            max_steps: PARSE_STEPS_BASE
+                .saturating_add(src.len().saturating_mul(PARSE_STEPS_PER_BYTE)),
             work: 0,
             word_run: None,
             last_dots: src.rfind(".."),
@@ -398,7 +399,8 @@ mod tests {
             " or f(x)",
             " + f([1, 2])",
         ] {
-            let list = |n: usize| format!("[{}]", vec![format!("a{}", unit.repeat(n)); 10].join(", "));
+            let list =
+                |n: usize| format!("[{}]", vec![format!("a{}", unit.repeat(n)); 10].join(", "));
             let (small, large) = (work(&list(90)), work(&list(900)));
             assert!(
                 large < 12 * small,
