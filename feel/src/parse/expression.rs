@@ -81,9 +81,23 @@ impl<'s> Parser<'s> {
             if !self.keyword("in") {
                 return None;
             }
-            // iterationContext (a..b) | value
+            // iterationContext (a..b) | value; a range needs `..` ahead, and a position found not
+            // to start one is not tried again on backtracking
             let save = self.pos;
-            let it = match self.range_iteration() {
+            let no_dots = !self.track && self.last_dots.is_none_or(|d| d < self.pos);
+            let range = if no_dots || self.not_range_iterations.contains(&save) {
+                None
+            } else {
+                let range = self.range_iteration();
+                if range.is_none() {
+                    if self.fatal.is_some() {
+                        return None;
+                    }
+                    self.not_range_iterations.insert(save);
+                }
+                range
+            };
+            let it = match range {
                 Some(it) => it,
                 None => {
                     self.pos = save;

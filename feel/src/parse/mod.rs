@@ -71,6 +71,8 @@ struct Parser<'s> {
     last_dots: Option<usize>,
     /// Where an argument was found not to be a range (not tried again on backtracking).
     not_ranges: rustc_hash::FxHashSet<usize>,
+    /// Where a `for`/`some`/`every` iteration was found not to be a range `a..b`.
+    not_range_iterations: rustc_hash::FxHashSet<usize>,
 }
 
 /// A run of words separated by whitespace (`a or b`, `string join`).
@@ -112,6 +114,7 @@ impl<'s> Parser<'s> {
             word_run: None,
             last_dots: src.rfind(".."),
             not_ranges: Default::default(),
+            not_range_iterations: Default::default(),
         }
     }
 
@@ -428,6 +431,27 @@ mod tests {
         }
         // a run of minus signs before a number is folded into the number
         assert!(parse_expression(&format!("{}5", "- ".repeat(100_000))).is_ok());
+    }
+
+    #[test]
+    fn nested_alternatives_are_not_parsed_again_and_again() {
+        // each iteration is tried as a range `a..b` before it is read as a list, and each
+        // argument as a range before an expression: without memory of the failed attempts, every
+        // level parses the levels inside it twice
+        for src in [
+            format!("{}1] satisfies odd(x) + y..z", "every x in [".repeat(25)),
+            format!("{}1{} + x..y", "f([".repeat(25), "])".repeat(25)),
+        ] {
+            let mut p = Parser::new(&src);
+            let r = p.expression();
+            let _ = p.finish(r);
+            assert!(
+                p.steps < 50 * src.len(),
+                "{} steps for {} bytes",
+                p.steps,
+                src.len()
+            );
+        }
     }
 
     #[test]

@@ -5,4 +5,5 @@ mod api;
 mod cases;
 mod conformance;
 mod corpus;
+mod fuzz;
 mod limits;
