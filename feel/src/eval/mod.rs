@@ -1,18 +1,20 @@
 //! The interpreter: walks the [`Expr`] tree with feel-scala's semantics (null-safe, three-valued
 //! logic, suppressed failures recorded as warnings in evaluation order). This file holds the
 //! state, the scopes and one function per node kind; `iteration` (for/some/every), `call`
-//! (function calls) and `operators` (comparison, arithmetic, ranges) hold the rest.
+//! (function calls), `operators` (comparison, arithmetic, ranges) and `unary_tests` (the DMN
+//! test nodes) hold the rest.
 
 mod call;
 mod iteration;
 mod operators;
+mod unary_tests;
 
 pub(crate) use call::CallArgs;
 pub(crate) use operators::instance_of;
 
 use std::sync::Arc;
 
-use operators::{index, is_input_test};
+use operators::index;
 
 use crate::ast::{Args, ArithOp, CmpOp, Expr, ExprKind, ITEM};
 use crate::env::{Env, Variables};
@@ -642,86 +644,6 @@ impl<'a> Eval<'a> {
                     )
                 }
             }
-        })
-    }
-
-    fn eval_input_compare(&mut self, op: CmpOp, x: &Expr, scope: &Scope) -> R {
-        Ok({
-            let input = self.input_value()?;
-            let v = self.eval(x, scope)?;
-            self.compare(op, &input, &v)
-        })
-    }
-
-    fn eval_input_in_range(&mut self, r: &Expr, scope: &Scope) -> R {
-        Ok({
-            let input = self.input_value()?;
-            let range = self.eval(r, scope)?;
-            self.in_range(&input, &range)
-        })
-    }
-
-    fn eval_input_equal_to(&mut self, x: &Expr, scope: &Scope) -> R {
-        Ok({
-            let input = self.input_value()?;
-            let v = self.eval(x, scope)?;
-            self.compare(CmpOp::Eq, &input, &v)
-        })
-    }
-
-    fn eval_unary_test(&mut self, x: &Expr, scope: &Scope) -> R {
-        Ok({
-            let v = self.eval(x, scope)?;
-            if is_input_test(x) {
-                // the expression already tests the input (`< 3`, `? > 5`, `odd(?)`)
-                return Ok(match v {
-                    Value::Boolean(b) => Value::Boolean(b),
-                    _ => Value::Null,
-                });
-            }
-            let input = self.input_value()?;
-            if input.feel_eq(&v) == Some(true) {
-                return Ok(Value::Boolean(true));
-            }
-            match v {
-                Value::Boolean(b) => Value::Boolean(b),
-                Value::List(items) => {
-                    let input = self.input_value()?;
-                    Value::Boolean(items.iter().any(|i| i.feel_eq(&input) == Some(true)))
-                }
-                Value::Range(_) => {
-                    let input = self.input_value()?;
-                    self.in_range(&input, &v)
-                }
-                other => {
-                    let input = self.input_value()?;
-                    self.compare(CmpOp::Eq, &input, &other)
-                }
-            }
-        })
-    }
-
-    fn eval_not_tests(&mut self, t: &Expr, scope: &Scope) -> R {
-        Ok(match self.eval(t, scope)? {
-            Value::Boolean(b) => Value::Boolean(!b),
-            _ => Value::Null,
-        })
-    }
-
-    fn eval_any_of(&mut self, tests: &[Expr], scope: &Scope) -> R {
-        // true if a test matches; null if none does but one could not decide
-        let mut undecided = false;
-        for t in tests {
-            match self.eval(t, scope)? {
-                Value::Boolean(true) => return Ok(Value::Boolean(true)),
-                Value::Boolean(false) => {}
-                _ => undecided = true,
-            }
-        }
-        Ok(if undecided {
-            Value::Null
-        } else {
-            Value::Boolean(false)
         })
     }
 

@@ -308,9 +308,19 @@ impl<'s> Parser<'s> {
     // ----- arithmetic -----
 
     pub(super) fn math(&mut self) -> P<Expr> {
+        // where arithmetic failed once it fails again: backtracking (a comparison retried as a
+        // unary test, an argument as a range) does not parse it anew
+        self.ws();
+        let start = self.pos;
+        if self.failed_math.contains(&start) {
+            return None;
+        }
         self.enter()?;
         let r = self.arithmetic(0);
         self.leave();
+        if r.is_none() {
+            self.failed_math.insert(start);
+        }
         r
     }
 
@@ -376,6 +386,7 @@ impl<'s> Parser<'s> {
         self.ws();
         let mut signs = Vec::new();
         while self.rest().starts_with('-') {
+            self.step()?;
             signs.push(self.pos);
             self.pos += 1;
             self.ws();

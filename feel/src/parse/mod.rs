@@ -73,6 +73,8 @@ struct Parser<'s> {
     not_ranges: rustc_hash::FxHashSet<usize>,
     /// Where a `for`/`some`/`every` iteration was found not to be a range `a..b`.
     not_range_iterations: rustc_hash::FxHashSet<usize>,
+    /// Where arithmetic (`math`) was found not to parse.
+    failed_math: rustc_hash::FxHashSet<usize>,
 }
 
 /// A run of words separated by whitespace (`a or b`, `string join`).
@@ -115,6 +117,7 @@ impl<'s> Parser<'s> {
             last_dots: src.rfind(".."),
             not_ranges: Default::default(),
             not_range_iterations: Default::default(),
+            failed_math: Default::default(),
         }
     }
 
@@ -265,13 +268,18 @@ impl<'s> Parser<'s> {
 
     fn enter(&mut self) -> P<()> {
         self.depth += 1;
-        self.steps += 1;
-        self.work += 1;
         if self.depth > MAX_NESTING {
             return self.fail(format!(
                 "the expression is nested deeper than {MAX_NESTING} levels"
             ));
         }
+        self.step()
+    }
+
+    /// Counts a step of the parse (a rule entered, a prefix or postfix operator read).
+    fn step(&mut self) -> P<()> {
+        self.steps += 1;
+        self.work += 1;
         if self.steps > self.max_steps {
             return self.fail(format!(
                 "the expression takes more than {} steps to parse",

@@ -125,6 +125,7 @@ impl<'s> Parser<'s> {
         let start = self.pos;
         let mut v = self.terminal()?;
         loop {
+            self.step()?;
             self.ws();
             let r = self.rest();
             if r.starts_with('.') && !r.starts_with("..") {
