@@ -114,7 +114,7 @@ impl<'s> Parser<'s> {
                 .saturating_add(src.len().saturating_mul(PARSE_STEPS_PER_BYTE)),
             work: 0,
             word_run: None,
-            last_dots: src.rfind(".."),
+            last_dots: src.as_bytes().windows(2).rposition(|w| w == b".."),
             not_ranges: Default::default(),
             not_range_iterations: Default::default(),
             failed_math: Default::default(),
