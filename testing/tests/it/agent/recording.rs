@@ -2,7 +2,8 @@
 
 use baton_testing::ProcessTest;
 use baton_testing::agent::recording::{
-    ImportOptions, MatchMode, Normalizer, Redactor, Replayer, import_agent_context, request_json,
+    CassetteMode, CassetteOptions, CassetteSession, ImportOptions, MatchMode, Normalizer, Redactor,
+    Replayer, TurnSource, import_agent_context, request_json,
 };
 use baton_testing::agent::{ToolCall, Turn, Usage};
 use baton_testing::trace::{TraceReader, render};
@@ -205,4 +206,108 @@ fn the_guides_two_turn_agent_context_imports_and_matches_its_process() {
         assert!(played.checked);
     }
     assert!(replayer.unplayed().is_empty());
+}
+
+/// A session driven through a handler (until the mock takes sessions itself): the handler
+/// reads the engine through a weak handle of the test.
+fn with_session(
+    t: &std::rc::Rc<ProcessTest>,
+    session: std::rc::Rc<std::cell::RefCell<CassetteSession>>,
+) -> baton_testing::agent::AiAgentHandle {
+    let weak = std::rc::Rc::downgrade(t);
+    let agent = session.borrow().agent().to_string();
+    t.mock_ai_agent(
+        &agent,
+        baton_testing::agent::AgentScript::handler(move |request| {
+            let t = weak.upgrade().expect("the test is alive");
+            t.with_engine(|e| session.borrow_mut().answer(e, request))
+                .unwrap_or_else(|failure| panic!("{failure}"))
+        }),
+    )
+}
+
+fn scripted(turns: Vec<Turn>) -> TurnSource {
+    let mut turns = turns.into_iter();
+    Box::new(move |_, _| turns.next().ok_or_else(|| "no turn left".to_string()))
+}
+
+#[test]
+fn a_recording_replays_and_records_again_byte_for_byte() {
+    let dir = std::env::temp_dir().join(format!("baton-record-{}", std::process::id()));
+    let path = dir.join("damaged-order.json");
+    let record = |path: &std::path::Path| {
+        let t = std::rc::Rc::new(template());
+        let session = t.with_engine(|e| {
+            CassetteSession::open(
+                e,
+                "support-agent",
+                path,
+                CassetteOptions {
+                    mode: CassetteMode::Record,
+                    ..CassetteOptions::default()
+                },
+                Some(scripted(template_turns())),
+                None,
+            )
+        });
+        let session = std::rc::Rc::new(std::cell::RefCell::new(session.unwrap()));
+        with_session(&t, session.clone());
+        t.start(
+            "ai-agent-tool-loop",
+            json!({"customerMessage": "My order 1042 arrived broken."}),
+        )
+        .assert_completed();
+        t.with_engine(|e| session.borrow_mut().finish(e)).unwrap();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let first = record(&path);
+    let second = record(&dir.join("again.json"));
+    assert_eq!(first, second, "the same handler records the same bytes");
+    insta::assert_snapshot!(first);
+
+    // Replay.
+    let t = std::rc::Rc::new(template());
+    let session = t.with_engine(|e| {
+        CassetteSession::open(
+            e,
+            "support-agent",
+            &path,
+            CassetteOptions::default(),
+            None,
+            None,
+        )
+    });
+    let session = std::rc::Rc::new(std::cell::RefCell::new(session.unwrap()));
+    with_session(&t, session.clone());
+    t.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    )
+    .assert_completed();
+    t.with_engine(|e| session.borrow_mut().finish(e)).unwrap();
+
+    // A tool that returns something else fails at the call that sees it.
+    let t = std::rc::Rc::new(template());
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "shipped", "damaged": true}}));
+    let session = t.with_engine(|e| {
+        CassetteSession::open(
+            e,
+            "support-agent",
+            &path,
+            CassetteOptions::default(),
+            None,
+            None,
+        )
+    });
+    let session = std::rc::Rc::new(std::cell::RefCell::new(session.unwrap()));
+    with_session(&t, session.clone());
+    let message = crate::support::panic_message(|| {
+        t.start(
+            "ai-agent-tool-loop",
+            json!({"customerMessage": "My order 1042 arrived broken."}),
+        );
+    });
+    insta::assert_snapshot!(message.replace(&path.display().to_string(), "damaged-order.json"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
