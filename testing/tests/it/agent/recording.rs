@@ -1,5 +1,9 @@
 //! Record, replay and drift: the run trace, cassettes of format 2, imports from real runs.
 
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+
 use baton_testing::ProcessTest;
 use baton_testing::agent::recording::{
     CassetteMode, CassetteOptions, CassetteSession, ImportOptions, MatchMode, Normalizer, Redactor,
@@ -208,22 +212,33 @@ fn the_guides_two_turn_agent_context_imports_and_matches_its_process() {
     assert!(replayer.unplayed().is_empty());
 }
 
-/// A session driven through a handler (until the mock takes sessions itself): the handler
-/// reads the engine through a weak handle of the test.
-fn with_session(
-    t: &std::rc::Rc<ProcessTest>,
-    session: std::rc::Rc<std::cell::RefCell<CassetteSession>>,
-) -> baton_testing::agent::AiAgentHandle {
-    let weak = std::rc::Rc::downgrade(t);
-    let agent = session.borrow().agent().to_string();
-    t.mock_ai_agent(
-        &agent,
-        baton_testing::agent::AgentScript::handler(move |request| {
-            let t = weak.upgrade().expect("the test is alive");
-            t.with_engine(|e| session.borrow_mut().answer(e, request))
-                .unwrap_or_else(|failure| panic!("{failure}"))
-        }),
-    )
+/// A test of one agent with a cassette session, driven through a handler until the mock
+/// takes sessions itself: the handler reads the engine through a weak handle of the test.
+struct Session {
+    test: Rc<ProcessTest>,
+    session: Rc<RefCell<CassetteSession>>,
+}
+
+const TEMPLATE_PROCESS: &str = "ai-agent-tool-loop";
+
+fn template_xml() -> String {
+    std::fs::read_to_string(repo_file(
+        "templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn",
+    ))
+    .unwrap()
+}
+
+/// The template's process deployed from `xml` with the worked example's tool mocks.
+fn template_from(xml: &str) -> ProcessTest {
+    let t = ProcessTest::from_xml("ai-agent-tool-loop.bpmn", xml).unwrap();
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": true}}));
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns and damaged items"]}));
+    t.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-77"}));
+    t.mock_job("email-send").complete();
+    t
 }
 
 fn scripted(turns: Vec<Turn>) -> TurnSource {
@@ -231,83 +246,265 @@ fn scripted(turns: Vec<Turn>) -> TurnSource {
     Box::new(move |_, _| turns.next().ok_or_else(|| "no turn left".to_string()))
 }
 
+impl Session {
+    fn open(
+        test: ProcessTest,
+        agent: &str,
+        path: &Path,
+        options: CassetteOptions,
+        turns: Option<Vec<Turn>>,
+    ) -> Session {
+        let test = Rc::new(test);
+        let session = test
+            .with_engine(|e| {
+                CassetteSession::open(e, agent, path, options, turns.map(scripted), None)
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let session = Rc::new(RefCell::new(session));
+        let weak = Rc::downgrade(&test);
+        let answering = session.clone();
+        test.mock_ai_agent(
+            agent,
+            baton_testing::agent::AgentScript::handler(move |request| {
+                let t = weak.upgrade().expect("the test is alive");
+                t.with_engine(|e| answering.borrow_mut().answer(e, request))
+                    .unwrap_or_else(|failure| panic!("{failure}"))
+            }),
+        );
+        Session { test, session }
+    }
+
+    /// Starts the process and ends the session: the failure's message, if any.
+    fn run(&self, process: &str, variables: serde_json::Value) -> Result<(), String> {
+        let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.test.start(process, variables);
+        }));
+        if let Err(panic) = started {
+            return Err(panic
+                .downcast::<String>()
+                .map(|s| *s)
+                .unwrap_or_else(|_| "a panic".to_string()));
+        }
+        self.test
+            .with_engine(|e| self.session.borrow_mut().finish(e))
+            .map_err(|f| f.to_string())
+    }
+}
+
+const BROKEN: &str = "My order 1042 arrived broken.";
+
+/// Records the worked example against `xml` into `path`.
+fn record_template(xml: &str, path: &Path) {
+    let session = Session::open(
+        template_from(xml),
+        "support-agent",
+        path,
+        CassetteOptions {
+            mode: CassetteMode::Record,
+            ..CassetteOptions::default()
+        },
+        Some(template_turns()),
+    );
+    session
+        .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .unwrap();
+}
+
+fn replay(test: ProcessTest, path: &Path, variables: serde_json::Value) -> Result<(), String> {
+    Session::open(
+        test,
+        "support-agent",
+        path,
+        CassetteOptions::default(),
+        None,
+    )
+    .run(TEMPLATE_PROCESS, variables)
+    .map_err(|message| message.replace(&path.display().to_string(), "damaged-order.json"))
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("baton-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn join(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[test]
 fn a_recording_replays_and_records_again_byte_for_byte() {
-    let dir = std::env::temp_dir().join(format!("baton-record-{}", std::process::id()));
+    let dir = TempDir::new("record");
     let path = dir.join("damaged-order.json");
-    let record = |path: &std::path::Path| {
-        let t = std::rc::Rc::new(template());
-        let session = t.with_engine(|e| {
-            CassetteSession::open(
-                e,
-                "support-agent",
-                path,
-                CassetteOptions {
-                    mode: CassetteMode::Record,
-                    ..CassetteOptions::default()
-                },
-                Some(scripted(template_turns())),
-                None,
-            )
-        });
-        let session = std::rc::Rc::new(std::cell::RefCell::new(session.unwrap()));
-        with_session(&t, session.clone());
-        t.start(
-            "ai-agent-tool-loop",
-            json!({"customerMessage": "My order 1042 arrived broken."}),
-        )
-        .assert_completed();
-        t.with_engine(|e| session.borrow_mut().finish(e)).unwrap();
-        std::fs::read_to_string(path).unwrap()
-    };
-    let first = record(&path);
-    let second = record(&dir.join("again.json"));
+    let xml = template_xml();
+    record_template(&xml, &path);
+    let first = std::fs::read_to_string(&path).unwrap();
+    record_template(&xml, &dir.join("again.json"));
+    let second = std::fs::read_to_string(dir.join("again.json")).unwrap();
     assert_eq!(first, second, "the same handler records the same bytes");
     insta::assert_snapshot!(first);
 
-    // Replay.
-    let t = std::rc::Rc::new(template());
-    let session = t.with_engine(|e| {
-        CassetteSession::open(
-            e,
-            "support-agent",
-            &path,
-            CassetteOptions::default(),
-            None,
-            None,
-        )
-    });
-    let session = std::rc::Rc::new(std::cell::RefCell::new(session.unwrap()));
-    with_session(&t, session.clone());
-    t.start(
-        "ai-agent-tool-loop",
-        json!({"customerMessage": "My order 1042 arrived broken."}),
+    replay(
+        template_from(&xml),
+        &path,
+        json!({"customerMessage": BROKEN}),
     )
-    .assert_completed();
-    t.with_engine(|e| session.borrow_mut().finish(e)).unwrap();
+    .unwrap();
+}
 
-    // A tool that returns something else fails at the call that sees it.
-    let t = std::rc::Rc::new(template());
+/// Each drift cause, recorded against the template and replayed against a changed process or
+/// run: the message names the cause.
+#[test]
+fn each_drift_cause_is_named() {
+    let dir = TempDir::new("drift");
+    let path = dir.join("damaged-order.json");
+    let xml = template_xml();
+    record_template(&xml, &path);
+    let replayed = |xml: &str, variables: serde_json::Value| {
+        replay(template_from(xml), &path, variables).unwrap_err()
+    };
+    let broken = || json!({"customerMessage": BROKEN});
+
+    let tool_result = {
+        let t = template_from(&xml);
+        t.mock_job("order-lookup")
+            .complete_with(json!({"order": {"id": "1042", "status": "shipped", "damaged": true}}));
+        replay(t, &path, broken()).unwrap_err()
+    };
+    let user_prompt = replayed(&xml, json!({"customerMessage": "Where is order 7?"}));
+    let system_prompt = replayed(
+        &xml.replace(
+            "Answer with a short, friendly message",
+            "Answer with a long message",
+        ),
+        broken(),
+    );
+    let tool_added = replayed(
+        &xml.replace(
+            "    </bpmn:adHocSubProcess>",
+            r#"      <bpmn:serviceTask id="issue-refund" name="Issue refund">
+        <bpmn:documentation>Refunds an order.</bpmn:documentation>
+        <bpmn:extensionElements>
+          <zeebe:taskDefinition type="refund" />
+        </bpmn:extensionElements>
+      </bpmn:serviceTask>
+    </bpmn:adHocSubProcess>"#,
+        ),
+        broken(),
+    );
+    let tool_removed = {
+        let start = xml.find(r#"<bpmn:serviceTask id="search-kb""#).unwrap();
+        let end =
+            start + xml[start..].find("</bpmn:serviceTask>").unwrap() + "</bpmn:serviceTask>".len();
+        replayed(&format!("{}{}", &xml[..start], &xml[end..]), broken())
+    };
+    let tool_renamed = replayed(
+        &xml.replace(r#"id="create-ticket""#, r#"id="open-ticket""#)
+            .replace(
+                r#"bpmnElement="create-ticket""#,
+                r#"bpmnElement="open-ticket""#,
+            ),
+        broken(),
+    );
+    let parameter_added = replayed(
+        &xml.replace(
+            r#"target="orderId" />"#,
+            r#"target="orderId" />
+            <zeebe:input source="=fromAi(toolCall.email, &#34;The customer's e-mail&#34;, &#34;string&#34;)" target="email" />"#,
+        ),
+        broken(),
+    );
+    let parameter_retyped = replayed(
+        &xml.replace(
+            "=fromAi(toolCall.orderId, &#34;The order number, for example 1042&#34;, &#34;string&#34;)",
+            "=fromAi(toolCall.orderId, &#34;The order number, for example 1042&#34;, &#34;number&#34;)",
+        ),
+        broken(),
+    );
+    let missing_call = {
+        let t = template_from(&xml);
+        t.mock_job("order-lookup").fail("order service down");
+        replay(t, &path, broken()).unwrap_err()
+    };
+    let extra_call = {
+        let mut cut = baton_testing::agent::recording::Recording::read(&path).unwrap();
+        cut.calls.truncate(2);
+        let cut_path = dir.join("cut.json");
+        cut.write(&cut_path).unwrap();
+        replay(template_from(&xml), &cut_path, broken())
+            .unwrap_err()
+            .replace(&cut_path.display().to_string(), "cut.json")
+    };
+    insta::assert_snapshot!(
+        [
+            tool_result,
+            user_prompt,
+            system_prompt,
+            tool_added,
+            tool_removed,
+            tool_renamed,
+            parameter_added,
+            parameter_retyped,
+            missing_call,
+            extra_call,
+        ]
+        .join("\n---\n")
+    );
+}
+
+/// A tool whose chain goes another way: the path after the call that activated it, then the
+/// result it gave.
+#[test]
+fn the_path_a_tool_took_is_named() {
+    let dir = TempDir::new("path");
+    let path = dir.join("damaged-order.json");
+    let chained = template_xml().replacen(
+        r#"            <zeebe:output source="=order" target="toolCallResult" />
+          </zeebe:ioMapping>
+        </bpmn:extensionElements>
+      </bpmn:serviceTask>"#,
+        r#"            <zeebe:output source="=order" target="toolCallResult" />
+          </zeebe:ioMapping>
+        </bpmn:extensionElements>
+        <bpmn:outgoing>flow-to-check</bpmn:outgoing>
+      </bpmn:serviceTask>
+      <bpmn:sequenceFlow id="flow-to-check" sourceRef="lookup-order" targetRef="is-damaged" />
+      <bpmn:exclusiveGateway id="is-damaged" default="flow-intact">
+        <bpmn:incoming>flow-to-check</bpmn:incoming>
+        <bpmn:outgoing>flow-damaged</bpmn:outgoing>
+        <bpmn:outgoing>flow-intact</bpmn:outgoing>
+      </bpmn:exclusiveGateway>
+      <bpmn:sequenceFlow id="flow-damaged" sourceRef="is-damaged" targetRef="flag-damage">
+        <bpmn:conditionExpression xsi:type="bpmn:tFormalExpression">=toolCallResult.damaged = true</bpmn:conditionExpression>
+      </bpmn:sequenceFlow>
+      <bpmn:sequenceFlow id="flow-intact" sourceRef="is-damaged" targetRef="note-intact" />
+      <bpmn:scriptTask id="flag-damage">
+        <bpmn:extensionElements>
+          <zeebe:script expression="={status: toolCallResult.status, damage: &#34;flagged&#34;}" resultVariable="toolCallResult" />
+        </bpmn:extensionElements>
+        <bpmn:incoming>flow-damaged</bpmn:incoming>
+      </bpmn:scriptTask>
+      <bpmn:scriptTask id="note-intact">
+        <bpmn:extensionElements>
+          <zeebe:script expression="={status: toolCallResult.status, damage: &#34;none&#34;}" resultVariable="toolCallResult" />
+        </bpmn:extensionElements>
+        <bpmn:incoming>flow-intact</bpmn:incoming>
+      </bpmn:scriptTask>"#,
+        1,
+    );
+    record_template(&chained, &path);
+    let t = template_from(&chained);
     t.mock_job("order-lookup")
-        .complete_with(json!({"order": {"id": "1042", "status": "shipped", "damaged": true}}));
-    let session = t.with_engine(|e| {
-        CassetteSession::open(
-            e,
-            "support-agent",
-            &path,
-            CassetteOptions::default(),
-            None,
-            None,
-        )
-    });
-    let session = std::rc::Rc::new(std::cell::RefCell::new(session.unwrap()));
-    with_session(&t, session.clone());
-    let message = crate::support::panic_message(|| {
-        t.start(
-            "ai-agent-tool-loop",
-            json!({"customerMessage": "My order 1042 arrived broken."}),
-        );
-    });
-    insta::assert_snapshot!(message.replace(&path.display().to_string(), "damaged-order.json"));
-    std::fs::remove_dir_all(&dir).unwrap();
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": false}}));
+    insta::assert_snapshot!(replay(t, &path, json!({"customerMessage": BROKEN})).unwrap_err());
 }
