@@ -329,7 +329,7 @@ impl Engine {
     ) -> Result<Vec<Key>, Rejection> {
         let start = self.begin();
         if let Some(k) = process_definition_key
-            && !self.processes.iter().any(|p| p.key == k)
+            && !self.deployed.processes.iter().any(|p| p.key == k)
         {
             return Err(Rejection::new(
                 RejectionType::NotFound,

@@ -294,7 +294,9 @@ impl Engine {
                 element: esp,
                 variables: trigger.variables.clone(),
             });
-            self.pending_esp_start.insert(c.instance, trigger);
+            self.pending
+                .event_sub_process_starts
+                .insert(c.instance, trigger);
             if self.terminate_children(c.instance) {
                 let t = self
                     .instances
@@ -306,7 +308,9 @@ impl Engine {
                 self.activate_child(c.instance, t.element, None);
             }
         } else {
-            self.pending_esp_start.insert(c.instance, trigger);
+            self.pending
+                .event_sub_process_starts
+                .insert(c.instance, trigger);
             self.activate_child(c.instance, esp, None);
         }
     }

@@ -112,7 +112,7 @@ impl Engine {
             i.job = Some(job_key);
         }
         self.event(ValueType::Job, OtherIntent::Created, Some(job_key), value);
-        self.job_feed.push(job_key);
+        self.jobs.feed.push(job_key);
         job_key
     }
 
@@ -228,7 +228,7 @@ impl Engine {
         // Most jobs complete without variables: those share one empty document. The values are
         // shared by the record and the variables they become (no copies).
         let variables = if variables.is_empty() {
-            self.empty_document.clone()
+            self.empty.document.clone()
         } else {
             Arc::new(variables)
         };
@@ -320,7 +320,7 @@ impl Engine {
         }
         if retries > 0 {
             if retry_backoff_ms <= 0 {
-                self.job_feed.push(job_key);
+                self.jobs.feed.push(job_key);
             }
         } else {
             let error_type = match kind {
@@ -434,7 +434,7 @@ impl Engine {
                 value.deadline = None;
                 value.worker = None;
             }
-            self.job_feed.push(k);
+            self.jobs.feed.push(k);
         }
         let recurred: Vec<Key> = self
             .jobs
@@ -452,7 +452,7 @@ impl Engine {
             if let Some(j) = self.jobs.get_mut(&k) {
                 j.value_mut().recurring_time = None;
             }
-            self.job_feed.push(k);
+            self.jobs.feed.push(k);
         }
     }
 }

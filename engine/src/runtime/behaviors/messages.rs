@@ -520,7 +520,9 @@ impl Engine {
             && s.correlating == Some(message)
         {
             s.correlating = None;
-            let bpmn_id = self.processes[s.proc.0 as usize].bpmn_process_id.clone();
+            let bpmn_id = self.deployed.processes[s.proc.0 as usize]
+                .bpmn_process_id
+                .clone();
             if let Some(m) = self.messaging.messages.get_mut(&message)
                 && let Some(pos) = m.correlated.iter().position(|p| *p == bpmn_id)
             {
@@ -908,7 +910,8 @@ impl Engine {
         element: ElementIdx,
         variables: Option<Arc<VariableDocument>>,
     ) {
-        self.event_starts
+        self.pending
+            .event_starts
             .insert(pi, EventTrigger { element, variables });
         self.queue_process_activation(
             proc,
@@ -925,7 +928,7 @@ impl Engine {
             return;
         };
         self.messaging.start_locks.remove(&(id.clone(), ck.clone()));
-        let Some(&proc) = self.latest.get(&*id) else {
+        let Some(&proc) = self.deployed.latest.get(&*id) else {
             return;
         };
         let now = self.now;

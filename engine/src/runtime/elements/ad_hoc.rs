@@ -223,7 +223,7 @@ impl Engine {
         for (name, value) in variables {
             self.set_pending_local_arc(inner, proc, pi, name.to_shared_name(), value);
         }
-        self.pending_inner_element.insert(inner, element);
+        self.pending.inner_elements.insert(inner, element);
         self.queue.push_back(FollowUp::Activate(Activation {
             key: Some(inner),
             proc,
@@ -241,7 +241,7 @@ impl Engine {
     /// The inner instance itself: activated, then the element inside it.
     pub(crate) fn activate_inner_instance(&mut self, key: Key) -> Step {
         self.transition(key, State::Activated)?;
-        if let Some(element) = self.pending_inner_element.remove(&key) {
+        if let Some(element) = self.pending.inner_elements.remove(&key) {
             self.activate_child(key, element, None);
         }
         Ok(())

@@ -48,7 +48,8 @@ impl Engine {
         match binding {
             Some("deployment") => {
                 let deployment = self.process(caller).deployment_key;
-                self.processes
+                self.deployed
+                    .processes
                     .iter()
                     .position(|p| {
                         p.deployment_key == deployment && &*p.bpmn_process_id == process_id
@@ -56,6 +57,7 @@ impl Engine {
                     .map(|i| ProcIdx(i as u32))
             }
             Some("versionTag") => self
+                .deployed
                 .processes
                 .iter()
                 .enumerate()
@@ -64,7 +66,7 @@ impl Engine {
                     &*p.bpmn_process_id == process_id && p.version_tag.as_deref() == version_tag
                 })
                 .map(|(i, _)| ProcIdx(i as u32)),
-            _ => self.latest.get(process_id).copied(),
+            _ => self.deployed.latest.get(process_id).copied(),
         }
     }
 

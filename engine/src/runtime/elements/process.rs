@@ -21,11 +21,11 @@ impl ElementBehavior for Process {
     fn activate(&self, engine: &mut Engine, key: Key) -> Step {
         engine.subscribe_to_events(key)?;
         engine.transition(key, State::Activated)?;
-        if let Some(t) = engine.event_starts.remove(&key) {
+        if let Some(t) = engine.pending.event_starts.remove(&key) {
             engine.activate_child(key, t.element, t.variables);
             return Ok(());
         }
-        match engine.start_instructions.remove(&key) {
+        match engine.pending.start_instructions.remove(&key) {
             Some(elements) => {
                 for element in elements {
                     engine.activate_with_start_instruction(key, element)?;

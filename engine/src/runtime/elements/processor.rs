@@ -223,10 +223,10 @@ impl Engine {
             None => ElementRef::Process,
         };
         // Usually empty: no hashing then.
-        let vars = if self.pending_vars.is_empty() {
+        let vars = if self.pending.variables.is_empty() {
             Default::default()
         } else {
-            self.pending_vars.remove(&key).unwrap_or_default()
+            self.pending.variables.remove(&key).unwrap_or_default()
         };
         let mut inst = ElementInstance::new(
             key,

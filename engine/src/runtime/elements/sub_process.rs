@@ -63,7 +63,7 @@ impl Engine {
         let scope = self.instances[&key]
             .flow_scope
             .expect("event sub-processes have a scope");
-        let trigger = self.pending_esp_start.remove(&scope);
+        let trigger = self.pending.event_sub_process_starts.remove(&scope);
         self.subscribe_to_events(key)?;
         self.transition(key, State::Activated)?;
         if let Some(t) = trigger {
