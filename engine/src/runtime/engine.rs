@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::model::ElementIdx;
 use crate::runtime::command::{Applied, Command, UnrecordedCommands};
 use crate::runtime::compile::executable::ExecutableProcess;
 use crate::runtime::records::{
@@ -16,13 +15,12 @@ use crate::runtime::records::{
 };
 use crate::runtime::state::compensation::CompensationState;
 use crate::runtime::state::conditionals::ConditionalState;
-use crate::runtime::state::deployments::{DecisionStore, DeployedForm};
-use crate::runtime::state::feel::{EvaluationCounter, NowJson};
+use crate::runtime::state::deployments::Deployments;
+use crate::runtime::state::feel::FeelState;
 use crate::runtime::state::incidents::Incident;
-use crate::runtime::state::instances::{
-    EventTrigger, InstanceStore, ProcessInstanceSummary, VarMap,
-};
+use crate::runtime::state::instances::{InstanceStore, PendingActivations, ProcessInstanceSummary};
 use crate::runtime::state::jobs::JobStore;
+use crate::runtime::state::log::RecordLog;
 use crate::runtime::state::messages::MessageState;
 use crate::runtime::state::signals::SignalSubscriptions;
 use crate::runtime::state::timers::TimerState;
@@ -52,60 +50,55 @@ impl Default for EngineConfig {
 }
 
 /// The deterministic BPMN engine. See the module documentation.
+///
+/// Its state is grouped by who owns it: what is deployed, the event log, the processing queue,
+/// the element instances (with what activations about to happen carry), and one part per
+/// behaviour (jobs, incidents, user tasks, timers, messages, signals, conditional events,
+/// compensation, FEEL evaluation, recorded commands).
 #[derive(Debug, Clone)]
 pub struct Engine {
     pub(crate) config: EngineConfig,
-    pub(crate) processes: Vec<Arc<ExecutableProcess>>,
-    /// Latest version per BPMN process id.
-    pub(crate) latest: BTreeMap<Arc<str>, ProcIdx>,
-    pub(crate) next_key: Key,
+    /// The engine clock, epoch milliseconds.
     pub(crate) now: i64,
-    pub(crate) records: Vec<Record>,
-    pub(crate) position: u64,
+    pub(crate) next_key: Key,
+    /// Processes (every version, the latest per id), decisions and forms.
+    pub(crate) deployed: Deployments,
+    pub(crate) log: RecordLog,
+    /// Follow-up commands waiting to be processed, in order.
     pub(crate) queue: VecDeque<FollowUp>,
+    /// Steps processed by the current public call.
+    pub(crate) steps: usize,
     pub(crate) instances: InstanceStore,
-    /// Variables created for an element instance before it exists (multi-instance children).
-    pub(crate) pending_vars: FxHashMap<Key, VarMap>,
+    /// What the engine remembers of every process instance, ended ones too.
     pub(crate) process_instances: BTreeMap<Key, ProcessInstanceSummary>,
-    pub(crate) jobs: JobStore,
-    /// Keys of jobs that became activatable, in order (see [`Engine::activatable_jobs_since`]).
-    pub(crate) job_feed: Vec<Key>,
-    pub(crate) incidents: BTreeMap<Key, Incident>,
-    /// Deployed decision requirements graphs and decisions (every version).
-    pub(crate) decisions: DecisionStore,
-    pub(crate) user_tasks: BTreeMap<Key, UserTask>,
-    /// The triggered start event of an event sub-process about to be activated, by scope.
-    pub(crate) pending_esp_start: FxHashMap<Key, EventTrigger>,
-    /// The element an ad-hoc inner instance will activate, by inner instance key.
-    pub(crate) pending_inner_element: FxHashMap<Key, ElementIdx>,
+    /// What element instances about to be activated carry.
+    pub(crate) pending: PendingActivations,
     /// Terminate-after-element runtime instructions, by process instance.
     pub(crate) terminate_after: FxHashMap<Key, Vec<Arc<str>>>,
-    /// Start instructions of a process instance being created.
-    pub(crate) start_instructions: FxHashMap<Key, Vec<ElementIdx>>,
+    pub(crate) jobs: JobStore,
+    pub(crate) incidents: BTreeMap<Key, Incident>,
+    pub(crate) user_tasks: BTreeMap<Key, UserTask>,
     pub(crate) timers: TimerState,
     /// Message subscriptions, buffered messages, message start events.
     pub(crate) messaging: MessageState,
     pub(crate) signal_subscriptions: SignalSubscriptions,
     pub(crate) conditionals: ConditionalState,
     pub(crate) compensation: CompensationState,
-    pub(crate) forms: Vec<DeployedForm>,
-    /// The event start event (message, timer, signal) a process instance being created starts
-    /// at, with the event's variables.
-    pub(crate) event_starts: FxHashMap<Key, EventTrigger>,
-    /// Steps processed by the current public call.
-    pub(crate) steps: usize,
-    /// FEEL evaluations so far: each one seeds `uuid()` and `random number()` with the next
-    /// count, so values differ between evaluations and repeat from run to run.
-    pub(crate) feel_evaluations: EvaluationCounter,
-    /// FEEL's `now()` as JSON at the last instant it was built for (the clock moves rarely).
-    pub(crate) now_json: NowJson,
-    /// An empty variable document, shared by the records of commands without variables.
-    pub(crate) empty_document: Arc<SharedVariableDocument>,
-    /// The same for instance creations without variables or start instructions.
-    pub(crate) empty_plain_document: Arc<VariableDocument>,
-    pub(crate) no_start_instructions: Arc<Vec<String>>,
+    pub(crate) feel: FeelState,
+    pub(crate) empty: SharedEmpties,
     /// The commands carried out, when recording (see [`Engine::record_commands`]).
     pub(crate) recorded: RecordedCommands,
+}
+
+/// Empty values shared by the records of commands that carry none.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SharedEmpties {
+    /// Job completions and other commands without variables.
+    pub(crate) document: Arc<SharedVariableDocument>,
+    /// Instance creations without variables.
+    pub(crate) plain_document: Arc<VariableDocument>,
+    /// Instance creations without start instructions.
+    pub(crate) start_instructions: Arc<Vec<String>>,
 }
 
 impl Default for Engine {
@@ -119,37 +112,25 @@ impl Engine {
         Engine {
             now: config.start_time_ms,
             config,
-            processes: Vec::new(),
-            latest: BTreeMap::new(),
             next_key: FIRST_KEY,
-            records: Vec::new(),
-            position: 0,
-            feel_evaluations: EvaluationCounter::default(),
-            now_json: NowJson::default(),
+            deployed: Deployments::default(),
+            log: RecordLog::default(),
             queue: VecDeque::new(),
+            steps: 0,
             instances: InstanceStore::default(),
-            pending_vars: FxHashMap::default(),
             process_instances: BTreeMap::new(),
-            jobs: JobStore::default(),
-            job_feed: Vec::new(),
-            incidents: BTreeMap::new(),
-            decisions: DecisionStore::default(),
-            user_tasks: BTreeMap::new(),
-            pending_esp_start: FxHashMap::default(),
-            pending_inner_element: FxHashMap::default(),
+            pending: PendingActivations::default(),
             terminate_after: FxHashMap::default(),
-            start_instructions: FxHashMap::default(),
+            jobs: JobStore::default(),
+            incidents: BTreeMap::new(),
+            user_tasks: BTreeMap::new(),
             timers: TimerState::default(),
             messaging: MessageState::default(),
             signal_subscriptions: BTreeMap::new(),
             conditionals: ConditionalState::default(),
             compensation: CompensationState::default(),
-            forms: Vec::new(),
-            event_starts: FxHashMap::default(),
-            steps: 0,
-            empty_document: Arc::default(),
-            empty_plain_document: Arc::default(),
-            no_start_instructions: Arc::default(),
+            feel: FeelState::default(),
+            empty: SharedEmpties::default(),
             recorded: RecordedCommands::default(),
         }
     }
@@ -177,10 +158,10 @@ impl Engine {
         key: Option<Key>,
         value: RecordValue,
     ) {
-        self.position += 1;
+        self.log.position += 1;
         if self.config.keep_records {
-            self.records.push(Record {
-                position: self.position,
+            self.log.records.push(Record {
+                position: self.log.position,
                 key,
                 timestamp: self.now,
                 record_type,
@@ -216,10 +197,10 @@ impl Engine {
         value: RecordValue,
         rejection: Rejection,
     ) -> Rejection {
-        self.position += 1;
+        self.log.position += 1;
         if self.config.keep_records {
-            self.records.push(Record {
-                position: self.position,
+            self.log.records.push(Record {
+                position: self.log.position,
                 key,
                 timestamp: self.now,
                 record_type: RecordType::CommandRejection,
@@ -248,7 +229,7 @@ impl Engine {
     }
 
     pub(crate) fn process(&self, proc: ProcIdx) -> &Arc<ExecutableProcess> {
-        &self.processes[proc.0 as usize]
+        &self.deployed.processes[proc.0 as usize]
     }
 
     /// Runs queued follow-up commands until the queue is empty, or fails once the step limit is
@@ -287,13 +268,14 @@ impl Engine {
     /// Starts a public command: resets the step counter and returns the position to report from.
     pub(crate) fn begin(&mut self) -> u64 {
         self.steps = 0;
-        self.position
+        self.log.position
     }
 
     fn step_limit_error(&self, start_position: u64) -> Rejection {
         // Name the elements activated most often during this command.
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for r in self
+            .log
             .records
             .iter()
             .rev()

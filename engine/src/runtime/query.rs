@@ -253,8 +253,8 @@ impl Engine {
     /// with each key (a test's job loop asks this after every answer) and returns the new
     /// cursor.
     pub fn for_each_activatable_job_since(&self, cursor: usize, mut f: impl FnMut(Key)) -> usize {
-        let from = cursor.min(self.job_feed.len());
-        for k in &self.job_feed[from..] {
+        let from = cursor.min(self.jobs.feed.len());
+        for k in &self.jobs.feed[from..] {
             if self
                 .jobs
                 .get(k)
@@ -263,12 +263,12 @@ impl Engine {
                 f(*k);
             }
         }
-        self.job_feed.len()
+        self.jobs.feed.len()
     }
 
     /// Forgets the activatable-job history (the bench calls it between instances).
     pub fn clear_job_feed(&mut self) {
-        self.job_feed.clear();
+        self.jobs.feed.clear();
     }
 
     /// The variables a worker gets with the job: everything visible from its element instance.
@@ -316,18 +316,18 @@ impl Engine {
 
     /// The whole event log.
     pub fn records(&self) -> &[Record] {
-        &self.records
+        &self.log.records
     }
 
     /// Records written after `position` (positions start at 1).
     pub fn records_since(&self, position: u64) -> &[Record] {
-        let start = self.records.partition_point(|r| r.position <= position);
-        &self.records[start..]
+        let start = self.log.records.partition_point(|r| r.position <= position);
+        &self.log.records[start..]
     }
 
     /// The position of the last record written.
     pub fn position(&self) -> u64 {
-        self.position
+        self.log.position
     }
 
     /// Forgets process instances that have ended (the bench calls it between instances so the
@@ -338,7 +338,7 @@ impl Engine {
 
     /// Drops the log (positions keep counting).
     pub fn clear_records(&mut self) {
-        self.records.clear();
+        self.log.records.clear();
     }
 
     /// The element id of a record about an element (or the process id, or a flow id).

@@ -189,7 +189,7 @@ impl Engine {
     /// The whole log, one line per record, each prefixed with its position.
     pub fn render_log(&self) -> String {
         let mut out = String::new();
-        for r in &self.records {
+        for r in &self.log.records {
             out.push_str(&format!("{:>4} {}\n", r.position, self.render_record(r)));
         }
         out

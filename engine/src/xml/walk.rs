@@ -44,45 +44,48 @@ pub(crate) fn read<'a>(
     Ok(doc)
 }
 
-/// Walking a tree into a model: the parser gives its tree, its source and where its problems
-/// go, and gets the readers both parsers use.
-pub(crate) trait Walk<'s, 'a: 's> {
-    fn source(&self) -> &'s Source;
-    fn doc(&self) -> &'s Document<'a>;
-    fn diagnostics(&mut self) -> &mut Vec<Diagnostic>;
+/// A tree being walked into a model: the document, the source its positions are in, and the
+/// problems found so far, with the readers both parsers use.
+pub(crate) struct Walker<'s, 'a> {
+    pub source: &'s Source,
+    pub doc: &'s Document<'a>,
+    pub diagnostics: Vec<Diagnostic>,
+}
 
+impl<'s, 'a> Walker<'s, 'a> {
     /// Reports a problem at byte `offset` of the file.
-    fn error(
+    pub fn error(
         &mut self,
         offset: u32,
         rule: Rule,
         element_id: Option<&str>,
         message: impl Into<String>,
     ) {
-        let diagnostic = Diagnostic::at(self.source(), offset, rule, element_id, message);
-        self.diagnostics().push(diagnostic);
+        let diagnostic = Diagnostic::at(self.source, offset, rule, element_id, message);
+        self.diagnostics.push(diagnostic);
     }
 
-    fn node(&self, id: NodeId) -> &'s Node<'a> {
-        self.doc().node(id)
+    pub fn node(&self, id: NodeId) -> &'s Node<'a> {
+        self.doc.node(id)
     }
 
     /// The element children of a node, in document order.
-    fn children(
+    pub fn children(
         &self,
         id: NodeId,
-    ) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + use<'s, 'a, Self> {
-        self.doc().children(id)
+    ) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + use<'s, 'a> {
+        self.doc.children(id)
     }
 
     /// The attribute without namespace called `name`, as a string of its own.
-    fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
-        let doc = self.doc();
-        doc.attr(node, name).map(|a| doc.value(a).to_owned())
+    pub fn string(&self, node: &Node<'_>, name: &str) -> Option<String> {
+        self.doc
+            .attr(node, name)
+            .map(|a| self.doc.value(a).to_owned())
     }
 
     /// Where an element is, for its model: its start tag's `<`.
-    fn span(&self, node: &Node<'_>) -> Span {
+    pub fn span(&self, node: &Node<'_>) -> Span {
         Span {
             start: node.start,
             end: node.start,
@@ -92,12 +95,15 @@ pub(crate) trait Walk<'s, 'a: 's> {
     /// Reports every id used twice among the elements of the namespaces `in_scope` accepts
     /// (XML Schema's `ID` type: one space per file), and gives each id with where it first
     /// appeared.
-    fn report_duplicate_ids(&mut self, in_scope: impl Fn(Ns) -> bool) -> FxHashMap<&'s str, u32> {
-        let doc = self.doc();
+    pub fn report_duplicate_ids(
+        &mut self,
+        in_scope: impl Fn(Ns) -> bool,
+    ) -> FxHashMap<&'s str, u32> {
+        let doc = self.doc;
         let (ids, duplicates) = doc.ids(in_scope);
         for (id, first) in duplicates {
             let value: &str = doc.value(id);
-            let first = self.source().line_col(first);
+            let first = self.source.line_col(first);
             self.error(
                 id.span.start,
                 Rule::DuplicateId,

@@ -10,12 +10,12 @@ impl<'s, 'a> Parser<'s, 'a> {
         element_id: &str,
         zeebe: &mut Zeebe,
     ) -> Option<EventDefinition> {
-        let node = self.node(node_id);
-        let span = self.span(node);
+        let node = self.xml.node(node_id);
+        let span = self.xml.span(node);
         let eid = Some(element_id);
         let definition = match node.local {
             "messageEventDefinition" => {
-                for (_, child) in self.children(node_id) {
+                for (_, child) in self.xml.children(node_id) {
                     if !child.is(Ns::Bpmn, "extensionElements") {
                         continue;
                     }
@@ -28,7 +28,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                         }
                     }
                 }
-                let message_ref = self.string(node, "messageRef");
+                let message_ref = self.xml.string(node, "messageRef");
                 if let Some(publish) = &mut zeebe.publish_message {
                     publish.message_ref = message_ref.clone();
                 }
@@ -36,21 +36,23 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
             "timerEventDefinition" => {
                 let mut timer = None;
-                for (_, child) in self.children(node_id) {
+                for (_, child) in self.xml.children(node_id) {
                     let value = match (child.ns, child.local) {
-                        (Ns::Bpmn, "timeDuration") => {
-                            TimerDefinition::Duration(text_expr(self.source, self.doc, child))
-                        }
+                        (Ns::Bpmn, "timeDuration") => TimerDefinition::Duration(text_expr(
+                            self.xml.source,
+                            self.xml.doc,
+                            child,
+                        )),
                         (Ns::Bpmn, "timeDate") => {
-                            TimerDefinition::Date(text_expr(self.source, self.doc, child))
+                            TimerDefinition::Date(text_expr(self.xml.source, self.xml.doc, child))
                         }
                         (Ns::Bpmn, "timeCycle") => {
-                            TimerDefinition::Cycle(text_expr(self.source, self.doc, child))
+                            TimerDefinition::Cycle(text_expr(self.xml.source, self.xml.doc, child))
                         }
                         _ => continue,
                     };
                     if timer.is_some() {
-                        self.error(
+                        self.xml.error(
                             child.start,
                             Rule::Timer,
                             eid,
@@ -63,34 +65,34 @@ impl<'s, 'a> Parser<'s, 'a> {
                 EventDefinition::Timer(timer.unwrap_or(TimerDefinition::Empty(span)))
             }
             "errorEventDefinition" => EventDefinition::Error {
-                error_ref: self.string(node, "errorRef"),
+                error_ref: self.xml.string(node, "errorRef"),
                 span,
             },
             "escalationEventDefinition" => EventDefinition::Escalation {
-                escalation_ref: self.string(node, "escalationRef"),
+                escalation_ref: self.xml.string(node, "escalationRef"),
                 span,
             },
             "signalEventDefinition" => EventDefinition::Signal {
-                signal_ref: self.string(node, "signalRef"),
+                signal_ref: self.xml.string(node, "signalRef"),
                 span,
             },
             "compensateEventDefinition" => EventDefinition::Compensation {
-                activity_ref: self.string(node, "activityRef"),
+                activity_ref: self.xml.string(node, "activityRef"),
                 wait_for_completion: self.boolean(node, "waitForCompletion", eid),
                 span,
             },
             "conditionalEventDefinition" => {
                 let mut filter: Option<(Option<String>, Option<String>)> = None;
                 // `zeebe:conditionalFilter` sits in the definition's own extension elements.
-                for (_, child) in self.children(node_id) {
+                for (_, child) in self.xml.children(node_id) {
                     if !child.is(Ns::Bpmn, "extensionElements") {
                         continue;
                     }
                     for (_, ext) in self.children_of(child) {
                         if ext.is(Ns::Zeebe, "conditionalFilter") {
                             filter = Some((
-                                self.string(ext, "variableNames"),
-                                self.string(ext, "variableEvents"),
+                                self.xml.string(ext, "variableNames"),
+                                self.xml.string(ext, "variableEvents"),
                             ));
                         }
                     }
@@ -104,7 +106,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
             }
             "linkEventDefinition" => EventDefinition::Link {
-                name: self.string(node, "name"),
+                name: self.xml.string(node, "name"),
                 span,
             },
             "terminateEventDefinition" => EventDefinition::Terminate { span },
@@ -120,7 +122,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             message_id: self.expr(ext, "messageId"),
             time_to_live: self.expr(ext, "timeToLive"),
             message_ref: None,
-            span: self.span(ext),
+            span: self.xml.span(ext),
         }
     }
 }

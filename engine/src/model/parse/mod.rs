@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 use super::*;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::source::Source;
-use crate::xml::walk::{self, Walk};
+use crate::xml::walk::{self, Walker};
 use crate::xml::{Attr, Document, Node, NodeId, Ns};
 
 mod diagram;
@@ -95,9 +95,11 @@ pub fn parse(source: &Source, diagram: DiagramReading) -> Parsed {
         DiagramReading::Read => None,
     };
     let mut parser = Parser {
-        source,
-        doc: &doc,
-        diagnostics,
+        xml: Walker {
+            source,
+            doc: &doc,
+            diagnostics,
+        },
         ids: HashMap::default(),
         diagram: di.diagram,
         di_diagnostics: di.problems.diagnostics.into_iter().peekable(),
@@ -107,14 +109,12 @@ pub fn parse(source: &Source, diagram: DiagramReading) -> Parsed {
     definitions.unread_diagram = unread_diagram;
     Parsed {
         definitions: Some(definitions),
-        diagnostics: parser.diagnostics,
+        diagnostics: parser.xml.diagnostics,
     }
 }
 
 struct Parser<'s, 'a> {
-    source: &'s Source,
-    doc: &'s Document<'a>,
-    diagnostics: Vec<Diagnostic>,
+    xml: Walker<'s, 'a>,
     /// Every id of the file and where it first appeared.
     ids: HashMap<&'s str, u32>,
     /// What the streamed BPMN DI drew, and its problems with the start of the `BPMNDiagram`
@@ -130,23 +130,11 @@ struct RawRef<'s> {
     span: Span,
 }
 
-impl<'s, 'a> Walk<'s, 'a> for Parser<'s, 'a> {
-    fn source(&self) -> &'s Source {
-        self.source
-    }
-    fn doc(&self) -> &'s Document<'a> {
-        self.doc
-    }
-    fn diagnostics(&mut self) -> &mut Vec<Diagnostic> {
-        &mut self.diagnostics
-    }
-}
-
 impl<'s, 'a> Parser<'s, 'a> {
     /// Reports every id used twice in the file. Ids of BPMN and DI elements share one space
     /// (XML Schema's `ID` type), as the Camunda model's schema validation sees them.
     fn check_ids(&mut self) {
-        self.ids = self.report_duplicate_ids(|ns| {
+        self.ids = self.xml.report_duplicate_ids(|ns| {
             matches!(ns, Ns::Bpmn | Ns::BpmnDi | Ns::Dc | Ns::Di | Ns::Zeebe)
         });
     }
@@ -155,24 +143,26 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// A value read from the file as a [`SharedStr`] (see [`shared_in`]).
     fn shared(&self, value: &str) -> SharedStr {
-        shared_in(self.source.shared_text(), value)
+        shared_in(self.xml.source.shared_text(), value)
     }
 
     /// The attribute without namespace called `name`, shared with the file's text.
     fn shared_string(&self, node: &Node<'_>, name: &str) -> Option<SharedStr> {
-        self.doc
+        self.xml
+            .doc
             .attr(node, name)
-            .map(|a| self.shared(self.doc.value(a)))
+            .map(|a| self.shared(self.xml.doc.value(a)))
     }
 
     fn expr(&self, node: &Node<'_>, name: &str) -> Option<Expr> {
-        self.doc
+        self.xml
+            .doc
             .attr(node, name)
-            .map(|a| attr_expr(self.source, self.doc, a))
+            .map(|a| attr_expr(self.xml.source, self.xml.doc, a))
     }
 
     fn raw_ref(&self, node: &Node<'_>, name: &str) -> Option<RawRef<'s>> {
-        let doc: &'s Document<'a> = self.doc;
+        let doc: &'s Document<'a> = self.xml.doc;
         doc.attr(node, name).map(|a| RawRef {
             id: doc.value(a).trim(),
             span: a.span,
@@ -181,7 +171,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// An `xs:boolean` attribute; anything but `true`/`false`/`1`/`0` is reported.
     fn boolean(&mut self, node: &Node<'_>, name: &str, element_id: Option<&str>) -> Option<bool> {
-        self.boolean_attr(self.doc.attr(node, name), name, element_id)
+        self.boolean_attr(self.xml.doc.attr(node, name), name, element_id)
     }
 
     fn boolean_attr(
@@ -191,10 +181,11 @@ impl<'s, 'a> Parser<'s, 'a> {
         element_id: Option<&str>,
     ) -> Option<bool> {
         let attr = attr?;
-        match boolean_value(self.doc.value(attr), name) {
+        match boolean_value(self.xml.doc.value(attr), name) {
             Ok(value) => Some(value),
             Err(message) => {
-                self.error(attr.span.start, Rule::InvalidAttribute, element_id, message);
+                self.xml
+                    .error(attr.span.start, Rule::InvalidAttribute, element_id, message);
                 None
             }
         }
@@ -206,22 +197,24 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// The element's id as written (empty, and reported, when it has none).
     fn id_ref(&mut self, node: &Node<'_>, what: &str) -> &'s str {
-        let doc: &'s Document<'a> = self.doc;
+        let doc: &'s Document<'a> = self.xml.doc;
         match doc.attr(node, "id") {
             Some(id) if !doc.value(id).trim().is_empty() => doc.value(id),
             _ => {
                 let message = format!("the {what} <{}> has no id", node.local);
-                self.error(node.start, Rule::MissingId, None, message);
+                self.xml.error(node.start, Rule::MissingId, None, message);
                 ""
             }
         }
     }
 
     fn documentation(&self, node: NodeId) -> Vec<String> {
-        self.children(node)
+        self.xml
+            .children(node)
             .filter(|(_, child)| child.is(Ns::Bpmn, "documentation"))
             .map(|(_, child)| {
-                self.doc
+                self.xml
+                    .doc
                     .text(child)
                     .map(|t| t.value.to_string())
                     .unwrap_or_default()
@@ -231,29 +224,31 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     /// The expression held as the text of a child element, e.g. `bpmn:conditionExpression`.
     fn child_text_expr(&self, node: NodeId, local: &str) -> Option<Expr> {
-        self.children(node)
+        self.xml
+            .children(node)
             .find(|(_, child)| child.is(Ns::Bpmn, local))
-            .map(|(_, child)| text_expr(self.source, self.doc, child))
+            .map(|(_, child)| text_expr(self.xml.source, self.xml.doc, child))
     }
 
     // --- definitions ---------------------------------------------------------------------
 
     fn definitions(&mut self, root: NodeId) -> Definitions {
-        let node = self.node(root);
+        let node = self.xml.node(root);
         let mut definitions = Definitions {
-            id: self.string(node, "id"),
-            name: self.string(node, "name"),
-            target_namespace: self.string(node, "targetNamespace"),
-            exporter: self.string(node, "exporter"),
-            exporter_version: self.string(node, "exporterVersion"),
+            id: self.xml.string(node, "id"),
+            name: self.xml.string(node, "name"),
+            target_namespace: self.xml.string(node, "targetNamespace"),
+            exporter: self.xml.string(node, "exporter"),
+            exporter_version: self.xml.string(node, "exporterVersion"),
             execution_platform_version: self
+                .xml
                 .doc
                 .attr_ns(node, Ns::Modeler, "executionPlatformVersion")
-                .map(|a| self.doc.value(a).to_string()),
-            span: self.span(node),
+                .map(|a| self.xml.doc.value(a).to_string()),
+            span: self.xml.span(node),
             ..Definitions::default()
         };
-        for (child_id, child) in self.children(root) {
+        for (child_id, child) in self.xml.children(root) {
             self.report_diagrams_before(child.start);
             match (child.ns, child.local) {
                 (Ns::Bpmn, "process") => {
@@ -266,20 +261,20 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 (Ns::Bpmn, "error") => definitions.errors.push(ErrorDef {
                     id: self.id(child, "error"),
-                    name: self.string(child, "name"),
+                    name: self.xml.string(child, "name"),
                     error_code: self.expr(child, "errorCode"),
-                    span: self.span(child),
+                    span: self.xml.span(child),
                 }),
                 (Ns::Bpmn, "escalation") => definitions.escalations.push(Escalation {
                     id: self.id(child, "escalation"),
-                    name: self.string(child, "name"),
+                    name: self.xml.string(child, "name"),
                     escalation_code: self.expr(child, "escalationCode"),
-                    span: self.span(child),
+                    span: self.xml.span(child),
                 }),
                 (Ns::Bpmn, "signal") => definitions.signals.push(Signal {
                     id: self.id(child, "signal"),
                     name: self.expr(child, "name"),
-                    span: self.span(child),
+                    span: self.xml.span(child),
                 }),
                 (Ns::Bpmn, "collaboration") => {
                     let collaboration = self.collaboration(child_id);
@@ -300,15 +295,15 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// Reports the problems of the diagrams that start before `offset`.
     fn report_diagrams_before(&mut self, offset: u32) {
         while let Some((_, diagnostic)) = self.di_diagnostics.next_if(|(at, _)| *at < offset) {
-            self.diagnostics.push(diagnostic);
+            self.xml.diagnostics.push(diagnostic);
         }
     }
 
     fn message(&mut self, node_id: NodeId) -> Message {
-        let node = self.node(node_id);
+        let node = self.xml.node(node_id);
         let id = self.id(node, "message");
         let mut subscription = None;
-        for (_, child) in self.children(node_id) {
+        for (_, child) in self.xml.children(node_id) {
             if !child.is(Ns::Bpmn, "extensionElements") {
                 continue;
             }
@@ -319,7 +314,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                     }
                     subscription = Some(Subscription {
                         correlation_key: self.expr(ext, "correlationKey"),
-                        span: self.span(ext),
+                        span: self.xml.span(ext),
                     });
                 }
             }
@@ -328,36 +323,36 @@ impl<'s, 'a> Parser<'s, 'a> {
             id,
             name: self.expr(node, "name"),
             subscription,
-            span: self.span(node),
+            span: self.xml.span(node),
         }
     }
 
     fn children_of(&self, node: &'s Node<'a>) -> impl Iterator<Item = (NodeId, &'s Node<'a>)> + 's {
-        self.doc.children_of(node)
+        self.xml.doc.children_of(node)
     }
 
     fn collaboration(&mut self, node_id: NodeId) -> Collaboration {
-        let node = self.node(node_id);
+        let node = self.xml.node(node_id);
         let mut collaboration = Collaboration {
             id: self.id(node, "collaboration"),
             participants: Vec::new(),
             message_flows: Vec::new(),
-            span: self.span(node),
+            span: self.xml.span(node),
         };
-        for (_, child) in self.children(node_id) {
+        for (_, child) in self.xml.children(node_id) {
             match (child.ns, child.local) {
                 (Ns::Bpmn, "participant") => collaboration.participants.push(Participant {
                     id: self.id(child, "participant"),
-                    name: self.string(child, "name"),
-                    process_ref: self.string(child, "processRef"),
-                    span: self.span(child),
+                    name: self.xml.string(child, "name"),
+                    process_ref: self.xml.string(child, "processRef"),
+                    span: self.xml.span(child),
                 }),
                 (Ns::Bpmn, "messageFlow") => collaboration.message_flows.push(MessageFlow {
                     id: self.id(child, "message flow"),
-                    name: self.string(child, "name"),
-                    source_ref: self.string(child, "sourceRef").unwrap_or_default(),
-                    target_ref: self.string(child, "targetRef").unwrap_or_default(),
-                    span: self.span(child),
+                    name: self.xml.string(child, "name"),
+                    source_ref: self.xml.string(child, "sourceRef").unwrap_or_default(),
+                    target_ref: self.xml.string(child, "targetRef").unwrap_or_default(),
+                    span: self.xml.span(child),
                 }),
                 _ => {}
             }
@@ -367,10 +362,11 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     fn unsupported(&mut self, node: &Node<'_>, type_name: &str) {
         let id = self
+            .xml
             .doc
             .attr(node, "id")
-            .map(|a| self.doc.value(a).to_string());
-        self.error(
+            .map(|a| self.xml.doc.value(a).to_string());
+        self.xml.error(
             node.start,
             Rule::UnsupportedElement,
             id.as_deref(),
@@ -384,7 +380,7 @@ impl<'s, 'a> Parser<'s, 'a> {
 
     fn duplicate_extension(&mut self, ext: &Node<'_>, element_id: &str, name: &str) {
         let element_id = (!element_id.is_empty()).then_some(element_id);
-        self.error(
+        self.xml.error(
             ext.start,
             Rule::ZeebeExtension,
             element_id,

@@ -33,17 +33,17 @@ struct ProcessBuilder<'s> {
 
 impl<'s, 'a> Parser<'s, 'a> {
     pub(super) fn process(&mut self, node_id: NodeId) -> Process {
-        let node = self.node(node_id);
+        let node = self.xml.node(node_id);
         let id = self.id(node, "process");
         let mut builder = ProcessBuilder {
             process: Process {
                 id: id.clone(),
-                name: self.string(node, "name"),
+                name: self.xml.string(node, "name"),
                 is_executable: self
                     .boolean(node, "isExecutable", Some(&id))
                     .unwrap_or(false),
                 documentation: self.documentation(node_id),
-                span: self.span(node),
+                span: self.xml.span(node),
                 ..Process::default()
             },
             ..ProcessBuilder::default()
@@ -51,7 +51,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let mut zeebe = Zeebe::default();
         self.zeebe_attributes(node, &mut zeebe);
         let mut user_task_forms = Vec::new();
-        for (_, child) in self.children(node_id) {
+        for (_, child) in self.xml.children(node_id) {
             if child.is(Ns::Bpmn, "extensionElements") {
                 let mut extras = Extras::default();
                 self.zeebe_extensions(child, &id, &mut zeebe, &mut extras);
@@ -65,15 +65,16 @@ impl<'s, 'a> Parser<'s, 'a> {
         builder.process.user_task_forms = user_task_forms;
         // Elements are large: reserving for the direct children saves copying them as the
         // arenas grow (nested ones may still grow them).
-        let (flows, others) = self
-            .children(node_id)
-            .fold((0, 0), |(flows, others), (_, child)| {
-                if child.is(Ns::Bpmn, "sequenceFlow") {
-                    (flows + 1, others)
-                } else {
-                    (flows, others + 1)
-                }
-            });
+        let (flows, others) =
+            self.xml
+                .children(node_id)
+                .fold((0, 0), |(flows, others), (_, child)| {
+                    if child.is(Ns::Bpmn, "sequenceFlow") {
+                        (flows + 1, others)
+                    } else {
+                        (flows, others + 1)
+                    }
+                });
         builder.flows.reserve(flows);
         builder.process.flows.reserve(flows);
         builder.process.elements.reserve(others);
@@ -90,7 +91,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         node_id: NodeId,
         parent: Option<ElementIdx>,
     ) {
-        for (child_id, child) in self.children(node_id) {
+        for (child_id, child) in self.xml.children(node_id) {
             if child.ns != Ns::Bpmn {
                 continue;
             }
@@ -103,7 +104,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                         target: self.raw_ref(child, "targetRef"),
                         condition: self.child_text_expr(child_id, "conditionExpression"),
                         documentation: self.documentation(child_id),
-                        span: self.span(child),
+                        span: self.xml.span(child),
                     };
                     builder.flows.push(flow);
                 }
@@ -116,19 +117,21 @@ impl<'s, 'a> Parser<'s, 'a> {
                 | "association" => {
                     let artifact = Artifact {
                         id: self
+                            .xml
                             .doc
                             .attr(child, "id")
-                            .map(|a| self.doc.value(a).to_string())
+                            .map(|a| self.xml.doc.value(a).to_string())
                             .unwrap_or_default(),
                         kind: child.local.to_string(),
-                        name: self.string(child, "name"),
+                        name: self.xml.string(child, "name"),
                         text: self
+                            .xml
                             .children(child_id)
                             .find(|(_, c)| c.is(Ns::Bpmn, "text"))
-                            .and_then(|(_, c)| self.doc.text(c).map(|t| t.value.to_string())),
-                        source_ref: self.string(child, "sourceRef"),
-                        target_ref: self.string(child, "targetRef"),
-                        span: self.span(child),
+                            .and_then(|(_, c)| self.xml.doc.text(c).map(|t| t.value.to_string())),
+                        source_ref: self.xml.string(child, "sourceRef"),
+                        target_ref: self.xml.string(child, "targetRef"),
+                        span: self.xml.span(child),
                     };
                     builder.process.artifacts.push(artifact);
                 }
@@ -151,14 +154,14 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn lane_set(&mut self, builder: &mut ProcessBuilder<'s>, node_id: NodeId) {
-        for (lane_id, lane) in self.children(node_id) {
+        for (lane_id, lane) in self.xml.children(node_id) {
             if !lane.is(Ns::Bpmn, "lane") {
                 continue;
             }
             let mut refs = Vec::new();
-            for (child_id, child) in self.children(lane_id) {
+            for (child_id, child) in self.xml.children(lane_id) {
                 if child.is(Ns::Bpmn, "flowNodeRef") {
-                    if let Some(text) = self.doc.text(child) {
+                    if let Some(text) = self.xml.doc.text(child) {
                         refs.push(text.value.trim().to_string());
                     }
                 } else if child.is(Ns::Bpmn, "childLaneSet") {
@@ -167,9 +170,9 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
             builder.process.lanes.push(Lane {
                 id: self.id(lane, "lane"),
-                name: self.string(lane, "name"),
+                name: self.xml.string(lane, "name"),
                 flow_node_refs: refs,
-                span: self.span(lane),
+                span: self.xml.span(lane),
             });
         }
     }
@@ -182,23 +185,24 @@ impl<'s, 'a> Parser<'s, 'a> {
         node_id: NodeId,
         parent: Option<ElementIdx>,
     ) -> Option<ElementIdx> {
-        let node = self.node(node_id);
+        let node = self.xml.node(node_id);
         let kind = match node.local {
             "task" => ElementKind::Task(TaskKind::Undefined),
             "serviceTask" => ElementKind::Task(TaskKind::Service),
             "sendTask" => ElementKind::Task(TaskKind::Send),
             "receiveTask" => ElementKind::Task(TaskKind::Receive {
-                message_ref: self.string(node, "messageRef"),
+                message_ref: self.xml.string(node, "messageRef"),
                 instantiate: false,
             }),
             "userTask" => ElementKind::Task(TaskKind::User),
             "manualTask" => ElementKind::Task(TaskKind::Manual),
             "scriptTask" => ElementKind::Task(TaskKind::Script {
-                script_format: self.string(node, "scriptFormat"),
+                script_format: self.xml.string(node, "scriptFormat"),
                 script: self
+                    .xml
                     .children(node_id)
                     .find(|(_, c)| c.is(Ns::Bpmn, "script"))
-                    .and_then(|(_, c)| self.doc.text(c).map(|t| t.value.to_string())),
+                    .and_then(|(_, c)| self.xml.doc.text(c).map(|t| t.value.to_string())),
             }),
             "businessRuleTask" => ElementKind::Task(TaskKind::BusinessRule),
             "subProcess" => ElementKind::SubProcess(SubProcessKind::Embedded),
@@ -206,7 +210,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             "adHocSubProcess" => ElementKind::SubProcess(SubProcessKind::AdHoc(AdHoc {
                 completion_condition: self.child_text_expr(node_id, "completionCondition"),
                 cancel_remaining_instances: None,
-                ordering: self.string(node, "ordering"),
+                ordering: self.xml.string(node, "ordering"),
             })),
             "callActivity" => ElementKind::CallActivity,
             "exclusiveGateway" => ElementKind::Gateway(GatewayKind::Exclusive),
@@ -278,7 +282,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         let mut extras = Extras::default();
         let mut event_definitions = Vec::new();
         let mut loop_characteristics = None;
-        for (child_id, child) in self.children(node_id) {
+        for (child_id, child) in self.xml.children(node_id) {
             if child.ns != Ns::Bpmn {
                 continue;
             }
@@ -291,7 +295,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 "standardLoopCharacteristics" => {
                     loop_characteristics = Some(LoopCharacteristics::StandardLoop {
-                        span: self.span(child),
+                        span: self.xml.span(child),
                     });
                 }
                 local if local.ends_with("EventDefinition") => {
@@ -305,7 +309,7 @@ impl<'s, 'a> Parser<'s, 'a> {
         if let (Some(publish), ElementKind::Task(TaskKind::Send)) =
             (&mut zeebe.publish_message, &kind)
         {
-            publish.message_ref = self.string(node, "messageRef");
+            publish.message_ref = self.xml.string(node, "messageRef");
         }
 
         builder.process.elements.push(Element {
@@ -323,7 +327,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             loop_characteristics,
             is_for_compensation,
             zeebe,
-            span: self.span(node),
+            span: self.xml.span(node),
         });
 
         if matches!(
@@ -336,7 +340,7 @@ impl<'s, 'a> Parser<'s, 'a> {
     }
 
     fn multi_instance(&mut self, node_id: NodeId, element_id: &str) -> MultiInstance {
-        let node = self.node(node_id);
+        let node = self.xml.node(node_id);
         let eid = (!element_id.is_empty()).then_some(element_id);
         let mut mi = MultiInstance {
             is_sequential: self.boolean(node, "isSequential", eid).unwrap_or(false),
@@ -346,12 +350,12 @@ impl<'s, 'a> Parser<'s, 'a> {
             output_element: None,
             completion_condition: self.child_text_expr(node_id, "completionCondition"),
             loop_cardinality: self.child_text_expr(node_id, "loopCardinality"),
-            span: self.span(node),
+            span: self.xml.span(node),
         };
         // Whether the extension element exists is a question about the XML, so it is answered
         // here; the attribute rules live with the other deploy checks.
         let mut found = false;
-        for (_, child) in self.children(node_id) {
+        for (_, child) in self.xml.children(node_id) {
             if !child.is(Ns::Bpmn, "extensionElements") {
                 continue;
             }
@@ -365,14 +369,14 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 found = true;
                 mi.input_collection = self.expr(ext, "inputCollection");
-                mi.input_element = self.string(ext, "inputElement");
-                mi.output_collection = self.string(ext, "outputCollection");
+                mi.input_element = self.xml.string(ext, "inputElement");
+                mi.output_collection = self.xml.string(ext, "outputCollection");
                 mi.output_element = self.expr(ext, "outputElement");
                 self.check_loop_characteristics(ext, eid);
             }
         }
         if !found {
-            self.error(
+            self.xml.error(
                 node.start,
                 Rule::ZeebeExtension,
                 eid,
@@ -386,12 +390,13 @@ impl<'s, 'a> Parser<'s, 'a> {
     /// checked where the element is read.
     fn check_loop_characteristics(&mut self, ext: &Node<'_>, eid: Option<&str>) {
         let present = |name: &str| {
-            self.doc
+            self.xml
+                .doc
                 .attr(ext, name)
-                .is_some_and(|a| !self.doc.value(a).is_empty())
+                .is_some_and(|a| !self.xml.doc.value(a).is_empty())
         };
         if !present("inputCollection") {
-            self.error(
+            self.xml.error(
                 ext.start,
                 Rule::MissingAttribute,
                 eid,
@@ -399,13 +404,13 @@ impl<'s, 'a> Parser<'s, 'a> {
             );
         }
         match (present("outputCollection"), present("outputElement")) {
-            (true, false) => self.error(
+            (true, false) => self.xml.error(
                 ext.start,
                 Rule::MultiInstance,
                 eid,
                 "Attribute 'outputElement' must be present if the attribute 'outputCollection' is set",
             ),
-            (false, true) => self.error(
+            (false, true) => self.xml.error(
                 ext.start,
                 Rule::MultiInstance,
                 eid,
@@ -498,7 +503,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                         ),
                         None => (event.span.start, String::new()),
                     };
-                    self.error(
+                    self.xml.error(
                         offset,
                         Rule::BoundaryEvent,
                         Some(&event_id),
@@ -513,7 +518,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 Some(&flow) => process.elements[element.0 as usize].default_flow = Some(flow),
                 None => {
                     let element_id = process.elements[element.0 as usize].id.clone();
-                    self.error(
+                    self.xml.error(
                         default.span.start,
                         Rule::UnresolvedReference,
                         Some(&element_id),
@@ -540,7 +545,7 @@ impl<'s, 'a> Parser<'s, 'a> {
             Some(r) if !r.id.is_empty() => match by_id.get(r.id) {
                 Some(&idx) => Some(idx),
                 None => {
-                    self.error(
+                    self.xml.error(
                         r.span.start,
                         Rule::UnresolvedReference,
                         eid,
@@ -550,7 +555,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
             },
             _ => {
-                self.error(
+                self.xml.error(
                     flow.span.start,
                     Rule::UnresolvedReference,
                     eid,

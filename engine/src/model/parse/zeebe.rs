@@ -8,7 +8,13 @@ impl<'s, 'a> Parser<'s, 'a> {
     pub(super) fn zeebe_attributes(&self, node: &Node<'_>, zeebe: &mut Zeebe) {
         // One pass (most elements have no `zeebe:` attribute at all); the first attribute of a
         // name counts, as in `Document::attr`.
-        for attr in self.doc.attrs(node).iter().filter(|a| a.ns == Ns::Zeebe) {
+        for attr in self
+            .xml
+            .doc
+            .attrs(node)
+            .iter()
+            .filter(|a| a.ns == Ns::Zeebe)
+        {
             let field = match attr.local {
                 "modelerTemplate" => &mut zeebe.modeler_template,
                 "modelerTemplateVersion" => &mut zeebe.modeler_template_version,
@@ -16,7 +22,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 _ => continue,
             };
             if field.is_none() {
-                *field = Some(self.doc.value(attr).to_string());
+                *field = Some(self.xml.doc.value(attr).to_string());
             }
         }
     }
@@ -43,7 +49,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 }
                 seen |= 1 << single;
             }
-            let span = self.span(ext);
+            let span = self.xml.span(ext);
             match local {
                 "taskDefinition" => {
                     zeebe.task_definition = Some(TaskDefinition {
@@ -53,11 +59,11 @@ impl<'s, 'a> Parser<'s, 'a> {
                     })
                 }
                 "ioMapping" => {
-                    for (_, mapping) in self.children(ext_id) {
+                    for (_, mapping) in self.xml.children(ext_id) {
                         let parsed = Mapping {
                             source: self.expr(mapping, "source"),
-                            target: self.string(mapping, "target").unwrap_or_default(),
-                            span: self.span(mapping),
+                            target: self.xml.string(mapping, "target").unwrap_or_default(),
+                            span: self.xml.span(mapping),
                         };
                         if mapping.is(Ns::Zeebe, "input") {
                             zeebe.input_mappings.push(parsed);
@@ -67,22 +73,22 @@ impl<'s, 'a> Parser<'s, 'a> {
                     }
                 }
                 "taskHeaders" => {
-                    for (_, header) in self.children(ext_id) {
+                    for (_, header) in self.xml.children(ext_id) {
                         if header.is(Ns::Zeebe, "header") {
                             zeebe.task_headers.push((
-                                self.string(header, "key").unwrap_or_default(),
-                                self.string(header, "value").unwrap_or_default(),
+                                self.xml.string(header, "key").unwrap_or_default(),
+                                self.xml.string(header, "value").unwrap_or_default(),
                             ));
                         }
                     }
                 }
                 "properties" => {
-                    for (_, property) in self.children(ext_id) {
+                    for (_, property) in self.xml.children(ext_id) {
                         if property.is(Ns::Zeebe, "property") {
                             zeebe.properties.push(Property {
-                                name: self.string(property, "name").unwrap_or_default(),
-                                value: self.string(property, "value"),
-                                span: self.span(property),
+                                name: self.xml.string(property, "name").unwrap_or_default(),
+                                value: self.xml.string(property, "value"),
+                                span: self.xml.span(property),
                             });
                         }
                     }
@@ -106,24 +112,24 @@ impl<'s, 'a> Parser<'s, 'a> {
                             "propagateAllParentVariables",
                             Some(element_id),
                         ),
-                        binding_type: self.string(ext, "bindingType"),
-                        version_tag: self.string(ext, "versionTag"),
+                        binding_type: self.xml.string(ext, "bindingType"),
+                        version_tag: self.xml.string(ext, "versionTag"),
                         span,
                     }))
                 }
                 "calledDecision" => {
                     zeebe.called_decision = Some(Box::new(CalledDecision {
                         decision_id: self.expr(ext, "decisionId"),
-                        result_variable: self.string(ext, "resultVariable"),
-                        binding_type: self.string(ext, "bindingType"),
-                        version_tag: self.string(ext, "versionTag"),
+                        result_variable: self.xml.string(ext, "resultVariable"),
+                        binding_type: self.xml.string(ext, "bindingType"),
+                        version_tag: self.xml.string(ext, "versionTag"),
                         span,
                     }))
                 }
                 "script" => {
                     zeebe.script = Some(Box::new(ZeebeScript {
                         expression: self.expr(ext, "expression"),
-                        result_variable: self.string(ext, "resultVariable"),
+                        result_variable: self.xml.string(ext, "resultVariable"),
                         span,
                     }))
                 }
@@ -151,8 +157,8 @@ impl<'s, 'a> Parser<'s, 'a> {
                         form_id: self.expr(ext, "formId"),
                         form_key: self.expr(ext, "formKey"),
                         external_reference: self.expr(ext, "externalReference"),
-                        binding_type: self.string(ext, "bindingType"),
-                        version_tag: self.string(ext, "versionTag"),
+                        binding_type: self.xml.string(ext, "bindingType"),
+                        version_tag: self.xml.string(ext, "versionTag"),
                         span,
                     }))
                 }
@@ -162,15 +168,15 @@ impl<'s, 'a> Parser<'s, 'a> {
                     } else {
                         "taskListener"
                     };
-                    for (_, listener) in self.children(ext_id) {
+                    for (_, listener) in self.xml.children(ext_id) {
                         if !listener.is(Ns::Zeebe, item) {
                             continue;
                         }
                         let parsed = Listener {
-                            event_type: self.string(listener, "eventType").unwrap_or_default(),
+                            event_type: self.xml.string(listener, "eventType").unwrap_or_default(),
                             job_type: self.expr(listener, "type"),
                             retries: self.expr(listener, "retries"),
-                            span: self.span(listener),
+                            span: self.xml.span(listener),
                         };
                         if item == "executionListener" {
                             zeebe.execution_listeners.push(parsed);
@@ -182,21 +188,21 @@ impl<'s, 'a> Parser<'s, 'a> {
                 "adHoc" => {
                     zeebe.ad_hoc = Some(Box::new(ZeebeAdHoc {
                         active_elements_collection: self.expr(ext, "activeElementsCollection"),
-                        output_collection: self.string(ext, "outputCollection"),
+                        output_collection: self.xml.string(ext, "outputCollection"),
                         output_element: self.expr(ext, "outputElement"),
                         span,
                     }))
                 }
                 "linkedResources" => {
-                    for (_, resource) in self.children(ext_id) {
+                    for (_, resource) in self.xml.children(ext_id) {
                         if resource.is(Ns::Zeebe, "linkedResource") {
                             zeebe.linked_resources.push(LinkedResource {
-                                resource_id: self.string(resource, "resourceId"),
-                                resource_type: self.string(resource, "resourceType"),
-                                link_name: self.string(resource, "linkName"),
-                                binding_type: self.string(resource, "bindingType"),
-                                version_tag: self.string(resource, "versionTag"),
-                                span: self.span(resource),
+                                resource_id: self.xml.string(resource, "resourceId"),
+                                resource_type: self.xml.string(resource, "resourceType"),
+                                link_name: self.xml.string(resource, "linkName"),
+                                binding_type: self.xml.string(resource, "bindingType"),
+                                version_tag: self.xml.string(resource, "versionTag"),
+                                span: self.xml.span(resource),
                             });
                         }
                     }
@@ -205,10 +211,11 @@ impl<'s, 'a> Parser<'s, 'a> {
                     zeebe.publish_message = Some(Box::new(self.publish_message(ext)))
                 }
                 "jobPriorityDefinition" => zeebe.job_priority = self.expr(ext, "priority"),
-                "versionTag" => extras.version_tag = self.string(ext, "value"),
+                "versionTag" => extras.version_tag = self.xml.string(ext, "value"),
                 "userTaskForm" => extras.user_task_forms.push(UserTaskForm {
-                    id: self.string(ext, "id").unwrap_or_default(),
+                    id: self.xml.string(ext, "id").unwrap_or_default(),
                     body: self
+                        .xml
                         .doc
                         .text(ext)
                         .map(|t| t.value.to_string())

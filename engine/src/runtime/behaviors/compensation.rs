@@ -9,11 +9,13 @@ use std::sync::Arc;
 
 use crate::model::ElementIdx;
 use crate::runtime::compile::executable::EventDef;
-use crate::runtime::records::{CompensationValue, Key, OtherIntent, RecordValue, ValueType};
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    BpmnElementType, CompensationValue, Key, OtherIntent, RecordValue, ValueType,
+};
 use crate::runtime::state::compensation::CompensationSubscription;
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::{Activation, FollowUp, Step};
-use crate::runtime::{BpmnElementType, Engine};
 
 impl Engine {
     fn compensation_value(&self, s: &CompensationSubscription) -> RecordValue {

@@ -14,13 +14,13 @@ use std::sync::Arc;
 use crate::model::ElementIdx;
 use crate::runtime::compile::executable::EventDef;
 use crate::runtime::compile::expr::Expr;
+use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    ConditionalValue, ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType,
-    ValueType, VariableDocument,
+    BpmnElementType, ConditionalValue, ErrorType, Key, OtherIntent, ProcIdx, RecordValue,
+    Rejection, RejectionType, ValueType, VariableDocument,
 };
 use crate::runtime::state::conditionals::{ConditionalSubscription, VariableChange};
 use crate::runtime::step::{FollowUp, StepFailure};
-use crate::runtime::{BpmnElementType, Engine};
 
 /// What a conditional event definition says, resolved.
 struct ConditionParts {
@@ -329,7 +329,7 @@ impl Engine {
     ) -> Result<Vec<Key>, Rejection> {
         let start = self.begin();
         if let Some(k) = process_definition_key
-            && !self.processes.iter().any(|p| p.key == k)
+            && !self.deployed.processes.iter().any(|p| p.key == k)
         {
             return Err(Rejection::new(
                 RejectionType::NotFound,

@@ -24,9 +24,7 @@ use crate::runtime::records::{
     RecordValue, Rejection, RejectionType, ValueType, VariableDocument,
 };
 use crate::runtime::state::deployments::{DeployedDecision, DeployedDrg};
-use crate::runtime::state::instances::Var;
-use crate::runtime::state::lifecycle::State;
-use crate::runtime::step::{FollowUp, Step, StepFailure};
+use crate::runtime::step::StepFailure;
 
 /// A `.dmn` resource of a deployment.
 pub(crate) struct DmnResource<'a> {
@@ -74,24 +72,25 @@ pub struct DecisionInstanceView<'a> {
 
 impl Engine {
     pub(crate) fn drg(&self, idx: DrgIdx) -> &DeployedDrg {
-        self.decisions.drg(idx)
+        self.deployed.decisions.drg(idx)
     }
 
     /// Deployed decision versions, in deployment order.
     pub fn deployed_decisions(&self) -> &[DeployedDecision] {
-        &self.decisions.decisions
+        &self.deployed.decisions.decisions
     }
 
     /// Deployed DRG versions, in deployment order.
     pub fn deployed_drgs(&self) -> &[DeployedDrg] {
-        &self.decisions.drgs
+        &self.deployed.decisions.drgs
     }
 
     /// The latest version of a decision.
     pub fn latest_decision(&self, decision_id: &str) -> Option<&DeployedDecision> {
-        self.decisions
+        self.deployed
+            .decisions
             .latest(decision_id)
-            .map(|idx| self.decisions.decision(idx))
+            .map(|idx| self.deployed.decisions.decision(idx))
     }
 
     /// Whether these DMN resources are all unchanged redeployments of the latest DRG versions
@@ -99,17 +98,18 @@ impl Engine {
     pub(crate) fn dmn_duplicates_only(&self, resources: &[DmnResource<'_>]) -> bool {
         !resources.is_empty()
             && resources.iter().all(|r| {
-                self.decisions
+                self.deployed
+                    .decisions
                     .latest_drg
                     .get(r.drg.id.as_str())
                     .is_some_and(|&idx| {
-                        let latest = self.decisions.drg(idx);
+                        let latest = self.deployed.decisions.drg(idx);
                         *latest.resource_name == *r.name
                             && *latest.text == *r.text
                             && r.drg.decisions.iter().all(|d| {
-                                self.decisions
-                                    .latest(&d.id)
-                                    .is_some_and(|dec| self.decisions.decision(dec).drg == idx)
+                                self.deployed.decisions.latest(&d.id).is_some_and(|dec| {
+                                    self.deployed.decisions.decision(dec).drg == idx
+                                })
                             })
                     })
             })
@@ -127,12 +127,13 @@ impl Engine {
             let drg = resource.drg;
             let drg_key = self.new_key();
             let version = self
+                .deployed
                 .decisions
                 .latest_drg
                 .get(drg.id.as_str())
-                .map_or(1, |&idx| self.decisions.drg(idx).version + 1);
-            let drg_idx = DrgIdx(self.decisions.drgs.len() as u32);
-            self.decisions.drgs.push(DeployedDrg {
+                .map_or(1, |&idx| self.deployed.decisions.drg(idx).version + 1);
+            let drg_idx = DrgIdx(self.deployed.decisions.drgs.len() as u32);
+            self.deployed.decisions.drgs.push(DeployedDrg {
                 key: drg_key,
                 id: Arc::from(drg.id.as_str()),
                 name: Arc::from(drg.name.as_str()),
@@ -142,7 +143,8 @@ impl Engine {
                 model: drg.clone(),
                 text: Arc::from(resource.text),
             });
-            self.decisions
+            self.deployed
+                .decisions
                 .latest_drg
                 .insert(Arc::from(drg.id.as_str()), drg_idx);
             out.drgs.push((drg.id.clone(), version, drg_key));
@@ -156,11 +158,12 @@ impl Engine {
             for (index, decision) in drg.decisions.iter().enumerate() {
                 let key = self.new_key();
                 let version = self
+                    .deployed
                     .decisions
                     .latest(&decision.id)
-                    .map_or(1, |idx| self.decisions.decision(idx).version + 1);
-                let idx = DecisionIdx(self.decisions.decisions.len() as u32);
-                self.decisions.decisions.push(DeployedDecision {
+                    .map_or(1, |idx| self.deployed.decisions.decision(idx).version + 1);
+                let idx = DecisionIdx(self.deployed.decisions.decisions.len() as u32);
+                self.deployed.decisions.decisions.push(DeployedDecision {
                     key,
                     id: decision.id.clone(),
                     name: decision.name.clone(),
@@ -170,7 +173,10 @@ impl Engine {
                     index,
                     deployment_key,
                 });
-                self.decisions.latest.insert(decision.id.clone(), idx);
+                self.deployed
+                    .decisions
+                    .latest
+                    .insert(decision.id.clone(), idx);
                 out.decisions.push((decision.id.to_string(), version, key));
                 self.event(
                     ValueType::Decision,
@@ -221,7 +227,7 @@ impl Engine {
     }
 
     /// Finds the decision a business rule task calls, by its binding type.
-    fn called_decision(
+    pub(crate) fn called_decision(
         &self,
         decision_id: &str,
         def: &DecisionDef,
@@ -239,7 +245,7 @@ impl Engine {
         match def.binding_type.as_deref() {
             Some("deployment") => {
                 let deployment_key = self.process(proc).deployment_key;
-                self.decisions
+                self.deployed.decisions
                     .decisions
                     .iter()
                     .rposition(|d| &*d.id == decision_id && d.deployment_key == deployment_key)
@@ -260,7 +266,7 @@ impl Engine {
                         .map_err(|f| StepFailure::new(ErrorType::CalledDecisionError, f.message))?,
                     None => String::new(),
                 };
-                self.decisions
+                self.deployed.decisions
                     .decisions
                     .iter()
                     .rposition(|d| &*d.id == decision_id && d.version_tag.as_deref() == Some(&tag))
@@ -274,18 +280,22 @@ impl Engine {
                         )
                     })
             }
-            _ => self.decisions.latest(decision_id).ok_or_else(not_found),
+            _ => self
+                .deployed
+                .decisions
+                .latest(decision_id)
+                .ok_or_else(not_found),
         }
     }
 
     /// Evaluates a deployed decision against a variable lookup, at the engine clock.
-    fn run_decision(
+    pub(crate) fn run_decision(
         &self,
         decision: DecisionIdx,
         lookup: &dyn Fn(&str) -> Option<Value>,
     ) -> dmn::Evaluation {
-        let deployed = self.decisions.decision(decision);
-        let drg = &self.decisions.drg(deployed.drg).model;
+        let deployed = self.deployed.decisions.decision(decision);
+        let drg = &self.deployed.decisions.drg(deployed.drg).model;
         let now = jiff::Timestamp::from_millisecond(self.now)
             .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
             .to_zoned_datetime(jiff::tz::TimeZone::UTC);
@@ -298,14 +308,14 @@ impl Engine {
     }
 
     /// Writes the `DECISION_EVALUATION` record of an evaluation; returns its key.
-    fn write_decision_evaluation(
+    pub(crate) fn write_decision_evaluation(
         &mut self,
         decision: DecisionIdx,
         evaluation: dmn::Evaluation,
         instance: Option<(ProcIdx, Key, ElementIdx, Key)>,
     ) -> (Key, Arc<DecisionValueParts>) {
         let key = self.new_key();
-        let deployed = self.decisions.decision(decision);
+        let deployed = self.deployed.decisions.decision(decision);
         let decision_id = deployed.id.clone();
         let matched_rules: Vec<u32> = evaluation
             .evaluated_decisions
@@ -352,58 +362,6 @@ impl Engine {
         (key, parts)
     }
 
-    /// A business rule task with `zeebe:calledDecision`: find the decision, evaluate it with the
-    /// variables visible at the task, write the evaluation, and complete with the result in
-    /// `resultVariable` (or raise the incident).
-    pub(crate) fn activate_business_rule_task(&mut self, key: Key) -> Step {
-        let inst = &self.instances[&key];
-        let (proc, process_instance_key) = (inst.proc, inst.process_instance_key);
-        let p = self.process(proc).clone();
-        let e = inst.element().expect("a business rule task is an element");
-        let el = p.element(e);
-        let Some(def) = &el.decision else {
-            return self.activate_job_task(key);
-        };
-        let decision_id = match &def.decision_id {
-            Some(x) => self.eval_string(x, key)?,
-            None => {
-                return Err(StepFailure::new(
-                    ErrorType::CalledDecisionError,
-                    format!(
-                        "Expected element '{}' to name a decision, but it does not",
-                        el.id
-                    ),
-                ));
-            }
-        };
-        let decision = self.called_decision(&decision_id, def, key, proc)?;
-        let evaluation = {
-            let lookup = |name: &str| self.lookup_var_entry(key, name).map(Var::feel_value);
-            self.run_decision(decision, &lookup)
-        };
-        let (_, parts) = self.write_decision_evaluation(
-            decision,
-            evaluation,
-            Some((proc, process_instance_key, e, key)),
-        );
-        if let Some(message) = &parts.failure_message {
-            return Err(StepFailure::new(
-                ErrorType::DecisionEvaluationError,
-                message.to_string(),
-            ));
-        }
-        if let Some(rv) = &def.result_variable {
-            let mut doc = VariableDocument::new();
-            doc.insert(rv.to_string(), parts.output.clone());
-            if let Some(i) = self.instances.get_mut(&key) {
-                i.completion_vars = Some(Arc::new(crate::runtime::records::share_document(doc)));
-            }
-        }
-        self.transition(key, State::Activated)?;
-        self.queue.push_back(FollowUp::Complete(key));
-        Ok(())
-    }
-
     /// Carries out the command of [`Engine::evaluate_decision`].
     pub(crate) fn apply_evaluate_decision(
         &mut self,
@@ -418,7 +376,7 @@ impl Engine {
                     .to_owned(),
             ));
         }
-        let Some(decision) = self.decisions.latest(decision_id) else {
+        let Some(decision) = self.deployed.decisions.latest(decision_id) else {
             return Err(self.reject_evaluation(
                 decision_id,
                 RejectionType::NotFound,
@@ -432,7 +390,7 @@ impl Engine {
             self.run_decision(decision, &lookup)
         };
         let (key, parts) = self.write_decision_evaluation(decision, evaluation, None);
-        let deployed = self.decisions.decision(decision);
+        let deployed = self.deployed.decisions.decision(decision);
         Ok(DecisionOutcome {
             key,
             decision_id: deployed.id.to_string(),
@@ -476,7 +434,7 @@ impl Engine {
     /// log order: what CPT's `ASSERT_DECISION` selects from (by decision id or name).
     pub fn decision_instances(&self) -> Vec<DecisionInstanceView<'_>> {
         let mut out = Vec::new();
-        for record in &self.records {
+        for record in &self.log.records {
             let RecordValue::DecisionEvaluation(value) = &record.value else {
                 continue;
             };
@@ -484,7 +442,9 @@ impl Engine {
                 continue;
             }
             let key = record.key.unwrap_or_default();
-            let drg = value.decision.map(|d| self.decisions.decision(d).drg);
+            let drg = value
+                .decision
+                .map(|d| self.deployed.decisions.decision(d).drg);
             let element_id = match (value.proc, value.element) {
                 (Some(p), Some(e)) => Some(&*self.process(p).element(e).id),
                 _ => None,
@@ -492,7 +452,8 @@ impl Engine {
             let count = value.evaluated_decisions.len();
             for (i, evaluated) in value.evaluated_decisions.iter().enumerate() {
                 let deployed = drg.and_then(|drg| {
-                    self.decisions
+                    self.deployed
+                        .decisions
                         .decisions
                         .iter()
                         .find(|d| d.drg == drg && d.id == evaluated.decision_id)
@@ -558,9 +519,9 @@ impl Engine {
         d: &DecisionValue,
     ) -> Map<String, Json> {
         let mut value = Map::new();
-        let deployed = d.decision.map(|idx| self.decisions.decision(idx));
+        let deployed = d.decision.map(|idx| self.deployed.decisions.decision(idx));
         let drg_idx = deployed.map(|dec| dec.drg);
-        let drg = drg_idx.map(|idx| self.decisions.drg(idx));
+        let drg = drg_idx.map(|idx| self.deployed.decisions.drg(idx));
         value.insert(
             "decisionKey".into(),
             json!(deployed.map_or(-1, |x| x.key as i64)),
@@ -623,7 +584,7 @@ impl Engine {
             .enumerate()
             .map(|(i, e)| {
                 let deployed = self
-                    .decisions
+                    .deployed.decisions
                     .decisions
                     .iter()
                     .find(|x| Some(x.drg) == drg_idx && x.id == e.decision_id);

@@ -124,6 +124,7 @@ impl Engine {
             let processes = std::mem::take(&mut definitions.processes);
             for process in processes.into_iter().filter(|p| p.is_executable) {
                 let version = self
+                    .deployed
                     .latest
                     .get(process.id.as_str())
                     .map(|p| self.process(*p).version + 1)
@@ -156,13 +157,16 @@ impl Engine {
         };
         let mut replaced = Vec::new();
         for exe in compiled {
-            let idx = ProcIdx(self.processes.len() as u32);
+            let idx = ProcIdx(self.deployed.processes.len() as u32);
             info.processes
                 .push((exe.bpmn_process_id.to_string(), exe.version, exe.key));
             let key = exe.key;
-            let previous = self.latest.insert(exe.bpmn_process_id.clone(), idx);
+            let previous = self
+                .deployed
+                .latest
+                .insert(exe.bpmn_process_id.clone(), idx);
             replaced.push((previous, idx));
-            self.processes.push(Arc::new(exe));
+            self.deployed.processes.push(Arc::new(exe));
             self.event(
                 ValueType::Process,
                 OtherIntent::Created,
@@ -213,7 +217,8 @@ impl Engine {
 
     fn latest_by_key(&self, key: Key) -> ProcIdx {
         ProcIdx(
-            self.processes
+            self.deployed
+                .processes
                 .iter()
                 .position(|p| p.key == key)
                 .unwrap_or_default() as u32,
@@ -222,13 +227,14 @@ impl Engine {
 
     /// The deployed process with this BPMN process id (latest version).
     pub fn latest_process(&self, bpmn_process_id: &str) -> Option<&ExecutableProcess> {
-        self.latest
+        self.deployed
+            .latest
             .get(bpmn_process_id)
             .map(|i| &**self.process(*i))
     }
 
     /// All deployed process versions, in deployment order.
     pub fn deployed_processes(&self) -> impl Iterator<Item = &ExecutableProcess> {
-        self.processes.iter().map(|p| &**p)
+        self.deployed.processes.iter().map(|p| &**p)
     }
 }

@@ -7,15 +7,14 @@ use std::sync::Arc;
 use crate::model::ElementIdx;
 use crate::runtime::compile::executable::{EventDef, ExecutableProcess};
 use crate::runtime::compile::expr::Expr;
+use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    BpmnElementType as T, ErrorType, JobKind, Key, OtherIntent, RecordValue, RejectionType,
+    BpmnElementType as T, ErrorType, JobKind, Key, OtherIntent, Rejection, RejectionType,
     ValueType, VariableDocument,
 };
 use crate::runtime::state::instances::{EventTrigger, Interruption};
 use crate::runtime::state::jobs::JobState;
-use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::{FollowUp, Step, StepFailure};
-use crate::runtime::{Engine, Rejection};
 
 /// Which kind of event is thrown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +36,16 @@ pub(crate) struct Catch {
 }
 
 impl Engine {
+    pub(crate) fn unhandled_error(&self, key: Key, code: &str, message: &str) -> StepFailure {
+        let _ = key;
+        StepFailure::new(
+            ErrorType::UnhandledErrorEvent,
+            format!(
+                "Expected to throw an error event with the code '{code}' with message '{message}', but it was not caught. No error events are available in the scope."
+            ),
+        )
+    }
+
     /// The catch events an element instance subscribes to when it is activated: the event
     /// itself (intermediate catch event, receive task), the events after an event-based gateway,
     /// an activity's boundary events (the multi-instance body carries them, not the inner
@@ -156,128 +165,6 @@ impl Engine {
                 self.close_conditional_subscription(*s);
             }
         }
-    }
-
-    /// An event-based gateway waits for the first of its following catch events.
-    pub(crate) fn activate_event_based_gateway(&mut self, key: Key) -> Step {
-        self.subscribe_to_events(key)?;
-        self.transition(key, State::Activated)?;
-        Ok(())
-    }
-
-    /// One of the events after an event-based gateway fired: the gateway completes and takes
-    /// that branch only.
-    pub(crate) fn trigger_event_based_gateway(
-        &mut self,
-        gateway: Key,
-        event: ElementIdx,
-        variables: Option<Arc<VariableDocument>>,
-    ) {
-        let Some(i) = self.instances.get_mut(&gateway) else {
-            return;
-        };
-        if i.state != State::Activated || !i.triggers().is_empty() {
-            return;
-        }
-        i.extras_mut().triggers.push(EventTrigger {
-            element: event,
-            variables,
-        });
-        self.queue.push_back(FollowUp::Complete(gateway));
-    }
-
-    /// Events that need more than pass-through: error, escalation, signal, compensation throws
-    /// and the catch events that wait for something.
-    pub(crate) fn activate_event_specific(&mut self, key: Key) -> Step {
-        let inst = &self.instances[&key];
-        let p = self.process(inst.proc).clone();
-        let e = inst.element().expect("event");
-        let el = p.element(e);
-        match (&el.event, el.element_type) {
-            (
-                EventDef::Timer(_)
-                | EventDef::Message { .. }
-                | EventDef::Signal { .. }
-                | EventDef::Conditional { .. },
-                T::IntermediateCatchEvent,
-            ) => {
-                self.subscribe_to_events(key)?;
-                self.transition(key, State::Activated)?;
-                Ok(())
-            }
-            (EventDef::Signal { name }, T::IntermediateThrowEvent | T::EndEvent) => {
-                let name = match name {
-                    Some(x) => self.eval_string(x, key)?,
-                    None => String::new(),
-                };
-                self.throw_signal(key, &name);
-                self.transition(key, State::Activated)?;
-                self.queue.push_back(FollowUp::Complete(key));
-                Ok(())
-            }
-            (EventDef::Error { code }, T::EndEvent) => {
-                let code = match code {
-                    Some(c) => self.eval_string(c, key)?,
-                    None => String::new(),
-                };
-                match self.find_catch(key, ThrowKind::Error, &code) {
-                    Some(c) => {
-                        self.transition(key, State::Activated)?;
-                        self.trigger_catch(c, None);
-                        Ok(())
-                    }
-                    None => Err(self.unhandled_error(key, &code, "")),
-                }
-            }
-            (EventDef::Escalation { code }, T::EndEvent | T::IntermediateThrowEvent) => {
-                let code = match code {
-                    Some(c) => self.eval_string(c, key)?,
-                    None => String::new(),
-                };
-                self.transition(key, State::Activated)?;
-                let catch = self.find_catch(key, ThrowKind::Escalation, &code);
-                let escalated = catch.is_some();
-                let interrupting = catch.as_ref().is_some_and(|c| c.interrupting);
-                let inst = &self.instances[&key];
-                let (proc, pi) = (inst.proc, inst.process_instance_key);
-                let esc_key = self.new_key();
-                self.event(
-                    ValueType::Escalation,
-                    if escalated {
-                        OtherIntent::Escalated
-                    } else {
-                        OtherIntent::NotEscalated
-                    },
-                    Some(esc_key),
-                    RecordValue::Escalation {
-                        proc,
-                        process_instance_key: pi,
-                        throw_element: e,
-                        catch_element: catch.as_ref().map(|c| c.element),
-                        escalation_code: Arc::from(code.as_str()),
-                    },
-                );
-                if let Some(c) = catch {
-                    self.trigger_catch(c, None);
-                }
-                // An interrupting catch terminates the thrower's scope; otherwise the flow goes on.
-                if !interrupting {
-                    self.queue.push_back(FollowUp::Complete(key));
-                }
-                Ok(())
-            }
-            (other, _) => Err(unsupported(&p, e, other)),
-        }
-    }
-
-    fn unhandled_error(&self, key: Key, code: &str, message: &str) -> StepFailure {
-        let _ = key;
-        StepFailure::new(
-            ErrorType::UnhandledErrorEvent,
-            format!(
-                "Expected to throw an error event with the code '{code}' with message '{message}', but it was not caught. No error events are available in the scope."
-            ),
-        )
     }
 
     /// Finds the nearest catch event for an error or escalation thrown at `from`: boundary
@@ -407,7 +294,9 @@ impl Engine {
                 element: esp,
                 variables: trigger.variables.clone(),
             });
-            self.pending_esp_start.insert(c.instance, trigger);
+            self.pending
+                .event_sub_process_starts
+                .insert(c.instance, trigger);
             if self.terminate_children(c.instance) {
                 let t = self
                     .instances
@@ -419,23 +308,11 @@ impl Engine {
                 self.activate_child(c.instance, t.element, None);
             }
         } else {
-            self.pending_esp_start.insert(c.instance, trigger);
+            self.pending
+                .event_sub_process_starts
+                .insert(c.instance, trigger);
             self.activate_child(c.instance, esp, None);
         }
-    }
-
-    /// An event sub-process was activated: start its triggered start event.
-    pub(crate) fn activate_event_subprocess(&mut self, key: Key) -> Step {
-        let scope = self.instances[&key]
-            .flow_scope
-            .expect("event sub-processes have a scope");
-        let trigger = self.pending_esp_start.remove(&scope);
-        self.subscribe_to_events(key)?;
-        self.transition(key, State::Activated)?;
-        if let Some(t) = trigger {
-            self.activate_child(key, t.element, t.variables);
-        }
-        Ok(())
     }
 
     /// Carries out the command of [`Engine::throw_error`].
@@ -519,7 +396,7 @@ fn esp_start_events(p: &ExecutableProcess, scope: Option<ElementIdx>) -> Vec<Ele
     out
 }
 
-fn unsupported(p: &ExecutableProcess, e: ElementIdx, def: &EventDef) -> StepFailure {
+pub(crate) fn unsupported(p: &ExecutableProcess, e: ElementIdx, def: &EventDef) -> StepFailure {
     let what = match def {
         EventDef::Message { .. } => "message",
         EventDef::Timer(_) => "timer",

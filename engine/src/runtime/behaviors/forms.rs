@@ -54,6 +54,7 @@ impl Engine {
         deployment_key: Key,
     ) -> Key {
         let version = self
+            .deployed
             .forms
             .iter()
             .filter(|f| *f.form_id == *form_id)
@@ -79,7 +80,7 @@ impl Engine {
                 version,
             },
         );
-        self.forms.push(form);
+        self.deployed.forms.push(form);
         key
     }
 
@@ -91,7 +92,12 @@ impl Engine {
         version_tag: Option<&str>,
         deployment_key: Key,
     ) -> Result<Key, StepFailure> {
-        let same_id = || self.forms.iter().filter(|f| *f.form_id == *form_id);
+        let same_id = || {
+            self.deployed
+                .forms
+                .iter()
+                .filter(|f| *f.form_id == *form_id)
+        };
         match binding {
             Some("deployment") => same_id()
                 .find(|f| f.deployment_key == deployment_key)
@@ -130,6 +136,6 @@ impl Engine {
 
     /// Every deployed form version, in deployment order.
     pub fn deployed_forms(&self) -> &[DeployedForm] {
-        &self.forms
+        &self.deployed.forms
     }
 }

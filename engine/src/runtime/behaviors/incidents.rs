@@ -127,7 +127,7 @@ impl Engine {
                     && matches!(job.state, JobState::Failed | JobState::ErrorThrown)
                 {
                     job.state = JobState::Activatable;
-                    self.job_feed.push(job_key);
+                    self.jobs.feed.push(job_key);
                 }
             }
             None => {

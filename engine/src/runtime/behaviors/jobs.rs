@@ -7,7 +7,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::runtime::command::{AdHocJobResult, Command, JobResult};
-use crate::runtime::compile::executable::{JobDef, ListenerDef};
+use crate::runtime::compile::executable::ListenerDef;
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
@@ -112,39 +112,8 @@ impl Engine {
             i.job = Some(job_key);
         }
         self.event(ValueType::Job, OtherIntent::Created, Some(job_key), value);
-        self.job_feed.push(job_key);
+        self.jobs.feed.push(job_key);
         job_key
-    }
-
-    /// Service, send, job-based script/business-rule/user tasks and message throw events.
-    pub(crate) fn activate_job_task(&mut self, key: Key) -> Step {
-        let (proc, e) = {
-            let i = &self.instances[&key];
-            (i.proc, i.element().expect("task"))
-        };
-        let p = self.process(proc);
-        let def: &JobDef = p.element(e).job.as_ref().ok_or_else(|| {
-            StepFailure::new(
-                ErrorType::Unknown,
-                format!(
-                    "Expected element '{}' to have a job definition",
-                    p.element(e).id
-                ),
-            )
-        })?;
-        let (job_type, retries) = self.eval_job_def(key, &def.job_type, &def.retries)?;
-        let headers = def.headers.clone();
-        self.subscribe_to_events(key)?;
-        self.create_job(
-            key,
-            JobKind::BpmnElement,
-            ListenerEventType::Unspecified,
-            job_type,
-            retries,
-            headers,
-        );
-        self.transition(key, State::Activated)?;
-        Ok(())
     }
 
     /// Creates the job of an execution listener.
@@ -259,7 +228,7 @@ impl Engine {
         // Most jobs complete without variables: those share one empty document. The values are
         // shared by the record and the variables they become (no copies).
         let variables = if variables.is_empty() {
-            self.empty_document.clone()
+            self.empty.document.clone()
         } else {
             Arc::new(variables)
         };
@@ -351,7 +320,7 @@ impl Engine {
         }
         if retries > 0 {
             if retry_backoff_ms <= 0 {
-                self.job_feed.push(job_key);
+                self.jobs.feed.push(job_key);
             }
         } else {
             let error_type = match kind {
@@ -465,7 +434,7 @@ impl Engine {
                 value.deadline = None;
                 value.worker = None;
             }
-            self.job_feed.push(k);
+            self.jobs.feed.push(k);
         }
         let recurred: Vec<Key> = self
             .jobs
@@ -483,7 +452,7 @@ impl Engine {
             if let Some(j) = self.jobs.get_mut(&k) {
                 j.value_mut().recurring_time = None;
             }
-            self.job_feed.push(k);
+            self.jobs.feed.push(k);
         }
     }
 }

@@ -23,9 +23,10 @@ use crate::model::ElementIdx;
 use crate::runtime::command::{MessageCorrelation, PublishMessage};
 use crate::runtime::compile::executable::EventDef;
 use crate::runtime::compile::expr::baton_feel_bridge::FeelWarning;
+use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    ErrorType, Intent, Key, MessageValue, OtherIntent, ProcIdx, RecordValue, Rejection,
-    RejectionType, SubscriptionValue, ValueType, VariableDocument,
+    BpmnElementType, ErrorType, Intent, Key, MessageValue, OtherIntent, ProcIdx, RecordValue,
+    Rejection, RejectionType, SubscriptionValue, ValueType, VariableDocument,
 };
 use crate::runtime::state::instances::EventTrigger;
 use crate::runtime::state::lifecycle::State;
@@ -34,7 +35,6 @@ use crate::runtime::state::messages::{
     ProcessSide, StoredMessage,
 };
 use crate::runtime::step::{FollowUp, MessageFollowUp, StepFailure};
-use crate::runtime::{BpmnElementType, Engine};
 
 /// An open message subscription (assertions: "is waiting for message").
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -520,7 +520,9 @@ impl Engine {
             && s.correlating == Some(message)
         {
             s.correlating = None;
-            let bpmn_id = self.processes[s.proc.0 as usize].bpmn_process_id.clone();
+            let bpmn_id = self.deployed.processes[s.proc.0 as usize]
+                .bpmn_process_id
+                .clone();
             if let Some(m) = self.messaging.messages.get_mut(&message)
                 && let Some(pos) = m.correlated.iter().position(|p| *p == bpmn_id)
             {
@@ -908,7 +910,8 @@ impl Engine {
         element: ElementIdx,
         variables: Option<Arc<VariableDocument>>,
     ) {
-        self.event_starts
+        self.pending
+            .event_starts
             .insert(pi, EventTrigger { element, variables });
         self.queue_process_activation(
             proc,
@@ -925,7 +928,7 @@ impl Engine {
             return;
         };
         self.messaging.start_locks.remove(&(id.clone(), ck.clone()));
-        let Some(&proc) = self.latest.get(&*id) else {
+        let Some(&proc) = self.deployed.latest.get(&*id) else {
             return;
         };
         let now = self.now;

@@ -55,8 +55,13 @@ impl Engine {
     ) -> Result<Key, Rejection> {
         let start = self.begin();
         let proc = match request.version {
-            None => self.latest.get(request.bpmn_process_id.as_str()).copied(),
+            None => self
+                .deployed
+                .latest
+                .get(request.bpmn_process_id.as_str())
+                .copied(),
             Some(v) => self
+                .deployed
                 .processes
                 .iter()
                 .position(|p| *p.bpmn_process_id == *request.bpmn_process_id && p.version == v)
@@ -117,7 +122,7 @@ impl Engine {
         }
         // The record keeps the request's documents (moved, not copied; shared when empty).
         let variables = if request.variables.is_empty() {
-            self.empty_plain_document.clone()
+            self.empty.plain_document.clone()
         } else {
             Arc::new(request.variables)
         };
@@ -132,10 +137,10 @@ impl Engine {
             );
         }
         if !start_elements.is_empty() {
-            self.start_instructions.insert(pi, start_elements);
+            self.pending.start_instructions.insert(pi, start_elements);
         }
         let start_instructions = if request.start_instructions.is_empty() {
-            self.no_start_instructions.clone()
+            self.empty.start_instructions.clone()
         } else {
             Arc::new(request.start_instructions)
         };

@@ -82,7 +82,7 @@ impl Engine {
                     return Some(v);
                 }
                 current = inst.flow_scope;
-            } else if let Some(vars) = self.pending_vars.get(&k) {
+            } else if let Some(vars) = self.pending.variables.get(&k) {
                 if let Some(v) = vars.get(name) {
                     return Some(v);
                 }
@@ -117,7 +117,7 @@ impl Engine {
             && let Some(parts) = f.context_of_paths()
         {
             let json = |name: &str| self.overlaid_var(scope, overlay, name);
-            let now = || self.now_json.at(self.now);
+            let now = || self.feel.now_json.at(self.now);
             if let Some(value) = baton_feel_bridge::context_value(parts, &json, &now) {
                 return Ok(value);
             }
@@ -182,7 +182,7 @@ impl Engine {
     /// take one: an expression answered without FEEL (a constant, `=name`, a context of paths) draws
     /// nothing.
     pub(crate) fn next_feel_seed(&self) -> u64 {
-        self.feel_evaluations.next()
+        self.feel.evaluations.next()
     }
 
     pub(crate) fn eval_string(&self, expr: &Expr, scope: Key) -> Result<String, StepFailure> {
@@ -357,7 +357,7 @@ impl Engine {
         value: SharedJson,
     ) {
         let key = self.new_key();
-        let vars = self.pending_vars.entry(scope).or_default();
+        let vars = self.pending.variables.entry(scope).or_default();
         if let Some(v) = vars.get_mut(&name) {
             v.set_value(value.clone());
         } else {

@@ -11,6 +11,7 @@ use serde_json::Value as Json;
 
 use crate::model::ElementIdx;
 use crate::runtime::command::AdHocJobResult;
+use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     BpmnElementType as T, ElementRef, ErrorType, JobKind, Key, ListenerEventType, OtherIntent,
@@ -20,6 +21,69 @@ use crate::runtime::shared_json::{JsonRef, SharedJson};
 use crate::runtime::state::instances::{AdHocState, ElementInstance, Interruption};
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::{Activation, FollowUp, Step, StepFailure};
+
+/// Zeebe's `AdHocSubProcessProcessor`.
+pub(crate) struct AdHocSubProcess;
+
+impl ElementBehavior for AdHocSubProcess {
+    fn before_input_mappings(&self, engine: &mut Engine, key: Key) {
+        engine.ad_hoc_before_input_mappings(key);
+    }
+
+    fn activate(&self, engine: &mut Engine, key: Key) -> Step {
+        engine.activate_ad_hoc(key)
+    }
+
+    fn complete(&self, engine: &mut Engine, key: Key) -> Step {
+        engine.complete_ad_hoc(key)
+    }
+
+    fn terminate(&self, engine: &mut Engine, key: Key) {
+        engine.terminate_container(key);
+    }
+
+    fn child_completing(&self, engine: &mut Engine, scope: Key, child: Key) -> Step {
+        // An event sub-process inside is not one of the ad-hoc activities.
+        if engine
+            .instances
+            .get(&child)
+            .is_some_and(|c| c.element_type == T::EventSubProcess)
+        {
+            return Ok(());
+        }
+        engine.ad_hoc_child_completing(scope, child)
+    }
+
+    fn child_completed(&self, engine: &mut Engine, scope: Key, child: &ElementInstance) {
+        engine.ad_hoc_child_completed(scope, child);
+    }
+
+    fn child_terminated(&self, engine: &mut Engine, scope: Key, child: &ElementInstance) {
+        engine.ad_hoc_child_terminated(scope, child);
+    }
+}
+
+/// Zeebe's `AdHocSubProcessInnerInstanceProcessor`: one per activation, holding the activated
+/// element and the variables it was activated with.
+pub(crate) struct AdHocInnerInstance;
+
+impl ElementBehavior for AdHocInnerInstance {
+    fn runs_element_steps(&self) -> bool {
+        false
+    }
+
+    fn activate(&self, engine: &mut Engine, key: Key) -> Step {
+        engine.activate_inner_instance(key)
+    }
+
+    fn complete(&self, _engine: &mut Engine, _key: Key) -> Step {
+        Ok(())
+    }
+
+    fn terminate(&self, engine: &mut Engine, key: Key) {
+        engine.terminate_container(key);
+    }
+}
 
 /// The suffix Zeebe gives inner instances of an ad-hoc sub-process.
 pub const INNER_INSTANCE_SUFFIX: &str = "#innerInstance";
@@ -159,7 +223,7 @@ impl Engine {
         for (name, value) in variables {
             self.set_pending_local_arc(inner, proc, pi, name.to_shared_name(), value);
         }
-        self.pending_inner_element.insert(inner, element);
+        self.pending.inner_elements.insert(inner, element);
         self.queue.push_back(FollowUp::Activate(Activation {
             key: Some(inner),
             proc,
@@ -177,7 +241,7 @@ impl Engine {
     /// The inner instance itself: activated, then the element inside it.
     pub(crate) fn activate_inner_instance(&mut self, key: Key) -> Step {
         self.transition(key, State::Activated)?;
-        if let Some(element) = self.pending_inner_element.remove(&key) {
+        if let Some(element) = self.pending.inner_elements.remove(&key) {
             self.activate_child(key, element, None);
         }
         Ok(())

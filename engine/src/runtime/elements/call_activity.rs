@@ -4,12 +4,38 @@
 
 use std::sync::Arc;
 
-use crate::runtime::records::{ErrorType, Key, ProcIdx, SharedVariableDocument, VariableDocument};
+use crate::runtime::elements::behavior::ElementBehavior;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    BpmnElementType, ErrorType, Key, ProcIdx, SharedVariableDocument, VariableDocument,
+};
 use crate::runtime::shared_json::SharedJson;
 use crate::runtime::state::instances::ElementInstance;
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::{Activation, FollowUp, Step, StepFailure};
-use crate::runtime::{BpmnElementType, Engine};
+
+/// Zeebe's `CallActivityProcessor`.
+pub(crate) struct CallActivity;
+
+impl ElementBehavior for CallActivity {
+    fn activate(&self, engine: &mut Engine, key: Key) -> Step {
+        engine.activate_call_activity(key)
+    }
+
+    fn complete(&self, engine: &mut Engine, key: Key) -> Step {
+        engine.complete_call_activity(key)
+    }
+
+    /// The called process instance is terminated first; the call activity is terminated when
+    /// it is gone.
+    fn terminate(&self, engine: &mut Engine, key: Key) {
+        let child = engine.instances.get(&key).and_then(|i| i.called_child());
+        match child.filter(|c| engine.instances.contains_key(c)) {
+            Some(c) => engine.queue.push_back(FollowUp::Terminate(c)),
+            None => engine.finalize_termination(key),
+        }
+    }
+}
 
 impl Engine {
     fn resolve_called_process(
@@ -22,7 +48,8 @@ impl Engine {
         match binding {
             Some("deployment") => {
                 let deployment = self.process(caller).deployment_key;
-                self.processes
+                self.deployed
+                    .processes
                     .iter()
                     .position(|p| {
                         p.deployment_key == deployment && &*p.bpmn_process_id == process_id
@@ -30,6 +57,7 @@ impl Engine {
                     .map(|i| ProcIdx(i as u32))
             }
             Some("versionTag") => self
+                .deployed
                 .processes
                 .iter()
                 .enumerate()
@@ -38,7 +66,7 @@ impl Engine {
                     &*p.bpmn_process_id == process_id && p.version_tag.as_deref() == version_tag
                 })
                 .map(|(i, _)| ProcIdx(i as u32)),
-            _ => self.latest.get(process_id).copied(),
+            _ => self.deployed.latest.get(process_id).copied(),
         }
     }
 

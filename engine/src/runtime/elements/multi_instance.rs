@@ -6,12 +6,47 @@
 use serde_json::Value as Json;
 
 use crate::runtime::compile::expr::Expr;
+use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{ErrorType, Key, VariableDocument};
 use crate::runtime::shared_json::SharedJson;
 use crate::runtime::state::instances::{ElementInstance, Interruption, MiState};
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::{Activation, FollowUp, Step, StepFailure};
+
+/// Zeebe's `MultiInstanceBodyProcessor`: the body stands for the activity (its boundary
+/// events, its place in the flow); each inner instance runs the activity itself.
+pub(crate) struct MultiInstanceBody;
+
+impl ElementBehavior for MultiInstanceBody {
+    fn runs_element_steps(&self) -> bool {
+        false
+    }
+
+    fn activate(&self, engine: &mut Engine, key: Key) -> Step {
+        engine.activate_multi_instance_body(key)
+    }
+
+    fn complete(&self, engine: &mut Engine, key: Key) -> Step {
+        engine.complete_multi_instance_body(key)
+    }
+
+    fn terminate(&self, engine: &mut Engine, key: Key) {
+        engine.terminate_container(key);
+    }
+
+    fn child_completing(&self, engine: &mut Engine, scope: Key, child: Key) -> Step {
+        engine.multi_instance_child_completing(scope, child)
+    }
+
+    fn child_completed(&self, engine: &mut Engine, scope: Key, child: &ElementInstance) {
+        engine.multi_instance_child_completed(scope, child);
+    }
+
+    fn child_terminated(&self, engine: &mut Engine, scope: Key, _child: &ElementInstance) {
+        engine.multi_instance_child_terminated(scope);
+    }
+}
 
 impl Engine {
     pub(crate) fn activate_multi_instance_body(&mut self, key: Key) -> Step {

@@ -6,16 +6,30 @@
 use std::sync::Arc;
 
 use crate::model::{ElementIdx, FlowIdx};
-use crate::runtime::compile::executable::{EventDef, ExecutableProcess, ListenerDef};
+use crate::runtime::compile::executable::{EventDef, ExecElement, ListenerDef};
+use crate::runtime::elements::ad_hoc::{AdHocInnerInstance, AdHocSubProcess};
+use crate::runtime::elements::behavior::ElementBehavior;
+use crate::runtime::elements::call_activity::CallActivity;
+use crate::runtime::elements::event::{
+    BoundaryEvent, EndEvent, IntermediateCatchEvent, IntermediateThrowEvent, StartEvent,
+};
+use crate::runtime::elements::gateway::{EventBasedGateway, ForkingGateway, is_join};
+use crate::runtime::elements::multi_instance::MultiInstanceBody;
+use crate::runtime::elements::process::Process;
+use crate::runtime::elements::sub_process::{EventSubProcess, SubProcess};
+use crate::runtime::elements::task::{
+    BusinessRuleTask, JobWorkerTask, PassThroughTask, ReceiveTask, ScriptTask,
+};
+use crate::runtime::elements::user_task::UserTask;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    BpmnElementType as T, BpmnEventType, ElementRef, ErrorType, Intent, Key, ListenerEventType,
-    OtherIntent, ProcIdx, ProcessInstanceIntent, ProcessInstanceValue, RecordValue, Rejection,
-    RejectionType, ValueType, VariableDocument,
+    BpmnElementType as T, BpmnEventType, ElementRef, Intent, Key, ListenerEventType, ProcIdx,
+    ProcessInstanceIntent, ProcessInstanceValue, RecordValue, Rejection, RejectionType, ValueType,
+    VariableDocument,
 };
 use crate::runtime::state::instances::{ElementInstance, Interruption, ProcessInstanceSummary};
-use crate::runtime::state::lifecycle::{self, State};
-use crate::runtime::step::{Activation, FollowUp, Step, StepFailure};
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::step::{Activation, FollowUp, Step};
 
 impl Engine {
     pub(crate) fn process_follow_up(&mut self, follow_up: FollowUp) {
@@ -51,111 +65,6 @@ impl Engine {
                 }
             }
         }
-    }
-
-    pub(crate) fn process_instance_value(&self, inst: &ElementInstance) -> ProcessInstanceValue {
-        let p = self.process(inst.proc);
-        let event_type = match inst.element_ref {
-            ElementRef::Element(e) if inst.element_type != T::MultiInstanceBody => {
-                p.element(e).event_type
-            }
-            ElementRef::Element(e) => p.element(e).event_type,
-            _ => BpmnEventType::Unspecified,
-        };
-        let (parent_pi, parent_ei) = match inst.parent() {
-            Some((a, b)) => (Some(a), Some(b)),
-            None => (None, None),
-        };
-        ProcessInstanceValue {
-            proc: inst.proc,
-            process_instance_key: inst.process_instance_key,
-            element_ref: inst.element_ref,
-            element_type: inst.element_type,
-            event_type,
-            flow_scope_key: inst.flow_scope,
-            parent_process_instance_key: parent_pi,
-            parent_element_instance_key: parent_ei,
-        }
-    }
-
-    pub(crate) fn element_id_of(&self, inst: &ElementInstance) -> Arc<str> {
-        let p = self.process(inst.proc);
-        match inst.element_ref {
-            ElementRef::Element(e) => p.element(e).id.clone(),
-            _ => p.bpmn_process_id.clone(),
-        }
-    }
-
-    /// Checks the lifecycle table for moving `key` to `to` and writes the record.
-    fn write_transition(&mut self, key: Key, to: State) -> Step {
-        let Some(inst) = self.instances.get(&key) else {
-            return Err(StepFailure::new(
-                ErrorType::Unknown,
-                format!("Expected element instance with key '{key}' to exist, but it does not"),
-            ));
-        };
-        // The element id is only looked up for the error (this runs for every transition).
-        if !lifecycle::can_transition(
-            lifecycle::Family::of(inst.element_type),
-            Some(inst.state),
-            to,
-        ) && let Err(e) = lifecycle::check(
-            &self.element_id_of(inst),
-            inst.element_type,
-            Some(inst.state),
-            to,
-        ) {
-            return Err(StepFailure::new(ErrorType::Unknown, e.to_string()));
-        }
-        let value = self.process_instance_value(inst);
-        self.process_instance_event(to.intent(), key, value);
-        Ok(())
-    }
-
-    /// Moves an instance to a state it stays in (ACTIVATED, COMPLETING, TERMINATING), checking
-    /// the lifecycle table and writing the record.
-    pub(crate) fn transition(&mut self, key: Key, to: State) -> Step {
-        debug_assert!(!matches!(to, State::Completed | State::Terminated));
-        self.write_transition(key, to)?;
-        let is_process = match self.instances.get_mut(&key) {
-            Some(i) => {
-                i.state = to;
-                i.element_type == T::Process
-            }
-            None => false,
-        };
-        // Only process instances have a summary (no map lookup for every element).
-        if is_process && let Some(s) = self.process_instances.get_mut(&key) {
-            s.state = to;
-        }
-        Ok(())
-    }
-
-    /// Moves an instance to COMPLETED or TERMINATED: writes the record and removes the
-    /// instance, which is returned.
-    #[inline]
-    pub(crate) fn end_instance(
-        &mut self,
-        key: Key,
-        to: State,
-    ) -> Result<ElementInstance, StepFailure> {
-        debug_assert!(matches!(to, State::Completed | State::Terminated));
-        self.write_transition(key, to)?;
-        let inst = self.instances.remove(&key).expect("checked above");
-        if let Some(scope) = inst.flow_scope
-            && let Some(parent) = self.instances.get_mut(&scope)
-            && let Some(pos) = parent.children.iter().position(|c| *c == key)
-        {
-            parent.children.remove(pos);
-        }
-        if inst.element_type == T::Process {
-            if let Some(s) = self.process_instances.get_mut(&key) {
-                s.state = to;
-            }
-            self.release_message_start_lock(key);
-            self.drop_compensation_of(key);
-        }
-        Ok(inst)
     }
 
     /// Queues the activation of an element as a child of `scope`.
@@ -296,31 +205,9 @@ impl Engine {
         if let (Some(element), Some(scope), Some(_)) = (a.element, a.flow_scope, a.via_flow)
             && is_join(self.process(a.proc), element)
         {
-            let p = self.process(a.proc).clone();
-            let ready = self.join_ready(&p, scope, element);
-            if !ready {
-                let value = self.activation_value(&a);
-                let kind = if p.element(element).element_type == T::ParallelGateway {
-                    "parallel"
-                } else {
-                    "inclusive"
-                };
-                self.reject(
-                    ValueType::ProcessInstance,
-                    Intent::ProcessInstance(ProcessInstanceIntent::ActivateElement),
-                    a.key,
-                    RecordValue::ProcessInstance(value),
-                    Rejection::new(
-                        RejectionType::InvalidState,
-                        format!(
-                            "Expected to be able to activate {kind} gateway '{}', but not all sequence flows have been taken.",
-                            p.element(element).id
-                        ),
-                    ),
-                );
+            if !self.join(&a, scope, element) {
                 return;
             }
-            self.consume_join_tokens(&p, scope, element);
         } else if let (Some(flow), Some(scope)) = (a.via_flow, a.flow_scope)
             && let Some(s) = self.instances.get_mut(&scope)
             && let Some(pos) = s.active_flows.iter().position(|f| *f == flow)
@@ -336,10 +223,10 @@ impl Engine {
             None => ElementRef::Process,
         };
         // Usually empty: no hashing then.
-        let vars = if self.pending_vars.is_empty() {
+        let vars = if self.pending.variables.is_empty() {
             Default::default()
         } else {
-            self.pending_vars.remove(&key).unwrap_or_default()
+            self.pending.variables.remove(&key).unwrap_or_default()
         };
         let mut inst = ElementInstance::new(
             key,
@@ -378,7 +265,7 @@ impl Engine {
         self.run_activation(key);
     }
 
-    fn activation_value(&self, a: &Activation) -> ProcessInstanceValue {
+    pub(crate) fn activation_value(&self, a: &Activation) -> ProcessInstanceValue {
         let p = self.process(a.proc);
         ProcessInstanceValue {
             proc: a.proc,
@@ -395,6 +282,32 @@ impl Engine {
             flow_scope_key: a.flow_scope,
             parent_process_instance_key: a.parent.map(|x| x.0),
             parent_element_instance_key: a.parent.map(|x| x.1),
+        }
+    }
+
+    /// The compiled element of an instance of a flow node.
+    pub(crate) fn element_def(&self, key: Key) -> &ExecElement {
+        let i = &self.instances[&key];
+        let e = i.element().expect("flow nodes are elements");
+        self.process(i.proc).element(e)
+    }
+
+    /// The event definition of an instance's element.
+    pub(crate) fn event_of(&self, key: Key) -> &EventDef {
+        &self.element_def(key).event
+    }
+
+    /// ACTIVATED and completed at once: an element that does not wait.
+    pub(crate) fn pass_through(&mut self, key: Key) -> Step {
+        self.transition(key, State::Activated)?;
+        self.queue.push_back(FollowUp::Complete(key));
+        Ok(())
+    }
+
+    /// A container terminates its children first; TERMINATED once it has none.
+    pub(crate) fn terminate_container(&mut self, key: Key) {
+        if self.terminate_children(key) {
+            self.finalize_termination(key);
         }
     }
 
@@ -424,12 +337,10 @@ impl Engine {
         let Some(i) = self.instances.get(&key) else {
             return Ok(());
         };
-        let (proc, element, ty) = (i.proc, i.element(), i.element_type);
-        if ty == T::AdHocSubProcess {
-            self.ad_hoc_before_input_mappings(key);
-        }
+        let (proc, element, behavior) = (i.proc, i.element(), behavior_of(i.element_type));
+        behavior.before_input_mappings(self, key);
         if let Some(e) = element
-            && !matches!(ty, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance)
+            && behavior.runs_element_steps()
             && !self.process(proc).element(e).input_mappings.is_empty()
         {
             let p = self.process(proc).clone();
@@ -438,16 +349,13 @@ impl Engine {
         self.after_on_activate(key)
     }
 
-    /// The execution listener of the current phase to run next, if any (cloned only when
-    /// there is one: this runs for every element).
     fn next_listener(&self, key: Key, start: bool) -> Option<&ListenerDef> {
         let i = self.instances.get(&key)?;
-        let e = match (i.element(), i.element_type) {
-            (_, T::MultiInstanceBody | T::AdHocSubProcessInnerInstance) => return None,
-            // Process-level listeners are not run (their jobs would need a process node).
-            (None, _) => return None,
-            (Some(e), _) => e,
-        };
+        // Process-level listeners are not run (their jobs would need a process node).
+        let e = i.element()?;
+        if !behavior_of(i.element_type).runs_element_steps() {
+            return None;
+        }
         let el = self.process(i.proc).element(e);
         let listeners = if start {
             &el.start_listeners
@@ -465,99 +373,12 @@ impl Engine {
         self.finalize_activation(key)
     }
 
+    /// After the input mappings and start listeners: the element family's activation.
     pub(crate) fn finalize_activation(&mut self, key: Key) -> Step {
-        let Some((proc, element, ty)) = self.element_of(key) else {
+        let Some(i) = self.instances.get(&key) else {
             return Ok(());
         };
-        let Some(e) = element else {
-            // The process.
-            self.subscribe_to_events(key)?;
-            self.transition(key, State::Activated)?;
-            if let Some(t) = self.event_starts.remove(&key) {
-                self.activate_child(key, t.element, t.variables);
-                return Ok(());
-            }
-            match self.start_instructions.remove(&key) {
-                Some(elements) => {
-                    for element in elements {
-                        self.activate_with_start_instruction(key, element)?;
-                    }
-                }
-                None => {
-                    if let Some(start) = self.process(proc).scope.none_start {
-                        self.activate_child(key, start, None);
-                    }
-                }
-            }
-            return Ok(());
-        };
-        let el = self.process(proc).element(e);
-        let none_start = el.scope.none_start;
-        let has_job = el.job.is_some();
-        let compensation_throw = matches!(el.event, EventDef::Compensation { .. }) && !has_job;
-        let passes_through = matches!(
-            el.event,
-            EventDef::None | EventDef::Link { .. } | EventDef::Terminate
-        );
-        let passing_catch =
-            matches!(el.event, EventDef::Link { .. }) || el.after_event_based_gateway;
-        match ty {
-            T::SubProcess => {
-                self.subscribe_to_events(key)?;
-                self.transition(key, State::Activated)?;
-                if let Some(start) = none_start {
-                    self.activate_child(key, start, None);
-                }
-                Ok(())
-            }
-            T::EventSubProcess => self.activate_event_subprocess(key),
-            T::MultiInstanceBody => self.activate_multi_instance_body(key),
-            T::CallActivity => self.activate_call_activity(key),
-            T::AdHocSubProcess => self.activate_ad_hoc(key),
-            T::AdHocSubProcessInnerInstance => self.activate_inner_instance(key),
-            T::ServiceTask | T::SendTask => self.activate_job_task(key),
-            T::ReceiveTask => {
-                self.subscribe_to_events(key)?;
-                self.transition(key, State::Activated)?;
-                Ok(())
-            }
-            T::ScriptTask => self.activate_script_task(key),
-            T::BusinessRuleTask => self.activate_business_rule_task(key),
-            T::UserTask => self.activate_user_task(key),
-            T::Task | T::ManualTask => {
-                self.transition(key, State::Activated)?;
-                self.queue.push_back(FollowUp::Complete(key));
-                Ok(())
-            }
-            T::ExclusiveGateway | T::InclusiveGateway | T::ParallelGateway => {
-                self.activate_gateway(key)
-            }
-            T::EventBasedGateway => self.activate_event_based_gateway(key),
-            T::StartEvent | T::BoundaryEvent => {
-                self.transition(key, State::Activated)?;
-                self.queue.push_back(FollowUp::Complete(key));
-                Ok(())
-            }
-            T::IntermediateThrowEvent | T::EndEvent if compensation_throw => {
-                let activity = self.compensation_target(key).flatten();
-                self.throw_compensation(key, activity)
-            }
-            T::IntermediateThrowEvent | T::EndEvent if passes_through => {
-                self.transition(key, State::Activated)?;
-                self.queue.push_back(FollowUp::Complete(key));
-                Ok(())
-            }
-            T::IntermediateThrowEvent | T::EndEvent if has_job => self.activate_job_task(key),
-            T::IntermediateThrowEvent | T::EndEvent => self.activate_event_specific(key),
-            // A link catch passes through; a catch event after an event-based gateway is only
-            // activated once its event happened.
-            T::IntermediateCatchEvent if passing_catch => {
-                self.transition(key, State::Activated)?;
-                self.queue.push_back(FollowUp::Complete(key));
-                Ok(())
-            }
-            _ => self.activate_event_specific(key),
-        }
+        behavior_of(i.element_type).activate(self, key)
     }
 
     fn complete(&mut self, key: Key) {
@@ -592,45 +413,24 @@ impl Engine {
     }
 
     fn on_complete(&mut self, key: Key) -> Step {
-        let Some((proc, element, ty)) = self.element_of(key) else {
+        let Some(i) = self.instances.get(&key) else {
             return Ok(());
         };
-        match element {
-            None => self.unsubscribe_from_events(key),
-            Some(e) => match ty {
-                T::MultiInstanceBody => self.complete_multi_instance_body(key)?,
-                T::AdHocSubProcessInnerInstance => {}
-                T::SubProcess | T::EventSubProcess => {
-                    self.unsubscribe_from_events(key);
-                    self.apply_element_output_mappings(key, proc, e, false)?;
-                }
-                T::AdHocSubProcess => self.complete_ad_hoc(key)?,
-                T::CallActivity => self.complete_call_activity(key)?,
-                _ => {
-                    let el = self.process(proc).element(e);
-                    let propagate_locals = match ty {
-                        T::StartEvent => true,
-                        T::BoundaryEvent => !matches!(el.event, EventDef::Error { .. }),
-                        T::IntermediateCatchEvent => el.after_event_based_gateway,
-                        _ => false,
-                    };
-                    self.apply_element_output_mappings(key, proc, e, propagate_locals)?;
-                    self.unsubscribe_from_events(key);
-                }
-            },
-        }
+        behavior_of(i.element_type).complete(self, key)?;
         self.after_on_complete(key)
     }
 
-    /// The element's output mappings (a handle on the process is taken only when there are
-    /// some).
-    fn apply_element_output_mappings(
+    /// The element's output mappings; `propagate_locals`: the instance's local variables
+    /// propagate too (events that carry their variables locally). A handle on the process is
+    /// taken only when there are mappings.
+    pub(crate) fn apply_element_output_mappings(
         &mut self,
         key: Key,
-        proc: ProcIdx,
-        e: ElementIdx,
         propagate_locals: bool,
     ) -> Step {
+        let Some((proc, Some(e), _)) = self.element_of(key) else {
+            return Ok(());
+        };
         if self.process(proc).element(e).output_mappings.is_empty() {
             // Nothing to merge (no mappings, no or empty completion variables, no locals to
             // propagate): the common case of a job completed without variables.
@@ -655,45 +455,38 @@ impl Engine {
         self.finalize_completion(key)
     }
 
+    /// After the end listeners: COMPLETED, and the flow goes on. The process instance completes
+    /// into its parent; a flow node as its family says.
     pub(crate) fn finalize_completion(&mut self, key: Key) -> Step {
-        let Some((proc, element, ty)) = self.element_of(key) else {
+        let Some(i) = self.instances.get(&key) else {
             return Ok(());
         };
-        let Some(e) = element else {
-            // The process instance.
-            let inst = self.end_instance(key, State::Completed)?;
-            if let Some((_, call_activity)) = inst.parent() {
-                self.on_called_process_completed(call_activity, &inst);
-            }
-            return Ok(());
-        };
-        let (link_throw, is_terminate_end, has_compensation_handler, no_outgoing) = {
-            let p = self.process(proc);
-            let el = p.element(e);
-            let link_throw = match el.event {
-                EventDef::Link { target, .. } if ty == T::IntermediateThrowEvent => Some(target),
-                _ => None,
-            };
-            (
-                link_throw,
-                ty == T::EndEvent && matches!(el.event, EventDef::Terminate),
-                el.compensation_handler.is_some(),
-                p.model_element(e).outgoing.is_empty(),
-            )
-        };
-        // Elements whose flow is not continued by outgoing sequence flows.
-        let is_link_throw = link_throw.is_some();
-        // Inner instances of a multi-instance activity and of an ad-hoc sub-process end a path
-        // of their container: the outgoing flows belong to the body.
-        let (inner, scope) = {
+        match i.element() {
+            None => self.finalize_process_completion(key),
+            Some(_) => self.finalize_flow_node_completion(behavior_of(i.element_type), key),
+        }
+    }
+
+    /// Zeebe's `finalizeCompletion` of a flow node: where the path ends the container collects
+    /// first, then COMPLETED (a compensable activity leaves its subscription), then a
+    /// terminate-after runtime instruction may stop the instance, else the family decides where
+    /// the flow goes. The inner instances of a multi-instance activity and of an ad-hoc
+    /// sub-process end a path of their container: the outgoing flows belong to the container.
+    fn finalize_flow_node_completion(&mut self, behavior: &dyn ElementBehavior, key: Key) -> Step {
+        let (inner, scope, has_compensation_handler) = {
             let i = &self.instances[&key];
+            let e = i.element().expect("flow nodes are elements");
             (
-                i.loop_counter > 0 || ty == T::AdHocSubProcessInnerInstance,
+                i.loop_counter > 0 || i.element_type == T::AdHocSubProcessInnerInstance,
                 i.flow_scope,
+                self.process(i.proc)
+                    .element(e)
+                    .compensation_handler
+                    .is_some(),
             )
         };
-        let end_of_path = inner || (no_outgoing && !is_link_throw);
-        if end_of_path && let Some(scope) = scope {
+        let ends_path = inner || behavior.ends_path(self, key);
+        if ends_path && let Some(scope) = scope {
             self.before_path_completed(scope, key)?;
         }
         if has_compensation_handler {
@@ -704,63 +497,57 @@ impl Engine {
         if !self.compensation.is_empty() {
             self.compensation_handler_done(key);
         }
-        if !inner && self.runtime_instruction_fires(&inst, e) {
-            return Ok(());
-        }
-        if let Some(target) = link_throw {
-            if let Some(target) = target {
-                self.activate_child(scope, target, None);
-            }
-            return Ok(());
-        }
-        if is_terminate_end {
+        if inner {
             self.after_path_completed(scope, &inst);
-            self.terminate_scope_by_end_event(scope);
             return Ok(());
         }
-        if ty == T::EventBasedGateway {
-            if let Some(t) = inst.triggers().first().cloned() {
-                let p = self.process(proc);
-                let flow = p
-                    .model_element(e)
-                    .outgoing
-                    .iter()
-                    .copied()
-                    .find(|f| p.model.flow(*f).target == t.element);
-                if let Some(f) = flow {
-                    self.take_flow_with(
-                        inst.proc,
-                        inst.process_instance_key,
-                        scope,
-                        f,
-                        t.variables,
-                    );
-                }
-            }
+        if self.runtime_instruction_fires(&inst) {
             return Ok(());
         }
-        if end_of_path {
-            self.after_path_completed(scope, &inst);
-        } else {
-            // Read by index: taking a flow changes the engine, the process stays as it is.
-            let count = self.process(proc).model_element(e).outgoing.len();
-            for n in 0..count {
-                let f = self.process(proc).model_element(e).outgoing[n];
-                self.take_flow(inst.proc, inst.process_instance_key, scope, f);
-            }
-        }
+        behavior.leave(self, &inst, scope, ends_path);
         Ok(())
     }
 
-    fn terminate_scope_by_end_event(&mut self, scope: Key) {
-        let Some(s) = self.instances.get_mut(&scope) else {
-            return;
-        };
-        if s.children.is_empty() {
+    /// Whether the element of an instance has no outgoing sequence flow.
+    pub(crate) fn has_no_outgoing_flow(&self, key: Key) -> bool {
+        let i = &self.instances[&key];
+        let e = i.element().expect("flow nodes are elements");
+        self.process(i.proc).model_element(e).outgoing.is_empty()
+    }
+
+    /// Takes every outgoing sequence flow of a completed flow node, or, where its path ends,
+    /// lets the flow scope react.
+    pub(crate) fn leave_by_outgoing_flows(
+        &mut self,
+        completed: &ElementInstance,
+        scope: Key,
+        ends_path: bool,
+    ) {
+        if ends_path {
+            self.after_path_completed(scope, completed);
             return;
         }
-        s.extras_mut().interruption = Some(Interruption::TerminateEndEvent);
-        self.terminate_children(scope);
+        let (proc, e) = (
+            completed.proc,
+            completed.element().expect("flow nodes are elements"),
+        );
+        // Read by index: taking a flow changes the engine, the process stays as it is.
+        let count = self.process(proc).model_element(e).outgoing.len();
+        for n in 0..count {
+            let f = self.process(proc).model_element(e).outgoing[n];
+            self.take_flow(proc, completed.process_instance_key, scope, f);
+        }
+    }
+
+    /// Completes a container once nothing inside it is active any more.
+    pub(crate) fn complete_when_idle(&mut self, scope: Key) {
+        if self
+            .instances
+            .get(&scope)
+            .is_some_and(|s| s.children.is_empty() && s.active_flows.is_empty())
+        {
+            self.queue.push_back(FollowUp::Complete(scope));
+        }
     }
 
     /// Queues the termination of all children of a scope (Zeebe's batch TERMINATE, which takes
@@ -783,20 +570,7 @@ impl Engine {
         let Some(s) = self.instances.get(&scope) else {
             return Ok(());
         };
-        match s.element_type {
-            T::MultiInstanceBody => self.multi_instance_child_completing(scope, child),
-            // An event sub-process inside is not one of the ad-hoc activities.
-            T::AdHocSubProcess
-                if self
-                    .instances
-                    .get(&child)
-                    .is_some_and(|c| c.element_type == T::EventSubProcess) =>
-            {
-                Ok(())
-            }
-            T::AdHocSubProcess => self.ad_hoc_child_completing(scope, child),
-            _ => Ok(()),
-        }
+        behavior_of(s.element_type).child_completing(self, scope, child)
     }
 
     /// Zeebe's `afterExecutionPathCompleted`: a path inside `scope` ended with `child`.
@@ -807,15 +581,7 @@ impl Engine {
         if s.state != State::Activated {
             return;
         }
-        match s.element_type {
-            T::MultiInstanceBody => self.multi_instance_child_completed(scope, child),
-            T::AdHocSubProcess => self.ad_hoc_child_completed(scope, child),
-            _ => {
-                if s.children.is_empty() && s.active_flows.is_empty() {
-                    self.queue.push_back(FollowUp::Complete(scope));
-                }
-            }
-        }
+        behavior_of(s.element_type).child_completed(self, scope, child);
     }
 
     fn terminate(&mut self, key: Key) {
@@ -851,34 +617,11 @@ impl Engine {
         let Some(inst) = self.instances.get(&key) else {
             return;
         };
-        let ty = inst.element_type;
+        let behavior = behavior_of(inst.element_type);
         self.cancel_job_of(key);
         self.unsubscribe_from_events(key);
         self.resolve_incidents_of(key);
-        if self.cancel_user_task_of(key) {
-            // The termination waits for the user task's canceling listeners.
-            return;
-        }
-        match ty {
-            T::Process
-            | T::SubProcess
-            | T::EventSubProcess
-            | T::MultiInstanceBody
-            | T::AdHocSubProcess
-            | T::AdHocSubProcessInnerInstance => {
-                if self.terminate_children(key) {
-                    self.finalize_termination(key);
-                }
-            }
-            T::CallActivity => {
-                let child = self.instances.get(&key).and_then(|i| i.called_child());
-                match child.filter(|c| self.instances.contains_key(c)) {
-                    Some(c) => self.queue.push_back(FollowUp::Terminate(c)),
-                    None => self.finalize_termination(key),
-                }
-            }
-            _ => self.finalize_termination(key),
-        }
+        behavior.terminate(self, key);
     }
 
     /// Writes TERMINATED and lets the flow scope (or the parent process) react.
@@ -943,241 +686,36 @@ impl Engine {
                         }
                     }
                 }
-                None => {
-                    if s.element_type == T::AdHocSubProcess {
-                        self.ad_hoc_child_terminated(scope, child);
-                    } else if s.element_type == T::MultiInstanceBody {
-                        self.multi_instance_child_terminated(scope);
-                    }
-                }
+                None => behavior_of(s.element_type).child_terminated(self, scope, child),
             },
             _ => {}
         }
     }
-
-    /// Whether a joining gateway in `scope` has what it needs to activate.
-    fn join_ready(&self, p: &ExecutableProcess, scope: Key, gateway: ElementIdx) -> bool {
-        let Some(s) = self.instances.get(&scope) else {
-            return false;
-        };
-        let incoming = &p.model_element(gateway).incoming;
-        let tokens = |f: &FlowIdx| {
-            s.join_tokens()
-                .iter()
-                .find(|(t, _)| t == f)
-                .map(|(_, n)| *n)
-                .unwrap_or(0)
-        };
-        if incoming.iter().all(|f| tokens(f) > 0) {
-            return true;
-        }
-        if p.element(gateway).element_type == T::ParallelGateway {
-            return false;
-        }
-        // Inclusive join: no active path can still reach the gateway.
-        !self.has_active_path_to(p, scope, gateway)
-    }
-
-    fn consume_join_tokens(&mut self, p: &ExecutableProcess, scope: Key, gateway: ElementIdx) {
-        let incoming = p.model_element(gateway).incoming.to_vec();
-        let Some(s) = self.instances.get_mut(&scope) else {
-            return;
-        };
-        for f in incoming {
-            let Some(tokens) = s.extras.as_deref_mut().map(|e| &mut e.join_tokens) else {
-                break;
-            };
-            if let Some(pos) = tokens.iter().position(|(t, _)| *t == f) {
-                tokens[pos].1 -= 1;
-                if tokens[pos].1 == 0 {
-                    tokens.remove(pos);
-                }
-                if let Some(a) = s.active_flows.iter().position(|x| *x == f) {
-                    s.active_flows.remove(a);
-                }
-            }
-        }
-    }
-
-    /// Zeebe's inclusive-join reachability: does any active element (or pending flow) in the
-    /// scope have a path to the gateway that avoids incoming flows already taken?
-    fn has_active_path_to(&self, p: &ExecutableProcess, scope: Key, gateway: ElementIdx) -> bool {
-        let Some(s) = self.instances.get(&scope) else {
-            return false;
-        };
-        let taken: Vec<FlowIdx> = s.join_tokens().iter().map(|(f, _)| *f).collect();
-        let mut starts: Vec<ElementIdx> = Vec::new();
-        for c in &s.children {
-            if let Some(ci) = self.instances.get(c) {
-                if ci.element_type == T::AdHocSubProcessInnerInstance {
-                    for cc in &ci.children {
-                        if let Some(e) = self.instances.get(cc).and_then(|x| x.element()) {
-                            starts.push(e);
-                        }
-                    }
-                } else if let Some(e) = ci.element() {
-                    starts.push(e);
-                }
-            }
-        }
-        for f in &s.active_flows {
-            starts.push(p.model.flow(*f).target);
-        }
-        starts.retain(|e| *e != gateway);
-        starts
-            .into_iter()
-            .any(|start| reaches(p, start, gateway, &taken))
-    }
 }
 
-/// A parallel or inclusive gateway with more than one incoming flow.
-fn is_join(p: &ExecutableProcess, element: ElementIdx) -> bool {
-    matches!(
-        p.element(element).element_type,
-        T::ParallelGateway | T::InclusiveGateway
-    ) && p.model_element(element).incoming.len() > 1
-}
-
-fn reaches(
-    p: &ExecutableProcess,
-    start: ElementIdx,
-    target: ElementIdx,
-    taken: &[FlowIdx],
-) -> bool {
-    let mut visited = vec![false; p.elements.len()];
-    let mut queue = std::collections::VecDeque::from([start]);
-    while let Some(e) = queue.pop_front() {
-        if e == target {
-            return true;
-        }
-        if std::mem::replace(&mut visited[e.0 as usize], true) {
-            continue;
-        }
-        let el = p.element(e);
-        if let EventDef::Link {
-            target: Some(t), ..
-        } = el.event
-            && el.element_type == T::IntermediateThrowEvent
-        {
-            queue.push_back(t);
-            continue;
-        }
-        let m = p.model_element(e);
-        for f in &m.outgoing {
-            if !taken.contains(f) {
-                queue.push_back(p.model.flow(*f).target);
-            }
-        }
-        for b in &m.boundary_events {
-            queue.push_back(*b);
-        }
-    }
-    false
-}
-
-impl Engine {
-    /// A terminate-after-element runtime instruction for this element: interrupt the instance.
-    fn runtime_instruction_fires(&mut self, inst: &ElementInstance, element: ElementIdx) -> bool {
-        if self.terminate_after.is_empty() {
-            return false;
-        }
-        let pi = inst.process_instance_key;
-        let element_id = self.process(inst.proc).element(element).id.clone();
-        let fires = self
-            .terminate_after
-            .get(&pi)
-            .is_some_and(|ids| ids.contains(&element_id));
-        if !fires {
-            return false;
-        }
-        let terminating = self
-            .instances
-            .get(&pi)
-            .is_none_or(|i| i.state == State::Terminating);
-        if terminating {
-            return false;
-        }
-        self.event(
-            ValueType::RuntimeInstruction,
-            OtherIntent::Interrupted,
-            Some(pi),
-            RecordValue::RuntimeInstruction {
-                proc: inst.proc,
-                process_instance_key: pi,
-                element_id: element_id.clone(),
-            },
-        );
-        self.queue.push_back(FollowUp::Terminate(pi));
-        true
-    }
-
-    /// Starts a process instance before `element`: its enclosing sub-processes are activated
-    /// first (ACTIVATING, ACTIVATED, their event subscriptions), ad-hoc sub-processes with an
-    /// inner instance, then the element itself.
-    fn activate_with_start_instruction(&mut self, pi: Key, element: ElementIdx) -> Step {
-        let p = self.process(self.instances[&pi].proc).clone();
-        let mut chain = Vec::new();
-        let mut cur = p.model_element(element).parent;
-        while let Some(c) = cur {
-            chain.push(c);
-            cur = p.model_element(c).parent;
-        }
-        chain.reverse();
-        let mut scope = pi;
-        for container in chain {
-            // Reuse a container instance created by an earlier start instruction.
-            let existing = self.instances[&scope].children.iter().copied().find(|k| {
-                self.instances.get(k).is_some_and(|i| {
-                    i.element() == Some(container)
-                        && i.element_type != T::AdHocSubProcessInnerInstance
-                })
-            });
-            let key = match existing {
-                Some(k) => k,
-                None => {
-                    let ty = p.element(container).element_type;
-                    let key = self.create_instance_inline(scope, container, ty);
-                    self.subscribe_to_events(key)?;
-                    if ty == T::AdHocSubProcess
-                        && let Some(i) = self.instances.get_mut(&key)
-                    {
-                        i.extras_mut().ad_hoc = Some(Box::default());
-                    }
-                    self.transition(key, State::Activated)?;
-                    key
-                }
-            };
-            scope = key;
-            if p.element(container).element_type == T::AdHocSubProcess {
-                let inner =
-                    self.create_instance_inline(scope, container, T::AdHocSubProcessInnerInstance);
-                self.transition(inner, State::Activated)?;
-                scope = inner;
-            }
-        }
-        self.activate_child(scope, element, None);
-        Ok(())
-    }
-
-    /// Creates an element instance in ACTIVATING right away (start instructions).
-    fn create_instance_inline(&mut self, scope: Key, element: ElementIdx, element_type: T) -> Key {
-        let s = &self.instances[&scope];
-        let (proc, pi) = (s.proc, s.process_instance_key);
-        let key = self.new_key();
-        let inst = ElementInstance::new(
-            key,
-            proc,
-            pi,
-            ElementRef::Element(element),
-            element_type,
-            Some(scope),
-        );
-        let value = self.process_instance_value(&inst);
-        self.instances.insert(key, inst);
-        if let Some(s) = self.instances.get_mut(&scope) {
-            s.children.push(key);
-        }
-        self.process_instance_event(ProcessInstanceIntent::ElementActivating, key, value);
-        key
+/// The behaviour of an element type's family.
+fn behavior_of(element_type: T) -> &'static dyn ElementBehavior {
+    match element_type {
+        T::Process => &Process,
+        T::SubProcess => &SubProcess,
+        T::EventSubProcess => &EventSubProcess,
+        T::MultiInstanceBody => &MultiInstanceBody,
+        T::CallActivity => &CallActivity,
+        T::AdHocSubProcess => &AdHocSubProcess,
+        T::AdHocSubProcessInnerInstance => &AdHocInnerInstance,
+        T::ServiceTask | T::SendTask => &JobWorkerTask,
+        T::ScriptTask => &ScriptTask,
+        T::BusinessRuleTask => &BusinessRuleTask,
+        T::ReceiveTask => &ReceiveTask,
+        T::Task | T::ManualTask => &PassThroughTask,
+        T::UserTask => &UserTask,
+        T::ExclusiveGateway | T::InclusiveGateway | T::ParallelGateway => &ForkingGateway,
+        T::EventBasedGateway => &EventBasedGateway,
+        T::StartEvent => &StartEvent,
+        T::BoundaryEvent => &BoundaryEvent,
+        T::IntermediateThrowEvent => &IntermediateThrowEvent,
+        T::EndEvent => &EndEvent,
+        // Sequence flows and unspecified types are never instantiated.
+        T::IntermediateCatchEvent | T::SequenceFlow | T::Unspecified => &IntermediateCatchEvent,
     }
 }

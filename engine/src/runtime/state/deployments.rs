@@ -1,10 +1,12 @@
-//! What is deployed besides processes: decision requirements graphs, decisions and forms.
+//! What is deployed: processes (every version, the latest per BPMN process id), decision
+//! requirements graphs, decisions and forms.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::dmn::Drg;
-use crate::runtime::records::{DecisionIdx, DrgIdx, Key};
+use crate::runtime::compile::executable::ExecutableProcess;
+use crate::runtime::records::{DecisionIdx, DrgIdx, Key, ProcIdx};
 
 /// One deployed version of a decision requirements graph (a `.dmn` resource).
 #[derive(Debug, Clone)]
@@ -67,4 +69,15 @@ pub struct DeployedForm {
     pub version_tag: Option<Arc<str>>,
     pub deployment_key: Key,
     pub resource_name: Arc<str>,
+}
+
+/// Everything deployed, every version.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Deployments {
+    /// Processes in deployment order (a [`ProcIdx`] indexes them).
+    pub(crate) processes: Vec<Arc<ExecutableProcess>>,
+    /// Latest version per BPMN process id.
+    pub(crate) latest: BTreeMap<Arc<str>, ProcIdx>,
+    pub(crate) decisions: DecisionStore,
+    pub(crate) forms: Vec<DeployedForm>,
 }

@@ -52,3 +52,13 @@ impl Clone for NowJson {
         NowJson::default()
     }
 }
+
+/// The FEEL evaluation state of an engine.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FeelState {
+    /// FEEL evaluations so far: each one seeds `uuid()` and `random number()` with the next
+    /// count, so values differ between evaluations and repeat from run to run.
+    pub(crate) evaluations: EvaluationCounter,
+    /// FEEL's `now()` as JSON at the last instant it was built for (the clock moves rarely).
+    pub(crate) now_json: NowJson,
+}

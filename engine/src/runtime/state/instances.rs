@@ -3,6 +3,8 @@
 
 use std::sync::{Arc, OnceLock};
 
+use rustc_hash::FxHashMap;
+
 use crate::model::{ElementIdx, FlowIdx};
 use crate::runtime::compile::expr::baton_feel_bridge::{self, FeelValue};
 use crate::runtime::records::{
@@ -387,4 +389,21 @@ impl std::ops::Index<&Key> for InstanceStore {
     fn index(&self, key: &Key) -> &ElementInstance {
         self.get(key).expect("element instance exists")
     }
+}
+
+/// What element instances about to be activated carry, by the key they will have (or, for an
+/// event sub-process start, by its scope).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PendingActivations {
+    /// Variables created for an element instance before it exists (multi-instance children).
+    pub(crate) variables: FxHashMap<Key, VarMap>,
+    /// The triggered start event of an event sub-process about to be activated, by scope.
+    pub(crate) event_sub_process_starts: FxHashMap<Key, EventTrigger>,
+    /// The element an ad-hoc inner instance will activate, by inner instance key.
+    pub(crate) inner_elements: FxHashMap<Key, ElementIdx>,
+    /// The event start event (message, timer, signal) a process instance being created starts
+    /// at, with the event's variables.
+    pub(crate) event_starts: FxHashMap<Key, EventTrigger>,
+    /// Start instructions of a process instance being created.
+    pub(crate) start_instructions: FxHashMap<Key, Vec<ElementIdx>>,
 }

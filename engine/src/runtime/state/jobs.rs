@@ -49,12 +49,15 @@ impl std::ops::Deref for Job {
 /// tree map here (no node per few jobs, no rebalancing), and iteration is still by key.
 #[derive(Debug, Clone, Default)]
 pub struct JobStore {
-    pub(crate) jobs: std::collections::VecDeque<Job>,
+    jobs: std::collections::VecDeque<Job>,
+    /// Keys of jobs that became activatable, in order (see
+    /// [`Engine::activatable_jobs_since`](crate::runtime::engine::Engine::activatable_jobs_since)).
+    pub(crate) feed: Vec<Key>,
 }
 
 impl JobStore {
     #[inline]
-    pub(crate) fn position(&self, key: Key) -> Result<usize, usize> {
+    fn position(&self, key: Key) -> Result<usize, usize> {
         // The newest job is the one most often asked for (just created, about to complete).
         match self.jobs.back() {
             Some(last) if last.key == key => Ok(self.jobs.len() - 1),

@@ -9,6 +9,7 @@ pub(crate) mod incidents;
 pub(crate) mod instances;
 pub(crate) mod jobs;
 pub(crate) mod lifecycle;
+pub(crate) mod log;
 pub(crate) mod messages;
 pub(crate) mod signals;
 pub(crate) mod timers;
