@@ -11,6 +11,11 @@
 
 use std::fmt;
 
+use baton_engine::runtime::{
+    BpmnElementType, ElementRef, Engine, Intent, Key, OtherIntent, ProcessInstanceIntent,
+    RecordType, RecordValue,
+};
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use crate::agent::Turn;
@@ -344,6 +349,157 @@ pub fn events_from_json(
 /// The JSON array of events.
 pub fn events_to_json(events: &[TraceEvent]) -> Value {
     Value::Array(events.iter().map(TraceEvent::to_json).collect())
+}
+
+/// Reads trace events from an engine's records, from where it last stopped.
+///
+/// Tool activations are the `toolCall` variables Zeebe sets on an agent's inner instances, tool
+/// results the entries appended to an agent's output collection; elements and incidents are
+/// their records. An agent is an ad-hoc sub-process with a job worker and an output
+/// collection.
+#[derive(Debug, Default, Clone)]
+pub struct TraceReader {
+    position: u64,
+    /// Agent instances (ad-hoc sub-process element instances) by key.
+    agents: FxHashMap<Key, AgentScope>,
+    /// `toolCall` variables by scope, until their scope shows itself as an agent's inner
+    /// instance (Zeebe writes an activation's variables before the inner instance's records).
+    tool_calls: FxHashMap<Key, Value>,
+}
+
+#[derive(Debug, Clone)]
+struct AgentScope {
+    agent: String,
+    output_collection: String,
+    /// How many entries the output collection had when last written.
+    results: usize,
+}
+
+impl TraceReader {
+    /// A reader that starts at the engine's next record (what happened before is not read).
+    pub fn from_now(engine: &Engine) -> TraceReader {
+        TraceReader {
+            position: engine.position(),
+            ..TraceReader::default()
+        }
+    }
+
+    /// The events written since the last call.
+    pub fn read(&mut self, engine: &Engine) -> Vec<TraceEvent> {
+        let mut events = Vec::new();
+        if engine.position() == self.position {
+            return events;
+        }
+        for record in engine.records_since(self.position) {
+            if record.record_type != RecordType::Event {
+                continue;
+            }
+            match &record.value {
+                RecordValue::ProcessInstance(v) => {
+                    let Some(intent) = record.process_instance_intent() else {
+                        continue;
+                    };
+                    let process = crate::journal::process_at(engine, v.proc);
+                    let element = match v.element_ref {
+                        ElementRef::Process => process.bpmn_process_id.to_string(),
+                        ElementRef::Element(e) => process.element(e).id.to_string(),
+                        ElementRef::Flow(_) => continue,
+                    };
+                    let key = record.key.unwrap_or_default();
+                    if v.element_type == BpmnElementType::AdHocSubProcessInnerInstance {
+                        if let Some(scope) = v.flow_scope_key.and_then(|k| self.agents.get(&k))
+                            && let Some(mut arguments) = self.tool_calls.remove(&key)
+                        {
+                            let tool = arguments
+                                .pointer("/_meta/name")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string();
+                            if let Some(object) = arguments.as_object_mut() {
+                                object.shift_remove("_meta");
+                            }
+                            events.push(TraceEvent::ToolActivated {
+                                agent: scope.agent.clone(),
+                                tool,
+                                arguments,
+                            });
+                        }
+                        continue;
+                    }
+                    match intent {
+                        ProcessInstanceIntent::ElementActivating => {
+                            if let ElementRef::Element(e) = v.element_ref {
+                                let exec = process.element(e);
+                                if let (Some(ad_hoc), Some(_)) = (&exec.ad_hoc, &exec.job)
+                                    && let Some(collection) = &ad_hoc.output_collection
+                                {
+                                    self.agents.insert(
+                                        key,
+                                        AgentScope {
+                                            agent: element,
+                                            output_collection: collection.to_string(),
+                                            results: 0,
+                                        },
+                                    );
+                                }
+                            }
+                        }
+                        ProcessInstanceIntent::ElementCompleted => {
+                            events.push(TraceEvent::ElementCompleted { element });
+                        }
+                        ProcessInstanceIntent::ElementTerminated => {
+                            events.push(TraceEvent::ElementTerminated { element });
+                        }
+                        _ => {}
+                    }
+                }
+                RecordValue::Variable(v) => {
+                    if &*v.name == "toolCall" {
+                        self.tool_calls.insert(v.scope_key, v.value.to_json());
+                    } else if let Some(scope) = self.agents.get_mut(&v.scope_key)
+                        && *v.name == *scope.output_collection
+                    {
+                        let value = v.value.to_json();
+                        let entries = value.as_array().map_or(&[][..], Vec::as_slice);
+                        for entry in entries.iter().skip(scope.results) {
+                            if let Some(tool) = entry.get("name").and_then(Value::as_str) {
+                                events.push(TraceEvent::ToolResult {
+                                    agent: scope.agent.clone(),
+                                    tool: tool.to_string(),
+                                    content: entry.get("content").cloned().unwrap_or(Value::Null),
+                                });
+                            }
+                        }
+                        scope.results = entries.len();
+                    }
+                }
+                RecordValue::Incident(incident) => {
+                    let process = crate::journal::process_at(engine, incident.proc);
+                    let element = match incident.element {
+                        ElementRef::Process => process.bpmn_process_id.to_string(),
+                        ElementRef::Element(e) => process.element(e).id.to_string(),
+                        ElementRef::Flow(_) => continue,
+                    };
+                    match record.intent {
+                        Intent::Other(OtherIntent::Created) => {
+                            events.push(TraceEvent::IncidentCreated {
+                                element,
+                                error_type: incident.error_type.to_string(),
+                                message: incident.error_message.to_string(),
+                            });
+                        }
+                        Intent::Other(OtherIntent::Resolved) => {
+                            events.push(TraceEvent::IncidentResolved { element });
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.position = engine.position();
+        events
+    }
 }
 
 struct Fields<'p> {

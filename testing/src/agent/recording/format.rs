@@ -117,6 +117,15 @@ pub enum RecordingError {
     )]
     NewerFormat { file: String, version: u64 },
     #[error(
+        "cassette {} of \"{agent}\" does not exist: record it with BATON_RECORD=1 cargo test (or baton test --record), or use mode auto",
+        path.display()
+    )]
+    Missing { path: PathBuf, agent: String },
+    #[error(
+        "cannot record cassette {file} of \"{agent}\": recording needs a handler that answers each model call (your model adapter; baton test --record --agent-command CMD)"
+    )]
+    NoHandler { file: String, agent: String },
+    #[error(
         "cassette {file} was recorded for the agent \"{recorded_for}\" and cannot replay \"{element_id}\": use the cassette of \"{element_id}\", or record one"
     )]
     WrongAgent {

@@ -11,6 +11,8 @@
 //!   turns only), or the mismatch.
 //! - [`record`] — [`Recorder`]: calls and trajectories appended, the file rewritten atomically
 //!   after every change.
+//! - [`session`] — [`CassetteSession`]: one agent's cassette in a test (record, replay, auto,
+//!   drift), reading the trace from the engine.
 //! - [`drift`] — a mismatch, an extra or a missing call explained in BPMN terms; two runs'
 //!   trajectories compared.
 //! - [`import`] — a cassette from the `agentContext` of a real Camunda run.
@@ -25,6 +27,7 @@ pub mod normalize;
 pub mod record;
 pub mod redact;
 pub mod replay;
+pub mod session;
 
 use serde_json::{Map, Value};
 
@@ -40,6 +43,9 @@ pub use normalize::Normalizer;
 pub use record::Recorder;
 pub use redact::Redactor;
 pub use replay::{MatchMode, Mismatch, Played, Replayer};
+pub use session::{
+    CassetteMode, CassetteOptions, CassetteSession, RECORD_ENV, SessionFailure, TurnSource,
+};
 
 use super::connector::ResponseFormat;
 use super::mock::AgentRequest;

@@ -199,6 +199,11 @@ impl Replayer {
         Some(entry)
     }
 
+    /// A recorded call's request, normalised with this replay's rules.
+    pub fn recorded_request(&self, entry: usize) -> Option<&RecordedRequest> {
+        self.recorded.get(entry).and_then(Option::as_ref)
+    }
+
     /// The turn of a recorded call.
     pub fn turn(&self, entry: usize) -> &Turn {
         &self.recording.calls[entry].turn
