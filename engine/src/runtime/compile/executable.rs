@@ -104,9 +104,12 @@ impl ExecutableProcess {
     /// The job types of the process's job workers that are static text (a FEEL job type is
     /// known only when its element is activated), in model order, repeats included.
     pub fn static_job_types(&self) -> impl Iterator<Item = &str> {
-        self.elements
-            .iter()
-            .filter_map(|e| e.job.as_ref()?.job_type.as_static())
+        (0..self.elements.len() as u32).filter_map(|i| self.static_job_type(ElementIdx(i)))
+    }
+
+    /// The job type of an element's job worker, when it is static text.
+    pub fn static_job_type(&self, idx: ElementIdx) -> Option<&str> {
+        self.element(idx).job.as_ref()?.job_type.as_static()
     }
 
     /// The element `idx` if it is an ad-hoc sub-process.
