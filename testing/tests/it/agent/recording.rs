@@ -508,3 +508,107 @@ fn the_path_a_tool_took_is_named() {
         .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": false}}));
     insta::assert_snapshot!(replay(t, &path, json!({"customerMessage": BROKEN})).unwrap_err());
 }
+
+/// Every job type of the deployed processes but the agent's and the HTTP connector's,
+/// answered with `{}`; the HTTP connector (the tools) with `{"toolCallResult": result}`.
+fn corpus_test(path: &Path, result: &serde_json::Value) -> ProcessTest {
+    let t = ProcessTest::from_file(path).unwrap();
+    let types: Vec<String> = t.with_engine(|e| {
+        let mut types: Vec<String> = Vec::new();
+        for p in e.deployed_processes() {
+            for el in &p.elements {
+                if let Some(job_type) = el.job.as_ref().and_then(|j| j.job_type.as_static())
+                    && !types.iter().any(|t| t == job_type)
+                {
+                    types.push(job_type.to_string());
+                }
+            }
+        }
+        types
+    });
+    for job_type in types {
+        match job_type.as_str() {
+            "io.camunda.agenticai:aiagent-job-worker:1" => {}
+            "io.camunda:http-json:1" => {
+                t.mock_job(job_type)
+                    .complete_with(json!({"toolCallResult": result}));
+            }
+            _ => {
+                t.mock_job(job_type).complete();
+            }
+        }
+    }
+    t
+}
+
+/// A real agent process of the corpus: recorded twice with the same turns (the same bytes),
+/// replayed, and replayed with the tool returning something else (fails at call 2).
+fn corpus_round_trip(
+    file: &str,
+    process_id: &str,
+    agent: &str,
+    start: serde_json::Value,
+    call: Turn,
+    result: serde_json::Value,
+    changed: serde_json::Value,
+) -> Option<String> {
+    let bpmn = corpus_bpmn(file)?;
+    let dir = TempDir::new(&format!("corpus-{process_id}"));
+    let turns = vec![call, Turn::respond_text("Done.")];
+    let record = |path: &Path| {
+        Session::open(
+            corpus_test(&bpmn, &result),
+            agent,
+            path,
+            CassetteOptions {
+                mode: CassetteMode::Record,
+                ..CassetteOptions::default()
+            },
+            Some(turns.clone()),
+        )
+        .run(process_id, start.clone())
+        .unwrap();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let path = dir.join("cassette.json");
+    assert_eq!(record(&path), record(&dir.join("again.json")));
+    let replay = |result: &serde_json::Value| {
+        Session::open(
+            corpus_test(&bpmn, result),
+            agent,
+            &path,
+            CassetteOptions::default(),
+            None,
+        )
+        .run(process_id, start.clone())
+        .map_err(|m| m.replace(&path.display().to_string(), "cassette.json"))
+    };
+    replay(&result).unwrap();
+    Some(replay(&changed).unwrap_err())
+}
+
+#[test]
+fn real_agent_processes_round_trip() {
+    let chat = corpus_round_trip(
+        "connectors--ai-agent-chat-with-tools.bpmn",
+        "ai-agent-chat-with-tools",
+        "AI_Agent",
+        json!({"inputText": "Who is user 2?"}),
+        Turn::call("LoadUserByID", json!({"id": 2})),
+        json!({"id": 2, "name": "Ervin Howell"}),
+        json!({"id": 2, "name": "Clementine Bauch"}),
+    );
+    let openai = corpus_round_trip(
+        "connectors-e2e--ai-agent-e2e-openai.bpmn",
+        "ai-agent-e2e-openai",
+        "AI_Agent",
+        json!({"userPrompt": "List the users", "inputText": "List the users"}),
+        Turn::call("ListUsers", json!({})),
+        json!([{"id": 1}]),
+        json!([{"id": 1}, {"id": 2}]),
+    );
+    let (Some(chat), Some(openai)) = (chat, openai) else {
+        return;
+    };
+    insta::assert_snapshot!(format!("{chat}\n---\n{openai}"));
+}
