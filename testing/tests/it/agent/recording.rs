@@ -612,3 +612,67 @@ fn real_agent_processes_round_trip() {
     };
     insta::assert_snapshot!(format!("{chat}\n---\n{openai}"));
 }
+
+/// Cassettes that cannot replay: each a clear error naming the file and the path.
+#[test]
+fn bad_cassettes_are_refused_with_file_and_path() {
+    let dir = TempDir::new("bad");
+    let path = dir.join("damaged-order.json");
+    record_template(&template_xml(), &path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let open = |name: &str, content: Option<String>, options: CassetteOptions| {
+        let file = dir.join(name);
+        if let Some(content) = content {
+            std::fs::write(&file, content).unwrap();
+        }
+        let t = template();
+        t.with_engine(|e| {
+            CassetteSession::open(e, "support-agent", &file, options, None, None).map(|_| ())
+        })
+        .unwrap_err()
+        .to_string()
+        .replace(&dir.0.display().to_string(), "cassettes")
+    };
+    let replay = CassetteOptions::default;
+    let mut newer: serde_json::Value = serde_json::from_str(&text).unwrap();
+    newer["version"] = json!(3);
+    let mut other_agent: serde_json::Value = serde_json::from_str(&text).unwrap();
+    other_agent["agent"] = json!("billing-agent");
+    let mut other_process: serde_json::Value = serde_json::from_str(&text).unwrap();
+    other_process["process"]["id"] = json!("order-fulfilment");
+    let edited = text.replacen(
+        "My order 1042 arrived broken.",
+        "My order 7 arrived broken.",
+        1,
+    );
+    let messages = [
+        open(
+            "truncated.json",
+            Some(text[..text.len() / 2].to_string()),
+            replay(),
+        ),
+        open(
+            "corrupt.json",
+            Some(text.replacen("\"calls\": [", "\"calls\": [,", 1)),
+            replay(),
+        ),
+        open("newer.json", Some(newer.to_string()), replay()),
+        open("other-agent.json", Some(other_agent.to_string()), replay()),
+        open(
+            "other-process.json",
+            Some(other_process.to_string()),
+            replay(),
+        ),
+        open("edited.json", Some(edited), replay()),
+        open("missing.json", None, replay()),
+        open(
+            "record.json",
+            None,
+            CassetteOptions {
+                mode: CassetteMode::Record,
+                ..CassetteOptions::default()
+            },
+        ),
+    ];
+    insta::assert_snapshot!(messages.join("\n"));
+}
