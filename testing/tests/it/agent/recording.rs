@@ -676,3 +676,104 @@ fn bad_cassettes_are_refused_with_file_and_path() {
     ];
     insta::assert_snapshot!(messages.join("\n"));
 }
+
+/// Where the child of [`a_recording_run_killed_halfway_leaves_a_valid_cassette`] records.
+const KILL_DIR_ENV: &str = "BATON_TEST_KILLED_RECORDING_DIR";
+
+/// Run by the test below as a child process: records the worked example and, at model call 2,
+/// says so (a marker file) and waits to be killed.
+#[test]
+#[ignore = "a child process of a_recording_run_killed_halfway_leaves_a_valid_cassette"]
+fn a_recording_run_killed_halfway_child() {
+    let Ok(dir) = std::env::var(KILL_DIR_ENV) else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let mut turns = template_turns().into_iter();
+    let marker = dir.join("at-call-2");
+    let source: TurnSource = Box::new(move |request, _| {
+        if request.model_call == 2 {
+            std::fs::write(&marker, "").unwrap();
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        }
+        turns.next().ok_or_else(|| "no turn left".to_string())
+    });
+    let test = Rc::new(template());
+    let session = test
+        .with_engine(|e| {
+            CassetteSession::open(
+                e,
+                "support-agent",
+                &dir.join("damaged-order.json"),
+                CassetteOptions {
+                    mode: CassetteMode::Record,
+                    ..CassetteOptions::default()
+                },
+                Some(source),
+                None,
+            )
+        })
+        .unwrap();
+    let session = Rc::new(RefCell::new(session));
+    let weak = Rc::downgrade(&test);
+    test.mock_ai_agent(
+        "support-agent",
+        baton_testing::agent::AgentScript::handler(move |request| {
+            let t = weak.upgrade().unwrap();
+            t.with_engine(|e| session.borrow_mut().answer(e, request))
+                .unwrap()
+        }),
+    );
+    test.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}));
+}
+
+#[test]
+fn a_recording_run_killed_halfway_leaves_a_valid_cassette() {
+    let dir = TempDir::new("killed");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "agent::recording::a_recording_run_killed_halfway_child",
+            "--exact",
+            "--ignored",
+            "--quiet",
+        ])
+        .env(KILL_DIR_ENV, &dir.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = dir.join("at-call-2");
+    let waited = std::iter::repeat_with(|| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        marker.exists() || child.try_wait().unwrap().is_some()
+    })
+    .take(1500)
+    .any(|reached| reached);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(waited && marker.exists(), "the child reached model call 2");
+    let cassette = baton_testing::agent::recording::Recording::read(dir.join("damaged-order.json"))
+        .expect("the cassette left behind is valid");
+    assert_eq!(
+        cassette.calls.len(),
+        1,
+        "it holds the call made before the kill"
+    );
+    assert_eq!(cassette.calls[0].turn, template_turns()[0]);
+    assert!(
+        cassette.calls[0]
+            .trajectory
+            .iter()
+            .any(|e| matches!(e, baton_testing::trace::TraceEvent::ToolResult { tool, .. } if tool == "search-kb")),
+        "with its trajectory up to call 2"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "no temporary file is left: {leftovers:?}"
+    );
+}
