@@ -14,11 +14,11 @@ use crate::agent::turn::Turn;
 /// recorded request; `BATON_RECORD=1` (or [`CassetteScript::mode`]) records it instead, with
 /// the turns of [`CassetteScript::record_with`].
 ///
-/// ```rust,ignore
+/// ```text
 /// let agent = t.mock_ai_agent(
 ///     "support-agent",
 ///     CassetteScript::new("tests/cassettes/damaged-order.json")
-///         .record_with(|request| my_model.answer(request)),
+///         .record_with(|request| my_model(request)),
 /// );
 /// ```
 pub struct CassetteScript {
