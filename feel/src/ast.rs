@@ -245,9 +245,7 @@ impl ExprKind {
             }
         }
     }
-}
 
-impl ExprKind {
     /// The height of the highest child (0 for a leaf).
     fn child_height(&self) -> u32 {
         use ExprKind as K;
