@@ -16,6 +16,7 @@ use super::records::{
     BpmnElementType as T, ErrorType, JobKind, Key, ListenerEventType, Node, OtherIntent,
     RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType,
 };
+use super::shared_json::{JsonRef, SharedJson};
 use super::state::{AdHocState, ElementInstance, Interruption};
 use super::{Activation, Cmd, Engine};
 use crate::model::{self, ElementIdx};
@@ -174,7 +175,7 @@ impl Engine {
         &mut self,
         ahsp: Key,
         element: ElementIdx,
-        variables: super::records::SharedVariableDocument,
+        variables: SharedVariableDocument,
     ) {
         let inst = &self.instances[&ahsp];
         let (proc, pi) = (inst.proc, inst.process_instance_key);
@@ -190,7 +191,7 @@ impl Engine {
         }
         let inner = self.new_key();
         for (name, value) in variables {
-            self.set_pending_local_arc(inner, proc, pi, name.to_shared_name(), value);
+            self.set_pending_local_arc(inner, proc, pi, Arc::from(name), value);
         }
         self.pending_inner_element.insert(inner, element);
         self.queue.push_back(Cmd::Activate(Activation {
@@ -231,25 +232,22 @@ impl Engine {
                 // The new collection shares the earlier results (records keep the old one).
                 Some(items) => {
                     let mut shared = Vec::with_capacity(items.len() + 1);
-                    shared.extend(items.map(super::JsonRef::to_shared));
+                    shared.extend(items.map(JsonRef::to_shared));
                     shared.push(value);
-                    self.set_local(ahsp, oc, super::SharedJson::array(shared));
+                    self.set_local(ahsp, oc, SharedJson::array(shared));
                 }
                 None if collection.is_some() => {
-                    let other = self.instances[&ahsp]
-                        .vars
-                        .get(oc)
-                        .map(|v| v.value.to_json());
+                    let other = collection.map(JsonRef::to_json).unwrap_or_default();
                     return Err(Failure::new(
                         ErrorType::ExtractValueError,
                         format!(
                             "The output collection has the wrong type. Expected ARRAY but was {}.",
-                            super::variables::json_type_name(&other.unwrap_or_default())
+                            super::variables::json_type_name(&other)
                         ),
                     ));
                 }
                 None => {
-                    self.set_local(ahsp, oc, super::SharedJson::array(vec![value]));
+                    self.set_local(ahsp, oc, SharedJson::array(vec![value]));
                 }
             }
         }

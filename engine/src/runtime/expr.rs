@@ -175,8 +175,7 @@ pub mod baton_feel_bridge {
         baton_feel::Value::from_json(json)
     }
 
-    /// [`to_feel`] of a shared value, read in place (a composed value's plain form is not
-    /// built).
+    /// [`to_feel`] of a shared value, read in place.
     pub fn shared_to_feel(value: &SharedJson) -> FeelValue {
         ref_to_feel(value.view())
     }
@@ -400,7 +399,7 @@ pub mod baton_feel_bridge {
     /// warning. `None` (the caller evaluates in FEEL) for anything else: a missing value, null,
     /// another type, a path through a list.
     pub fn compare_path(value: Option<JsonRef<'_>>, comparison: &PathComparison) -> Option<bool> {
-        let value = value?.at_keys(&comparison.keys)?.plain()?;
+        let value = value?.at(&comparison.keys)?.plain()?;
         let equal = match (value, &comparison.literal) {
             (Json::Bool(a), Json::Bool(b)) => a == b,
             (Json::String(a), Json::String(b)) => a == b,
@@ -469,28 +468,23 @@ pub mod baton_feel_bridge {
     }
 
     /// The value FEEL gives a context of paths and `now()` (see [`context_of_paths`]), built
-    /// without FEEL: each path's JSON shared or copied as it is, `now()` as FEEL converts it.
-    /// `None` (the caller evaluates in FEEL) when a path is missing or its value would not
-    /// survive FEEL's conversion unchanged ([`json_at`]).
+    /// without FEEL: each path's JSON copied as it is, `now()` as FEEL converts it. `None` (the
+    /// caller evaluates in FEEL) when a path is missing or its value would not survive FEEL's
+    /// conversion unchanged ([`json_at`]).
     pub fn context_value<'l>(
         parts: &[(Arc<str>, super::ContextPart)],
         json: &dyn Fn(&str) -> Option<JsonRef<'l>>,
         now: &dyn Fn() -> Json,
-    ) -> Option<SharedJson> {
-        use crate::runtime::shared_json::SharedObject;
-        let mut object = SharedObject::with_capacity(parts.len());
+    ) -> Option<Json> {
+        let mut object = serde_json::Map::with_capacity(parts.len());
         for (key, part) in parts {
-            // The key is the expression's own (shared, not copied).
-            let key = key.clone();
-            match part {
-                super::ContextPart::Path(name, keys) => match json_at(json(name)?, keys)? {
-                    JsonRef::Shared(shared) => object.insert(key, shared.clone()),
-                    JsonRef::Plain(plain) => object.insert_plain(key, plain.clone()),
-                },
-                super::ContextPart::Now => object.insert_plain(key, now()),
-            }
+            let value = match part {
+                super::ContextPart::Path(name, keys) => json_at(json(name)?, keys)?.to_json(),
+                super::ContextPart::Now => now(),
+            };
+            object.insert(key.to_string(), value);
         }
-        Some(object.into())
+        Some(Json::Object(object))
     }
 
     /// FEEL's `now()` at the given instant (epoch milliseconds, UTC), as JSON.
@@ -524,9 +518,8 @@ pub mod baton_feel_bridge {
     /// and when it survives FEEL's conversion unchanged (see [`round_trips`]): then evaluating the
     /// path in FEEL and converting the result back gives this very JSON, so the caller may skip
     /// both conversions. `None` sends the caller to FEEL (missing keys warn, lists project).
-    /// Read in place: a composed value is walked, not built.
     pub fn json_at<'j>(json: JsonRef<'j>, keys: &[Arc<str>]) -> Option<JsonRef<'j>> {
-        let value = keys.iter().try_fold(json, |v, key| v.get(key))?;
+        let value = json.at(keys)?;
         round_trips(value).then_some(value)
     }
 
@@ -534,7 +527,23 @@ pub mod baton_feel_bridge {
     /// 64-bit integers (a float like `1.0` comes back as `1`, a large unsigned wraps). Read in
     /// place.
     pub fn round_trips(value: JsonRef<'_>) -> bool {
-        value.numbers_are_i64()
+        fn plain(json: &Json) -> bool {
+            match json {
+                Json::Number(n) => n.is_i64(),
+                Json::Array(items) => items.iter().all(plain),
+                Json::Object(map) => map.values().all(plain),
+                Json::Null | Json::Bool(_) | Json::String(_) => true,
+            }
+        }
+        if let Some(json) = value.plain() {
+            return plain(json);
+        }
+        match value.items() {
+            Some(mut items) => items.all(round_trips),
+            None => value
+                .entries()
+                .is_none_or(|mut entries| entries.all(|(_, v)| round_trips(v))),
+        }
     }
 
     /// Variables for one evaluation: whole variables as FEEL values (cached by the caller), and
@@ -587,6 +596,7 @@ pub mod baton_feel_bridge {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::shared_json::JsonRef;
 
     fn vars(text: &str) -> Vec<String> {
         Expr::compile_text(text).unwrap().referenced_variables()
@@ -642,13 +652,12 @@ mod tests {
             serde_json::json!([1, "two", {"three": true}]),
         ];
         for result in results {
-            let tool_call = SharedJson::new(serde_json::json!({
+            let tool_call = serde_json::json!({
                 "_meta": {"id": "call_1", "name": "search"}, "query": "x"
-            }));
-            let result = SharedJson::new(result);
+            });
             let json = |name: &str| match name {
-                "toolCall" => Some(tool_call.view()),
-                "result" => Some(result.view()),
+                "toolCall" => Some(JsonRef::Plain(&tool_call)),
+                "result" => Some(JsonRef::Plain(&result)),
                 _ => None,
             };
             let feel = |name: &str| json(name).map(baton_feel_bridge::ref_to_feel);
@@ -660,14 +669,14 @@ mod tests {
             let evaluated = evaluated.result.unwrap();
             assert_eq!(built, evaluated);
             // Same keys in the same order (equality compares objects as maps).
-            assert_eq!(built.to_json().to_string(), evaluated.to_string());
+            assert_eq!(built.to_string(), evaluated.to_string());
         }
         // A missing key or a number FEEL would change is left to FEEL (warnings, conversion).
-        let tool_call = SharedJson::new(serde_json::json!({"_meta": {"id": "c"}}));
-        let float = SharedJson::new(serde_json::json!(1.0));
+        let tool_call = serde_json::json!({"_meta": {"id": "c"}});
+        let float = serde_json::json!(1.0);
         let json = |name: &str| match name {
-            "toolCall" => Some(tool_call.view()),
-            "result" => Some(float.view()),
+            "toolCall" => Some(JsonRef::Plain(&tool_call)),
+            "result" => Some(JsonRef::Plain(&float)),
             _ => None,
         };
         assert!(context_value(parts, &json, &|| Json::Null).is_none());
@@ -682,7 +691,7 @@ mod tests {
 
     #[test]
     fn constant_expressions_are_evaluated_once_when_compiled() {
-        let constant = |text: &str| feel(text).constant().map(|v| (**v).clone());
+        let constant = |text: &str| feel(text).constant().map(SharedJson::to_json);
         assert_eq!(constant("=20"), Some(serde_json::json!(20)));
         assert_eq!(constant(r#"="a" + "b""#), Some(serde_json::json!("ab")));
         assert_eq!(

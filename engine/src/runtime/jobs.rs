@@ -11,7 +11,8 @@ use super::lifecycle::State;
 use super::processor::{Failure, Step};
 use super::records::{
     ErrorType, JobKind, JobRecord, JobValue, Key, ListenerEventType, OtherIntent, RecordValue,
-    Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
+    Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument, plain_document,
+    share_document,
 };
 use super::state::{Job, JobState};
 use super::{Cmd, Engine};
@@ -66,6 +67,21 @@ mod activate_elements {
             .into_iter()
             .map(|e| (e.element_id, e.variables))
             .collect())
+    }
+}
+
+/// The variables of a job completion: a plain document, or a shared one.
+pub struct CompletionVariables(SharedVariableDocument);
+
+impl From<VariableDocument> for CompletionVariables {
+    fn from(variables: VariableDocument) -> CompletionVariables {
+        CompletionVariables(share_document(variables))
+    }
+}
+
+impl From<SharedVariableDocument> for CompletionVariables {
+    fn from(variables: SharedVariableDocument) -> CompletionVariables {
+        CompletionVariables(variables)
     }
 }
 
@@ -289,28 +305,20 @@ impl Engine {
         self.complete_job_with_result(job_key, variables, None)
     }
 
-    /// Completes a job with variables and a result (ad-hoc sub-process, task listener).
+    /// Completes a job with variables and a result (ad-hoc sub-process, task listener). The
+    /// variables are a plain document, or one whose values share parts with other values (a
+    /// worker that builds its answer out of the variables it read, as the AI agent connector
+    /// does): they become the variables as they are.
     pub fn complete_job_with_result(
         &mut self,
         job_key: Key,
-        variables: VariableDocument,
+        variables: impl Into<CompletionVariables>,
         result: Option<JobResult>,
     ) -> Result<(), Rejection> {
-        self.complete_job_shared(job_key, share_document(variables), result)
-    }
-
-    /// [`Engine::complete_job_with_result`] with values that may share parts with other values
-    /// (a worker that builds its answer out of the variables it read, as the AI agent connector
-    /// does): the values become the variables as they are, nothing is copied.
-    pub fn complete_job_shared(
-        &mut self,
-        job_key: Key,
-        variables: SharedVariableDocument,
-        result: Option<JobResult>,
-    ) -> Result<(), Rejection> {
+        let CompletionVariables(variables) = variables.into();
         self.journal(|| super::Command::CompleteJob {
             job_key,
-            variables: variables.to_plain(),
+            variables: plain_document(&variables),
             result: result.clone(),
         });
         let start = self.begin();
@@ -334,7 +342,7 @@ impl Engine {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
         // Most jobs complete without variables: those share one empty document. The values are
-        // shared by the record and the variables they become (no copies).
+        // shared by the record and the variables they become (moved, not copied).
         let variables = if variables.is_empty() {
             self.empty_document.clone()
         } else {

@@ -55,7 +55,7 @@ pub use decisions::{
 };
 pub use executable::{CompileError, ExecutableProcess};
 pub use forms::DeployedForm;
-pub use jobs::{AdHocJobResult, JobResult};
+pub use jobs::{AdHocJobResult, CompletionVariables, JobResult};
 pub use lifecycle::State;
 pub use messages::{
     BufferedMessageView, CorrelatedMessageView, DEFAULT_MESSAGE_TTL_MS, MessageCorrelation,
@@ -65,9 +65,9 @@ pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView,
 pub use records::{
     BpmnElementType, BpmnEventType, ErrorType, Intent, JobKind, Key, ListenerEventType, Node,
     OtherIntent, PiIntent, ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType,
-    SharedVariableDocument, ValueType, VariableDocument, share_document,
+    SharedVariableDocument, ValueType, VariableDocument, plain_document, share_document,
 };
-pub use shared_json::{JsonRef, ObjectKey, SharedJson, SharedObject};
+pub use shared_json::{JsonRef, Part, SharedJson};
 pub use signals::SignalSubscriptionView;
 pub use state::JobState;
 pub use user_tasks::{UserTask, UserTaskState};

@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 use super::lifecycle::State;
 use super::processor::{Failure, Step};
 use super::records::{ErrorType, Key, VariableDocument};
+use super::shared_json::{JsonRef, SharedJson};
 use super::state::{ElementInstance, Interruption, MiState};
 use super::{Activation, Cmd, Engine};
 
@@ -115,7 +116,7 @@ impl Engine {
         let loop_counter = self.instances[&child].loop_counter as usize;
         if let (Some(oc), Some(oe)) = (&mi.output_collection, &mi.output_element) {
             let value = self.eval(oe, child, None)?;
-            let current = self.lookup_var(body, oc).map(|v| (**v).clone());
+            let current = self.lookup_var(body, oc).map(SharedJson::to_json);
             match current {
                 Some(Json::Array(mut items))
                     if loop_counter >= 1 && loop_counter <= items.len() =>
@@ -232,9 +233,9 @@ impl Engine {
             let name = f.source.trim();
             if !name.is_empty()
                 && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-                && let Some(Json::Array(items)) = self.lookup_var(scope, name).map(|v| &**v)
+                && let Some(mut items) = self.lookup_var(scope, name).and_then(|v| v.view().items())
             {
-                return Ok(items.get(index).cloned());
+                return Ok(items.nth(index).map(JsonRef::to_json));
             }
         }
         Ok(self.eval_list(collection, scope)?.into_iter().nth(index))
@@ -257,7 +258,7 @@ impl Engine {
             && let Some(v) = self.instances[&body]
                 .vars
                 .get(oc)
-                .map(|v| (*v.value).clone())
+                .map(|v| v.value.to_json())
         {
             let scope = self.instances[&body].flow_scope.unwrap_or(body);
             let mut doc = VariableDocument::new();
