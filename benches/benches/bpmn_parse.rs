@@ -48,7 +48,7 @@ fn workloads(c: &mut Criterion) {
         }
         let source = Source::new(name, String::from_utf8(content).unwrap());
         c.bench_function(&format!("parse {name}"), |b| {
-            b.iter(|| model::parse(black_box(&source)))
+            b.iter(|| model::parse(black_box(&source), model::DiagramReading::Read))
         });
     }
     std::fs::remove_dir_all(&dir).ok();

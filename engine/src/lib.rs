@@ -7,3 +7,4 @@ pub mod dmn;
 pub mod model;
 pub mod runtime;
 pub mod source;
+mod xml;

@@ -28,8 +28,10 @@ mod error;
 mod eval;
 pub mod from_ai;
 mod json;
+mod lex;
 pub mod number;
-mod parser;
+mod parse;
+mod shape;
 pub mod temporal;
 mod value;
 
@@ -39,8 +41,11 @@ use std::sync::Arc;
 pub use env::{CachedVars, ContextVars, Env, Limits, Variables, VarsFn, json_entry};
 pub use error::{Evaluation, Failure, ParseError, Warning, WarningKind};
 pub use from_ai::TaggedParameter;
+pub use lex::is_feel_whitespace;
 pub use number::Number;
-pub use parser::is_feel_whitespace;
+pub use shape::{
+    ContextPart, MAX_CONTEXT_PARTS, MAX_PATH_KEYS, PathComparison, Shape, VariablePath,
+};
 pub use value::{
     Bound, Context, Function, List, ListIter, NativeBody, NativeFunction, Range, Value,
 };
@@ -67,7 +72,7 @@ pub struct Expression(Arc<Parsed>);
 impl Expression {
     /// Parses an expression (without Zeebe's leading `=`).
     pub fn parse(source: &str) -> Result<Expression, ParseError> {
-        let ast = parser::parse_expression(source)?;
+        let ast = parse::parse_expression(source)?;
         Ok(Expression(Arc::new(Parsed {
             source: source.to_string(),
             ast,
@@ -82,6 +87,19 @@ impl Expression {
     /// The syntax tree.
     pub fn ast(&self) -> &ast::Expr {
         &self.0.ast
+    }
+
+    /// What kind of expression it is ([`Shape`]), for a caller that answers the common kinds
+    /// without evaluating.
+    pub fn shape(&self) -> Shape {
+        shape::shape(&self.0.ast)
+    }
+
+    /// The variables the expression reads: the roots of paths, without the names bound by
+    /// `for`, `some`, `every`, function parameters, context entries and `item` in filters, in
+    /// first-use order.
+    pub fn referenced_variables(&self) -> Vec<String> {
+        shape::referenced_variables(&self.0.ast)
     }
 
     /// Evaluates the expression.
@@ -108,7 +126,7 @@ pub struct UnaryTests(Arc<Parsed>);
 impl UnaryTests {
     /// Parses unary tests: `< 5`, `[1..3]`, `"a", "b"`, `not("x")`, `-`, or any expression.
     pub fn parse(source: &str) -> Result<UnaryTests, ParseError> {
-        let ast = parser::parse_unary_tests(source)?;
+        let ast = parse::parse_unary_tests(source)?;
         Ok(UnaryTests(Arc::new(Parsed {
             source: source.to_string(),
             ast,

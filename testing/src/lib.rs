@@ -34,6 +34,7 @@
 //! - [`assertions`] — the checks ([`Check`]) behind every assertion and the CPT runner.
 //! - [`coverage`] — elements, flows and tools covered; text report; files and merging.
 //! - [`cpt`] — the Camunda Process Test JSON runner behind `baton test`.
+//! - [`trace`] — the run trace: model calls, tools, elements, incidents, in order.
 //! - [`variables`], [`clock`] — JSON variables and matching; durations and instants.
 #![forbid(unsafe_code)]
 
@@ -50,6 +51,7 @@ mod journal;
 pub mod mocks;
 mod run;
 mod test;
+pub mod trace;
 pub mod variables;
 
 /// The `baton` command line: one module per subcommand.

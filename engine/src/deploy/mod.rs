@@ -121,7 +121,7 @@ pub struct DeployedResource {
 #[derive(Debug)]
 pub enum DeployedModel {
     /// A `.bpmn` (or any other non-DMN) resource. Its BPMN DI was checked, not kept
-    /// (`Definitions::unread_diagram`): [`model::read_diagram`] reads it from the source.
+    /// (`Definitions::unread_diagram`): [`model::UnreadDiagram::read`] reads it.
     Bpmn(Box<Definitions>),
     /// A `.dmn` resource: one decision requirements graph.
     Dmn(Arc<Drg>),
@@ -232,7 +232,7 @@ pub fn check_resource(resource: &Resource) -> (Option<DeployedResource>, Vec<Dia
         };
     }
     // The BPMN DI is checked, not kept: only the coverage picture reads it, from the text.
-    let parsed = model::parse_without_diagram(&source);
+    let parsed = model::parse(&source, model::DiagramReading::Defer);
     let mut diagnostics = parsed.diagnostics;
     let Some(definitions) = parsed.definitions else {
         return (None, diagnostics);

@@ -2,16 +2,16 @@
 //!
 //! A record is cheap to write: deployed processes and elements are referenced by index
 //! (`ProcIdx`, `ElementIdx`, `FlowIdx`), names and values are `Arc`s. Rendering a record to text
-//! or JSON therefore goes through the [`Engine`](super::Engine), which owns the deployments
-//! ([`Engine::render_record`](super::Engine::render_record), [`Engine::record_json`](super::Engine::record_json)).
+//! or JSON therefore goes through the [`Engine`](crate::runtime::engine::Engine), which owns the deployments
+//! ([`Engine::render_record`](crate::runtime::engine::Engine::render_record), [`Engine::record_json`](crate::runtime::engine::Engine::record_json)).
 
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
-use super::shared_json::SharedJson;
 use crate::model::{ElementIdx, FlowIdx};
+use crate::runtime::shared_json::SharedJson;
 
 /// A key as Zeebe writes it: 64 bits, partition 1 in the high bits (see [`FIRST_KEY`]).
 pub type Key = u64;
@@ -22,6 +22,14 @@ pub const FIRST_KEY: Key = (1 << 51) + 1;
 /// Index of a deployed process (one version of one BPMN process id) in the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProcIdx(pub u32);
+
+/// Index of a deployed DRG version in the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DrgIdx(pub u32);
+
+/// Index of a deployed decision version in the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DecisionIdx(pub u32);
 
 /// A JSON object of variables, in insertion order.
 pub type VariableDocument = IndexMap<String, Json>;
@@ -233,7 +241,7 @@ named_enum!(
 
 named_enum!(
     /// Intents of `PROCESS_INSTANCE` records.
-    PiIntent {
+    ProcessInstanceIntent {
         ActivateElement => "ACTIVATE_ELEMENT",
         CompleteElement => "COMPLETE_ELEMENT",
         TerminateElement => "TERMINATE_ELEMENT",
@@ -307,7 +315,7 @@ named_enum!(
 /// others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Intent {
-    ProcessInstance(PiIntent),
+    ProcessInstance(ProcessInstanceIntent),
     Other(OtherIntent),
 }
 
@@ -326,9 +334,10 @@ impl std::fmt::Display for Intent {
     }
 }
 
-/// What a `PROCESS_INSTANCE` record is about: the process itself, a flow node or a sequence flow.
+/// Which part of a process definition an element instance or a `PROCESS_INSTANCE` record is
+/// about (Zeebe's `elementId`): the process itself, one of its flow nodes, or a sequence flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Node {
+pub enum ElementRef {
     Process,
     Element(ElementIdx),
     Flow(FlowIdx),
@@ -336,15 +345,38 @@ pub enum Node {
 
 /// The value of a `PROCESS_INSTANCE` record.
 #[derive(Debug, Clone)]
-pub struct PiValue {
+pub struct ProcessInstanceValue {
     pub proc: ProcIdx,
     pub process_instance_key: Key,
-    pub node: Node,
+    pub element_ref: ElementRef,
     pub element_type: BpmnElementType,
     pub event_type: BpmnEventType,
     pub flow_scope_key: Option<Key>,
     pub parent_process_instance_key: Option<Key>,
     pub parent_element_instance_key: Option<Key>,
+}
+
+/// The value of a `DECISION_EVALUATION` record.
+#[derive(Debug, Clone)]
+pub struct DecisionValue {
+    /// The called decision's id.
+    pub decision_id: Arc<str>,
+    /// The deployed decision version that was evaluated (`None` only if it no longer resolves).
+    pub decision: Option<DecisionIdx>,
+    pub proc: Option<ProcIdx>,
+    pub process_instance_key: Option<Key>,
+    pub element: Option<ElementIdx>,
+    pub element_instance_key: Option<Key>,
+    /// The called decision's output (`null` when the evaluation failed).
+    pub output: Arc<Json>,
+    /// 1-based indexes of the rules of the called decision that matched.
+    pub matched_rules: Arc<Vec<u32>>,
+    /// Zeebe's `evaluationFailureMessage` (FAILED records).
+    pub failure_message: Option<Arc<str>>,
+    /// Zeebe's `failedDecisionId` (FAILED records).
+    pub failed_decision_id: Option<Arc<str>>,
+    /// Every decision evaluated, required decisions first.
+    pub evaluated_decisions: Arc<Vec<EvaluatedDecision>>,
 }
 
 /// A job as its records show it. The engine keeps one `Arc<JobValue>` per open job and hands
@@ -401,7 +433,7 @@ pub struct VariableValue {
 pub struct IncidentValue {
     pub proc: ProcIdx,
     pub process_instance_key: Key,
-    pub element: Node,
+    pub element: ElementRef,
     pub element_instance_key: Key,
     pub job_key: Option<Key>,
     pub variable_scope_key: Key,
@@ -500,14 +532,14 @@ pub struct UserTaskValue {
     pub action: Option<Arc<str>>,
 }
 
-pub use super::decisions::{DecisionIdx, DecisionValue, DrgIdx};
+use crate::dmn::EvaluatedDecision;
 
 /// The value of a record: one variant per value type family.
 #[derive(Debug, Clone)]
 pub enum RecordValue {
     /// `DEPLOYMENT` / `PROCESS`: the deployed process.
     Process(ProcIdx),
-    ProcessInstance(PiValue),
+    ProcessInstance(ProcessInstanceValue),
     ProcessInstanceCreation {
         proc: ProcIdx,
         process_instance_key: Key,
@@ -616,7 +648,7 @@ pub struct Record {
 
 impl Record {
     /// The process-instance value, for `PROCESS_INSTANCE` records.
-    pub fn process_instance(&self) -> Option<&PiValue> {
+    pub fn process_instance(&self) -> Option<&ProcessInstanceValue> {
         match &self.value {
             RecordValue::ProcessInstance(v) => Some(v),
             _ => None,
@@ -624,7 +656,7 @@ impl Record {
     }
 
     /// The process-instance intent, for `PROCESS_INSTANCE` records.
-    pub fn pi_intent(&self) -> Option<PiIntent> {
+    pub fn process_instance_intent(&self) -> Option<ProcessInstanceIntent> {
         match self.intent {
             Intent::ProcessInstance(i) => Some(i),
             Intent::Other(_) => None,

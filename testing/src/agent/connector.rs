@@ -195,7 +195,8 @@ pub enum ResponseFormat {
         parse_json: bool,
     },
     Json {
-        schema: Option<Arc<Value>>,
+        /// Shared: every request of a job carries it.
+        schema: Option<SharedJson>,
         schema_name: Option<String>,
     },
 }
@@ -210,7 +211,7 @@ pub struct ModelInput {
     pub tools: Arc<[ToolDefinition]>,
     /// The tool results of this call, in tool-call order: `[{id, name, content}]` (and
     /// `interrupted: true` for calls cancelled by an event).
-    pub tool_call_results: Value,
+    pub tool_call_results: SharedJson,
     /// The contents of the events (event sub-process results) this call carries.
     pub events: Vec<Value>,
     /// The conversation as sent: the stored messages plus this call's input, cut to the context
@@ -901,7 +902,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ElementCache) -> Result<Step, Uns
         system_prompt: config.system_prompt.clone(),
         user_prompt,
         tools,
-        tool_call_results: Value::Array(seen_results),
+        tool_call_results: SharedJson::new(Value::Array(seen_results)),
         events: event_contents,
         messages: sent,
         response_format: config.format.clone(),
@@ -941,7 +942,7 @@ impl PendingTurn {
                 system_prompt: None,
                 user_prompt: None,
                 tools: Arc::new([]),
-                tool_call_results: Value::Null,
+                tool_call_results: SharedJson::default(),
                 events: Vec::new(),
                 messages: SentMessages::default(),
                 response_format: ResponseFormat::Text { parse_json: false },
@@ -1297,7 +1298,7 @@ fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config,
         Some("json") => ResponseFormat::Json {
             schema: data_at(&["response", "format", "schema"])
                 .filter(|s| !s.is_null())
-                .map(|s| Arc::new(s.clone())),
+                .map(|s| SharedJson::new(s.clone())),
             schema_name: text(&["response", "format", "schemaName"]),
         },
         _ => ResponseFormat::Text {

@@ -74,8 +74,9 @@ pub struct AgentRequest {
     pub user_prompt: Option<String>,
     /// The tools offered, with their input schemas.
     pub tools: Arc<[ToolDefinition]>,
-    /// This call's tool results in tool-call order: `[{id, name, content}]`.
-    pub tool_call_results: Value,
+    /// This call's tool results in tool-call order: `[{id, name, content}]` (reads as
+    /// `&Value`).
+    pub tool_call_results: SharedJson,
     /// The contents of this call's events (event sub-process results).
     pub events: Vec<Value>,
     /// The conversation as sent (after the context window); reads as a slice of messages.

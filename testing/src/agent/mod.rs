@@ -12,6 +12,8 @@
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
 //! - [`matchers`] — `assert_called_tools` and argument matchers.
 //! - [`on_engine`] — the one engine-aware part: answer an `Engine`'s agent job with a mock.
+//! - [`recording`] — cassettes of format 2: record, replay that checks each request, drift in
+//!   BPMN terms, import from a real run's `agentContext`.
 //! - `process_test` — `ProcessTest::mock_ai_agent` and its [`AiAgentHandle`], through the
 //!   element-answerer seam of the process test.
 //!
@@ -25,8 +27,9 @@ pub mod error_expression;
 pub mod matchers;
 pub mod mock;
 pub mod on_engine;
-mod problems;
+pub(crate) mod problems;
 mod process_test;
+pub mod recording;
 pub mod tools;
 pub mod turn;
 
