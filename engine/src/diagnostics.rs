@@ -92,14 +92,25 @@ impl<'a> IntoIterator for &'a Diagnostics {
 /// One diagnostic per line.
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, diagnostic) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{diagnostic}")?;
-        }
-        Ok(())
+        one_per_line(&self.0).fmt(f)
     }
+}
+
+/// `diagnostics` shown one per line, as [`Diagnostics`] shows them.
+pub fn one_per_line(diagnostics: &[Diagnostic]) -> impl fmt::Display + '_ {
+    struct Lines<'d>(&'d [Diagnostic]);
+    impl fmt::Display for Lines<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            for (i, diagnostic) in self.0.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("\n")?;
+                }
+                write!(f, "{diagnostic}")?;
+            }
+            Ok(())
+        }
+    }
+    Lines(diagnostics)
 }
 
 impl std::error::Error for Diagnostics {}

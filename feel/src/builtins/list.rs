@@ -94,9 +94,13 @@ pub(crate) fn register(r: &mut Registry) {
         }
         Ok(Value::list(out))
     });
-    r.add("flatten", &["list"], |_, a| {
+    r.add("flatten", &["list"], |ev, a| {
+        let l = list_arg(&a[0])?;
+        // counted first: a list of repeated lists is small until it is flattened
+        let limit = ev.env.limits.max_items;
+        ev.check_items(flat_len(l, limit)).map_err(Fail::Fatal)?;
         let mut out = Vec::new();
-        flatten(list_arg(&a[0])?, &mut out);
+        flatten(l, &mut out);
         Ok(Value::list(out))
     });
     r.add("sort", &["list", "precedes"], sort);
@@ -134,6 +138,21 @@ fn distinct(l: &[Value]) -> Vec<Value> {
         }
     }
     out
+}
+
+/// The length of the flattened list, or a number beyond `limit` as soon as it is beyond.
+fn flat_len(l: &[Value], limit: usize) -> usize {
+    let mut n: usize = 0;
+    for v in l {
+        n = n.saturating_add(match v {
+            Value::List(inner) => flat_len(inner, limit - n.min(limit)),
+            _ => 1,
+        });
+        if n > limit {
+            break;
+        }
+    }
+    n
 }
 
 fn flatten(l: &[Value], out: &mut Vec<Value>) {
