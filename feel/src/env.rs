@@ -161,8 +161,9 @@ pub struct Limits {
     /// holding `partial`): "the evaluation is nested deeper than N levels". Default 200.
     pub max_depth: usize,
     /// Nodes evaluated plus items that built-in functions visit (every item of a list argument,
-    /// a step per 64 bytes of a string argument): "the evaluation took more than N steps".
-    /// Default 10,000,000.
+    /// a step per 64 bytes of a string argument, a step per 4 comparisons of items with each
+    /// other in `distinct values`, `union`, `duplicate values` and `mode`): "the evaluation took
+    /// more than N steps". Default 10,000,000.
     pub max_steps: usize,
     /// List items and context entries one list, range or context may have ("the result would
     /// have N items, more than the limit of M"), and that the whole evaluation may build ("the

@@ -143,3 +143,37 @@ fn decimals_never_grow_without_bound() {
     }
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn functions_that_compare_items_with_each_other_count_the_comparisons() {
+    // quadratic in the number of distinct items: stopped by the step limit (lowered here, so
+    // that the test stays quick)
+    let env = Env {
+        limits: baton_feel::Limits {
+            max_steps: 100_000,
+            ..baton_feel::Limits::default()
+        },
+        ..Env::default()
+    };
+    let mut out = String::new();
+    for src in [
+        "count(distinct values(for x in 1..10000 return x))",
+        "count(union(for x in 1..10000 return x, [0]))",
+        "count(duplicate values(for x in 1..10000 return x))",
+        "mode(for x in 1..10000 return x)",
+    ] {
+        let f = Expression::parse(src)
+            .unwrap()
+            .evaluate(&(), &env)
+            .result
+            .unwrap_err();
+        out.push_str(&format!("{}\n", f.message));
+    }
+    insta::assert_snapshot!(out);
+    // a few hundred distinct items are far below it
+    let v = Expression::parse("count(distinct values(for x in 1..500 return x))")
+        .unwrap()
+        .evaluate(&(), &env)
+        .value();
+    assert_eq!(v, Value::int(500));
+}
