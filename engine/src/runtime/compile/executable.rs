@@ -300,7 +300,7 @@ pub(crate) struct AdHocDef {
     /// Direct children without incoming flow that may be activated, in document order.
     pub activatable: Vec<ElementIdx>,
     /// The `adHocSubProcessElements` value, in Zeebe's order: a constant, shared by every
-    /// instance, that keeps what a job worker derives from it (the AI agent connector's tools).
+    /// instance.
     pub elements_json: SharedJson,
 }
 
@@ -558,7 +558,7 @@ pub(crate) fn compile(
             let json = ad_hoc_elements_json(process, &activatable)?;
             if let Some(ad_hoc) = &mut elements[i].ad_hoc {
                 ad_hoc.activatable = activatable;
-                ad_hoc.elements_json = SharedJson::constant(json);
+                ad_hoc.elements_json = SharedJson::new(json);
             }
         }
     }
@@ -930,7 +930,7 @@ fn compile_element<'p>(
                 output_element,
                 output_element_variable,
                 activatable: Vec::new(),
-                elements_json: SharedJson::constant(Json::Array(Vec::new())),
+                elements_json: SharedJson::new(Json::Array(Vec::new())),
             })
         }
         _ => None,
