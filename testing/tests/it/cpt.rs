@@ -303,6 +303,49 @@ fn discovery_skips_other_json_and_reports_broken_test_files() {
     assert_eq!(error, "missing field `testCases`");
 }
 
+#[test]
+fn a_hostile_satisfies_expression_fails_its_case_and_the_run_goes_on() {
+    let dir = temp_dir("hostile-feel");
+    std::fs::write(
+        dir.join("p.bpmn"),
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <bpmn:process id="p" isExecutable="true">
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f" sourceRef="s" targetRef="e"/><bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>"#,
+    )
+    .unwrap();
+    let deep = format!("{}v", "- ".repeat(100_000));
+    let case = |name: &str, expression: &str| {
+        format!(
+            r#"{{ "name": "{name}", "instructions": [
+            {{ "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {{ "processDefinitionId": "p" }}, "variables": {{ "v": 1 }} }},
+            {{ "type": "ASSERT_VARIABLE", "processInstanceSelector": {{ "processDefinitionId": "p" }}, "variableName": "v", "satisfiesExpression": "{expression}" }} ] }}"#
+        )
+    };
+    let huge = r#"count(for x in 1..1000 return for y in 1..100000 return x + y) > 0"#;
+    let test = format!(
+        r#"{{ "testCases": [ {}, {}, {} ] }}"#,
+        case("deep", &deep),
+        case("huge", huge),
+        case("plain", "v = 1")
+    );
+    std::fs::write(dir.join("p.test.json"), test).unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(report.summary(), "1 passed, 2 failed");
+    let texts: Vec<String> = report.cases[..2]
+        .iter()
+        .map(|c| {
+            cpt::text::case_text(c)
+                .replace(&deep, "<expression>")
+                .replace(&dir.display().to_string(), "[dir]")
+        })
+        .collect();
+    insta::assert_snapshot!(texts.join("\n"));
+}
+
 fn failure_of(case: &cpt::CaseResult) -> &cpt::CaseFailure {
     match &case.outcome {
         Outcome::Failed(f) => f,
