@@ -204,6 +204,18 @@ impl Engine {
             .push_back(FollowUp::Message(Box::new(MessageFollowUp::Open(key))));
     }
 
+    /// Writes an event about a subscription (either side), without message or variables.
+    fn subscription_event(
+        &mut self,
+        value_type: ValueType,
+        intent: OtherIntent,
+        key: Key,
+        s: &MessageSubscription,
+    ) {
+        let value = self.subscription_value(s, None, None);
+        self.event(value_type, intent, Some(key), value);
+    }
+
     /// Closes a message subscription of an element instance that is left.
     pub(crate) fn close_message_subscription(&mut self, key: Key) {
         let Some(s) = self.messaging.subscriptions.get_mut(&key) else {
@@ -214,12 +226,11 @@ impl Engine {
         }
         s.process_side = ProcessSide::Closing;
         let s = s.clone();
-        let value = self.subscription_value(&s, None, None);
-        self.event(
+        self.subscription_event(
             ValueType::ProcessMessageSubscription,
             OtherIntent::Deleting,
-            Some(key),
-            value,
+            key,
+            &s,
         );
         self.queue
             .push_back(FollowUp::Message(Box::new(MessageFollowUp::Close(key))));
@@ -237,12 +248,11 @@ impl Engine {
                 }
                 s.process_side = ProcessSide::Opened;
                 let s = s.clone();
-                let value = self.subscription_value(&s, None, None);
-                self.event(
+                self.subscription_event(
                     ValueType::ProcessMessageSubscription,
                     OtherIntent::Created,
-                    Some(k),
-                    value,
+                    k,
+                    &s,
                 );
             }
             MessageFollowUp::Correlate {
@@ -268,12 +278,11 @@ impl Engine {
                         s.element_instance_key,
                         k,
                     ));
-                    let value = self.subscription_value(&s, None, None);
-                    self.event(
+                    self.subscription_event(
                         ValueType::MessageSubscription,
                         OtherIntent::Deleted,
-                        Some(ms_key),
-                        value,
+                        ms_key,
+                        &s,
                     );
                 }
                 self.queue
@@ -281,12 +290,11 @@ impl Engine {
             }
             MessageFollowUp::AckClose(k) => {
                 if let Some(s) = self.messaging.subscriptions.remove(&k) {
-                    let value = self.subscription_value(&s, None, None);
-                    self.event(
+                    self.subscription_event(
                         ValueType::ProcessMessageSubscription,
                         OtherIntent::Deleted,
-                        Some(k),
-                        value,
+                        k,
+                        &s,
                     );
                 }
             }
@@ -313,12 +321,11 @@ impl Engine {
             s.element_instance_key,
             k,
         ));
-        let value = self.subscription_value(&s, None, None);
-        self.event(
+        self.subscription_event(
             ValueType::MessageSubscription,
             OtherIntent::Created,
-            Some(ms_key),
-            value,
+            ms_key,
+            &s,
         );
         if closing || !self.correlate_next_buffered(k) {
             self.queue
@@ -981,59 +988,29 @@ impl Engine {
                     .start_subscriptions
                     .remove(&k)
                     .expect("exists");
+                let value = start_subscription_value(&s);
                 self.event(
                     ValueType::MessageStartEventSubscription,
                     OtherIntent::Deleted,
                     Some(k),
-                    RecordValue::Subscription(Box::new(SubscriptionValue {
-                        proc: s.proc,
-                        process_instance_key: None,
-                        element_instance_key: None,
-                        element: s.element,
-                        message_name: s.name.clone(),
-                        correlation_key: Arc::from(""),
-                        message_key: None,
-                        interrupting: true,
-                        variables: None,
-                    })),
+                    value,
                 );
             }
         }
-        let p = self.process(proc).clone();
-        for &e in &p.event_start_events {
-            let EventDef::Message { name, .. } = &p.element(e).event else {
-                continue;
-            };
-            // Start event message names are evaluated at deployment, without variables.
-            let name = match name {
-                Some(x) => match self.eval(x, 0, None) {
-                    Ok(Json::String(s)) => s,
-                    _ => x.text(),
-                },
-                None => String::new(),
-            };
+        for (element, name) in self.named_start_events(proc, EventDef::message_name) {
             let key = self.new_key();
             let s = MessageStartSubscription {
                 key,
                 proc,
-                element: e,
-                name: Arc::from(name.as_str()),
+                element,
+                name,
             };
+            let value = start_subscription_value(&s);
             self.event(
                 ValueType::MessageStartEventSubscription,
                 OtherIntent::Created,
                 Some(key),
-                RecordValue::Subscription(Box::new(SubscriptionValue {
-                    proc,
-                    process_instance_key: None,
-                    element_instance_key: None,
-                    element: e,
-                    message_name: s.name.clone(),
-                    correlation_key: Arc::from(""),
-                    message_key: None,
-                    interrupting: true,
-                    variables: None,
-                })),
+                value,
             );
             self.messaging.start_subscriptions.insert(key, s);
         }
@@ -1153,6 +1130,21 @@ impl Engine {
             })
             .collect()
     }
+}
+
+/// The record value of a message start event subscription (created, deleted).
+fn start_subscription_value(s: &MessageStartSubscription) -> RecordValue {
+    RecordValue::Subscription(Box::new(SubscriptionValue {
+        proc: s.proc,
+        process_instance_key: None,
+        element_instance_key: None,
+        element: s.element,
+        message_name: s.name.clone(),
+        correlation_key: Arc::from(""),
+        message_key: None,
+        interrupting: true,
+        variables: None,
+    }))
 }
 
 #[cfg(test)]

@@ -132,6 +132,17 @@ impl ExecutableProcess {
             .flat_map(|a| a.activities.iter().copied())
     }
 
+    /// The type of the instance an element's activation creates: the body of a
+    /// multi-instance activity, else the element's own.
+    pub(crate) fn activation_type(&self, idx: ElementIdx) -> BpmnElementType {
+        let e = self.element(idx);
+        if e.multi_instance.is_some() {
+            BpmnElementType::MultiInstanceBody
+        } else {
+            e.element_type
+        }
+    }
+
     pub(crate) fn element(&self, idx: ElementIdx) -> &ExecElement {
         &self.elements[idx.0 as usize]
     }
@@ -267,6 +278,24 @@ pub(crate) enum EventDef {
         target: Option<ElementIdx>,
     },
     Terminate,
+}
+
+impl EventDef {
+    /// The name expression of a message event.
+    pub(crate) fn message_name(&self) -> Option<&Option<Expr>> {
+        match self {
+            EventDef::Message { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The name expression of a signal event.
+    pub(crate) fn signal_name(&self) -> Option<&Option<Expr>> {
+        match self {
+            EventDef::Signal { name } => Some(name),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
