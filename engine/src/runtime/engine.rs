@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::runtime::command::{Applied, Command, UnrecordedCommands};
-use crate::runtime::compile::executable::ExecutableProcess;
+use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::records::{
     ElementRef, FIRST_KEY, Intent, Key, OtherIntent, ProcIdx, ProcessInstanceIntent,
     ProcessInstanceValue, Record, RecordType, RecordValue, Rejection, RejectionType,

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::model::ElementIdx;
-use crate::runtime::compile::executable::EventDef;
+use crate::runtime::compile::definitions::EventDef;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     BpmnElementType, CompensationValue, Key, OtherIntent, RecordValue, ValueType,

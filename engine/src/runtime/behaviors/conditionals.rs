@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use crate::model::ElementIdx;
-use crate::runtime::compile::executable::EventDef;
+use crate::runtime::compile::definitions::EventDef;
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{

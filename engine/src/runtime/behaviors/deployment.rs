@@ -4,18 +4,20 @@
 
 use std::sync::Arc;
 
+use serde_json::Value as Json;
+
 use crate::model;
 use crate::model::ElementIdx;
 use crate::runtime::behaviors::decisions::DmnResource;
 use crate::runtime::command::DeploymentInfo;
-use crate::runtime::compile::executable::EventDef;
-use crate::runtime::compile::executable::{CompileInput, ExecutableProcess};
+use crate::runtime::compile::compiler::CompileInput;
+use crate::runtime::compile::definitions::EventDef;
 use crate::runtime::compile::expr::Expr;
+use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType, ValueType,
 };
-use serde_json::Value as Json;
 
 impl Engine {
     /// Carries out the command of [`Engine::deploy`].
@@ -134,7 +136,7 @@ impl Engine {
                     .map(|p| self.process(*p).version + 1)
                     .unwrap_or(1);
                 let key = self.new_key();
-                let exe = crate::runtime::compile::executable::compile(
+                let exe = crate::runtime::compile::compiler::compile(
                     CompileInput {
                         definitions: &mut definitions,
                         process,

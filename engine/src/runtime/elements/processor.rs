@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::model::{ElementIdx, FlowIdx};
-use crate::runtime::compile::executable::{EventDef, ExecElement, ListenerDef};
+use crate::runtime::compile::definitions::{EventDef, ExecElement, ListenerDef};
 use crate::runtime::elements::ad_hoc::{AdHocInnerInstance, AdHocSubProcess};
 use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::elements::call_activity::CallActivity;
