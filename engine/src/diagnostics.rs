@@ -108,7 +108,6 @@ pub fn one_per_line(diagnostics: &[Diagnostic]) -> impl fmt::Display + '_ {
     Lines(diagnostics)
 }
 
-
 macro_rules! rules {
     ($($(#[doc = $doc:literal])* $variant:ident = $id:literal,)*) => {
         /// The stable identity of a deployment rule.
