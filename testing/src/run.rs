@@ -282,7 +282,7 @@ impl Run {
                 }
             }
             Answer::CompleteAdHoc { variables, result } => self.act(|e| {
-                e.complete_job_shared(
+                e.complete_job_with_result(
                     job.key,
                     variables,
                     Some(baton_engine::runtime::JobResult::AdHocSubProcess(result)),

@@ -297,7 +297,7 @@ impl Inner {
                     }
                 }
             }
-            Answer::CompleteAdHoc { variables, result } => self.engine.complete_job_shared(
+            Answer::CompleteAdHoc { variables, result } => self.engine.complete_job_with_result(
                 key,
                 variables,
                 Some(JobResult::AdHocSubProcess(result)),

@@ -43,6 +43,7 @@ mod step;
 pub use behaviors::decisions::{DecisionInstanceView, rule_id};
 pub use behaviors::messages::{BufferedMessageView, MessageSubscriptionView};
 pub use behaviors::signals::SignalSubscriptionView;
+pub use client::CompletionVariables;
 pub use command::{
     AdHocJobResult, Applied, Command, CommandLogError, CreateInstance, DEFAULT_MESSAGE_TTL_MS,
     DecisionOutcome, DeploymentInfo, JobResult, MessageCorrelation, PublishMessage,
@@ -56,9 +57,9 @@ pub use records::{
     BpmnElementType, BpmnEventType, DecisionIdx, DrgIdx, ElementRef, ErrorType, Intent, JobKind,
     Key, ListenerEventType, OtherIntent, ProcIdx, ProcessInstanceIntent, Record, RecordType,
     RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument,
-    share_document,
+    plain_document, share_document,
 };
-pub use shared_json::{JsonRef, ObjectKey, SharedJson, SharedObject};
+pub use shared_json::{JsonRef, Part, SharedJson};
 pub use state::messages::CorrelatedMessageView;
 pub use state::{
     DeployedDecision, DeployedDrg, DeployedForm, JobState, State, UserTask, UserTaskState,

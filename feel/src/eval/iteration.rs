@@ -56,6 +56,7 @@ impl Eval<'_> {
                         loop {
                             items.push(Value::Date(d));
                             self.check_items(items.len())?;
+                            self.charge_items(1)?;
                             if d == *y {
                                 break;
                             }
@@ -120,6 +121,7 @@ impl Eval<'_> {
             let v = self.eval(body, scope)?;
             out.push(v);
             self.check_items(out.len())?;
+            self.charge_items(1)?;
             return Ok(ForEnd::Done);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {
@@ -156,9 +158,11 @@ impl Eval<'_> {
             )?;
             out.push(v);
             self.check_items(out.len())?;
+            self.charge_items(1)?;
             if invariant && self.warnings.len() == warnings {
                 let n = items.len();
                 self.check_items(out.len().saturating_add(n))?;
+                self.charge_items(n)?;
                 if only_level && out.len() == 1 {
                     return Ok(ForEnd::Repeat(n + 1));
                 }
@@ -187,9 +191,21 @@ impl Eval<'_> {
             };
             let v = self.eval(body, &s)?;
             drop(partial);
+            // a result that holds `partial` nests the results so far one level deeper (and is
+            // copied out of the list that it shares)
+            if Arc::strong_count(out) > 1 {
+                self.partial_nesting += 1;
+                if self.partial_nesting > self.env.limits.max_depth {
+                    return Err(self.failure(format!(
+                        "the results that hold 'partial' are nested deeper than {} levels",
+                        self.env.limits.max_depth
+                    )));
+                }
+            }
             let items = Arc::make_mut(out);
             items.push(v);
             self.check_items(items.len())?;
+            self.charge_items(1)?;
             return Ok(true);
         };
         let Some(mut items) = self.iteration_values(it, scope)? else {

@@ -1,18 +1,20 @@
 //! The interpreter: walks the [`Expr`] tree with feel-scala's semantics (null-safe, three-valued
 //! logic, suppressed failures recorded as warnings in evaluation order). This file holds the
 //! state, the scopes and one function per node kind; `iteration` (for/some/every), `call`
-//! (function calls) and `operators` (comparison, arithmetic, ranges) hold the rest.
+//! (function calls), `operators` (comparison, arithmetic, ranges) and `unary_tests` (the DMN
+//! test nodes) hold the rest.
 
 mod call;
 mod iteration;
 mod operators;
+mod unary_tests;
 
 pub(crate) use call::CallArgs;
 pub(crate) use operators::instance_of;
 
 use std::sync::Arc;
 
-use operators::{index, is_input_test};
+use operators::index;
 
 use crate::ast::{Args, ArithOp, CmpOp, Expr, ExprKind, ITEM};
 use crate::env::{Env, Variables};
@@ -138,6 +140,14 @@ pub(crate) struct Eval<'a> {
     pub source: &'a str,
     pub warnings: Vec<Warning>,
     depth: usize,
+    /// Nodes evaluated and items visited by built-in functions so far ([`crate::Limits::max_steps`]).
+    steps: usize,
+    /// List items and context entries built so far ([`crate::Limits::max_items`]).
+    built_items: usize,
+    /// Bytes of strings built so far ([`crate::Limits::max_string_len`]).
+    built_bytes: usize,
+    /// `for` results so far that hold `partial` (each nests the results one level deeper).
+    partial_nesting: usize,
     /// The input of unary tests (`?`).
     input: Option<Value>,
     rng: u64,
@@ -154,6 +164,10 @@ impl<'a> Eval<'a> {
             source,
             warnings: Vec::new(),
             depth: 0,
+            steps: 0,
+            built_items: 0,
+            built_bytes: 0,
+            partial_nesting: 0,
             input: None,
             rng: env.seed ^ 0x9E37_79B9_7F4A_7C15,
         }
@@ -185,6 +199,17 @@ impl<'a> Eval<'a> {
         }
     }
 
+    /// A failure of the whole evaluation by an exception java throws (feel-scala words those
+    /// with a space before the colon).
+    pub fn exception(&self, message: impl std::fmt::Display) -> Failure {
+        Failure {
+            message: format!(
+                "failed to evaluate expression '{}' : {message}",
+                self.source
+            ),
+        }
+    }
+
     /// The next pseudo-random number (splitmix64): deterministic per seed, never the clock.
     pub fn next_random(&mut self) -> u64 {
         self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -212,6 +237,58 @@ impl<'a> Eval<'a> {
             )));
         }
         Ok(())
+    }
+
+    /// Counts `n` list items or context entries built ([`crate::Limits::max_items`] for all of an
+    /// evaluation).
+    pub fn charge_items(&mut self, n: usize) -> Result<(), Failure> {
+        self.built_items = self.built_items.saturating_add(n);
+        if self.built_items > self.env.limits.max_items {
+            return Err(self.failure(format!(
+                "the evaluation built more than {} list items and context entries",
+                self.env.limits.max_items
+            )));
+        }
+        Ok(())
+    }
+
+    /// Counts `n` bytes of strings built ([`crate::Limits::max_string_len`] for all of an evaluation).
+    pub fn charge_bytes(&mut self, n: usize) -> Result<(), Failure> {
+        self.built_bytes = self.built_bytes.saturating_add(n);
+        if self.built_bytes > self.env.limits.max_string_len {
+            return Err(self.failure(format!(
+                "the evaluation built more than {} bytes of strings",
+                self.env.limits.max_string_len
+            )));
+        }
+        Ok(())
+    }
+
+    /// Counts `n` steps of work done outside [`Eval::eval`] (items a built-in visits).
+    pub fn charge_steps(&mut self, n: usize) -> Result<(), Failure> {
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > self.env.limits.max_steps {
+            return Err(self.too_many_steps());
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn too_many_steps(&self) -> Failure {
+        self.failure(format!(
+            "the evaluation took more than {} steps",
+            self.env.limits.max_steps
+        ))
+    }
+
+    /// What [`Value`] a built-in function's result costs: its items or its bytes.
+    pub fn charge_result(&mut self, v: &Value) -> Result<(), Failure> {
+        match v {
+            Value::List(items) => self.charge_items(items.len()),
+            Value::Context(entries) => self.charge_items(entries.len()),
+            Value::String(s) => self.charge_bytes(s.len()),
+            _ => Ok(()),
+        }
     }
 
     /// A path of context entries on a variable (`order.customer.name`), answered by the
@@ -253,16 +330,25 @@ impl<'a> Eval<'a> {
 
     pub fn eval(&mut self, e: &Expr, scope: &Scope) -> R {
         self.depth += 1;
-        if self.depth > self.env.limits.max_depth {
+        self.steps += 1;
+        if self.depth > self.env.limits.max_depth || self.steps > self.env.limits.max_steps {
             self.depth -= 1;
-            return Err(self.failure(format!(
-                "the evaluation is nested deeper than {} levels",
-                self.env.limits.max_depth
-            )));
+            return Err(self.too_deep_or_long());
         }
         let r = self.eval_inner(e, scope);
         self.depth -= 1;
         r
+    }
+
+    #[cold]
+    fn too_deep_or_long(&self) -> Failure {
+        if self.steps > self.env.limits.max_steps {
+            return self.too_many_steps();
+        }
+        self.failure(format!(
+            "the evaluation is nested deeper than {} levels",
+            self.env.limits.max_depth
+        ))
     }
 
     fn eval_inner(&mut self, e: &Expr, scope: &Scope) -> R {
@@ -346,6 +432,7 @@ impl<'a> Eval<'a> {
     }
 
     fn eval_list(&mut self, items: &[Expr], scope: &Scope) -> R {
+        self.charge_items(items.len())?;
         Ok({
             let mut out = Vec::with_capacity(items.len());
             for i in items {
@@ -356,6 +443,7 @@ impl<'a> Eval<'a> {
     }
 
     fn eval_context(&mut self, entries: &[(Arc<str>, Expr)], scope: &Scope) -> R {
+        self.charge_items(entries.len())?;
         Ok({
             let mut ctx = Context::with_capacity_and_hasher(entries.len(), Default::default());
             for (k, x) in entries {
@@ -556,86 +644,6 @@ impl<'a> Eval<'a> {
                     )
                 }
             }
-        })
-    }
-
-    fn eval_input_compare(&mut self, op: CmpOp, x: &Expr, scope: &Scope) -> R {
-        Ok({
-            let input = self.input_value()?;
-            let v = self.eval(x, scope)?;
-            self.compare(op, &input, &v)
-        })
-    }
-
-    fn eval_input_in_range(&mut self, r: &Expr, scope: &Scope) -> R {
-        Ok({
-            let input = self.input_value()?;
-            let range = self.eval(r, scope)?;
-            self.in_range(&input, &range)
-        })
-    }
-
-    fn eval_input_equal_to(&mut self, x: &Expr, scope: &Scope) -> R {
-        Ok({
-            let input = self.input_value()?;
-            let v = self.eval(x, scope)?;
-            self.compare(CmpOp::Eq, &input, &v)
-        })
-    }
-
-    fn eval_unary_test(&mut self, x: &Expr, scope: &Scope) -> R {
-        Ok({
-            let v = self.eval(x, scope)?;
-            if is_input_test(x) {
-                // the expression already tests the input (`< 3`, `? > 5`, `odd(?)`)
-                return Ok(match v {
-                    Value::Boolean(b) => Value::Boolean(b),
-                    _ => Value::Null,
-                });
-            }
-            let input = self.input_value()?;
-            if input.feel_eq(&v) == Some(true) {
-                return Ok(Value::Boolean(true));
-            }
-            match v {
-                Value::Boolean(b) => Value::Boolean(b),
-                Value::List(items) => {
-                    let input = self.input_value()?;
-                    Value::Boolean(items.iter().any(|i| i.feel_eq(&input) == Some(true)))
-                }
-                Value::Range(_) => {
-                    let input = self.input_value()?;
-                    self.in_range(&input, &v)
-                }
-                other => {
-                    let input = self.input_value()?;
-                    self.compare(CmpOp::Eq, &input, &other)
-                }
-            }
-        })
-    }
-
-    fn eval_not_tests(&mut self, t: &Expr, scope: &Scope) -> R {
-        Ok(match self.eval(t, scope)? {
-            Value::Boolean(b) => Value::Boolean(!b),
-            _ => Value::Null,
-        })
-    }
-
-    fn eval_any_of(&mut self, tests: &[Expr], scope: &Scope) -> R {
-        // true if a test matches; null if none does but one could not decide
-        let mut undecided = false;
-        for t in tests {
-            match self.eval(t, scope)? {
-                Value::Boolean(true) => return Ok(Value::Boolean(true)),
-                Value::Boolean(false) => {}
-                _ => undecided = true,
-            }
-        }
-        Ok(if undecided {
-            Value::Null
-        } else {
-            Value::Boolean(false)
         })
     }
 

@@ -102,9 +102,13 @@ impl Eval<'_> {
                     ));
                 }
             },
-            (ArithOp::Pow, Number(x), Number(y)) => x.pow(y).map(Number),
+            (ArithOp::Pow, Number(x), Number(y)) => match x.checked_pow(y) {
+                Ok(r) => r.map(Number),
+                Err(e) => return Err(self.exception(format!("java.lang.ArithmeticException: {e}"))),
+            },
             (ArithOp::Add, String(x), String(y)) => {
                 self.check_string(x.len() + y.len())?;
+                self.charge_bytes(x.len() + y.len())?;
                 let mut s = std::string::String::with_capacity(x.len() + y.len());
                 s.push_str(x);
                 s.push_str(y);

@@ -81,9 +81,23 @@ impl<'s> Parser<'s> {
             if !self.keyword("in") {
                 return None;
             }
-            // iterationContext (a..b) | value
+            // iterationContext (a..b) | value; a range needs `..` ahead, and a position found not
+            // to start one is not tried again on backtracking
             let save = self.pos;
-            let it = match self.range_iteration() {
+            let no_dots = !self.track && self.last_dots.is_none_or(|d| d < self.pos);
+            let range = if no_dots || self.not_range_iterations.contains(&save) {
+                None
+            } else {
+                let range = self.range_iteration();
+                if range.is_none() {
+                    if self.fatal.is_some() {
+                        return None;
+                    }
+                    self.not_range_iterations.insert(save);
+                }
+                range
+            };
+            let it = match range {
                 Some(it) => it,
                 None => {
                     self.pos = save;
@@ -112,7 +126,11 @@ impl<'s> Parser<'s> {
         let mut left = self.conjunction()?;
         while self.keyword("or") {
             let right = self.conjunction()?;
-            left = Expr::new(ExprKind::Or(boxed(left), boxed(right)), start, self.pos);
+            left = self.chained(Expr::new(
+                ExprKind::Or(boxed(left), boxed(right)),
+                start,
+                self.pos,
+            ))?;
         }
         Some(left)
     }
@@ -122,7 +140,11 @@ impl<'s> Parser<'s> {
         let mut left = self.comparison()?;
         while self.keyword("and") {
             let right = self.comparison()?;
-            left = Expr::new(ExprKind::And(boxed(left), boxed(right)), start, self.pos);
+            left = self.chained(Expr::new(
+                ExprKind::And(boxed(left), boxed(right)),
+                start,
+                self.pos,
+            ))?;
         }
         Some(left)
     }
@@ -260,11 +282,12 @@ impl<'s> Parser<'s> {
             self.pos += 1;
             parts.push(self.type_word()?);
         }
-        // generic types (`list<number>`) are taken as written
+        // generic types (`list<number>`) are taken as written; the closing `>` is looked for
+        // within a type's length, not in the rest of the text
         if self.at("<") {
             let start = self.pos;
             let mut level = 0;
-            for (i, c) in self.rest().char_indices() {
+            for (i, c) in self.rest().char_indices().take(1024) {
                 match c {
                     '<' => level += 1,
                     '>' => {
@@ -285,9 +308,19 @@ impl<'s> Parser<'s> {
     // ----- arithmetic -----
 
     pub(super) fn math(&mut self) -> P<Expr> {
+        // where arithmetic failed once it fails again: backtracking (a comparison retried as a
+        // unary test, an argument as a range) does not parse it anew
+        self.ws();
+        let start = self.pos;
+        if self.failed_math.contains(&start) {
+            return None;
+        }
         self.enter()?;
         let r = self.arithmetic(0);
         self.leave();
+        if r.is_none() {
+            self.failed_math.insert(start);
+        }
         r
     }
 
@@ -325,11 +358,11 @@ impl<'s> Parser<'s> {
             self.pos += len;
             match self.arithmetic(level + 1) {
                 Some(right) => {
-                    left = Expr::new(
+                    left = self.chained(Expr::new(
                         ExprKind::Arith(op, boxed(left), boxed(right)),
                         start,
                         self.pos,
-                    )
+                    ))?
                 }
                 None => {
                     if self.fatal.is_some() {
@@ -347,21 +380,26 @@ impl<'s> Parser<'s> {
         Some(left)
     }
 
+    /// Prefix minus signs, counted in a loop (a long run of them is no deep recursion), then a
+    /// value; the minus of a number literal is folded into the literal.
     pub(super) fn negation(&mut self) -> P<Expr> {
         self.ws();
-        let start = self.pos;
-        if self.rest().starts_with('-') {
+        let mut signs = Vec::new();
+        while self.rest().starts_with('-') {
+            self.step()?;
+            signs.push(self.pos);
             self.pos += 1;
-            let v = self.negation()?;
-            if let ExprKind::Const(Value::Number(n)) = &v.kind {
-                return Some(Expr::new(
-                    ExprKind::Const(Value::Number(n.neg())),
-                    start,
-                    self.pos,
-                ));
-            }
-            return Some(Expr::new(ExprKind::Neg(boxed(v)), start, self.pos));
+            self.ws();
         }
-        self.value()
+        let mut v = self.value()?;
+        for start in signs.into_iter().rev() {
+            v = match &v.kind {
+                ExprKind::Const(Value::Number(n)) => {
+                    Expr::new(ExprKind::Const(Value::Number(n.neg())), start, self.pos)
+                }
+                _ => self.chained(Expr::new(ExprKind::Neg(boxed(v)), start, self.pos))?,
+            };
+        }
+        Some(v)
     }
 }

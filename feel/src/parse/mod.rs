@@ -17,8 +17,20 @@ use crate::ast::Expr;
 use crate::error::ParseError;
 use crate::lex::{block_comment, is_name_part, line_comment, whitespace};
 
-/// Nesting deeper than this is a parse error, not a stack overflow.
+/// Nesting of rules (parentheses, lists, calls, `if`/`for` bodies, ...) deeper than this is a
+/// parse error, not a stack overflow.
 pub const MAX_NESTING: usize = 96;
+
+/// A syntax tree higher than this (`a or a or …`, `x.a.a.a…`, `- - - x`) is a parse error: every
+/// walk over a tree (evaluation, analyses, drop) recurses at most this deep.
+pub const MAX_HEIGHT: usize = 1000;
+
+/// The parse steps (rules entered) an expression may take: this many per byte, plus
+/// [`PARSE_STEPS_BASE`]. Backtracking that would go beyond is a parse error, not a hang.
+pub const PARSE_STEPS_PER_BYTE: usize = 64;
+
+/// See [`PARSE_STEPS_PER_BYTE`].
+pub const PARSE_STEPS_BASE: usize = 10_000;
 
 /// Something the parser looked for at the error position.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -46,6 +58,34 @@ struct Parser<'s> {
     /// x`) shares its `Arc`, so the evaluator finds a local variable by pointer before comparing
     /// text. Empty (no allocation) for expressions without binders.
     names: Vec<Arc<str>>,
+    /// Rules entered so far, and how many may be.
+    steps: usize,
+    max_steps: usize,
+    /// Steps plus the bytes scanned for runs of words: what the parser did, for the tests that
+    /// keep parsing linear.
+    work: usize,
+    /// The last run of words scanned ([`Parser::words`]): a later word of the run ends it at the
+    /// same place, so a run is scanned once, not once per word.
+    word_run: Option<WordRun>,
+    /// The last `..` in the text: an argument can be a range only before it.
+    last_dots: Option<usize>,
+    /// Where an argument was found not to be a range (not tried again on backtracking).
+    not_ranges: rustc_hash::FxHashSet<usize>,
+    /// Where a `for`/`some`/`every` iteration was found not to be a range `a..b`.
+    not_range_iterations: rustc_hash::FxHashSet<usize>,
+    /// Where arithmetic (`math`) was found not to parse.
+    failed_math: rustc_hash::FxHashSet<usize>,
+}
+
+/// A run of words separated by whitespace (`a or b`, `string join`).
+#[derive(Clone, Copy)]
+struct WordRun {
+    start: usize,
+    end: usize,
+    /// Where its last word starts.
+    last_word: usize,
+    /// Where its last reserved word (`or`, `and`, ...) starts.
+    last_reserved: Option<usize>,
 }
 
 type P<T> = Option<T>;
@@ -69,6 +109,15 @@ impl<'s> Parser<'s> {
             fatal: None,
             track: false,
             names: Vec::new(),
+            steps: 0,
+            max_steps: PARSE_STEPS_BASE
+                .saturating_add(src.len().saturating_mul(PARSE_STEPS_PER_BYTE)),
+            work: 0,
+            word_run: None,
+            last_dots: src.as_bytes().windows(2).rposition(|w| w == b".."),
+            not_ranges: Default::default(),
+            not_range_iterations: Default::default(),
+            failed_math: Default::default(),
         }
     }
 
@@ -220,17 +269,43 @@ impl<'s> Parser<'s> {
     fn enter(&mut self) -> P<()> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
-            if self.fatal.is_none() {
-                self.fatal = Some(ParseError::new(
-                    self.src,
-                    self.pos,
-                    vec![],
-                    format!("the expression is nested deeper than {MAX_NESTING} levels"),
-                ));
-            }
-            return None;
+            return self.fail(format!(
+                "the expression is nested deeper than {MAX_NESTING} levels"
+            ));
+        }
+        self.step()
+    }
+
+    /// Counts a step of the parse (a rule entered, a prefix or postfix operator read).
+    fn step(&mut self) -> P<()> {
+        self.steps += 1;
+        self.work += 1;
+        if self.steps > self.max_steps {
+            return self.fail(format!(
+                "the expression takes more than {} steps to parse",
+                self.max_steps
+            ));
         }
         Some(())
+    }
+
+    /// A node built by a loop (a chain of operators, postfix paths, prefix minus signs), whose
+    /// height the nesting limit does not bound.
+    fn chained(&mut self, e: Expr) -> P<Expr> {
+        if e.height() > MAX_HEIGHT {
+            return self.fail(format!(
+                "the expression is nested deeper than {MAX_HEIGHT} levels"
+            ));
+        }
+        Some(e)
+    }
+
+    /// Ends the parse with an error that no alternative can recover from.
+    fn fail<T>(&mut self, message: String) -> P<T> {
+        if self.fatal.is_none() {
+            self.fatal = Some(ParseError::new(self.src, self.pos, vec![], message));
+        }
+        None
     }
 
     fn leave(&mut self) {
@@ -313,5 +388,87 @@ mod tests {
         let deep = format!("{}1{}", "(".repeat(500), ")".repeat(500));
         let e = parse_expression(&deep).unwrap_err();
         assert!(e.to_string().contains("nested deeper"), "{e}");
+    }
+
+    /// What the parser did for `src` (rules entered plus bytes scanned for runs of words).
+    fn work(src: &str) -> usize {
+        let mut p = Parser::new(src);
+        let r = p.expression();
+        assert!(p.finish(r).is_ok(), "parses: {}", &src[..80.min(src.len())]);
+        p.work
+    }
+
+    #[test]
+    fn parsing_is_linear_in_the_length_of_word_runs_and_chains() {
+        // Names may contain spaces: each name in a run of words once rescanned the rest of the
+        // run, which made these quadratic. Ten times the chain must be about ten times the work.
+        for unit in [
+            " or a",
+            " and a",
+            " or a between a and a",
+            " or a instance of number",
+            " or f(x)",
+            " + f([1, 2])",
+        ] {
+            let list =
+                |n: usize| format!("[{}]", vec![format!("a{}", unit.repeat(n)); 10].join(", "));
+            let (small, large) = (work(&list(90)), work(&list(900)));
+            assert!(
+                large < 12 * small,
+                "{unit:?}: 10x the chain took {}x the work",
+                large / small.max(1)
+            );
+        }
+    }
+
+    #[test]
+    fn deep_trees_are_parse_errors_whatever_builds_them() {
+        let cases = [
+            format!("{}x", "- ".repeat(100_000)),
+            format!("x{}", " or x".repeat(20_000)),
+            format!("x{}", " + x".repeat(20_000)),
+            format!("x{}", ".a".repeat(20_000)),
+            format!("x{}", "[1]".repeat(20_000)),
+            format!("{}1{}", "[".repeat(20_000), "]".repeat(20_000)),
+            format!("{}1", "if true then ".repeat(20_000)),
+            format!("{}x", "not(".repeat(20_000)),
+        ];
+        for src in &cases {
+            let e = parse_expression(src).unwrap_err();
+            assert!(e.message.contains("nested deeper than"), "{}", e.message);
+        }
+        // a run of minus signs before a number is folded into the number
+        assert!(parse_expression(&format!("{}5", "- ".repeat(100_000))).is_ok());
+    }
+
+    #[test]
+    fn nested_alternatives_are_not_parsed_again_and_again() {
+        // each iteration is tried as a range `a..b` before it is read as a list, and each
+        // argument as a range before an expression: without memory of the failed attempts, every
+        // level parses the levels inside it twice
+        for src in [
+            format!("{}1] satisfies odd(x) + y..z", "every x in [".repeat(25)),
+            format!("{}1{} + x..y", "f([".repeat(25), "])".repeat(25)),
+        ] {
+            let mut p = Parser::new(&src);
+            let r = p.expression();
+            let _ = p.finish(r);
+            assert!(
+                p.steps < 50 * src.len(),
+                "{} steps for {} bytes",
+                p.steps,
+                src.len()
+            );
+        }
+    }
+
+    #[test]
+    fn backtracking_is_bounded_by_the_step_limit() {
+        // every argument `f([` is tried as a range before it is read as a list
+        let src = format!("{}1{} + x..y", "f([".repeat(40), "])".repeat(40));
+        let mut p = Parser::new(&src);
+        let r = p.expression();
+        let _ = p.finish(r);
+        assert!(p.steps <= p.max_steps, "{} steps", p.steps);
     }
 }

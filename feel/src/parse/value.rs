@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use super::{P, Parser, boxed};
-use crate::ast::{Args, Expr, ExprKind, Span};
+use super::{P, Parser, WordRun, boxed};
+use crate::ast::{Args, Expr, ExprKind};
 use crate::lex::{
     BUILTIN_NAMES_WITH_SPACES, ident_token, is_feel_whitespace, is_name_part, is_name_start,
     is_reserved, number_token, string_token, unescape,
@@ -58,30 +58,42 @@ impl<'s> Parser<'s> {
     pub(super) fn words(&mut self) -> P<&'s str> {
         self.ws();
         let start = self.pos;
+        // a later word of the run seen last: the run ends where it ended
+        if let Some(run) = self.word_run
+            && (run.start..run.end).contains(&start)
+            && (start == run.start || self.src[..start].ends_with(is_feel_whitespace))
+        {
+            self.pos = run.end;
+            return Some(&self.src[start..run.end]);
+        }
         let (_, first) = ident_token(self.rest()).ok()?;
-        self.pos += first.len();
-        let mut end = self.pos;
+        let mut run = WordRun {
+            start,
+            end: start + first.len(),
+            last_word: start,
+            last_reserved: is_reserved(first).then_some(start),
+        };
+        self.pos = run.end;
         loop {
-            let save = self.pos;
             let r = self.rest();
             let skipped = r.len() - r.trim_start_matches(is_feel_whitespace).len();
             if skipped == 0 {
                 break;
             }
-            self.pos += skipped;
-            match ident_token(self.rest()) {
-                Ok((_, w)) => {
-                    self.pos += w.len();
-                    end = self.pos;
-                }
-                Err(_) => {
-                    self.pos = save;
-                    break;
-                }
+            let Ok((_, w)) = ident_token(&r[skipped..]) else {
+                break;
+            };
+            run.last_word = self.pos + skipped;
+            if is_reserved(w) {
+                run.last_reserved = Some(run.last_word);
             }
+            self.pos = run.last_word + w.len();
+            run.end = self.pos;
         }
-        self.pos = end;
-        Some(&self.src[start..end])
+        self.work += run.end - start;
+        self.pos = run.end;
+        self.word_run = Some(run);
+        Some(&self.src[start..run.end])
     }
 
     pub(super) fn parameter_name(&mut self) -> P<Arc<str>> {
@@ -113,6 +125,7 @@ impl<'s> Parser<'s> {
         let start = self.pos;
         let mut v = self.terminal()?;
         loop {
+            self.step()?;
             self.ws();
             let r = self.rest();
             if r.starts_with('.') && !r.starts_with("..") {
@@ -133,9 +146,13 @@ impl<'s> Parser<'s> {
                 };
                 if self.at("(") {
                     let args = self.call_args()?;
-                    v = Expr::new(ExprKind::MethodCall(boxed(v), name, args), start, self.pos);
+                    v = self.chained(Expr::new(
+                        ExprKind::MethodCall(boxed(v), name, args),
+                        start,
+                        self.pos,
+                    ))?;
                 } else {
-                    v = Expr::new(ExprKind::Path(boxed(v), name), start, self.pos);
+                    v = self.chained(Expr::new(ExprKind::Path(boxed(v), name), start, self.pos))?;
                 }
             } else if r.starts_with('[') {
                 self.pos += 1;
@@ -143,7 +160,11 @@ impl<'s> Parser<'s> {
                 if !self.token("]") {
                     return None;
                 }
-                v = Expr::new(ExprKind::Filter(boxed(v), boxed(f)), start, self.pos);
+                v = self.chained(Expr::new(
+                    ExprKind::Filter(boxed(v), boxed(f)),
+                    start,
+                    self.pos,
+                ))?;
             } else {
                 break;
             }
@@ -227,13 +248,7 @@ impl<'s> Parser<'s> {
                 return None;
             }
             // keep the span of the parentheses for messages
-            return Some(Expr {
-                span: Span {
-                    start,
-                    end: self.pos,
-                },
-                kind: e.kind,
-            });
+            return Some(e.with_span(start, self.pos));
         }
         if c == '?' {
             self.pos += 1;
@@ -332,20 +347,19 @@ impl<'s> Parser<'s> {
         }
         // function invocation: words followed by `(`
         let save = self.pos;
-        if let Some(words) = self.words() {
-            let multi = words.contains(is_feel_whitespace);
+        if let Some(words) = self.words()
+            && let Some(run) = self.word_run
+            && self.at("(")
+        {
+            let words_start = run.end - words.len();
+            let multi = run.last_word > words_start;
             let ok = if multi {
-                let norm = words
-                    .split(is_feel_whitespace)
-                    .filter(|w| !w.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                BUILTIN_NAMES_WITH_SPACES.contains(&norm.as_str())
-                    || !words.split(is_feel_whitespace).any(is_reserved)
+                // a name with a reserved word in it is one of the built-ins so named
+                run.last_reserved.is_none_or(|r| r < words_start) || is_builtin_with_spaces(words)
             } else {
                 !is_reserved(words) || matches!(words, "not" | "and" | "or")
             };
-            if ok && self.at("(") {
+            if ok {
                 let name: Arc<str> = if multi {
                     words
                         .split(is_feel_whitespace)
@@ -508,17 +522,21 @@ impl<'s> Parser<'s> {
         let save = self.pos;
         // a range needs `..`: without one ahead, `[1, 2]` is not parsed twice (the second
         // pass, which words the error, tries it as the grammar does)
-        if !self.track && !self.rest().contains("..") {
+        if !self.track && self.last_dots.is_none_or(|d| d < self.pos) {
             return self.expression();
         }
-        if let Some(r) = self.range_literal() {
-            self.ws();
-            if self.rest().starts_with([',', ')']) {
-                return Some(r);
+        // on backtracking, a position already known not to start a range is not tried again
+        if !self.not_ranges.contains(&save) {
+            if let Some(r) = self.range_literal() {
+                self.ws();
+                if self.rest().starts_with([',', ')']) {
+                    return Some(r);
+                }
             }
-        }
-        if self.fatal.is_some() {
-            return None;
+            if self.fatal.is_some() {
+                return None;
+            }
+            self.not_ranges.insert(save);
         }
         self.pos = save;
         self.expression()
@@ -573,4 +591,17 @@ pub(super) fn temporal_literal(text: &str) -> Value {
         return Value::time(t);
     }
     Value::duration_from_text(text).unwrap_or(Value::Null)
+}
+
+/// Whether words (a run with spaces) name a built-in whose name has a reserved word in it
+/// (`date and time`, `get or else`); such names have at most five words.
+fn is_builtin_with_spaces(words: &str) -> bool {
+    let mut parts = Vec::new();
+    for w in words.split(is_feel_whitespace).filter(|w| !w.is_empty()) {
+        if parts.len() == 5 {
+            return false;
+        }
+        parts.push(w);
+    }
+    BUILTIN_NAMES_WITH_SPACES.contains(&parts.join(" ").as_str())
 }

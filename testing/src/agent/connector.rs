@@ -23,10 +23,12 @@
 //! results. The `errorExpression` header is applied to the answer by [`super::error_expression`].
 
 use std::borrow::{Borrow, Cow};
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::ops::Deref;
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, OnceLock};
 
-use baton_engine::runtime::{JsonRef, SharedJson, SharedObject};
+use baton_engine::runtime::{JsonRef, Part, SharedJson};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -40,19 +42,9 @@ pub type Variables = IndexMap<String, Value>;
 /// job copies nothing; a completion's values share the parts of the job's it was built from).
 pub type SharedVariables = baton_engine::runtime::SharedVariableDocument;
 
-/// The names and the empty result of every tool activation, shared by all of them: the
-/// engine's variables and records take the names as they are (no `Arc<str>` per activation).
-static TOOL_CALL_NAME: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("toolCall"));
-static TOOL_CALL_RESULT_NAME: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("toolCallResult"));
-static EMPTY_TOOL_CALL_RESULT: LazyLock<SharedJson> =
-    LazyLock::new(|| SharedJson::new(Value::String(String::new())));
-
 /// Variables whose values are shared (nothing is copied).
 pub fn share_variables(variables: Variables) -> SharedVariables {
-    variables
-        .into_iter()
-        .map(|(name, value)| (name, SharedJson::new(value)))
-        .collect()
+    baton_engine::runtime::share_document(variables)
 }
 
 /// The variables the connector's job worker fetches (`fetchVariables` of `AiAgentJobWorker`):
@@ -79,8 +71,7 @@ pub fn fetch_variables<N: AsRef<str>, V: Borrow<SharedJson>>(
 }
 
 /// The variables of one agent job as the worker fetches them: each of [`FETCHED_VARIABLES`],
-/// or absent. A fixed slot per name (no `String` per name, no hashing); the values are shared
-/// with the engine.
+/// or absent. A fixed slot per name; the values are shared with the engine.
 #[derive(Debug, Clone, Default)]
 pub struct FetchedVariables([Option<SharedJson>; FETCHED_VARIABLES.len()]);
 
@@ -166,7 +157,7 @@ pub struct JobCompletion {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElementActivation {
     pub element_id: String,
-    /// The inner instance's variables (`toolCall`, `toolCallResult`), shared with the engine.
+    /// The inner instance's variables (`toolCall`, `toolCallResult`).
     pub variables: SharedVariables,
 }
 
@@ -204,8 +195,7 @@ pub enum ResponseFormat {
         parse_json: bool,
     },
     Json {
-        /// Shared: every request of a job carries it (and the process's constant is not
-        /// copied).
+        /// Shared: every request of a job carries it.
         schema: Option<SharedJson>,
         schema_name: Option<String>,
     },
@@ -217,11 +207,10 @@ pub struct ModelInput {
     pub system_prompt: Option<String>,
     /// The user prompt, when this call carries it (the first call, or a re-entry).
     pub user_prompt: Option<String>,
-    /// The tools offered (shared by the requests of one element while they do not change).
+    /// The tools offered.
     pub tools: Arc<[ToolDefinition]>,
     /// The tool results of this call, in tool-call order: `[{id, name, content}]` (and
-    /// `interrupted: true` for calls cancelled by an event); the contents shared with the
-    /// results.
+    /// `interrupted: true` for calls cancelled by an event).
     pub tool_call_results: SharedJson,
     /// The contents of the events (event sub-process results) this call carries.
     pub events: Vec<Value>,
@@ -233,11 +222,11 @@ pub struct ModelInput {
 
 /// The conversation as sent on one model call: the system message, the stored conversation
 /// and this call's input messages, cut to the context window. Reads as a slice of messages; it
-/// shares the stored conversation with the job and is put together when first read (most tests
-/// never read it).
+/// holds the job's stored context (shared with the engine) and is put together when first read
+/// (most tests never read it).
 #[derive(Clone, Default)]
 pub struct SentMessages {
-    /// The system message (the configuration's, shared).
+    /// The system message of the configuration.
     system: Option<SharedJson>,
     /// The job's `agentContext`, whose `conversation.messages` were stored.
     stored: Option<SharedJson>,
@@ -303,7 +292,7 @@ impl std::fmt::Debug for SentMessages {
 pub struct PendingTurn {
     pub input: ModelInput,
     config: Arc<Config>,
-    /// `toolDefinitions` as stored in the context (shared with the job's context).
+    /// `toolDefinitions` as the next context stores them (shared with the job's context).
     tools_json: SharedJson,
     metrics: Metrics,
     last_iteration_key: u64,
@@ -364,50 +353,83 @@ const MCP_DISCOVERY_PREFIX: &str = "MCP_toolsList_";
 const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
 const EMPTY_EVENT: &str = "An event was triggered but no content was returned.";
 
-/// What the connector read from the last job of an element, kept by the caller between jobs:
-/// the tool definitions a context stores and the configuration (`provider`, `data`) are read
-/// once, not on every model call.
+/// What the connector read for the agent elements it served, kept by the caller from one job
+/// to the next and keyed by process definition and element: the tools resolved from an
+/// element's `adHocSubProcessElements` and the configuration read from its `provider` and
+/// `data`, each used again only for equal inputs.
 #[derive(Debug, Clone, Default)]
-pub struct ConnectorCache {
-    tools: Option<Arc<[ToolDefinition]>>,
-    /// The stored form of `tools` that the connector wrote into the last context (a context
-    /// that still holds this very value needs no reading).
-    tools_json: Option<SharedJson>,
-    config: Option<CachedConfig>,
+pub struct ElementCache(Vec<ElementEntry>);
+
+#[derive(Debug, Clone)]
+struct ElementEntry {
+    process_definition_key: u64,
+    element_id: String,
+    tools: Option<ToolsRead>,
+    config: Option<ConfigRead>,
 }
 
-/// The configuration read from these very `provider` and `data` values (kept alive, so their
-/// pointers cannot be reused by other values).
+thread_local! {
+    /// The tools resolved from the `adHocSubProcessElements` values this thread saw last, newest
+    /// first: every instance of a deployed ad-hoc sub-process hands out the same value, so the
+    /// tests of a deployment resolve its tools once.
+    static RESOLVED: RefCell<VecDeque<ToolsRead>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// How many resolved element lists a thread keeps.
+const RESOLVED_KEPT: usize = 16;
+
+/// Tools resolved from an `adHocSubProcessElements` value.
 #[derive(Debug, Clone)]
-struct CachedConfig {
+struct ToolsRead {
+    elements: SharedJson,
+    tools: Arc<[ToolDefinition]>,
+    /// `toolDefinitions` as a context stores them (shared by the contexts).
+    definitions: SharedJson,
+}
+
+/// The configuration read from `provider` and `data`.
+#[derive(Debug, Clone)]
+struct ConfigRead {
     provider: Option<SharedJson>,
     data: Option<SharedJson>,
     config: Arc<Config>,
 }
 
-impl ConnectorCache {
-    /// The configuration of `provider` and `data`, read again only when they are other values.
+impl ElementCache {
+    /// The entry of the job's element (a new one when the element was not served before).
+    fn entry(&mut self, job: &AgentJob<'_>) -> &mut ElementEntry {
+        let found = self.0.iter().position(|entry| {
+            entry.process_definition_key == job.process_definition_key
+                && entry.element_id == job.element_id
+        });
+        let index = found.unwrap_or_else(|| {
+            self.0.push(ElementEntry {
+                process_definition_key: job.process_definition_key,
+                element_id: job.element_id.to_string(),
+                tools: None,
+                config: None,
+            });
+            self.0.len() - 1
+        });
+        &mut self.0[index]
+    }
+}
+
+impl ElementEntry {
+    /// The configuration of `provider` and `data` (read again when they are other values).
     fn config(
         &mut self,
         provider: Option<&SharedJson>,
         data: Option<&SharedJson>,
     ) -> Result<Arc<Config>, Vec<String>> {
-        let same = |cached: &Option<SharedJson>, value: Option<&SharedJson>| match (cached, value) {
-            (Some(a), Some(b)) => a.ptr_eq(b),
-            (None, None) => true,
-            _ => false,
-        };
-        if let Some(cached) = &self.config
-            && same(&cached.provider, provider)
-            && same(&cached.data, data)
+        if let Some(read) = &self.config
+            && read.provider.as_ref() == provider
+            && read.data.as_ref() == data
         {
-            return Ok(cached.config.clone());
+            return Ok(read.config.clone());
         }
-        let config = Arc::new(read_config(
-            provider.map(SharedJson::view),
-            data.map(SharedJson::view),
-        )?);
-        self.config = Some(CachedConfig {
+        let config = Arc::new(read_config(provider.map(|p| &**p), data.map(|d| &**d))?);
+        self.config = Some(ConfigRead {
             provider: provider.cloned(),
             data: data.cloned(),
             config: config.clone(),
@@ -415,124 +437,94 @@ impl ConnectorCache {
         Ok(config)
     }
 
-    /// The tools of `definitions` (a context's `toolDefinitions`), read again only when they
-    /// changed.
-    fn read(&mut self, definitions: Option<&Value>) -> Arc<[ToolDefinition]> {
-        let definitions = definitions.unwrap_or(&Value::Null);
-        if let Some(tools) = &self.tools
-            && reads_as(definitions, tools)
+    /// The tools resolved from these `adHocSubProcessElements`, with their definitions: this
+    /// element's, else the ones this thread resolved from an equal value.
+    fn resolved(&mut self, elements: &SharedJson) -> Option<(Arc<[ToolDefinition]>, SharedJson)> {
+        if !self
+            .tools
+            .as_ref()
+            .is_some_and(|read| read.elements == *elements)
         {
-            return tools.clone();
+            let kept = RESOLVED
+                .with_borrow(|kept| kept.iter().find(|read| read.elements == *elements).cloned());
+            self.tools = Some(kept?);
         }
-        let tools: Arc<[ToolDefinition]> = definitions
-            .as_array()
-            .map(|defs| defs.iter().filter_map(ToolDefinition::from_json).collect())
-            .unwrap_or_default();
-        self.tools = Some(tools.clone());
-        tools
+        self.tools
+            .as_ref()
+            .map(|read| (read.tools.clone(), read.definitions.clone()))
     }
 
-    /// Remembers tools built from the engine's elements, and their stored form.
-    fn remember(&mut self, tools: Arc<[ToolDefinition]>, json: &SharedJson) {
-        self.tools = Some(tools);
-        self.tools_json = Some(json.clone());
-    }
-
-    /// The tools of a context's `toolDefinitions`: the remembered ones at once when the context
-    /// holds the very value written with them, else read (and compared) as [`Self::read`] does.
-    fn read_stored(&mut self, definitions: Option<JsonRef<'_>>) -> Arc<[ToolDefinition]> {
-        if let (Some(JsonRef::Shared(stored)), Some(json), Some(tools)) =
-            (definitions, &self.tools_json, &self.tools)
-            && stored.ptr_eq(json)
-        {
-            return tools.clone();
-        }
-        self.tools_json = None;
-        match definitions {
-            Some(d) => with_plain(d, |d| Some(self.read(Some(d)))).unwrap_or_default(),
-            None => self.read(None),
-        }
-    }
-}
-
-/// The tools resolved from one `adHocSubProcessElements` value, kept with the value itself
-/// ([`SharedJson::keep`]): the engine hands every instance of a deployed ad-hoc sub-process the
-/// same constant, so the first job's tools are every job's, for every mock, and they live as
-/// long as the deployment (nothing global: processes tested in parallel do not evict each
-/// other). Only element lists without gateways (MCP, A2A) are kept; a value that is no
-/// constant (a test's own variable) is resolved on every job.
-struct ResolvedFrom {
-    tools: Arc<[ToolDefinition]>,
-    /// `toolDefinitions` as a context stores them (shared by the contexts).
-    json: SharedJson,
-}
-
-impl ResolvedFrom {
-    /// The tools (and their stored form, shared by the next context) of these very elements.
-    fn lookup(elements: &SharedJson) -> Option<(Arc<[ToolDefinition]>, SharedJson)> {
-        elements
-            .kept::<ResolvedFrom>()
-            .map(|r| (r.tools.clone(), r.json.clone()))
-    }
-
-    fn remember(elements: &SharedJson, tools: &Arc<[ToolDefinition]>, json: &SharedJson) {
-        elements.keep(Arc::new(ResolvedFrom {
+    fn remember(&mut self, elements: &SharedJson, tools: &Arc<[ToolDefinition]>) -> SharedJson {
+        let definitions = tool_definitions(tools);
+        let read = ToolsRead {
+            elements: elements.clone(),
             tools: tools.clone(),
-            json: json.clone(),
-        }));
+            definitions: definitions.clone(),
+        };
+        RESOLVED.with_borrow_mut(|kept| {
+            kept.truncate(RESOLVED_KEPT - 1);
+            kept.push_front(read.clone());
+        });
+        self.tools = Some(read);
+        definitions
+    }
+
+    /// The tools of a context's `toolDefinitions`: the resolved ones when the definitions are
+    /// the ones written from them, else read from the definitions.
+    fn stored_tools(&self, definitions: Option<JsonRef<'_>>) -> Arc<[ToolDefinition]> {
+        let definitions = definitions.unwrap_or(JsonRef::Plain(&Value::Null));
+        if let Some(read) = &self.tools
+            && read.definitions.view() == definitions
+        {
+            return read.tools.clone();
+        }
+        read_tool_definitions(definitions).into()
     }
 }
 
-/// Whether stored tool definitions read back ([`ToolDefinition::from_json`], invalid ones
-/// skipped) as exactly `tools`, compared in place.
-fn reads_as(definitions: &Value, tools: &[ToolDefinition]) -> bool {
-    let Some(definitions) = definitions.as_array() else {
-        return tools.is_empty();
-    };
-    let mut tools = tools.iter();
-    for definition in definitions {
-        let Some(name) = field(definition, "name").and_then(Value::as_str) else {
-            continue;
-        };
-        let Some(tool) = tools.next() else {
-            return false;
-        };
-        let description = field(definition, "description").and_then(Value::as_str);
-        let schema_matches = match field(definition, "inputSchema") {
-            Some(schema) => same_json(schema, &tool.input_schema),
-            None => {
-                tool.input_schema == json!({"type": "object", "properties": {}, "required": []})
-            }
-        };
-        if tool.name != name || tool.description.as_deref() != description || !schema_matches {
-            return false;
-        }
+/// The first job of an agent with MCP clients: each client is activated with a `tools/list`
+/// call, and the context waits in state `TOOL_DISCOVERY` for their results.
+fn start_tool_discovery(
+    job: &AgentJob<'_>,
+    tools: &[ToolDefinition],
+    clients: &[String],
+) -> JobCompletion {
+    let context = json!({
+        "schemaVersion": 1,
+        "state": "TOOL_DISCOVERY",
+        "metadata": {
+            "processDefinitionKey": job.process_definition_key,
+            "processInstanceKey": job.process_instance_key,
+        },
+        "metrics": {"modelCalls": 0, "tokenUsage": super::turn::Usage::default().to_json(), "toolCalls": 0},
+        "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
+        "properties": {"mcpClients": clients},
+    });
+    let mut completion = JobCompletion::default();
+    completion
+        .variables
+        .insert("agentContext".into(), SharedJson::new(context));
+    completion
+        .variables
+        .insert("toolCallResults".into(), SharedJson::new(json!([])));
+    for client in clients {
+        let mut variables = SharedVariables::new();
+        variables.insert(
+            "toolCall".into(),
+            SharedJson::new(json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"})),
+        );
+        variables.insert("toolCallResult".into(), SharedJson::new("".into()));
+        completion.activate_elements.push(ElementActivation {
+            element_id: client.clone(),
+            variables,
+        });
     }
-    tools.next().is_none()
-}
-
-/// JSON equality that walks both objects in order first: a stored schema is the one written
-/// before, key for key, so no key is hashed; objects in another order are compared as maps.
-fn same_json(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && (x
-                    .iter()
-                    .zip(y.iter())
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_json(va, vb))
-                    || x == y)
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b))
-        }
-        _ => a == b,
-    }
+    completion
 }
 
 /// Reads one agent job. `Err` is a connector feature the mock does not play. `cache` carries
-/// what was read from one job of the element to the next.
-pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, Unsupported> {
+/// what earlier jobs read.
+pub fn prepare(job: &AgentJob<'_>, cache: &mut ElementCache) -> Result<Step, Unsupported> {
     let failure = FailureContext {
         retries: job.retries,
         backoff_header: job.headers.get("retryBackoff").cloned(),
@@ -549,6 +541,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     let view = |name: &str| vars.get(name).map(SharedJson::view);
 
     // Input binding and validation by the connector runtime: failures are incidents at once.
+    let cache = cache.entry(job);
     let config = match cache.config(vars.get("provider"), vars.get("data")) {
         Ok(config) => config,
         Err(violations) => {
@@ -575,14 +568,10 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     let stored_tools = || -> Vec<ToolDefinition> {
         context
             .and_then(|c| c.get("toolDefinitions"))
-            .and_then(JsonRef::items)
-            .map(|defs| {
-                defs.filter_map(|d| with_plain(d, ToolDefinition::from_json))
-                    .collect()
-            })
+            .map(read_tool_definitions)
             .unwrap_or_default()
     };
-    let mut mcp_clients: Vec<String> = context
+    let mcp_clients: Vec<String> = context
         .and_then(|c| c.at(&["properties", "mcpClients"]))
         .and_then(JsonRef::items)
         .map(|ids| {
@@ -592,14 +581,12 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         })
         .unwrap_or_default();
     let mut discovery_ids: Vec<String> = Vec::new();
-    // Tools resolved by an earlier job from this very `adHocSubProcessElements` value.
-    let mut initial: Option<(Arc<[ToolDefinition]>, SharedJson)> = None;
-    let tools = match state {
+    // The tools and their stored definitions; a ready context's are read after the waits.
+    let resolved: Option<(Arc<[ToolDefinition]>, SharedJson)> = match state {
         "INITIALIZING" => {
             let elements_value = vars.get("adHocSubProcessElements");
-            if let Some(resolved) = elements_value.and_then(ResolvedFrom::lookup) {
-                initial = Some(resolved);
-                Vec::new()
+            if let Some(resolved) = elements_value.and_then(|e| cache.resolved(e)) {
+                Some(resolved)
             } else {
                 let elements = match elements_value {
                     Some(value) => read_elements(value).map_err(Unsupported)?,
@@ -623,61 +610,29 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 }
                 if !gateways.is_empty() {
                     // MCP clients list their tools first: one discovery call per client.
-                    mcp_clients = gateways.iter().map(|g| g.element_id.clone()).collect();
-                    let context = json!({
-                        "schemaVersion": 1,
-                        "state": "TOOL_DISCOVERY",
-                        "metadata": {
-                            "processDefinitionKey": job.process_definition_key,
-                            "processInstanceKey": job.process_instance_key,
-                        },
-                        "metrics": {"modelCalls": 0, "tokenUsage": super::turn::Usage::default().to_json(), "toolCalls": 0},
-                        "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
-                        "properties": {"mcpClients": mcp_clients},
-                    });
-                    let mut completion = JobCompletion::default();
-                    completion
-                        .variables
-                        .insert("agentContext".into(), SharedJson::new(context));
-                    completion
-                        .variables
-                        .insert("toolCallResults".into(), SharedJson::new(json!([])));
-                    for client in &mcp_clients {
-                        let mut variables = SharedVariables::new();
-                        variables.insert(
-                        "toolCall".into(),
-                        SharedJson::new(json!({"_meta": {"id": format!("{MCP_DISCOVERY_PREFIX}{client}"), "name": client}, "method": "tools/list"})),
-                    );
-                        variables.insert("toolCallResult".into(), SharedJson::new("".into()));
-                        completion.activate_elements.push(ElementActivation {
-                            element_id: client.clone(),
-                            variables,
-                        });
-                    }
-                    return Ok(Step::Answer(JobAnswer::Complete(completion)));
+                    let clients: Vec<String> =
+                        gateways.iter().map(|g| g.element_id.clone()).collect();
+                    return Ok(Step::Answer(JobAnswer::Complete(start_tool_discovery(
+                        job, &tools, &clients,
+                    ))));
                 }
-                if let Some(elements) = elements_value {
-                    let tools: Arc<[ToolDefinition]> = tools.into();
-                    let json = SharedJson::new(Value::Array(
-                        tools.iter().map(ToolDefinition::to_json).collect(),
-                    ));
-                    ResolvedFrom::remember(elements, &tools, &json);
-                    initial = Some((tools, json));
-                    Vec::new()
-                } else {
-                    tools
-                }
+                let tools: Arc<[ToolDefinition]> = tools.into();
+                let definitions = match elements_value {
+                    Some(elements) => cache.remember(elements, &tools),
+                    None => tool_definitions(&tools),
+                };
+                Some((tools, definitions))
             }
         }
         "TOOL_DISCOVERY" => {
             let mut tools = stored_tools();
-            let results = result_items(vars.get("toolCallResults"));
+            let results = result_items(vars.get("toolCallResults")).unwrap_or_default();
             for client in &mcp_clients {
                 let id = format!("{MCP_DISCOVERY_PREFIX}{client}");
-                let Some(result) = results.as_ref().and_then(|r| {
-                    r.iter()
-                        .find(|r| r.get("id").and_then(JsonRef::as_str) == Some(id.as_str()))
-                }) else {
+                let Some(result) = results
+                    .iter()
+                    .find(|r| r.get("id").and_then(JsonRef::as_str) == Some(id.as_str()))
+                else {
                     // Discovery still running: wait.
                     return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
                 };
@@ -703,9 +658,11 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 }
                 discovery_ids.push(id);
             }
-            tools
+            let tools: Arc<[ToolDefinition]> = tools.into();
+            let definitions = tool_definitions(&tools);
+            Some((tools, definitions))
         }
-        "READY" => Vec::new(),
+        "READY" => None,
         other => {
             return Err(Unsupported(format!(
                 "the agent context of \"{}\" is in state {other}, which the mock does not play",
@@ -734,16 +691,14 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
 
     // Split the results: entries without an id are events.
     let results: Vec<JsonRef<'_>> = result_items(vars.get("toolCallResults"))
-        .map(|r| {
-            r.into_iter()
-                .filter(|r| {
-                    !r.get("id")
-                        .and_then(JsonRef::as_str)
-                        .is_some_and(|id| discovery_ids.iter().any(|d| d == id))
-                })
-                .collect()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| {
+            !r.get("id")
+                .and_then(JsonRef::as_str)
+                .is_some_and(|id| discovery_ids.iter().any(|d| d == id))
         })
-        .unwrap_or_default();
+        .collect();
     if conversation.is_none() && !results.is_empty() {
         return fail(
             Some("TOOL_CALL_RESULTS_ON_EMPTY_CONTEXT"),
@@ -787,63 +742,33 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
     {
         return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default())));
     }
-    // The context's tool definitions are read once per element (the cache), and shared by the
-    // next context.
-    let (tools, tools_json) = if state == "READY" {
-        let definitions = context.and_then(|c| c.get("toolDefinitions"));
-        let tools = cache.read_stored(definitions);
+    // A ready context's tool definitions are shared by the next context.
+    let (tools, tools_json) = resolved.unwrap_or_else(|| {
+        let stored = context.and_then(|c| c.get("toolDefinitions"));
         (
-            tools,
-            definitions.map_or_else(|| SharedJson::new(json!([])), JsonRef::to_shared),
+            cache.stored_tools(stored),
+            stored.map_or_else(|| SharedJson::new(json!([])), JsonRef::to_shared),
         )
-    } else if let Some((tools, json)) = initial {
-        cache.remember(tools.clone(), &json);
-        (tools, json)
-    } else {
-        let json = SharedJson::new(Value::Array(
-            tools.iter().map(ToolDefinition::to_json).collect(),
-        ));
-        let tools: Arc<[ToolDefinition]> = tools.into();
-        cache.remember(tools.clone(), &json);
-        (tools, json)
-    };
+    });
 
     let now = job.now.map(str::to_string);
-    let stamp_plain = |mut message: Value| {
-        if let Some(now) = &now
-            && let Value::Object(fields) = &mut message
-        {
-            fields.insert(
-                "metadata".into(),
-                object([("timestamp", now.as_str().into())]),
-            );
-        }
-        SharedJson::new(message)
-    };
-    // The messages the connector writes are composed: literal keys, no hash tables.
-    let stamp = |mut message: SharedObject| {
-        if let Some(now) = &now {
-            message.push("metadata", composed([("timestamp", now.as_str().into())]));
-        }
-        SharedJson::from(message)
-    };
-    let event_messages: Vec<SharedJson> = events
-        .iter()
-        .map(|e| {
-            stamp_plain(event_message(
-                &e.get("content")
-                    .map(JsonRef::to_json)
-                    .unwrap_or(Value::Null),
-                config.interrupt_on_events,
-            ))
-        })
-        .collect();
     let event_contents: Vec<Value> = events
         .iter()
-        .map(|e| {
-            e.get("content")
-                .map(JsonRef::to_json)
-                .unwrap_or(Value::Null)
+        .map(|e| e.get("content").map_or(Value::Null, JsonRef::to_json))
+        .collect();
+    let event_messages: Vec<SharedJson> = event_contents
+        .iter()
+        .map(|content| {
+            message(
+                vec![
+                    ("role", Value::from("user").into()),
+                    (
+                        "content",
+                        event_content(content, config.interrupt_on_events).into(),
+                    ),
+                ],
+                now.as_deref(),
+            )
         })
         .collect();
 
@@ -861,39 +786,36 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                 .unwrap_or_default();
             match by_id.iter().find(|(known, _)| *known == id).map(|(_, r)| r) {
                 Some(result) => {
-                    let content = result.get("content");
+                    let content = result.get("content").map_or(Value::Null, JsonRef::to_json);
                     let element_id = result
                         .get("name")
                         .and_then(JsonRef::as_str)
                         .unwrap_or(name)
                         .to_string();
-                    let mut block = SharedObject::with_capacity(5);
-                    block.push_plain("id", id.as_ref().into());
-                    block.push_plain("name", name.into());
-                    // The mock's record of the result shares its content (an MCP result's is
-                    // what the connector makes of it).
+                    // The mock's record of the result: an MCP result's content is what the
+                    // connector makes of it.
                     let seen_content = if mcp_tool(name, &mcp_clients).is_some() {
-                        let content = mcp_result_content(
-                            content.map(JsonRef::to_json).unwrap_or(Value::Null),
-                        );
-                        block.push_plain("content", content_blocks(&content));
-                        SharedJson::new(content)
+                        mcp_result_content(content)
                     } else {
-                        block.push("content", content_blocks_shared(content));
-                        content.map_or_else(SharedJson::default, JsonRef::to_shared)
+                        content
                     };
-                    block.push_plain("elementId", element_id.into());
+                    let mut block: Vec<(&str, Part)> = vec![
+                        ("id", Value::from(id.as_ref()).into()),
+                        ("name", Value::from(name).into()),
+                        ("content", content_blocks(&seen_content).into()),
+                        ("elementId", Value::from(element_id).into()),
+                    ];
                     if let Some(completed_at) = result.get("completedAt").filter(|c| !c.is_null()) {
-                        block.push_plain("completedAt", completed_at.to_json());
+                        block.push(("completedAt", completed_at.to_shared().into()));
                     } else if let Some(now) = &now {
-                        block.push_plain("completedAt", now.as_str().into());
+                        block.push(("completedAt", Value::from(now.as_str()).into()));
                     }
-                    blocks.push(SharedJson::from(block));
-                    let mut seen = SharedObject::with_capacity(3);
-                    seen.push_plain("id", id.into_owned().into());
-                    seen.push_plain("name", name.into());
-                    seen.push("content", seen_content);
-                    seen_results.push(SharedJson::from(seen));
+                    blocks.push(SharedJson::object(block));
+                    seen_results.push(object([
+                        ("id", id.into_owned().into()),
+                        ("name", name.into()),
+                        ("content", seen_content),
+                    ]));
                 }
                 None if interrupt => {
                     interrupted = true;
@@ -902,16 +824,19 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
                         block["completedAt"] = now.clone().into();
                     }
                     blocks.push(SharedJson::new(block));
-                    seen_results.push(SharedJson::new(json!({"id": id, "name": name, "content": CANCELLED_TOOL_CALL, "interrupted": true})));
+                    seen_results.push(json!({"id": id, "name": name, "content": CANCELLED_TOOL_CALL, "interrupted": true}));
                 }
                 // Not every call has a result yet: wait for the next job.
                 None => return Ok(Step::Answer(JobAnswer::Complete(JobCompletion::default()))),
             }
         }
-        let mut message = SharedObject::with_capacity(3);
-        message.push_plain("role", "tool_call_result".into());
-        message.push("results", SharedJson::array(blocks));
-        input_messages.push(stamp(message));
+        input_messages.push(message(
+            vec![
+                ("role", Value::from("tool_call_result").into()),
+                ("results", SharedJson::array(blocks).into()),
+            ],
+            now.as_deref(),
+        ));
         input_messages.extend(event_messages);
     } else {
         let mut content = Vec::new();
@@ -927,10 +852,13 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
             content.push(json!({"type": "document", "document": document}));
         }
         if !content.is_empty() {
-            let mut message = SharedObject::with_capacity(3);
-            message.push_plain("role", "user".into());
-            message.push_plain("content", Value::Array(content));
-            input_messages.push(stamp(message));
+            input_messages.push(message(
+                vec![
+                    ("role", Value::from("user").into()),
+                    ("content", Value::Array(content).into()),
+                ],
+                now.as_deref(),
+            ));
         }
         input_messages.extend(event_messages);
     }
@@ -974,7 +902,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ConnectorCache) -> Result<Step, U
         system_prompt: config.system_prompt.clone(),
         user_prompt,
         tools,
-        tool_call_results: SharedJson::array(seen_results),
+        tool_call_results: SharedJson::new(Value::Array(seen_results)),
         events: event_contents,
         messages: sent,
         response_format: config.format.clone(),
@@ -1112,31 +1040,25 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 }
             },
         };
-        let mut assistant_call = SharedObject::with_capacity(3);
-        assistant_call.push_plain("id", call.id.as_str().into());
-        assistant_call.push_plain("name", call.name.into());
-        assistant_call.push_plain("arguments", arguments);
-        assistant_calls.push(SharedJson::from(assistant_call));
+        assistant_calls.push(composed([
+            ("id", call.id.as_str().into()),
+            ("name", call.name.into()),
+            ("arguments", arguments),
+        ]));
     }
 
-    // Sized up front: a growing map reallocates its entries and its index.
-    let mut assistant = SharedObject::with_capacity(5);
-    assistant.push_plain("role", "assistant".into());
+    let mut assistant: Vec<(&str, Part)> = Vec::with_capacity(5);
+    assistant.push(("role", Value::from("assistant").into()));
     if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
-        assistant.push_plain("content", Value::Array(vec![text_part(text)]));
+        assistant.push(("content", Value::Array(vec![text_part(text)]).into()));
     }
     if !assistant_calls.is_empty() {
-        assistant.push("toolCalls", SharedJson::array(assistant_calls));
+        assistant.push(("toolCalls", SharedJson::array(assistant_calls).into()));
     }
-    assistant.push_plain(
-        "stopReason",
-        if calls.is_empty() { "STOP" } else { "TOOL_USE" }.into(),
-    );
-    if let Some(now) = &now {
-        assistant.push("metadata", composed([("timestamp", now.as_str().into())]));
-    }
+    let stop_reason = if calls.is_empty() { "STOP" } else { "TOOL_USE" };
+    assistant.push(("stopReason", Value::from(stop_reason).into()));
     // Shared by the final response when it carries it.
-    let assistant = SharedJson::from(assistant);
+    let assistant = message(assistant, now.as_deref());
     let response_message =
         (calls.is_empty() && config.include_assistant_message).then(|| assistant.clone());
     messages.push(assistant);
@@ -1147,46 +1069,56 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         metrics.usage.add(&usage);
     }
     // Composed of shared parts: the stored messages and the tool definitions are the job's.
-    let mut conversation = SharedObject::with_capacity(3);
-    conversation.push_plain("type", "in-process".into());
-    conversation.push_plain("conversationId", conversation_id.into());
-    conversation.push("messages", SharedJson::array(messages));
-    let mut context = SharedObject::with_capacity(7);
-    context.push_plain("schemaVersion", 1.into());
-    context.push_plain("state", "READY".into());
-    context.push(
-        "metadata",
-        composed([
-            ("processDefinitionKey", process_definition_key.into()),
-            ("processInstanceKey", process_instance_key.into()),
-            ("lastIterationKey", (last_iteration_key + 1).into()),
-        ]),
-    );
-    let mut metrics_object = SharedObject::with_capacity(3);
-    metrics_object.push_plain("modelCalls", metrics.model_calls.into());
-    metrics_object.push("tokenUsage", token_usage(&metrics.usage));
-    metrics_object.push_plain("toolCalls", metrics.tool_calls.into());
-    context.push("metrics", metrics_object);
-    context.push("toolDefinitions", tools_json);
-    context.push("conversation", conversation);
+    let mut context: Vec<(&str, Part)> = vec![
+        ("schemaVersion", Value::from(1).into()),
+        ("state", Value::from("READY").into()),
+        (
+            "metadata",
+            composed([
+                ("processDefinitionKey", process_definition_key.into()),
+                ("processInstanceKey", process_instance_key.into()),
+                ("lastIterationKey", (last_iteration_key + 1).into()),
+            ])
+            .into(),
+        ),
+        (
+            "metrics",
+            composed([
+                ("modelCalls", metrics.model_calls.into()),
+                ("tokenUsage", metrics.usage.to_json()),
+                ("toolCalls", metrics.tool_calls.into()),
+            ])
+            .into(),
+        ),
+        ("toolDefinitions", tools_json.into()),
+        (
+            "conversation",
+            SharedJson::object([
+                ("type", Part::from(Value::from("in-process"))),
+                ("conversationId", Value::from(conversation_id).into()),
+                ("messages", SharedJson::array(messages).into()),
+            ])
+            .into(),
+        ),
+    ];
     if !mcp_clients.is_empty() {
-        context.push_plain("properties", json!({"mcpClients": mcp_clients}));
+        context.push(("properties", json!({"mcpClients": mcp_clients}).into()));
     }
-    let agent_context = SharedJson::from(context);
+    let agent_context = SharedJson::object(context);
 
     // The response handler runs on every turn: with the JSON format, any text must be JSON.
     let first_text = text.as_deref().filter(|t| !t.trim().is_empty());
-    let mut response = SharedObject::with_capacity(4);
+    let mut response: Vec<(&str, Part)> = Vec::with_capacity(4);
     if let Some(first_text) = first_text {
         match &config.format {
             ResponseFormat::Text { parse_json } => {
-                response.push_plain("responseText", first_text.into());
+                response.push(("responseText", Value::from(first_text).into()));
                 if *parse_json
                     && let Some(json) = parsed_json
                         .clone()
                         .or_else(|| parse_response_json(first_text).ok())
                 {
-                    response.push_plain("responseJson", json);
+                    response.push(("responseJson", json.into()));
                 }
             }
             ResponseFormat::Json { .. } => match parsed_json
@@ -1194,9 +1126,7 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 .map(Ok)
                 .unwrap_or_else(|| parse_response_json(first_text))
             {
-                Ok(json) => {
-                    response.push_plain("responseJson", json);
-                }
+                Ok(json) => response.push(("responseJson", json.into())),
                 Err(message) => {
                     return fail(
                         Some("FAILED_TO_PARSE_RESPONSE_CONTENT"),
@@ -1218,20 +1148,19 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         .insert("agentContext".into(), agent_context);
     if calls.is_empty() {
         if let Some(message) = response_message {
-            response.push("responseMessage", message);
+            response.push(("responseMessage", message.into()));
         }
         if let Some(context) = context_for_agent {
-            response.push("context", context);
+            response.push(("context", context.into()));
         }
         completion
             .variables
-            .insert("agent".into(), SharedJson::from(response));
+            .insert("agent".into(), SharedJson::object(response));
         completion.completion_condition_fulfilled = true;
     } else {
-        completion.variables.insert(
-            "toolCallResults".into(),
-            SharedJson::new(Value::Array(Vec::new())),
-        );
+        completion
+            .variables
+            .insert("toolCallResults".into(), SharedJson::new(json!([])));
         for call in calls {
             if let Some((client, mcp_name)) = mcp_tool(call.name, &mcp_clients) {
                 let arguments = match &call.arguments {
@@ -1250,35 +1179,9 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
                 });
                 continue;
             }
-            // `{_meta: {id, name}, ...arguments}`, composed (literal keys, no hash table); an
-            // argument named `_meta` replaces it in place, as a map insert does.
-            let mut tool_call = SharedObject::with_capacity(
-                1 + match &call.arguments {
-                    Arguments::Json(Value::Object(arguments)) => arguments.len(),
-                    _ => 4,
-                },
-            );
-            let mut meta = SharedObject::with_capacity(2);
-            meta.push_plain("id", call.id.as_str().into());
-            meta.push_plain("name", call.name.into());
-            tool_call.push("_meta", meta);
-            if let Arguments::Json(Value::Object(arguments)) = &call.arguments {
-                for (key, value) in arguments {
-                    tool_call.insert_plain(key.clone(), value.clone());
-                }
-            } else if let Arguments::Raw(raw) = &call.arguments
-                && let Ok(Value::Object(arguments)) = serde_json::from_str::<Value>(raw)
-            {
-                for (key, value) in arguments {
-                    tool_call.insert_plain(key, value);
-                }
-            }
-            let mut variables = SharedVariables::new();
-            variables.insert(TOOL_CALL_NAME.clone().into(), SharedJson::from(tool_call));
-            variables.insert(
-                TOOL_CALL_RESULT_NAME.clone().into(),
-                EMPTY_TOOL_CALL_RESULT.clone(),
-            );
+            let mut variables = SharedVariables::with_capacity(2);
+            variables.insert("toolCall".into(), tool_call(call));
+            variables.insert("toolCallResult".into(), SharedJson::new("".into()));
             completion.activate_elements.push(ElementActivation {
                 element_id: call.name.to_string(),
                 variables,
@@ -1286,6 +1189,32 @@ pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> 
         }
     }
     JobAnswer::Complete(completion)
+}
+
+/// A tool's `toolCall`: `{_meta: {id, name}, ...arguments}`; an argument named `_meta`
+/// replaces it in place, as a map insert does.
+fn tool_call(call: &SentToolCall<'_>) -> SharedJson {
+    let parsed;
+    let arguments = match &call.arguments {
+        Arguments::Json(Value::Object(arguments)) => Some(arguments),
+        Arguments::Raw(raw) => {
+            parsed = serde_json::from_str::<Value>(raw).ok();
+            parsed.as_ref().and_then(Value::as_object)
+        }
+        Arguments::Json(_) => None,
+    };
+    let mut entries: Vec<(Cow<'static, str>, Part)> =
+        Vec::with_capacity(1 + arguments.map_or(0, Map::len));
+    let meta = composed([("id", call.id.as_str().into()), ("name", call.name.into())]);
+    entries.push(("_meta".into(), meta.into()));
+    for (key, value) in arguments.into_iter().flatten() {
+        if key == "_meta" {
+            entries[0].1 = value.clone().into();
+        } else {
+            entries.push((key.clone().into(), value.clone().into()));
+        }
+    }
+    SharedJson::object(entries)
 }
 
 impl FailureContext {
@@ -1323,28 +1252,24 @@ impl FailureContext {
     }
 }
 
-/// Reads `provider` and `data` in place (the engine builds them as composed objects out of
-/// the input mappings: the response schema, for one, is shared with the deployed process).
-fn read_config(
-    provider: Option<JsonRef<'_>>,
-    data: Option<JsonRef<'_>>,
-) -> Result<Config, Vec<String>> {
+/// Reads `provider` and `data` (the connector's input binding).
+fn read_config(provider: Option<&Value>, data: Option<&Value>) -> Result<Config, Vec<String>> {
     let mut violations = Vec::new();
-    if provider.is_none_or(JsonRef::is_null) {
+    if provider.is_none_or(Value::is_null) {
         violations.push("provider: must not be null".to_string());
     }
     let Some(data) = data.filter(|d| d.is_object()) else {
         violations.push("data: must not be null".to_string());
         return Err(violations);
     };
-    let text = |path: &[&str]| data.at(path).and_then(JsonRef::as_str).map(str::to_string);
+    let data_at = |path: &[&str]| at(data, path);
+    let text = |path: &[&str]| data_at(path).and_then(Value::as_str).map(str::to_string);
     let user_prompt = text(&["userPrompt", "prompt"]);
     if user_prompt.as_deref().is_none_or(|p| p.trim().is_empty()) {
         violations.push("data.userPrompt.prompt: must not be blank".to_string());
     }
-    let max_model_calls = match data.at(&["limits", "maxModelCalls"]) {
-        None => 10,
-        Some(value) if value.is_null() => 10,
+    let max_model_calls = match data_at(&["limits", "maxModelCalls"]) {
+        None | Some(Value::Null) => 10,
         Some(value) => match value.as_i64() {
             Some(n) if n >= 1 => n as u64,
             _ => {
@@ -1357,7 +1282,7 @@ fn read_config(
     };
     let interrupt_on_events = match data.get("events").filter(|e| !e.is_null()) {
         None => false,
-        Some(events) => match events.get("behavior").and_then(JsonRef::as_str) {
+        Some(events) => match events.get("behavior").and_then(Value::as_str) {
             Some("INTERRUPT_TOOL_CALLS") => true,
             Some(_) => false,
             None => {
@@ -1366,26 +1291,23 @@ fn read_config(
             }
         },
     };
-    let context_window_size = data
-        .at(&["memory", "contextWindowSize"])
-        .and_then(JsonRef::as_u64)
+    let context_window_size = data_at(&["memory", "contextWindowSize"])
+        .and_then(Value::as_u64)
         .unwrap_or(20) as usize;
     let format = match text(&["response", "format", "type"]).as_deref() {
         Some("json") => ResponseFormat::Json {
-            schema: data
-                .at(&["response", "format", "schema"])
+            schema: data_at(&["response", "format", "schema"])
                 .filter(|s| !s.is_null())
-                .map(JsonRef::to_shared),
+                .map(|s| SharedJson::new(s.clone())),
             schema_name: text(&["response", "format", "schemaName"]),
         },
         _ => ResponseFormat::Text {
-            parse_json: data
-                .at(&["response", "format", "parseJson"])
-                .and_then(JsonRef::as_bool)
+            parse_json: data_at(&["response", "format", "parseJson"])
+                .and_then(Value::as_bool)
                 .unwrap_or(false),
         },
     };
-    let flag = |path: &[&str]| data.at(path).and_then(JsonRef::as_bool).unwrap_or(false);
+    let flag = |path: &[&str]| data_at(path).and_then(Value::as_bool).unwrap_or(false);
     if !violations.is_empty() {
         return Err(violations);
     }
@@ -1394,13 +1316,9 @@ fn read_config(
         system_message: system_prompt.as_deref().and_then(system_message),
         system_prompt,
         user_prompt,
-        user_documents: data
-            .at(&["userPrompt", "documents"])
-            .filter(|d| d.is_array())
-            .map(|d| match d.to_json() {
-                Value::Array(documents) => documents,
-                _ => Vec::new(),
-            })
+        user_documents: data_at(&["userPrompt", "documents"])
+            .and_then(Value::as_array)
+            .cloned()
             .unwrap_or_default(),
         max_model_calls,
         context_window_size,
@@ -1458,14 +1376,9 @@ fn mcp_result_content(content: Value) -> Value {
     }
 }
 
-/// An object's entry: small objects (messages, blocks, settings) are scanned instead of hashed.
-fn field<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
-    let object = value.as_object()?;
-    if object.len() <= 8 {
-        object.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
-    } else {
-        object.get(key)
-    }
+/// The entry at a path of object keys.
+fn at<'v>(value: &'v Value, keys: &[&str]) -> Option<&'v Value> {
+    keys.iter().try_fold(value, |value, key| value.get(key))
 }
 
 fn role(message: JsonRef<'_>) -> &str {
@@ -1475,23 +1388,15 @@ fn role(message: JsonRef<'_>) -> &str {
         .unwrap_or_default()
 }
 
-/// A result id as text (the connector reads ids as strings).
-fn id_text(id: &Value) -> String {
-    match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// [`id_text`] of a part read in place (a missing id reads as `null`): a string id is borrowed,
-/// not copied (ids are compared more often than kept).
+/// A result id as text (the connector reads ids as strings): a string id is borrowed, not
+/// copied (ids are compared more often than kept); a missing id reads as `null`.
 fn id_text_ref(id: Option<JsonRef<'_>>) -> Cow<'_, str> {
-    match id {
-        None => Cow::Owned(id_text(&Value::Null)),
-        Some(id) => match id.as_str() {
-            Some(text) => Cow::Borrowed(text),
-            None => Cow::Owned(with_plain(id, |id| Some(id_text(id))).unwrap_or_default()),
-        },
+    let Some(id) = id else {
+        return Cow::Borrowed("null");
+    };
+    match id.as_str() {
+        Some(text) => Cow::Borrowed(text),
+        None => Cow::Owned(id.to_json().to_string()),
     }
 }
 
@@ -1509,6 +1414,24 @@ fn with_plain<T>(part: JsonRef<'_>, read: impl FnOnce(&Value) -> Option<T>) -> O
     }
 }
 
+/// Stored tool definitions read back (a definition without a name is skipped).
+fn read_tool_definitions(definitions: JsonRef<'_>) -> Vec<ToolDefinition> {
+    definitions
+        .items()
+        .map(|defs| {
+            defs.filter_map(|d| with_plain(d, ToolDefinition::from_json))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `toolDefinitions` as a context stores them.
+fn tool_definitions(tools: &[ToolDefinition]) -> SharedJson {
+    SharedJson::new(Value::Array(
+        tools.iter().map(ToolDefinition::to_json).collect(),
+    ))
+}
+
 /// A stable stand-in for the connector's random conversation UUID.
 fn conversation_id_for(element_instance_key: u64) -> String {
     format!(
@@ -1517,9 +1440,6 @@ fn conversation_id_for(element_instance_key: u64) -> String {
     )
 }
 
-/// A tool result's content as the connector stores it: text, object, or nothing.
-/// A JSON object of these entries, built in place (`json!` would serialize every value it is
-/// given into a copy).
 /// The system message of a system prompt that is not blank.
 fn system_message(prompt: &str) -> Option<SharedJson> {
     (!prompt.trim().is_empty()).then(|| {
@@ -1537,22 +1457,11 @@ fn text_part(text: &str) -> Value {
 
 /// A composed object of plain entries with literal keys (no `String` per key, no hash table).
 fn composed<const N: usize>(entries: [(&'static str, Value); N]) -> SharedJson {
-    let mut object = SharedObject::with_capacity(N);
-    for (key, value) in entries {
-        object.push_plain(key, value);
-    }
-    SharedJson::from(object)
+    SharedJson::object(entries)
 }
 
-/// [`super::turn::Usage::to_json`], composed.
-fn token_usage(usage: &super::turn::Usage) -> SharedJson {
-    let mut object = SharedObject::with_capacity(5);
-    for (name, count) in usage.entries() {
-        object.push_plain(name, count.into());
-    }
-    SharedJson::from(object)
-}
-
+/// A JSON object of these entries, built in place (`json!` would serialize every value it is
+/// given into a copy).
 fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     let mut map = Map::with_capacity(N);
     for (key, value) in entries {
@@ -1561,6 +1470,7 @@ fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     Value::Object(map)
 }
 
+/// A tool result's content as the connector stores it: text, object, or nothing.
 fn content_blocks(content: &Value) -> Value {
     let (kind, key, value) = match content {
         Value::Null => return Value::Array(Vec::new()),
@@ -1568,37 +1478,11 @@ fn content_blocks(content: &Value) -> Value {
         Value::String(_) => ("text", "text", content.clone()),
         other => ("object", "content", other.clone()),
     };
-    let mut block = Map::with_capacity(2);
-    block.insert("type".into(), kind.into());
-    block.insert(key.into(), value);
-    Value::Array(vec![Value::Object(block)])
+    Value::Array(vec![object([("type", kind.into()), (key, value)])])
 }
 
-/// [`content_blocks`] of a result's content read in place: a shared content is shared, not
-/// copied, and the block's keys are literals.
-fn content_blocks_shared(content: Option<JsonRef<'_>>) -> SharedJson {
-    let Some(content) = content else {
-        return SharedJson::new(Value::Array(Vec::new()));
-    };
-    let (kind, key) = match content.plain() {
-        Some(Value::Null) => return SharedJson::new(Value::Array(Vec::new())),
-        Some(Value::String(text)) if text.trim().is_empty() => {
-            return SharedJson::new(Value::Array(Vec::new()));
-        }
-        Some(Value::String(_)) => ("text", "text"),
-        _ => ("object", "content"),
-    };
-    let mut block = SharedObject::with_capacity(2);
-    block.push_plain("type", kind.into());
-    match content {
-        JsonRef::Shared(shared) => block.push(key, shared.clone()),
-        JsonRef::Plain(plain) => block.push_plain(key, plain.clone()),
-    }
-    SharedJson::array(vec![block.into()])
-}
-
-/// The user message for an event (an event sub-process result).
-fn event_message(content: &Value, interrupt: bool) -> Value {
+/// The content of the user message for an event (an event sub-process result).
+fn event_content(content: &Value, interrupt: bool) -> Value {
     let empty = match content {
         Value::Null => true,
         Value::String(s) => s.trim().is_empty(),
@@ -1618,7 +1502,19 @@ fn event_message(content: &Value, interrupt: bool) -> Value {
     } else {
         json!({"type": "object", "content": content})
     };
-    json!({"role": "user", "content": [block]})
+    Value::Array(vec![block])
+}
+
+/// A message the connector writes: its entries, then `metadata.timestamp` when the job carries
+/// the clock.
+fn message(mut entries: Vec<(&'static str, Part)>, now: Option<&str>) -> SharedJson {
+    if let Some(now) = now {
+        entries.push((
+            "metadata",
+            SharedJson::object([("timestamp", Value::from(now))]).into(),
+        ));
+    }
+    SharedJson::object(entries)
 }
 
 /// The connector's context window: at most `size` messages, the system message kept, the oldest
@@ -1630,15 +1526,11 @@ fn window(messages: &[JsonRef<'_>], size: usize) -> Vec<Value> {
     let (system, rest): (Vec<JsonRef<'_>>, Vec<JsonRef<'_>>) =
         messages.iter().partition(|m| role(**m) == "system");
     let keep = size.saturating_sub(system.len());
-    let mut rest: Vec<JsonRef<'_>> = rest[rest.len().saturating_sub(keep)..].to_vec();
+    let mut rest = &rest[rest.len().saturating_sub(keep)..];
     while rest.first().is_some_and(|m| role(*m) == "tool_call_result") {
-        rest.remove(0);
+        rest = &rest[1..];
     }
-    system
-        .into_iter()
-        .chain(rest)
-        .map(JsonRef::to_json)
-        .collect()
+    system.iter().chain(rest).map(|m| m.to_json()).collect()
 }
 
 /// The text a model writes when it puts a tool call into its reply.
@@ -1780,28 +1672,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn content_blocks_read_in_place_are_the_plain_ones() {
-        let contents = [
-            json!(null),
-            json!("  "),
-            json!("found 3 articles"),
-            json!({"orderId": "1042", "items": [1, 2]}),
-            json!([1, "two"]),
-            json!(7),
-        ];
-        for content in contents {
-            let plain = content_blocks(&content);
-            let shared = SharedJson::new(content.clone());
-            assert_eq!(content_blocks_shared(Some(shared.view())), plain);
-            let inside = json!({"content": content});
-            let part = JsonRef::Plain(&inside).get("content");
-            let built = content_blocks_shared(part);
-            assert_eq!(built.to_json().to_string(), plain.to_string());
-        }
-        assert_eq!(content_blocks_shared(None), content_blocks(&Value::Null));
-    }
-
-    #[test]
     fn only_the_fetched_variables_reach_the_worker_the_innermost_one_wins() {
         let outer_context = SharedJson::new(json!({"state": "OUTER"}));
         let inner_context = SharedJson::new(json!({"state": "READY"}));
@@ -1819,79 +1689,6 @@ mod tests {
         );
         assert!(fetched.get("agentContext").unwrap().ptr_eq(&inner_context));
         assert!(fetched.get("customerMessage").is_none());
-    }
-
-    #[test]
-    fn the_composed_token_usage_is_the_usages_json() {
-        let usage = super::super::turn::Usage {
-            input_token_count: 10,
-            output_token_count: 3,
-            reasoning_token_count: 2,
-            ..Default::default()
-        };
-        let composed = token_usage(&usage);
-        assert_eq!(composed.to_string(), usage.to_json().to_string());
-        assert_eq!(
-            token_usage(&Default::default()).to_string(),
-            r#"{"inputTokenCount":0,"outputTokenCount":0}"#
-        );
-    }
-
-    #[test]
-    fn same_json_is_json_equality() {
-        let a =
-            json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
-        let reordered =
-            json!({"required": ["q"], "properties": {"q": {"type": "string"}}, "type": "object"});
-        let other =
-            json!({"type": "object", "properties": {"q": {"type": "number"}}, "required": ["q"]});
-        assert!(same_json(&a, &a.clone()));
-        assert!(same_json(&a, &reordered));
-        assert!(!same_json(&a, &other));
-        assert!(!same_json(&json!([1, 2]), &json!([2, 1])));
-        assert!(!same_json(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
-    }
-
-    #[test]
-    fn cached_tools_are_reused_only_when_the_stored_definitions_read_back_as_them() {
-        let tool = |name: &str| ToolDefinition {
-            name: name.to_string(),
-            description: Some(format!("{name} things")),
-            input_schema: json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-        };
-        let tools = vec![tool("search"), tool("order")];
-        let stored = Value::Array(tools.iter().map(ToolDefinition::to_json).collect());
-        assert!(reads_as(&stored, &tools));
-        // A definition without a name is skipped on reading, so it changes nothing.
-        let mut with_invalid = stored.clone();
-        with_invalid
-            .as_array_mut()
-            .unwrap()
-            .push(json!({"description": "nameless"}));
-        assert!(reads_as(&with_invalid, &tools));
-        let mut changed = stored.clone();
-        changed[1]["inputSchema"]["properties"]["q"]["type"] = json!("number");
-        assert!(!reads_as(&changed, &tools));
-        assert!(!reads_as(&json!([stored[0]]), &tools));
-        assert!(!reads_as(&stored, &tools[..1]));
-
-        let mut cache = ConnectorCache::default();
-        let written = SharedJson::new(stored.clone());
-        cache.remember(tools.clone().into(), &written);
-        // The very value written with the tools is not read again; an equal copy is.
-        assert_eq!(&*cache.read_stored(Some(written.view())), &tools[..]);
-        let copy = SharedJson::new(stored.clone());
-        assert_eq!(&*cache.read_stored(Some(copy.view())), &tools[..]);
-        assert!(cache.tools_json.is_none());
-        assert_eq!(&*cache.read(Some(&stored)), &tools[..]);
-        assert_eq!(
-            &*cache.read(Some(&changed)),
-            &[tools[0].clone(), {
-                let mut t = tools[1].clone();
-                t.input_schema["properties"]["q"]["type"] = json!("number");
-                t
-            }][..]
-        );
     }
 
     #[test]

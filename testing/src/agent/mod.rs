@@ -35,8 +35,8 @@ pub mod turn;
 
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
-    AgentJob, ConnectorCache, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
-    JobFailure, ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
+    AgentJob, ElementActivation, FetchedVariables, JobAnswer, JobCompletion, JobFailure,
+    ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
 };
 pub use matchers::{
     ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,

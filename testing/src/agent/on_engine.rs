@@ -72,7 +72,7 @@ pub fn answer_agent_job(
                 cancel_remaining_instances: completion.cancel_remaining_instances,
             };
             engine
-                .complete_job_shared(
+                .complete_job_with_result(
                     job_key,
                     completion.variables,
                     Some(JobResult::AdHocSubProcess(result)),

@@ -120,6 +120,9 @@ pub enum VariableScope {
     Root,
     /// The local variables of the first instance of an element.
     Local(ElementSelector),
+    /// The local variables of one element instance (a scope found by other means), named in
+    /// messages by `what` (`local variables of inner instance [...]`).
+    Instance { key: Key, what: String },
 }
 
 /// An incident to look for; unset fields match anything.
@@ -769,6 +772,7 @@ impl<'a> Subject<'a> {
                     None => (Err(format!("{} has no instance", sel.describe())), what),
                 }
             }
+            VariableScope::Instance { key, what } => (Ok(*key), what.clone()),
         }
     }
 

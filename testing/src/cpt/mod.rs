@@ -1,5 +1,5 @@
-//! The Camunda Process Test (CPT) JSON runner: the test files that CPT 8.9 and Web Modeler's
-//! test mode write, run in milliseconds without Docker or a JVM. `baton test` is a thin layer
+//! The Camunda Process Test (CPT) JSON runner: the test files that CPT 8.9 and 8.10 and Web
+//! Modeler's test mode write, run in milliseconds without Docker or a JVM. `baton test` is a thin layer
 //! over it; Rust users can run JSON files from `cargo test` too:
 //!
 //! ```no_run
@@ -17,10 +17,13 @@
 //! - [`results`] — [`CaseResult`], [`Report`], the summary line.
 //! - [`text`], [`junit`], [`json`] — the report as `baton test` prints it, as JUnit XML, as JSON.
 //! - `exec`, `behavior` — running one instruction; CONDITIONAL_BEHAVIOR as a quiescence hook.
+//! - `incident`, `inner_instance` — ASSERT_INCIDENT; the `innerInstanceSelector` extension.
 
 mod behavior;
 pub mod discover;
 mod exec;
+mod incident;
+mod inner_instance;
 pub mod json;
 pub mod junit;
 pub mod model;

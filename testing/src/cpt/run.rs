@@ -315,12 +315,20 @@ fn dev_line_features(case: &TestCase) -> Vec<&'static str> {
     found
 }
 
+/// Mock answers by job type, shared with the answerers of elements.
+type Answers = Rc<RefCell<IndexMap<String, Answer>>>;
+
 /// The state of one running test case.
 struct CaseState<'a> {
     test: &'a ProcessTest,
     /// The folder of the test file (cassettes are relative to it).
     dir: PathBuf,
     agents: IndexMap<String, AiAgentHandle>,
+    /// The answers of the MOCK_JOB_WORKER_* instructions without `elementId`, by job type: what
+    /// an element with mocks of its own answers for the other job types.
+    type_answers: Answers,
+    /// The MOCK_JOB_WORKER_* instructions with `elementId`: per element, answers by job type.
+    element_answers: IndexMap<String, Answers>,
     behaviors: Rc<RefCell<BehaviorLog>>,
     behavior_count: usize,
     warnings: Vec<String>,
@@ -359,6 +367,8 @@ fn run_case(
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from(".")),
         agents: IndexMap::new(),
+        type_answers: Rc::default(),
+        element_answers: IndexMap::new(),
         behaviors: Rc::new(RefCell::new(BehaviorLog::default())),
         behavior_count: 0,
         warnings: Vec::new(),
@@ -512,25 +522,31 @@ fn run_step(state: &mut CaseState<'_>, instruction: &Instruction) -> Result<Done
             Ok(Done::Ok)
         }
         I::MockJobWorkerCompleteJob(m) => {
-            replaced_mock(state, &m.job_type);
-            let builder = test.mock_job(m.job_type.clone());
-            if m.use_example_data {
-                let _ = builder.complete_with_example_data();
+            let answer = if m.use_example_data {
+                Answer::CompleteWithExampleData
             } else {
-                let _ = builder.complete_with(Value::Object(m.variables.clone()));
-            }
+                Answer::complete(Value::Object(m.variables.clone()))
+            };
+            mock_job_worker(state, &m.job_type, m.element_id.as_deref(), answer);
             Ok(Done::Ok)
         }
         I::MockJobWorkerThrowBpmnError(m) => {
-            replaced_mock(state, &m.job_type);
             let answer = Answer::throw_error(
                 m.error_code.clone(),
                 m.error_message.clone().unwrap_or_default(),
             )
             .with_variables(Value::Object(m.variables.clone()));
-            let _ = test.mock_job(m.job_type.clone()).answer(answer);
+            mock_job_worker(state, &m.job_type, m.element_id.as_deref(), answer);
             Ok(Done::Ok)
         }
+        I::AssertIncident(a) => super::incident::assert_incident(&mut ctx, a).map(|()| Done::Ok),
+        I::SuspendProcessInstance(_)
+        | I::ResumeProcessInstance(_)
+        | I::SetClusterVariables(_)
+        | I::CreateGlobalTaskListener(_) => Err(failure(
+            state,
+            exec::not_supported_yet(instruction.type_name()),
+        )),
         I::MockChildProcess(m) => {
             if !is_ncname(&m.process_definition_id) {
                 return Err(failure(
@@ -611,12 +627,59 @@ fn run_step(state: &mut CaseState<'_>, instruction: &Instruction) -> Result<Done
     }
 }
 
-fn replaced_mock(state: &mut CaseState<'_>, job_type: &str) {
-    if state.test.job_mock(job_type).is_some() {
+/// MOCK_JOB_WORKER_*: a standing mock of a job type, or with baton's `elementId` of the jobs of
+/// that type at one element (camunda/camunda#60882: tools sharing a job type mocked one by one).
+/// An element's own mock wins; for the job types it has no mock of, the element answers as the
+/// job type's mock (or leaves the job waiting).
+fn mock_job_worker(
+    state: &mut CaseState<'_>,
+    job_type: &str,
+    element_id: Option<&str>,
+    answer: Answer,
+) {
+    let Some(element) = element_id else {
+        if state.test.job_mock(job_type).is_some() {
+            state.warnings.push(format!(
+                "a second mock job worker for \"{job_type}\" replaces the first (in CPT both would compete for the jobs)"
+            ));
+        }
+        state
+            .type_answers
+            .borrow_mut()
+            .insert(job_type.to_owned(), answer.clone());
+        let _ = state.test.mock_job(job_type.to_owned()).answer(answer);
+        return;
+    };
+    if state.agents.shift_remove(element).is_some() {
         state.warnings.push(format!(
-            "a second mock job worker for \"{job_type}\" replaces the first (in CPT both would compete for the jobs)"
+            "the mock job worker at \"{element}\" replaces the MOCK_AI_AGENT of that element"
         ));
     }
+    let answers = state
+        .element_answers
+        .entry(element.to_owned())
+        .or_default()
+        .clone();
+    if answers
+        .borrow_mut()
+        .insert(job_type.to_owned(), answer)
+        .is_some()
+    {
+        state.warnings.push(format!(
+            "a second mock job worker for \"{job_type}\" at \"{element}\" replaces the first"
+        ));
+    }
+    // Registered again each time, so that the element's jobs waiting now are offered again.
+    let by_type = state.type_answers.clone();
+    state.test.answer_jobs_of_element(
+        element,
+        format!("mock job worker at \"{element}\""),
+        move |job: &crate::TestJob| {
+            let own = answers.borrow().get(&job.job_type).cloned();
+            own.or_else(|| by_type.borrow().get(&job.job_type).cloned())
+                .unwrap_or(Answer::Wait)
+        },
+    );
 }
 
 /// An XML name as BPMN ids must be (ASCII approximation: letters, digits, `-`, `_`, `.`).

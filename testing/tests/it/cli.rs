@@ -57,6 +57,29 @@ fn validate_reports_unreadable_and_oversized_files() {
 }
 
 #[test]
+fn validate_reports_hostile_feel_in_an_input_mapping() {
+    let dir = std::env::temp_dir().join(format!("baton-cli-feel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("deep.bpmn");
+    let deep = format!("{}x", "- ".repeat(100_000));
+    std::fs::write(
+        &file,
+        format!(
+            r#"<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d"><bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="s"/><bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="a"/><zeebe:ioMapping><zeebe:input source="={deep}" target="v"/></zeebe:ioMapping></bpmn:extensionElements></bpmn:serviceTask><bpmn:sequenceFlow id="f" sourceRef="s" targetRef="t"/></bpmn:process></bpmn:definitions>"#
+        ),
+    )
+    .unwrap();
+    let file_arg = file.display().to_string();
+    let (code, output) = baton(&["validate", &file_arg]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1, "{output}");
+    let output = output
+        .replace(&file_arg, "[deep.bpmn]")
+        .replace(&deep, "<expression>");
+    insta::assert_snapshot!(output);
+}
+
+#[test]
 fn validate_needs_a_file() {
     let (code, output) = baton(&["validate"]);
     assert_eq!(code, 2, "{output}");

@@ -92,7 +92,7 @@ impl Engine {
             .map(|i| {
                 i.vars
                     .iter()
-                    .map(|v| (v.name.to_string(), (*v.value).clone()))
+                    .map(|v| (v.name.to_string(), v.value.to_json()))
                     .collect()
             })
             .unwrap_or_default();

@@ -4,7 +4,7 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use serde_json::Value as Json;
+use serde_json::{Map, Value as Json};
 
 use crate::runtime::compile::executable::Mapping;
 use crate::runtime::compile::expr::{Expr, baton_feel_bridge};
@@ -106,7 +106,7 @@ impl Engine {
     }
 
     /// Like [`Engine::eval`], the value shared: a context literal of variable paths and `now()`
-    /// (the AI agent's output element) is built without FEEL, sharing the variables it reads.
+    /// (the AI agent's output element) is built without FEEL.
     pub(crate) fn eval_shared(
         &self,
         expr: &Expr,
@@ -119,7 +119,7 @@ impl Engine {
             let json = |name: &str| self.overlaid_var(scope, overlay, name);
             let now = || self.feel.now_json.at(self.now);
             if let Some(value) = baton_feel_bridge::context_value(parts, &json, &now) {
-                return Ok(value);
+                return Ok(SharedJson::new(value));
             }
         }
         self.eval(expr, scope, overlay).map(SharedJson::new)
@@ -137,7 +137,7 @@ impl Engine {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
                 if let Some(constant) = f.constant() {
-                    return Ok(((**constant).clone(), Vec::new()));
+                    return Ok((constant.to_json(), Vec::new()));
                 }
                 let json = |name: &str| -> Option<JsonRef<'_>> {
                     match overlay.and_then(|o| o.value(name)) {
@@ -451,7 +451,7 @@ impl Engine {
                     .instances
                     .get(&current)
                     .and_then(|s| s.vars.get(name))
-                    .map(|v| (v.key, v.name.clone(), v.value.view() != value.get()));
+                    .map(|v| (v.key, v.name.clone(), !value.is(&v.value)));
                 match hit {
                     Some((key, vname, true)) => {
                         let (name, value) = remaining.remove(i);
@@ -697,10 +697,11 @@ enum DocValue<'a> {
 }
 
 impl DocValue<'_> {
-    fn get(&self) -> JsonRef<'_> {
+    /// Whether this is the value a variable holds already.
+    fn is(&self, held: &SharedJson) -> bool {
         match self {
-            DocValue::Borrowed(v) => JsonRef::Plain(v),
-            DocValue::Shared(v) => v.view(),
+            DocValue::Borrowed(v) => *held == **v,
+            DocValue::Shared(v) => *held == *v,
         }
     }
 
@@ -714,8 +715,6 @@ impl DocValue<'_> {
 
 /// Writes `value` at a dotted target path into the document. The top-level entry starts from an
 /// earlier result in the document, else from `base` (the scope's value, for output mappings).
-/// A nested target builds a composed object (`SharedJson::put_at`): the value and the entries
-/// beside the path are shared, not copied, and the keys are the target's own segments.
 fn put_path(
     doc: &mut MappedVariables,
     path: &[Arc<str>],
@@ -740,7 +739,7 @@ fn put_path(
         found => {
             let root = base(first)
                 .filter(|v| v.view().is_object())
-                .unwrap_or_else(SharedJson::empty_object);
+                .unwrap_or_else(|| SharedJson::new(Json::Object(Map::new())));
             match found {
                 Some(i) => {
                     entries[i].1 = root;
@@ -753,13 +752,39 @@ fn put_path(
             }
         }
     };
-    entries[index].1.put_at(rest, value);
+    put_at(entries[index].1.make_mut(), rest, value.into_json());
+}
+
+/// Writes `value` at a path of keys inside `target`: a part on the path that is no object
+/// becomes an empty one; an existing key keeps its place, a new one comes last.
+fn put_at(target: &mut Json, path: &[Arc<str>], value: Json) {
+    let Some((first, rest)) = path.split_first() else {
+        *target = value;
+        return;
+    };
+    if !target.is_object() {
+        *target = Json::Object(Map::new());
+    }
+    let Json::Object(entries) = target else {
+        unreachable!("made an object above");
+    };
+    if rest.is_empty() {
+        entries.insert(first.to_string(), value);
+        return;
+    }
+    if let Some(child) = entries.get_mut(&**first) {
+        put_at(child, rest, value);
+    } else {
+        let mut child = Json::Object(Map::new());
+        put_at(&mut child, rest, value);
+        entries.insert(first.to_string(), child);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Map, json};
+    use serde_json::json;
 
     #[test]
     fn nested_targets_merge() {
@@ -803,20 +828,13 @@ mod tests {
     }
 
     #[test]
-    fn nested_targets_share_the_value() {
+    fn nested_targets_build_objects_on_the_path() {
         let mut doc = MappedVariables::default();
         let schema = SharedJson::new(json!({"type": "object"}));
         let path: Vec<Arc<str>> = vec!["data".into(), "format".into(), "schema".into()];
         put_path(&mut doc, &path, schema.clone(), |_| None);
         let path: Vec<Arc<str>> = vec!["data".into(), "format".into(), "type".into()];
         put_path(&mut doc, &path, SharedJson::new(json!("json")), |_| None);
-        let at = doc
-            .get("data")
-            .unwrap()
-            .view()
-            .at(&["format", "schema"])
-            .unwrap();
-        assert!(at.to_shared().ptr_eq(&schema));
         assert_eq!(
             *doc.get("data").unwrap(),
             json!({"format": {"schema": {"type": "object"}, "type": "json"}})

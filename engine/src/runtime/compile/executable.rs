@@ -199,7 +199,7 @@ pub struct AdHocDef {
     /// Direct children without incoming flow that may be activated, in document order.
     pub activatable: Vec<ElementIdx>,
     /// The `adHocSubProcessElements` value, in Zeebe's order: a constant, shared by every
-    /// instance, that keeps what a job worker derives from it (the AI agent connector's tools).
+    /// instance.
     pub elements_json: SharedJson,
 }
 
@@ -480,7 +480,7 @@ pub fn compile(
             let json = ad_hoc_elements_json(process, &activatable)?;
             if let Some(ad_hoc) = &mut elements[i].ad_hoc {
                 ad_hoc.activatable = activatable;
-                ad_hoc.elements_json = SharedJson::constant(json);
+                ad_hoc.elements_json = SharedJson::new(json);
             }
         }
     }
@@ -851,7 +851,7 @@ fn compile_element<'p>(
                 output_element,
                 output_element_variable,
                 activatable: Vec::new(),
-                elements_json: SharedJson::constant(Json::Array(Vec::new())),
+                elements_json: SharedJson::new(Json::Array(Vec::new())),
             })
         }
         _ => None,

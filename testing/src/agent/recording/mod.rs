@@ -11,6 +11,7 @@
 //!   turns only), or the mismatch.
 //! - [`record`] — [`Recorder`]: calls and trajectories appended, the file rewritten atomically
 //!   after every change.
+//! - [`script`] — [`CassetteScript`]: a cassette as an agent mock's script, with its rules.
 //! - [`session`] — [`CassetteSession`]: one agent's cassette in a test (record, replay, auto,
 //!   drift), reading the trace from the engine.
 //! - [`drift`] — a mismatch, an extra or a missing call explained in BPMN terms; two runs'
@@ -27,6 +28,7 @@ pub mod normalize;
 pub mod record;
 pub mod redact;
 pub mod replay;
+pub mod script;
 pub mod session;
 
 use serde_json::{Map, Value};
@@ -43,6 +45,7 @@ pub use normalize::Normalizer;
 pub use record::Recorder;
 pub use redact::Redactor;
 pub use replay::{MatchMode, Mismatch, Played, Replayer};
+pub use script::CassetteScript;
 pub use session::{
     CassetteMode, CassetteOptions, CassetteSession, RECORD_ENV, SessionFailure, TurnSource,
 };

@@ -508,3 +508,272 @@ fn the_path_a_tool_took_is_named() {
         .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": false}}));
     insta::assert_snapshot!(replay(t, &path, json!({"customerMessage": BROKEN})).unwrap_err());
 }
+
+/// Every job type of the deployed processes but the agent's and the HTTP connector's,
+/// answered with `{}`; the HTTP connector (the tools) with `{"toolCallResult": result}`.
+fn corpus_test(path: &Path, result: &serde_json::Value) -> ProcessTest {
+    let t = ProcessTest::from_file(path).unwrap();
+    let types: Vec<String> = t.with_engine(|e| {
+        let mut types: Vec<String> = Vec::new();
+        for p in e.deployed_processes() {
+            for el in &p.elements {
+                if let Some(job_type) = el.job.as_ref().and_then(|j| j.job_type.as_static())
+                    && !types.iter().any(|t| t == job_type)
+                {
+                    types.push(job_type.to_string());
+                }
+            }
+        }
+        types
+    });
+    for job_type in types {
+        match job_type.as_str() {
+            "io.camunda.agenticai:aiagent-job-worker:1" => {}
+            "io.camunda:http-json:1" => {
+                t.mock_job(job_type)
+                    .complete_with(json!({"toolCallResult": result}));
+            }
+            _ => {
+                t.mock_job(job_type).complete();
+            }
+        }
+    }
+    t
+}
+
+/// A real agent process of the corpus: recorded twice with the same turns (the same bytes),
+/// replayed, and replayed with the tool returning something else (fails at call 2).
+fn corpus_round_trip(
+    file: &str,
+    process_id: &str,
+    agent: &str,
+    start: serde_json::Value,
+    call: Turn,
+    result: serde_json::Value,
+    changed: serde_json::Value,
+) -> Option<String> {
+    let bpmn = corpus_bpmn(file)?;
+    let dir = TempDir::new(&format!("corpus-{process_id}"));
+    let turns = vec![call, Turn::respond_text("Done.")];
+    let record = |path: &Path| {
+        Session::open(
+            corpus_test(&bpmn, &result),
+            agent,
+            path,
+            CassetteOptions {
+                mode: CassetteMode::Record,
+                ..CassetteOptions::default()
+            },
+            Some(turns.clone()),
+        )
+        .run(process_id, start.clone())
+        .unwrap();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let path = dir.join("cassette.json");
+    assert_eq!(record(&path), record(&dir.join("again.json")));
+    let replay = |result: &serde_json::Value| {
+        Session::open(
+            corpus_test(&bpmn, result),
+            agent,
+            &path,
+            CassetteOptions::default(),
+            None,
+        )
+        .run(process_id, start.clone())
+        .map_err(|m| m.replace(&path.display().to_string(), "cassette.json"))
+    };
+    replay(&result).unwrap();
+    Some(replay(&changed).unwrap_err())
+}
+
+#[test]
+fn real_agent_processes_round_trip() {
+    let chat = corpus_round_trip(
+        "connectors--ai-agent-chat-with-tools.bpmn",
+        "ai-agent-chat-with-tools",
+        "AI_Agent",
+        json!({"inputText": "Who is user 2?"}),
+        Turn::call("LoadUserByID", json!({"id": 2})),
+        json!({"id": 2, "name": "Ervin Howell"}),
+        json!({"id": 2, "name": "Clementine Bauch"}),
+    );
+    let openai = corpus_round_trip(
+        "connectors-e2e--ai-agent-e2e-openai.bpmn",
+        "ai-agent-e2e-openai",
+        "AI_Agent",
+        json!({"userPrompt": "List the users", "inputText": "List the users"}),
+        Turn::call("ListUsers", json!({})),
+        json!([{"id": 1}]),
+        json!([{"id": 1}, {"id": 2}]),
+    );
+    let (Some(chat), Some(openai)) = (chat, openai) else {
+        return;
+    };
+    insta::assert_snapshot!(format!("{chat}\n---\n{openai}"));
+}
+
+/// Cassettes that cannot replay: each a clear error naming the file and the path.
+#[test]
+fn bad_cassettes_are_refused_with_file_and_path() {
+    let dir = TempDir::new("bad");
+    let path = dir.join("damaged-order.json");
+    record_template(&template_xml(), &path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let open = |name: &str, content: Option<String>, options: CassetteOptions| {
+        let file = dir.join(name);
+        if let Some(content) = content {
+            std::fs::write(&file, content).unwrap();
+        }
+        let t = template();
+        t.with_engine(|e| {
+            CassetteSession::open(e, "support-agent", &file, options, None, None).map(|_| ())
+        })
+        .unwrap_err()
+        .to_string()
+        .replace(&dir.0.display().to_string(), "cassettes")
+    };
+    let replay = CassetteOptions::default;
+    let mut newer: serde_json::Value = serde_json::from_str(&text).unwrap();
+    newer["version"] = json!(3);
+    let mut other_agent: serde_json::Value = serde_json::from_str(&text).unwrap();
+    other_agent["agent"] = json!("billing-agent");
+    let mut other_process: serde_json::Value = serde_json::from_str(&text).unwrap();
+    other_process["process"]["id"] = json!("order-fulfilment");
+    let edited = text.replacen(
+        "My order 1042 arrived broken.",
+        "My order 7 arrived broken.",
+        1,
+    );
+    let messages = [
+        open(
+            "truncated.json",
+            Some(text[..text.len() / 2].to_string()),
+            replay(),
+        ),
+        open(
+            "corrupt.json",
+            Some(text.replacen("\"calls\": [", "\"calls\": [,", 1)),
+            replay(),
+        ),
+        open("newer.json", Some(newer.to_string()), replay()),
+        open("other-agent.json", Some(other_agent.to_string()), replay()),
+        open(
+            "other-process.json",
+            Some(other_process.to_string()),
+            replay(),
+        ),
+        open("edited.json", Some(edited), replay()),
+        open("missing.json", None, replay()),
+        open(
+            "record.json",
+            None,
+            CassetteOptions {
+                mode: CassetteMode::Record,
+                ..CassetteOptions::default()
+            },
+        ),
+    ];
+    insta::assert_snapshot!(messages.join("\n"));
+}
+
+/// Where the child of [`a_recording_run_killed_halfway_leaves_a_valid_cassette`] records.
+const KILL_DIR_ENV: &str = "BATON_TEST_KILLED_RECORDING_DIR";
+
+/// Run by the test below as a child process: records the worked example and, at model call 2,
+/// says so (a marker file) and waits to be killed.
+#[test]
+#[ignore = "a child process of a_recording_run_killed_halfway_leaves_a_valid_cassette"]
+fn a_recording_run_killed_halfway_child() {
+    let Ok(dir) = std::env::var(KILL_DIR_ENV) else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let mut turns = template_turns().into_iter();
+    let marker = dir.join("at-call-2");
+    let source: TurnSource = Box::new(move |request, _| {
+        if request.model_call == 2 {
+            std::fs::write(&marker, "").unwrap();
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        }
+        turns.next().ok_or_else(|| "no turn left".to_string())
+    });
+    let test = Rc::new(template());
+    let session = test
+        .with_engine(|e| {
+            CassetteSession::open(
+                e,
+                "support-agent",
+                &dir.join("damaged-order.json"),
+                CassetteOptions {
+                    mode: CassetteMode::Record,
+                    ..CassetteOptions::default()
+                },
+                Some(source),
+                None,
+            )
+        })
+        .unwrap();
+    let session = Rc::new(RefCell::new(session));
+    let weak = Rc::downgrade(&test);
+    test.mock_ai_agent(
+        "support-agent",
+        baton_testing::agent::AgentScript::handler(move |request| {
+            let t = weak.upgrade().unwrap();
+            t.with_engine(|e| session.borrow_mut().answer(e, request))
+                .unwrap()
+        }),
+    );
+    test.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}));
+}
+
+#[test]
+fn a_recording_run_killed_halfway_leaves_a_valid_cassette() {
+    let dir = TempDir::new("killed");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "agent::recording::a_recording_run_killed_halfway_child",
+            "--exact",
+            "--ignored",
+            "--quiet",
+        ])
+        .env(KILL_DIR_ENV, &dir.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = dir.join("at-call-2");
+    let waited = std::iter::repeat_with(|| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        marker.exists() || child.try_wait().unwrap().is_some()
+    })
+    .take(1500)
+    .any(|reached| reached);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(waited && marker.exists(), "the child reached model call 2");
+    let cassette = baton_testing::agent::recording::Recording::read(dir.join("damaged-order.json"))
+        .expect("the cassette left behind is valid");
+    assert_eq!(
+        cassette.calls.len(),
+        1,
+        "it holds the call made before the kill"
+    );
+    assert_eq!(cassette.calls[0].turn, template_turns()[0]);
+    assert!(
+        cassette.calls[0]
+            .trajectory
+            .iter()
+            .any(|e| matches!(e, baton_testing::trace::TraceEvent::ToolResult { tool, .. } if tool == "search-kb")),
+        "with its trajectory up to call 2"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "no temporary file is left: {leftovers:?}"
+    );
+}

@@ -9,6 +9,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+mod decimal128;
+
+pub use decimal128::ArithmeticError;
+
 use bigdecimal::{BigDecimal, RoundingMode};
 use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
@@ -242,7 +246,10 @@ impl Number {
         {
             return None;
         }
-        BigDecimal::from_str(t).ok().map(Number::from_big_decimal)
+        let d = BigDecimal::from_str(t).ok()?;
+        // java's `new BigDecimal(text)` takes exponents within `int` only
+        i32::try_from(d.as_bigint_and_exponent().1).ok()?;
+        Some(Number::from_big_decimal(d))
     }
 
     /// The number as an `i64` if it is whole and fits.
@@ -254,11 +261,10 @@ impl Number {
                 (m % p == 0).then(|| m / p)
             }
             Repr::Dec(d) => {
-                if d.is_integer() {
-                    d.with_scale(0).to_i64()
-                } else {
-                    None
+                if !decimal128::is_small_integer(d) {
+                    return None;
                 }
+                d.with_scale(0).to_i64()
             }
         }
     }
@@ -268,7 +274,12 @@ impl Number {
         match &self.0 {
             Repr::Small { m, s } => m / POW10[*s as usize],
             Repr::Dec(d) => {
-                let (int, _) = d
+                let (int, scale) = d.as_bigint_and_exponent();
+                // 10^64 is a multiple of 2^64; a number below one truncates to zero
+                if scale < -64 || scale > d.digits() as i64 {
+                    return 0;
+                }
+                let (int, _) = BigDecimal::new(int, scale)
                     .with_scale_round(0, RoundingMode::Down)
                     .into_bigint_and_exponent();
                 let bytes = int.to_signed_bytes_le();
@@ -298,7 +309,7 @@ impl Number {
     pub fn is_integer(&self) -> bool {
         match &self.0 {
             Repr::Small { m, s } => m % POW10[*s as usize] == 0,
-            Repr::Dec(d) => d.is_integer(),
+            Repr::Dec(d) => decimal128::is_integer(d),
         }
     }
 
@@ -334,7 +345,7 @@ impl Number {
                 return r;
             }
         }
-        Number::from_big_decimal(self.big().as_ref() + other.big().as_ref())
+        Number::from_big_decimal(decimal128::add(&self.big(), &other.big()))
     }
 
     /// `self - other`, rounded to 34 digits.
@@ -345,7 +356,7 @@ impl Number {
                 return r;
             }
         }
-        Number::from_big_decimal(self.big().as_ref() - other.big().as_ref())
+        Number::from_big_decimal(decimal128::add(&self.big(), &-other.big().into_owned()))
     }
 
     /// `self * other`, rounded to 34 digits.
@@ -367,7 +378,7 @@ impl Number {
             return None;
         }
         if let (Repr::Small { m: a, s: sa }, Repr::Small { m: b, s: sb }) = (&self.0, &other.0) {
-            return Some(div_small(*a, *sa, *b, *sb));
+            return Some(decimal128::div_small(*a, *sa, *b, *sb));
         }
         self.div_big(other)
     }
@@ -377,41 +388,11 @@ impl Number {
         if other.is_zero() {
             return None;
         }
-        let (ua, sa) = self.big().as_bigint_and_exponent();
-        let (ub, sb) = other.big().as_bigint_and_exponent();
-        let preferred = sa - sb;
-        if ua.is_zero() {
-            return Some(Number::dec(BigDecimal::new(
-                BigInt::zero(),
-                preferred.max(0),
-            )));
-        }
-        // scale the dividend so that the integer quotient has at least 36 digits
-        let da = BigDecimal::from(ua.clone()).digits() as i64;
-        let db = BigDecimal::from(ub.clone()).digits() as i64;
-        let shift = (PRECISION as i64 + 2 - (da - db)).max(0) as u64;
-        let num = &ua * ten_pow(shift);
-        let (q, r) = (&num / &ub, &num % &ub);
-        let scale = preferred + shift as i64;
-        if !r.is_zero() {
-            // inexact: append a sticky digit so that HALF_EVEN sees "more than half"
-            let sticky = if q.is_negative() {
-                BigInt::from(-1)
-            } else {
-                BigInt::from(1)
-            };
-            let d = BigDecimal::new(&q * BigInt::from(10u8) + sticky, scale + 1);
-            return Some(Number::from_big_decimal(d));
-        }
-        // exact: strip trailing zeros down to the preferred scale
-        let result = round_to_precision(BigDecimal::new(q, scale));
-        let (mut int, mut sc) = result.into_bigint_and_exponent();
-        let ten = BigInt::from(10u8);
-        while sc > preferred && !int.is_zero() && (&int % &ten).is_zero() {
-            int /= &ten;
-            sc -= 1;
-        }
-        Some(Number::dec(BigDecimal::new(int, sc)))
+        Some(Number::dec(decimal128::divide(
+            &self.big(),
+            &other.big(),
+            PRECISION,
+        )))
     }
 
     /// Negation.
@@ -431,26 +412,53 @@ impl Number {
         }
     }
 
-    /// `self ** exponent`: exact `BigDecimal.pow` (rounded to 34 digits) for whole exponents,
-    /// `Math.pow` on doubles otherwise. `None` if the result is not a finite number.
+    /// `self ** exponent` as feel-scala computes it: for a whole exponent, java's
+    /// `BigDecimal.pow(exponent.intValue(), DECIMAL128)`, else `Math.pow` on doubles. `None` if
+    /// the result is not a finite number or java throws ([`Number::checked_pow`] says why).
     pub fn pow(&self, exponent: &Number) -> Option<Number> {
-        match exponent.to_i64() {
-            Some(e) if (-999_999_999..=999_999_999).contains(&e) => {
-                if e >= 0 {
-                    if let Repr::Small { m: b, s: 0 } = &self.0
-                        && let Ok(e32) = u32::try_from(e)
-                        && let Some(r) = b.checked_pow(e32)
-                    {
-                        return Some(Number(Repr::Small { m: r, s: 0 }));
-                    }
-                    let base = self.big().into_owned();
-                    Some(Number::from_big_decimal(pow_rounded(&base, e as u64)))
+        self.checked_pow(exponent).ok().flatten()
+    }
+
+    /// [`Number::pow`], with the `ArithmeticException` java throws (which ends a feel-scala
+    /// evaluation): `Ok(None)` for a result that is no finite double.
+    pub fn checked_pow(&self, exponent: &Number) -> Result<Option<Number>, ArithmeticError> {
+        if exponent.is_integer() {
+            // scala's `toInt` keeps the low 32 bits of the whole number
+            let n = exponent.low_32_bits();
+            if n >= 0
+                && let Repr::Small { m: b, s: 0 } = &self.0
+                && let Some(r) = b.checked_pow(n as u32)
+            {
+                return Ok(Some(Number(Repr::Small { m: r, s: 0 })));
+            }
+            return decimal128::pow(&self.big(), n).map(|d| Some(Number::dec(d)));
+        }
+        Ok(Number::from_f64(self.to_f64().powf(exponent.to_f64())))
+    }
+
+    /// The low 32 bits of a whole number, as java's `intValue()`.
+    fn low_32_bits(&self) -> i32 {
+        match &self.0 {
+            Repr::Small { .. } => self.to_i64_wrapping() as i32,
+            Repr::Dec(d) => {
+                let (int, scale) = d.as_bigint_and_exponent();
+                if scale < -64 {
+                    // a multiple of 2^64 (10^64 is one): its low bits are zero
+                    return 0;
+                }
+                let int = if scale <= 0 {
+                    int * ten_pow((-scale) as u64)
                 } else {
-                    let p = pow_rounded(&self.big(), (-e) as u64);
-                    Number::from(1).div(&Number::from_big_decimal(p))
+                    int / ten_pow(scale as u64)
+                };
+                let (sign, digits) = int.to_u32_digits();
+                let low = digits.first().copied().unwrap_or(0);
+                if sign == num_bigint::Sign::Minus {
+                    (low as i32).wrapping_neg()
+                } else {
+                    low as i32
                 }
             }
-            _ => Number::from_f64(self.to_f64().powf(exponent.to_f64())),
         }
     }
 
@@ -500,7 +508,7 @@ impl Number {
                 return r;
             }
         }
-        Number::dec(self.big().with_scale_round(scale, mode.mode()))
+        Number::dec(decimal128::with_scale(&self.big(), scale, mode.mode()))
     }
 
     /// Rounds to `scale` decimal places with `mode`.
@@ -521,6 +529,12 @@ impl Number {
         }
         let a = self.big();
         let b = other.big();
+        // aligning scales that far apart would build a number of that many digits
+        if (a.as_bigint_and_exponent().1 - b.as_bigint_and_exponent().1).abs()
+            > decimal128::MAX_SCALE_GAP
+        {
+            return None;
+        }
         Some(Number::dec(a.as_ref() % b.as_ref()))
     }
 
@@ -551,6 +565,10 @@ impl Number {
     pub fn to_plain_string(&self) -> String {
         match &self.0 {
             Repr::Small { .. } => self.to_string(),
+            // beyond that many zeros, the exponent form (java would print them all)
+            Repr::Dec(d) if d.as_bigint_and_exponent().1.abs() > decimal128::MAX_SCALE_GAP => {
+                self.to_string()
+            }
             Repr::Dec(d) => d.to_plain_string(),
         }
     }
@@ -558,93 +576,6 @@ impl Number {
 
 fn digits_u128(q: u128) -> u32 {
     q.checked_ilog10().map_or(0, |l| l + 1)
-}
-
-/// `a / b` for small operands with `u128` long division: 35 significant digits, then HALF_EVEN
-/// to 34 (the remainder is the sticky bit); an exact quotient keeps the scale closest to the
-/// preferred `sa - sb`, as java's `divide(divisor, DECIMAL128)`. `b` is not zero.
-fn div_small(ma: i64, sa: u8, mb: i64, sb: u8) -> Number {
-    let negative = (ma < 0) != (mb < 0);
-    let d = mb.unsigned_abs() as u128;
-    let mut q = ma.unsigned_abs() as u128 / d;
-    let mut r = ma.unsigned_abs() as u128 % d;
-    let preferred = sa as i64 - sb as i64;
-    let mut k: i64 = 0;
-    let target = PRECISION as u32 + 1;
-    while r != 0 && digits_u128(q) < target {
-        let step = (target - digits_u128(q)).min(19);
-        let p = 10u128.pow(step);
-        let t = r * p;
-        q = q * p + t / d;
-        r = t % d;
-        k += step as i64;
-    }
-    let mut scale = k + preferred;
-    if r == 0 {
-        // exact: no more trailing zeros than the preferred scale needs
-        while scale > preferred && q != 0 && q.is_multiple_of(10) {
-            q /= 10;
-            scale -= 1;
-        }
-    }
-    if digits_u128(q) > PRECISION as u32 {
-        // drop the 35th digit, rounding HALF_EVEN (the remainder decides ties)
-        let digit = q % 10;
-        q /= 10;
-        scale -= 1;
-        if digit > 5 || (digit == 5 && (r != 0 || q % 2 == 1)) {
-            q += 1;
-            if digits_u128(q) > PRECISION as u32 {
-                q /= 10;
-                scale -= 1;
-            }
-        }
-    } else if r == 0 {
-        // exact: the scale closest to the preferred one
-        while scale < preferred && digits_u128(q) < PRECISION as u32 {
-            q *= 10;
-            scale += 1;
-        }
-        if q == 0 {
-            scale = preferred.max(0);
-        }
-    }
-    if (0..=SMALL_MAX_SCALE as i64).contains(&scale)
-        && let Ok(m) = i64::try_from(q)
-    {
-        return Number(Repr::Small {
-            m: if negative { -m } else { m },
-            s: scale as u8,
-        });
-    }
-    let int = BigInt::from(q);
-    Number::dec(BigDecimal::new(if negative { -int } else { int }, scale))
-}
-
-fn pow_rounded(base: &BigDecimal, exp: u64) -> BigDecimal {
-    // square-and-multiply, rounding each step to a few guard digits beyond 34
-    let mut result = BigDecimal::from(1);
-    let mut b = base.clone();
-    let mut e = exp;
-    let guard = |d: BigDecimal| {
-        if d.digits() > PRECISION + 10 {
-            let (_, s) = d.as_bigint_and_exponent();
-            let drop = d.digits() - (PRECISION + 10);
-            d.with_scale_round(s - drop as i64, RoundingMode::HalfEven)
-        } else {
-            d
-        }
-    };
-    while e > 0 {
-        if e & 1 == 1 {
-            result = guard(&result * &b);
-        }
-        e >>= 1;
-        if e > 0 {
-            b = guard(&b * &b);
-        }
-    }
-    result
 }
 
 impl From<i64> for Number {
@@ -754,130 +685,4 @@ impl std::hash::Hash for Number {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn n(s: &str) -> Number {
-        Number::parse(s).unwrap()
-    }
-
-    #[test]
-    fn doubles_convert_to_their_shortest_decimal_and_back() {
-        // the fast paths agree with the printed shortest decimal, digit for digit
-        let mut state = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z ^ (z >> 31)
-        };
-        let mut values = vec![
-            0.1,
-            0.2,
-            0.3,
-            250.5,
-            1.19,
-            -3.75,
-            1e-7,
-            123456.789,
-            0.1 + 0.2,
-        ];
-        for _ in 0..20_000 {
-            let r = next();
-            let cents = (r % 10_000_000) as f64 / 100.0;
-            let scaled = (r >> 20) as f64 / 10f64.powi((r % 17) as i32);
-            values.extend([cents, -cents, scaled, f64::from_bits(r >> 2)]);
-        }
-        for f in values
-            .into_iter()
-            .filter(|f| f.is_finite() && *f != f.trunc())
-        {
-            let fast = Number::from_f64(f).unwrap();
-            let printed = Number::parse(&format!("{f:?}")).unwrap();
-            assert!(
-                fast == printed && fast.scale() == printed.scale(),
-                "{f:?}: {fast} vs {printed}"
-            );
-            if fast.scale() <= 15 && fast.to_string().len() < 16 {
-                assert_eq!(fast.to_f64(), f, "{f:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn division_rounds_to_34_digits_half_even() {
-        assert_eq!(
-            n("1").div(&n("3")).unwrap().to_string(),
-            "0.3333333333333333333333333333333333"
-        );
-        assert_eq!(
-            n("2").div(&n("3")).unwrap().to_string(),
-            "0.6666666666666666666666666666666667"
-        );
-        assert_eq!(
-            n("-2").div(&n("3")).unwrap().to_string(),
-            "-0.6666666666666666666666666666666667"
-        );
-        assert_eq!(n("10").div(&n("4")).unwrap().to_string(), "2.5");
-        assert_eq!(n("8").div(&n("4")).unwrap().to_string(), "2");
-        assert_eq!(n("1.0").div(&n("4")).unwrap().to_string(), "0.25");
-        assert_eq!(n("6.0").div(&n("2")).unwrap().to_string(), "3.0");
-        assert!(n("1").div(&n("0")).is_none());
-    }
-
-    #[test]
-    fn small_division_agrees_with_bigint_division() {
-        let values = [
-            "1",
-            "2",
-            "3",
-            "7",
-            "-7",
-            "10",
-            "0.1",
-            "0.3",
-            "2.5",
-            "-2.5",
-            "6.0",
-            "100",
-            "1.19",
-            "0.0001",
-            "12345.678",
-            "3.14159",
-            "999999999999999999",
-            "-123456789012345678",
-            "0.000000000000000001",
-            "0",
-            "4",
-            "8",
-            "9",
-        ];
-        for a in values {
-            for b in values {
-                let (x, y) = (n(a), n(b));
-                if y.is_zero() {
-                    continue;
-                }
-                let fast = x.div(&y).unwrap();
-                let slow = x.div_big(&y).unwrap();
-                assert_eq!(fast.to_string(), slow.to_string(), "{a} / {b}");
-            }
-        }
-    }
-
-    #[test]
-    fn arithmetic_keeps_scale_and_rounds() {
-        assert_eq!(n("1.10").add(&n("1")).to_string(), "2.10");
-        assert_eq!(n("0.1").add(&n("0.2")).to_string(), "0.3");
-        assert_eq!(
-            n("9223372036854775807").add(&n("1")).to_string(),
-            "9223372036854775808"
-        );
-        assert_eq!(
-            n("2").pow(&n("3.1")).unwrap().to_string(),
-            "8.574187700290345"
-        );
-        assert_eq!(n("2").pow(&n("-1")).unwrap().to_string(), "0.5");
-        assert_eq!(Number::from_f64(0.1).unwrap().to_string(), "0.1");
-    }
-}
+mod tests;
