@@ -453,6 +453,20 @@ impl Engine {
         }
     }
 
+    /// The resources of every deployment command this engine carried out, in order, rejected
+    /// ones too (deployments are kept whether or not the engine records): what a coverage
+    /// report shows the deployed BPMN and DMN from.
+    pub fn deployed_resources(&self) -> impl Iterator<Item = &crate::deploy::Resource> {
+        self.recorded
+            .commands
+            .iter()
+            .filter_map(|c| match c {
+                Command::Deploy { resources } => Some(resources.iter()),
+                _ => None,
+            })
+            .flatten()
+    }
+
     /// Counts a change no command can replay (see [`Engine::recorded_commands`]).
     pub(crate) fn record_unreplayable(&mut self) {
         self.recorded.missed += 1;

@@ -1,13 +1,19 @@
 //! Coverage: which elements were entered, which sequence flows were taken (recorded from the
-//! engine's log, not inferred) and which AI-agent tools were called, per process.
+//! engine's log, not inferred: also the flow an event-based gateway took, which CPT has to
+//! infer) and which AI-agent tools were called, per process; which rules of each DMN decision
+//! table matched.
 //!
 //! - [`data`] — the serde model of coverage files and [`merge`](data::merge).
 //! - [`diagram`] — the picture of a process (its BPMN DI) that a coverage file carries.
+//! - [`decisions`] — DMN rule coverage.
 //! - [`svg`] — a picture drawn with coverage marked; [`html`] — the report page.
+//! - [`cpt_json`] — the coverage as CPT's coverage report JSON, for Camunda's viewer.
 //! - this module — collecting from a test, the counts ([`CoverageReport`]), the text report in
 //!   the seed's format, writing one file per test and merging a folder of them.
 
+pub mod cpt_json;
 pub mod data;
+pub mod decisions;
 pub mod diagram;
 pub mod html;
 pub mod svg;
@@ -19,9 +25,10 @@ use baton_engine::runtime::{Engine, ExecutableProcess};
 
 use crate::journal::Journal;
 pub use data::{
-    COVERAGE_FORMAT, COVERAGE_VERSION, CoverageFile, ElementInfo, FlowInfo, ProcessCoverageData,
-    merge,
+    COVERAGE_FORMAT, COVERAGE_VERSION, CoverageFile, DecisionCoverageData, ElementInfo, FlowInfo,
+    ProcessCoverageData, RuleInfo, merge,
 };
+pub use decisions::DecisionCoverage;
 
 /// Covered out of total, with the ids not covered.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,7 +95,7 @@ pub struct ProcessCoverage {
     pub tools: CoverageCount,
 }
 
-/// Coverage per process and in total. `Display` is the text report:
+/// Coverage per process and decision table, and in total. `Display` is the text report:
 ///
 /// ```text
 /// BPMN coverage
@@ -96,10 +103,13 @@ pub struct ProcessCoverage {
 ///     elements not reached: create-ticket, agent-failed, queue-for-human
 ///     flows not taken: Flow_3, Flow_7
 ///     tools never called: create-ticket
+/// DMN coverage
+///   discount  rules 2/4 (50.0%)
+///     rules never matched: #3 gold-rule, #4
 /// ```
 ///
 /// The `tools` column appears for processes with tools; a `total` line when there are several
-/// processes.
+/// processes; the DMN part when decision tables were deployed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CoverageReport {
     pub processes: Vec<ProcessCoverage>,
@@ -107,10 +117,25 @@ pub struct CoverageReport {
     pub elements: CoverageCount,
     pub flows: CoverageCount,
     pub tools: CoverageCount,
+    /// Per decision table.
+    pub decisions: Vec<DecisionCoverage>,
+    /// The sum over the decision tables.
+    pub rules: CoverageCount,
 }
 
 impl CoverageReport {
-    /// The counts of coverage data (a test's, or merged files').
+    /// The counts of a coverage file (a test's, or merged files'): processes and decisions.
+    pub fn from_file(file: &CoverageFile) -> CoverageReport {
+        CoverageReport::from_data(&file.processes).with_decisions(&file.decisions)
+    }
+
+    fn with_decisions(mut self, decisions: &[DecisionCoverageData]) -> CoverageReport {
+        self.decisions = decisions.iter().map(DecisionCoverage::of).collect();
+        self.rules = CoverageCount::sum(self.decisions.iter().map(|d| &d.rules));
+        self
+    }
+
+    /// The counts of processes' coverage data (a test's, or merged files').
     pub fn from_data(data: &[ProcessCoverageData]) -> CoverageReport {
         let processes: Vec<ProcessCoverage> = data
             .iter()
@@ -132,12 +157,19 @@ impl CoverageReport {
             flows: CoverageCount::sum(processes.iter().map(|p| &p.flows)),
             tools: CoverageCount::sum(processes.iter().map(|p| &p.tools)),
             processes,
+            decisions: Vec::new(),
+            rules: CoverageCount::from_counts(0, 0, Vec::new()),
         }
     }
 
     /// The coverage of one process id.
     pub fn process(&self, process_id: &str) -> Option<&ProcessCoverage> {
         self.processes.iter().find(|p| p.process_id == process_id)
+    }
+
+    /// The coverage of one decision id.
+    pub fn decision(&self, decision_id: &str) -> Option<&DecisionCoverage> {
+        self.decisions.iter().find(|d| d.decision_id == decision_id)
     }
 }
 
@@ -182,6 +214,22 @@ impl fmt::Display for CoverageReport {
                 write!(f, "  tools {}", self.tools)?;
             }
             writeln!(f)?;
+        }
+        if !self.decisions.is_empty() {
+            writeln!(f, "DMN coverage")?;
+            for d in &self.decisions {
+                writeln!(f, "  {}  rules {}", d.decision_id, d.rules)?;
+                if !d.rules.uncovered.is_empty() {
+                    writeln!(
+                        f,
+                        "    rules never matched: {}",
+                        d.rules.uncovered.join(", ")
+                    )?;
+                }
+            }
+            if self.decisions.len() > 1 {
+                writeln!(f, "  total  rules {}", self.rules)?;
+            }
         }
         Ok(())
     }
@@ -239,6 +287,14 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             .filter(|(j, _)| hits.is_some_and(|h| h.elements.get(*j) == Some(&true)))
             .map(|(_, e)| e.id.to_string())
             .collect();
+        let completed_elements = p
+            .model
+            .elements
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| hits.is_some_and(|h| h.completed.get(*j) == Some(&true)))
+            .map(|(_, e)| e.id.to_string())
+            .collect();
         let taken_flows = p
             .model
             .flows
@@ -249,6 +305,14 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             .collect();
         let data = ProcessCoverageData {
             process_id: p.bpmn_process_id.to_string(),
+            name: p
+                .model
+                .name
+                .as_deref()
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned),
+            version: Some(p.version),
             model_hash: model_hash(p),
             source: p.resource_name.to_string(),
             elements: p
@@ -271,12 +335,30 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
                 .collect(),
             tools: tools_of(p),
             covered_elements,
+            completed_elements,
             taken_flows,
+            xml: resource_text(
+                engine,
+                &p.resource_name,
+                &format!("\"{}\"", p.bpmn_process_id),
+            ),
             diagram: diagram::of_process(p),
         };
         data::merge_process(&mut out, &data);
     }
     out
+}
+
+/// The text of the last resource deployed under `name` that mentions `mark` (the model's id in
+/// quotes: a resource of the same name that failed to deploy is passed over).
+pub(crate) fn resource_text(engine: &Engine, name: &str, mark: &str) -> Option<String> {
+    engine
+        .deployed_resources()
+        .filter(|r| r.name == name)
+        .filter_map(|r| std::str::from_utf8(r.content()).ok())
+        .filter(|text| text.contains(mark))
+        .last()
+        .map(str::to_owned)
 }
 
 /// Why coverage files could not be read or written.
@@ -334,8 +416,17 @@ pub fn merge_dir(dir: &Path) -> Result<CoverageFile, CoverageError> {
 /// [`merge_dir`], calling `on_file(read, total)` after each file read (for progress output).
 pub fn merge_dir_with(
     dir: &Path,
-    mut on_file: impl FnMut(usize, usize),
+    on_file: impl FnMut(usize, usize),
 ) -> Result<CoverageFile, CoverageError> {
+    read_dir_with(dir, on_file).map(|files| merge(&files))
+}
+
+/// Reads every `*.json` coverage file of a folder, in name order, calling `on_file(read,
+/// total)` after each.
+pub fn read_dir_with(
+    dir: &Path,
+    mut on_file: impl FnMut(usize, usize),
+) -> Result<Vec<CoverageFile>, CoverageError> {
     let io = |source| CoverageError::Io {
         path: dir.to_path_buf(),
         source,
@@ -362,7 +453,7 @@ pub fn merge_dir_with(
         files.push(file);
         on_file(files.len(), total);
     }
-    Ok(merge(&files))
+    Ok(files)
 }
 
 /// The report straight from the models and the journal (what `coverage()` returns; the same
@@ -423,7 +514,14 @@ fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
         flows: CoverageCount::sum(processes.iter().map(|p| &p.flows)),
         tools: CoverageCount::sum(processes.iter().map(|p| &p.tools)),
         processes,
+        decisions: Vec::new(),
+        rules: CoverageCount::from_counts(0, 0, Vec::new()),
     }
+    .with_decisions(&decisions::collect(
+        engine,
+        journal,
+        decisions::Detail::Counts,
+    ))
 }
 
 fn process_report(p: &ExecutableProcess, elements: &[bool], flows: &[bool]) -> ProcessCoverage {
@@ -466,17 +564,29 @@ impl crate::ProcessTest {
         report(&inner.engine, &inner.journal)
     }
 
-    /// The coverage data (what a coverage file holds).
+    /// The processes' coverage data.
     pub fn coverage_data(&self) -> Vec<ProcessCoverageData> {
         let mut inner = self.inner.borrow_mut();
         inner.sync();
         collect(&inner.engine, &inner.journal)
     }
 
+    /// The decision tables' coverage data.
+    pub fn decision_coverage_data(&self) -> Vec<DecisionCoverageData> {
+        let mut inner = self.inner.borrow_mut();
+        inner.sync();
+        decisions::collect(&inner.engine, &inner.journal, decisions::Detail::File)
+    }
+
+    /// What this test's coverage file holds, named after the test.
+    pub fn coverage_file(&self) -> CoverageFile {
+        CoverageFile::new(self.test_name(), self.coverage_data())
+            .with_decisions(self.decision_coverage_data())
+    }
+
     /// Writes this test's coverage file into `dir` now; returns its path.
     pub fn write_coverage_to(&self, dir: &Path) -> Result<PathBuf, CoverageError> {
-        let file = CoverageFile::new(self.test_name(), self.coverage_data());
-        write_file(dir, &file)
+        write_file(dir, &self.coverage_file())
     }
 }
 

@@ -18,7 +18,7 @@ use super::exec::{self, Ctx, Done, Failure, TopLevel};
 use super::model::{AgentTurns, Instruction, Step, TestCase};
 use super::results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
 use crate::agent::{AgentScript, AiAgentHandle, Cassette, ExpectedCall, Matcher, Turn};
-use crate::coverage::{CoverageFile, ProcessCoverageData};
+use crate::coverage::CoverageFile;
 use crate::mocks::Answer;
 use crate::{Deployment, ProcessTest};
 
@@ -144,11 +144,11 @@ pub fn run_with(
                             explanation: String::new(),
                         }),
                         Vec::new(),
-                        Vec::new(),
+                        None,
                     ),
                 };
-                if !data.is_empty() {
-                    coverage.push(CoverageFile::new(title, data));
+                if let Some(data) = data {
+                    coverage.push(data);
                 }
                 let result = CaseResult {
                     file: file.path.clone(),
@@ -166,6 +166,7 @@ pub fn run_with(
         suites: infos,
         cases,
         coverage: crate::coverage::merge(&coverage),
+        case_coverage: coverage,
         filtered_out,
         duration: start.elapsed(),
     })
@@ -334,7 +335,8 @@ struct CaseState<'a> {
     warnings: Vec<String>,
 }
 
-type CaseOutput = (Outcome, Vec<String>, Vec<ProcessCoverageData>);
+/// How a case ended, its warnings, and its coverage (none when it did not run).
+type CaseOutput = (Outcome, Vec<String>, Option<CoverageFile>);
 
 fn run_case(
     deployment: &Deployment,
@@ -353,7 +355,7 @@ fn run_case(
                 ),
             },
             Vec::new(),
-            Vec::new(),
+            None,
         );
     }
     let mut test = deployment.test().named(title);
@@ -444,9 +446,9 @@ fn run_case(
     let mut warnings = std::mem::take(&mut state.warnings);
     warnings.extend(state.behaviors.borrow().warnings.iter().cloned());
     drop(state);
-    let data = test.coverage_data();
+    let data = test.coverage_file();
     if let Some(dir) = &options.coverage_dir
-        && let Err(e) = crate::coverage::write_file(dir, &CoverageFile::new(title, data.clone()))
+        && let Err(e) = crate::coverage::write_file(dir, &data)
     {
         warnings.push(format!("the coverage file was not written: {e}"));
     }
@@ -455,7 +457,7 @@ fn run_case(
     {
         warnings.push(format!("the command log was not written: {e}"));
     }
-    (outcome, warnings, data)
+    (outcome, warnings, Some(data))
 }
 
 /// Writes a test case's commands as `<title>-<hash>.json` into `dir` (created if missing),
