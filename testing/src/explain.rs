@@ -232,7 +232,7 @@ fn open_events(s: &Subject<'_>) -> Vec<String> {
         let p = crate::journal::process_at(s.engine, t.proc);
         lines.push(format!(
             "timer at \"{}\" due {}",
-            p.element(t.target).id,
+            p.element_id(t.target),
             crate::clock::format_instant(t.due)
         ));
     }

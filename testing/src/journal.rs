@@ -134,7 +134,7 @@ impl Journal {
                     .entry(v.process_instance_key)
                     .or_insert_with(|| InstanceLog {
                         proc: v.proc,
-                        process_id: p.bpmn_process_id.clone(),
+                        process_id: p.bpmn_process_id().clone(),
                         parent,
                         parent_element: v.parent_element_instance_key,
                         root,
@@ -172,11 +172,11 @@ impl Journal {
         let element_id: Arc<str> = if inner {
             Arc::from(format!(
                 "{}{}",
-                p.element(e).id,
+                p.element_id(e),
                 baton_engine::runtime::INNER_INSTANCE_SUFFIX
             ))
         } else {
-            p.element(e).id.clone()
+            p.element_id(e).clone()
         };
         if let Some(log) = self.instances.get_mut(&v.process_instance_key) {
             log.events.push(ElementEvent {
@@ -194,9 +194,9 @@ impl Journal {
         }
         let h = &mut self.hits[i];
         if h.elements.is_empty() && h.flows.is_empty() {
-            h.elements = vec![false; p.model.elements.len()];
-            h.completed = vec![false; p.model.elements.len()];
-            h.flows = vec![false; p.model.flows.len()];
+            h.elements = vec![false; p.model().elements.len()];
+            h.completed = vec![false; p.model().elements.len()];
+            h.flows = vec![false; p.model().flows.len()];
         }
         h
     }

@@ -795,12 +795,12 @@ impl ProcessTest {
         let inner = self.inner.borrow();
         let mut ids: Vec<String> = Vec::new();
         for p in inner.engine.deployed_processes() {
-            if !ids.iter().any(|i| **i == *p.bpmn_process_id)
+            if !ids.iter().any(|i| **i == **p.bpmn_process_id())
                 && !p
-                    .resource_name
+                    .resource_name()
                     .starts_with(crate::GENERATED_RESOURCE_PREFIX)
             {
-                ids.push(p.bpmn_process_id.to_string());
+                ids.push(p.bpmn_process_id().to_string());
             }
         }
         ids

@@ -49,7 +49,7 @@ pub use command::{
     DecisionOutcome, DeploymentInfo, JobResult, MessageCorrelation, PublishMessage,
     UnrecordedCommands, read_commands,
 };
-pub use compile::{CompileError, ExecutableProcess};
+pub use compile::{AdHocSubProcessView, CompileError, ExecutableProcess};
 pub use elements::INNER_INSTANCE_SUFFIX;
 pub use engine::{Engine, EngineConfig};
 pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView, VariableView};
@@ -61,6 +61,7 @@ pub use records::{
 };
 pub use shared_json::{JsonRef, Part, SharedJson};
 pub use state::messages::CorrelatedMessageView;
+pub use state::timers::Timer;
 pub use state::{
     DeployedDecision, DeployedDrg, DeployedForm, JobState, State, UserTask, UserTaskState,
 };

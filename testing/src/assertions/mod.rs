@@ -354,7 +354,7 @@ impl<'a> Subject<'a> {
                     return Vec::new();
                 };
                 let p = crate::journal::process_at(self.engine, log.proc);
-                p.model
+                p.model()
                     .elements
                     .iter()
                     .filter(|e| e.name.as_deref() == Some(name.as_str()))

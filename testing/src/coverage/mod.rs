@@ -237,34 +237,28 @@ impl fmt::Display for CoverageReport {
 
 /// The tools of a process: the activatable children of every job-worker ad-hoc sub-process.
 pub fn tools_of(p: &ExecutableProcess) -> Vec<String> {
-    let mut tools = Vec::new();
-    for e in &p.elements {
-        if let (Some(ad_hoc), Some(_)) = (&e.ad_hoc, &e.job) {
-            for t in &ad_hoc.activatable {
-                tools.push(p.element(*t).id.to_string());
-            }
-        }
-    }
-    tools
+    p.ad_hoc_tools()
+        .map(|t| p.element_id(t).to_string())
+        .collect()
 }
 
 /// A stable hash of a process model's structure: ids, kinds, flows.
 fn model_hash(p: &ExecutableProcess) -> String {
     let mut text = String::new();
-    text.push_str(&p.bpmn_process_id);
-    for e in &p.elements {
+    text.push_str(p.bpmn_process_id());
+    for (id, element_type) in p.element_types() {
         text.push('\n');
-        text.push_str(&e.id);
+        text.push_str(id);
         text.push(' ');
-        text.push_str(e.element_type.as_str());
+        text.push_str(element_type.as_str());
     }
-    for f in &p.model.flows {
+    for f in &p.model().flows {
         text.push('\n');
         text.push_str(&f.id);
         text.push(' ');
-        text.push_str(&p.model.element(f.source).id);
+        text.push_str(&p.model().element(f.source).id);
         text.push(' ');
-        text.push_str(&p.model.element(f.target).id);
+        text.push_str(&p.model().element(f.target).id);
     }
     format!("{:016x}", data::fnv1a(text.as_bytes()))
 }
@@ -273,14 +267,14 @@ fn model_hash(p: &ExecutableProcess) -> String {
 pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverageData> {
     let mut out: Vec<ProcessCoverageData> = Vec::new();
     for (i, p) in engine.deployed_processes().enumerate() {
-        if p.resource_name
+        if p.resource_name()
             .starts_with(crate::GENERATED_RESOURCE_PREFIX)
         {
             continue;
         }
         let hits = journal.hits.get(i);
         let covered_elements = p
-            .model
+            .model()
             .elements
             .iter()
             .enumerate()
@@ -288,7 +282,7 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             .map(|(_, e)| e.id.to_string())
             .collect();
         let completed_elements = p
-            .model
+            .model()
             .elements
             .iter()
             .enumerate()
@@ -296,7 +290,7 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             .map(|(_, e)| e.id.to_string())
             .collect();
         let taken_flows = p
-            .model
+            .model()
             .flows
             .iter()
             .enumerate()
@@ -304,33 +298,32 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             .map(|(_, f)| f.id.to_string())
             .collect();
         let data = ProcessCoverageData {
-            process_id: p.bpmn_process_id.to_string(),
+            process_id: p.bpmn_process_id().to_string(),
             name: p
-                .model
+                .model()
                 .name
                 .as_deref()
                 .map(str::trim)
                 .filter(|n| !n.is_empty())
                 .map(str::to_owned),
-            version: Some(p.version),
+            version: Some(p.version()),
             model_hash: model_hash(p),
-            source: p.resource_name.to_string(),
+            source: p.resource_name().to_string(),
             elements: p
-                .elements
-                .iter()
-                .map(|e| ElementInfo {
-                    id: e.id.to_string(),
-                    kind: e.element_type.as_str().to_owned(),
+                .element_types()
+                .map(|(id, element_type)| ElementInfo {
+                    id: id.to_string(),
+                    kind: element_type.as_str().to_owned(),
                 })
                 .collect(),
             flows: p
-                .model
+                .model()
                 .flows
                 .iter()
                 .map(|f| FlowInfo {
                     id: f.id.to_string(),
-                    source: p.model.element(f.source).id.to_string(),
-                    target: p.model.element(f.target).id.to_string(),
+                    source: p.model().element(f.source).id.to_string(),
+                    target: p.model().element(f.target).id.to_string(),
                 })
                 .collect(),
             tools: tools_of(p),
@@ -339,8 +332,8 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             taken_flows,
             xml: resource_text(
                 engine,
-                &p.resource_name,
-                &format!("\"{}\"", p.bpmn_process_id),
+                p.resource_name(),
+                &format!("\"{}\"", p.bpmn_process_id()),
             ),
             diagram: diagram::of_process(p),
         };
@@ -463,7 +456,7 @@ fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
         .deployed_processes()
         .enumerate()
         .filter(|(_, p)| {
-            !p.resource_name
+            !p.resource_name()
                 .starts_with(crate::GENERATED_RESOURCE_PREFIX)
         })
         .collect();
@@ -479,13 +472,13 @@ fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
     for k in 0..procs.len() {
         let (i, p) = procs[k];
         let hits = journal.hits.get(i);
-        let elements = (0..p.model.elements.len())
+        let elements = (0..p.model().elements.len())
             .map(|j| hits.is_some_and(|h| h.elements.get(j) == Some(&true)));
         let flows =
-            (0..p.model.flows.len()).map(|j| hits.is_some_and(|h| h.flows.get(j) == Some(&true)));
+            (0..p.model().flows.len()).map(|j| hits.is_some_and(|h| h.flows.get(j) == Some(&true)));
         let mut group = None;
         for (g, (first, _, _)) in groups.iter().enumerate() {
-            if procs[*first].1.bpmn_process_id == p.bpmn_process_id
+            if procs[*first].1.bpmn_process_id() == p.bpmn_process_id()
                 && hash(*first, &mut hashes) == hash(k, &mut hashes)
             {
                 group = Some(g);
@@ -535,23 +528,17 @@ fn process_report(p: &ExecutableProcess, elements: &[bool], flows: &[bool]) -> P
         CoverageCount::from_counts(covered.len(), covered.len() - uncovered.len(), uncovered)
     };
     let tool_hits: Vec<(usize, bool)> = p
-        .elements
-        .iter()
-        .filter_map(|e| e.ad_hoc.as_ref().zip(e.job.as_ref()))
-        .flat_map(|(a, _)| {
-            a.activatable
-                .iter()
-                .map(|t| (t.0 as usize, elements[t.0 as usize]))
-        })
+        .ad_hoc_tools()
+        .map(|t| (t.0 as usize, elements[t.0 as usize]))
         .collect();
     let tools_covered: Vec<bool> = tool_hits.iter().map(|(_, c)| *c).collect();
     ProcessCoverage {
-        process_id: p.bpmn_process_id.to_string(),
-        source: p.resource_name.to_string(),
-        elements: count(elements, &|j| p.model.elements[j].id.to_string()),
-        flows: count(flows, &|j| p.model.flows[j].id.to_string()),
+        process_id: p.bpmn_process_id().to_string(),
+        source: p.resource_name().to_string(),
+        elements: count(elements, &|j| p.model().elements[j].id.to_string()),
+        flows: count(flows, &|j| p.model().flows[j].id.to_string()),
         tools: count(&tools_covered, &|j| {
-            p.model.elements[tool_hits[j].0].id.to_string()
+            p.model().elements[tool_hits[j].0].id.to_string()
         }),
     }
 }

@@ -339,13 +339,13 @@ fn find_user_tasks(
             && sel
                 .process_definition_id
                 .as_deref()
-                .is_none_or(|i| *p.bpmn_process_id == *i);
+                .is_none_or(|i| **p.bpmn_process_id() == *i);
         if ok {
             found.push(FoundTask {
                 key: t.key,
                 element_id: el.id.to_string(),
                 process_instance: t.value.process_instance_key,
-                process_definition_key: p.key,
+                process_definition_key: p.key(),
             });
         }
     }
@@ -973,10 +973,10 @@ fn update_variables(ctx: &mut impl Ctx, u: &model::UpdateVariables) -> Result<()
                         .process_instance(key)
                         .and_then(|pi| {
                             e.deployed_processes()
-                                .find(|p| p.key == pi.process_definition_key)
+                                .find(|p| p.key() == pi.process_definition_key)
                         })
                         .map(|p| {
-                            p.model
+                            p.model()
                                 .elements
                                 .iter()
                                 .filter(|el| el.name.as_deref() == Some(name.as_str()))

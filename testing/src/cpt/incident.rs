@@ -43,7 +43,7 @@ fn incidents(engine: &Engine) -> Vec<Incident> {
                 process_definition_id: engine
                     .deployed_processes()
                     .nth(value.proc.0 as usize)
-                    .map(|p| p.bpmn_process_id.to_string())
+                    .map(|p| p.bpmn_process_id().to_string())
                     .unwrap_or_default(),
                 error_type: value.error_type.as_str(),
                 error_message: value.error_message.to_string(),

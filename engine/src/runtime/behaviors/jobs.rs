@@ -181,7 +181,7 @@ impl Engine {
         }
     }
 
-    /// Carries out [`Command::CompleteJob`](Command::CompleteJob).
+    /// Carries out [`Command::CompleteJob`].
     pub(crate) fn apply_complete_job(
         &mut self,
         job_key: Key,

@@ -21,32 +21,118 @@ use crate::runtime::shared_json::SharedJson;
 /// A deployed process version.
 #[derive(Debug)]
 pub struct ExecutableProcess {
-    pub key: Key,
-    pub bpmn_process_id: Arc<str>,
-    pub version: i32,
-    pub version_tag: Option<Arc<str>>,
-    pub deployment_key: Key,
-    pub resource_name: Arc<str>,
+    pub(crate) key: Key,
+    pub(crate) bpmn_process_id: Arc<str>,
+    pub(crate) version: i32,
+    pub(crate) version_tag: Option<Arc<str>>,
+    pub(crate) deployment_key: Key,
+    pub(crate) resource_name: Arc<str>,
     /// The model as parsed (positions, names, documentation).
-    pub model: model::Process,
+    pub(crate) model: model::Process,
     /// The BPMN DI of this process (see [`ExecutableProcess::diagram`]).
     diagram: ProcessDiagram,
     /// The pool (collaboration participant) that holds this process, if any.
-    pub participant: Option<model::Participant>,
+    pub(crate) participant: Option<model::Participant>,
     /// Per element of `model.elements`, same index.
-    pub elements: Vec<ExecElement>,
+    pub(crate) elements: Vec<ExecElement>,
     /// The process as a scope (none start event, event sub-processes, listeners).
-    pub scope: ScopeInfo,
+    pub(crate) scope: ScopeInfo,
     /// Process-level start events other than the none start event (message, timer, signal,
     /// conditional), in document order.
-    pub event_start_events: Vec<ElementIdx>,
-    pub execution_listeners: Vec<ListenerDef>,
+    pub(crate) event_start_events: Vec<ElementIdx>,
     /// Per sequence flow of `model.flows`: its compiled condition.
-    pub conditions: Vec<Option<Expr>>,
+    pub(crate) conditions: Vec<Option<Expr>>,
 }
 
 impl ExecutableProcess {
-    pub fn element(&self, idx: ElementIdx) -> &ExecElement {
+    /// The process definition key.
+    pub fn key(&self) -> Key {
+        self.key
+    }
+
+    pub fn bpmn_process_id(&self) -> &Arc<str> {
+        &self.bpmn_process_id
+    }
+
+    pub fn version(&self) -> i32 {
+        self.version
+    }
+
+    pub fn version_tag(&self) -> Option<&str> {
+        self.version_tag.as_deref()
+    }
+
+    pub fn deployment_key(&self) -> Key {
+        self.deployment_key
+    }
+
+    /// The name of the resource the process was deployed from.
+    pub fn resource_name(&self) -> &Arc<str> {
+        &self.resource_name
+    }
+
+    /// The model as parsed (positions, names, documentation).
+    pub fn model(&self) -> &model::Process {
+        &self.model
+    }
+
+    /// The pool (collaboration participant) that holds this process, if any.
+    pub fn participant(&self) -> Option<&model::Participant> {
+        self.participant.as_ref()
+    }
+
+    /// The id of an element.
+    pub fn element_id(&self, idx: ElementIdx) -> &Arc<str> {
+        &self.element(idx).id
+    }
+
+    /// The record type of an element (a multi-instance activity's own type, not its body's).
+    pub fn element_type(&self, idx: ElementIdx) -> BpmnElementType {
+        self.element(idx).element_type
+    }
+
+    /// Every element's id and type, in model order (an element's index is its position).
+    pub fn element_types(&self) -> impl ExactSizeIterator<Item = (&Arc<str>, BpmnElementType)> {
+        self.elements.iter().map(|e| (&e.id, e.element_type))
+    }
+
+    /// Whether the process has a none start event (where a created instance starts).
+    pub fn has_none_start_event(&self) -> bool {
+        self.scope.none_start.is_some()
+    }
+
+    /// The job types of the process's job workers that are static text (a FEEL job type is
+    /// known only when its element is activated), in model order, repeats included.
+    pub fn static_job_types(&self) -> impl Iterator<Item = &str> {
+        (0..self.elements.len() as u32).filter_map(|i| self.static_job_type(ElementIdx(i)))
+    }
+
+    /// The job type of an element's job worker, when it is static text.
+    pub fn static_job_type(&self, idx: ElementIdx) -> Option<&str> {
+        self.element(idx).job.as_ref()?.job_type.as_static()
+    }
+
+    /// The element `idx` if it is an ad-hoc sub-process.
+    pub fn ad_hoc_sub_process(&self, idx: ElementIdx) -> Option<AdHocSubProcessView<'_>> {
+        let e = self.element(idx);
+        e.ad_hoc.as_deref().map(|a| AdHocSubProcessView {
+            activities: &a.activatable,
+            job_worker: e.job.is_some(),
+            output_collection: a.output_collection.as_deref(),
+            elements: &a.elements_json,
+        })
+    }
+
+    /// The tools of the process: the activities of every ad-hoc sub-process that a job worker
+    /// (the AI agent) drives, in model order.
+    pub fn ad_hoc_tools(&self) -> impl Iterator<Item = ElementIdx> + '_ {
+        (0..self.elements.len() as u32)
+            .filter_map(|i| self.ad_hoc_sub_process(ElementIdx(i)))
+            .filter(|a| a.job_worker)
+            .flat_map(|a| a.activities.iter().copied())
+    }
+
+    pub(crate) fn element(&self, idx: ElementIdx) -> &ExecElement {
         &self.elements[idx.0 as usize]
     }
 
@@ -78,12 +164,28 @@ impl ExecutableProcess {
     }
 
     /// The scope data of an element that is a container, or of the process (`None`).
-    pub fn scope_of(&self, container: Option<ElementIdx>) -> &ScopeInfo {
+    pub(crate) fn scope_of(&self, container: Option<ElementIdx>) -> &ScopeInfo {
         match container {
             None => &self.scope,
             Some(idx) => &self.element(idx).scope,
         }
     }
+}
+
+/// An ad-hoc sub-process of a deployed process, as a test harness reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct AdHocSubProcessView<'a> {
+    /// The elements that may be activated in it (direct children without incoming flow), in
+    /// document order.
+    pub activities: &'a [ElementIdx],
+    /// Driven by a job worker (`zeebe:taskDefinition`, as the AI agent is), not by
+    /// `activeElementsCollection`.
+    pub job_worker: bool,
+    /// The variable each activation's result is collected into (`outputCollection`).
+    pub output_collection: Option<&'a str>,
+    /// The `adHocSubProcessElements` variable it gets on activation (its activities with their
+    /// `fromAi()` parameters, in Zeebe's order).
+    pub elements: &'a SharedJson,
 }
 
 /// A process's BPMN DI: read at deploy (from definitions that kept it), or on first use from
@@ -97,7 +199,7 @@ struct ProcessDiagram {
 
 /// What a flow scope (the process or a sub-process) contains, precomputed.
 #[derive(Debug, Default)]
-pub struct ScopeInfo {
+pub(crate) struct ScopeInfo {
     pub none_start: Option<ElementIdx>,
     /// Event sub-processes directly inside, in document order.
     pub event_subprocesses: Vec<ElementIdx>,
@@ -106,7 +208,7 @@ pub struct ScopeInfo {
 /// One input or output mapping: a source expression (absent: `null`) and a target path
 /// (`a.b.c` split at the dots).
 #[derive(Debug, Clone)]
-pub struct Mapping {
+pub(crate) struct Mapping {
     pub source: Option<Expr>,
     pub target: Vec<Arc<str>>,
     /// The value when it needs no evaluation, built once: a static text source (`anthropic`), a
@@ -117,7 +219,7 @@ pub struct Mapping {
 
 /// `zeebe:taskDefinition` and its companions.
 #[derive(Debug, Clone)]
-pub struct JobDef {
+pub(crate) struct JobDef {
     pub job_type: Expr,
     pub retries: Expr,
     pub headers: Arc<IndexMap<String, String>>,
@@ -125,7 +227,7 @@ pub struct JobDef {
 
 /// An execution or task listener.
 #[derive(Debug, Clone)]
-pub struct ListenerDef {
+pub(crate) struct ListenerDef {
     pub event_type: String,
     pub job_type: Expr,
     pub retries: Expr,
@@ -134,7 +236,7 @@ pub struct ListenerDef {
 /// The event definition of an event element (or a receive task), resolved against the
 /// definitions' messages, errors, escalations and signals.
 #[derive(Debug, Clone)]
-pub enum EventDef {
+pub(crate) enum EventDef {
     None,
     Message {
         name: Option<Expr>,
@@ -153,7 +255,6 @@ pub enum EventDef {
     },
     Compensation {
         activity: Option<ElementIdx>,
-        wait_for_completion: bool,
     },
     Conditional {
         condition: Option<Expr>,
@@ -169,7 +270,7 @@ pub enum EventDef {
 }
 
 #[derive(Debug, Clone)]
-pub enum TimerDef {
+pub(crate) enum TimerDef {
     Duration(Expr),
     Date(Expr),
     Cycle(Expr),
@@ -177,7 +278,7 @@ pub enum TimerDef {
 
 /// Multi-instance loop characteristics.
 #[derive(Debug, Clone)]
-pub struct MiDef {
+pub(crate) struct MiDef {
     pub sequential: bool,
     pub input_collection: Option<Expr>,
     pub input_element: Option<Arc<str>>,
@@ -188,7 +289,7 @@ pub struct MiDef {
 
 /// Ad-hoc sub-process data.
 #[derive(Debug, Clone)]
-pub struct AdHocDef {
+pub(crate) struct AdHocDef {
     pub active_elements_collection: Option<Expr>,
     pub completion_condition: Option<Expr>,
     pub cancel_remaining_instances: bool,
@@ -205,7 +306,7 @@ pub struct AdHocDef {
 
 /// `zeebe:calledElement`.
 #[derive(Debug, Clone)]
-pub struct CallDef {
+pub(crate) struct CallDef {
     pub process_id: Option<Expr>,
     pub propagate_all_child_variables: bool,
     pub propagate_all_parent_variables: bool,
@@ -215,7 +316,7 @@ pub struct CallDef {
 
 /// `zeebe:calledDecision`.
 #[derive(Debug, Clone)]
-pub struct DecisionDef {
+pub(crate) struct DecisionDef {
     pub decision_id: Option<Expr>,
     pub result_variable: Option<Arc<str>>,
     /// `latest` (default), `deployment` or `versionTag`.
@@ -226,26 +327,24 @@ pub struct DecisionDef {
 
 /// A Camunda user task (`zeebe:userTask`).
 #[derive(Debug, Clone, Default)]
-pub struct UserTaskDef {
+pub(crate) struct UserTaskDef {
     pub assignee: Option<Expr>,
     pub candidate_groups: Option<Expr>,
     pub candidate_users: Option<Expr>,
     pub due_date: Option<Expr>,
     pub follow_up_date: Option<Expr>,
     pub priority: Option<Expr>,
-    pub form_key: Option<Expr>,
     /// `zeebe:formDefinition formId`: a deployed form, found as `form_binding` says (latest,
     /// deployment, versionTag).
     pub form_id: Option<Arc<str>>,
     pub form_binding: Option<String>,
     pub form_version_tag: Option<String>,
-    pub headers: Arc<IndexMap<String, String>>,
     pub listeners: Vec<ListenerDef>,
 }
 
 /// Per element: everything the runtime needs, precomputed.
 #[derive(Debug)]
-pub struct ExecElement {
+pub(crate) struct ExecElement {
     pub id: Arc<str>,
     pub element_type: BpmnElementType,
     pub event_type: BpmnEventType,
@@ -274,27 +373,6 @@ pub struct ExecElement {
     /// For an activity with a compensation boundary event: the activity that compensates it
     /// (associated with the boundary event).
     pub compensation_handler: Option<ElementIdx>,
-}
-
-impl ExecElement {
-    /// Tasks, sub-processes and call activities: the things that carry boundary events and
-    /// multi-instance markers.
-    pub fn is_activity(&self) -> bool {
-        matches!(
-            self.element_type,
-            BpmnElementType::ServiceTask
-                | BpmnElementType::SendTask
-                | BpmnElementType::ReceiveTask
-                | BpmnElementType::UserTask
-                | BpmnElementType::ManualTask
-                | BpmnElementType::Task
-                | BpmnElementType::ScriptTask
-                | BpmnElementType::BusinessRuleTask
-                | BpmnElementType::SubProcess
-                | BpmnElementType::AdHocSubProcess
-                | BpmnElementType::CallActivity
-        )
-    }
 }
 
 /// A compile error: the element (if any) and the message.
@@ -337,7 +415,7 @@ fn compile_expr(e: &model::Expr) -> Result<Expr, String> {
             parsed,
         )))),
         Some(Err(error)) => Err(error.to_string()),
-        None => Expr::compile(e),
+        None => Expr::compile(e).map_err(|error| error.to_string()),
     }
 }
 
@@ -390,14 +468,14 @@ fn listeners(
 /// Input to [`compile`]: the process plus the definitions it lives in. The process becomes the
 /// executable's model, and its part of the diagram moves out of the definitions, so neither is
 /// copied.
-pub struct CompileInput<'a> {
+pub(crate) struct CompileInput<'a> {
     pub definitions: &'a mut model::Definitions,
     pub process: model::Process,
 }
 
 /// Compiles one process of a definitions document.
 #[allow(clippy::too_many_arguments)]
-pub fn compile(
+pub(crate) fn compile(
     input: CompileInput<'_>,
     key: Key,
     version: i32,
@@ -531,7 +609,9 @@ pub fn compile(
         zeebe: Default::default(),
         span: process.span,
     };
-    let execution_listeners = listeners(&process_element, &process.zeebe.execution_listeners)?;
+    // Process-level execution listeners are checked, not run (their jobs would need a process
+    // node).
+    listeners(&process_element, &process.zeebe.execution_listeners)?;
     let mut conditions = Vec::with_capacity(process.flows.len());
     for f in &process.flows {
         conditions.push(match &f.condition {
@@ -566,7 +646,6 @@ pub fn compile(
         elements,
         scope,
         event_start_events,
-        execution_listeners,
         conditions,
     })
 }
@@ -908,19 +987,20 @@ fn compile_element<'p>(
                 None => None,
             },
             priority: opt_expr(e, &z.priority)?,
-            form_key: match z.form.as_ref().and_then(|f| f.form_key.as_ref()) {
-                Some(x) => Some(expr(e, x)?),
-                None => None,
+            form_id: {
+                // An external form reference (`formKey`) is compiled to check it; the task's
+                // records carry only the key of a deployed form (`formId`).
+                if let Some(x) = z.form.as_ref().and_then(|f| f.form_key.as_ref()) {
+                    expr(e, x)?;
+                }
+                z.form
+                    .as_ref()
+                    .and_then(|f| f.form_id.as_ref())
+                    .map(|x| Arc::from(x.text.trim_start_matches('=').trim()))
+                    .filter(|x: &Arc<str>| !x.is_empty())
             },
-            form_id: z
-                .form
-                .as_ref()
-                .and_then(|f| f.form_id.as_ref())
-                .map(|x| Arc::from(x.text.trim_start_matches('=').trim()))
-                .filter(|x: &Arc<str>| !x.is_empty()),
             form_binding: z.form.as_ref().and_then(|f| f.binding_type.clone()),
             form_version_tag: z.form.as_ref().and_then(|f| f.version_tag.clone()),
-            headers: shared.headers(z),
             listeners: listeners(e, &z.task_listeners)?,
         })
     } else {
@@ -1051,13 +1131,8 @@ fn compile_event_definition(
             };
             EventDef::Signal { name }
         }
-        EventDefinition::Compensation {
-            activity_ref,
-            wait_for_completion,
-            ..
-        } => EventDef::Compensation {
+        EventDefinition::Compensation { activity_ref, .. } => EventDef::Compensation {
             activity: activity_ref.as_deref().and_then(|r| process.find(r)),
-            wait_for_completion: wait_for_completion.unwrap_or(true),
         },
         EventDefinition::Conditional {
             condition,
@@ -1091,7 +1166,7 @@ fn split_list(s: Option<&str>) -> Vec<String> {
 }
 
 /// Java's `String.hashCode` over UTF-16 code units.
-pub fn java_string_hash(s: &str) -> i32 {
+pub(crate) fn java_string_hash(s: &str) -> i32 {
     let mut h: i32 = 0;
     for unit in s.encode_utf16() {
         h = h.wrapping_mul(31).wrapping_add(unit as i32);
@@ -1101,7 +1176,7 @@ pub fn java_string_hash(s: &str) -> i32 {
 
 /// The iteration order of a `java.util.HashMap<String, _>` filled with these keys in this order
 /// (no removals): buckets ascending, insertion order inside a bucket.
-pub fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
+pub(crate) fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
     let mut capacity = 16usize;
     while (keys.len() as f64) > 0.75 * capacity as f64 {
         capacity *= 2;

@@ -137,12 +137,13 @@ impl FeelExpr {
 }
 
 impl Expr {
-    /// Compiles the model's expression text; a FEEL parse error is returned as a message.
-    pub fn compile(e: &model::Expr) -> Result<Expr, String> {
+    /// Compiles the model's expression text (see [`Expr::compile_text`]).
+    pub fn compile(e: &model::Expr) -> Result<Expr, baton_feel::ParseError> {
         Expr::compile_text(&e.text)
     }
 
-    pub fn compile_text(text: &str) -> Result<Expr, String> {
+    /// Compiles an attribute's text: FEEL after a leading `=`, else a static value.
+    pub fn compile_text(text: &str) -> Result<Expr, baton_feel::ParseError> {
         match text.strip_prefix('=') {
             Some(source) => {
                 let parsed = baton_feel_bridge::parse(source)?;
@@ -234,8 +235,8 @@ pub mod baton_feel_bridge {
     }
 
     /// Parses FEEL source.
-    pub fn parse(source: &str) -> Result<Parsed, String> {
-        baton_feel::Expression::parse(source).map_err(|e| e.to_string())
+    pub fn parse(source: &str) -> Result<Parsed, baton_feel::ParseError> {
+        baton_feel::Expression::parse(source)
     }
 
     /// The result of an evaluation: a JSON value (Zeebe's conversion) or a failure message, plus

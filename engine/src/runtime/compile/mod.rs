@@ -4,4 +4,4 @@
 pub(crate) mod executable;
 pub(crate) mod expr;
 
-pub use executable::{CompileError, ExecutableProcess};
+pub use executable::{AdHocSubProcessView, CompileError, ExecutableProcess};
