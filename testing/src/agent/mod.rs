@@ -6,7 +6,8 @@
 //! - [`tools`] — `adHocSubProcessElements` → the tool definitions the model is offered, with the
 //!   connector's rules and messages.
 //! - [`arguments`] — a scripted call's arguments against the tool's schema.
-//! - [`connector`] — the connector as a pure state machine: one job in, one answer out.
+//! - [`connector`] — the connector as a state machine over the context's states
+//!   ([`AgentState`]): one job in, one answer out.
 //! - [`error_expression`] — the `errorExpression` header: `bpmnError`/`jobError`/`ignoreError`
 //!   applied to every answer, with the runtime's FEEL functions given only to that expression.
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
@@ -35,8 +36,8 @@ pub mod turn;
 
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
-    AgentJob, ElementActivation, FetchedVariables, JobAnswer, JobCompletion, JobFailure,
-    ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
+    AgentJob, AgentState, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
+    JobFailure, ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
 };
 pub use matchers::{
     ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,
