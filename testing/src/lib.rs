@@ -42,6 +42,8 @@ pub mod agent;
 pub mod assertions;
 pub mod clock;
 pub mod coverage;
+pub mod faults;
+pub mod invariants;
 pub mod cpt;
 mod deployment;
 pub mod example_data;

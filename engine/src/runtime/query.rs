@@ -362,8 +362,9 @@ impl Engine {
     /// time in turn, so what fires first can change what is due next.
     pub fn next_due_time(&self) -> Option<i64> {
         let timers = self.timers().into_iter().map(|t| t.due);
+        // A deadline times out once the clock is past it (see `fire_due_jobs`).
         let jobs = self.jobs.values().filter_map(|j| match j.state {
-            JobState::Activated => j.deadline,
+            JobState::Activated => j.deadline.map(|d| d.saturating_add(1)),
             JobState::FailedBackoff => j.recurring_time,
             _ => None,
         });
