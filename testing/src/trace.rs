@@ -399,7 +399,7 @@ impl TraceReader {
                     let Some(intent) = record.process_instance_intent() else {
                         continue;
                     };
-                    let process = crate::journal::process_at(engine, v.proc);
+                    let process = crate::history::process_at(engine, v.proc);
                     let element = match v.element_ref {
                         ElementRef::Process => process.bpmn_process_id().to_string(),
                         ElementRef::Element(e) => process.element_id(e).to_string(),
@@ -473,7 +473,7 @@ impl TraceReader {
                     }
                 }
                 RecordValue::Incident(incident) => {
-                    let process = crate::journal::process_at(engine, incident.proc);
+                    let process = crate::history::process_at(engine, incident.proc);
                     let element = match incident.element {
                         ElementRef::Process => process.bpmn_process_id().to_string(),
                         ElementRef::Element(e) => process.element_id(e).to_string(),

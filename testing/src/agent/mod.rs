@@ -15,7 +15,7 @@
 //! - [`on_engine`] — the one engine-aware part: answer an `Engine`'s agent job with a mock.
 //! - [`recording`] — cassettes of format 2: record, replay that checks each request, drift in
 //!   BPMN terms, import from a real run's `agentContext`.
-//! - `process_test` — `ProcessTest::mock_ai_agent` and its [`AiAgentHandle`], through the
+//! - `handle` — `ProcessTest::mock_ai_agent` and its [`AiAgentHandle`], through the
 //!   element-answerer seam of the process test.
 //!
 //! Nothing else here depends on the engine: a job is JSON variables plus keys ([`AgentJob`]), an
@@ -25,11 +25,11 @@ pub mod arguments;
 pub mod cassette;
 pub mod connector;
 pub mod error_expression;
+mod handle;
 pub mod matchers;
 pub mod mock;
 pub mod on_engine;
 pub(crate) mod problems;
-mod process_test;
 pub mod recording;
 pub mod tools;
 pub mod turn;
@@ -39,6 +39,7 @@ pub use connector::{
     AgentJob, AgentState, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
     JobFailure, ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
 };
+pub use handle::AiAgentHandle;
 pub use matchers::{
     ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,
     object_containing, predicate, tool,
@@ -48,6 +49,5 @@ pub use mock::{
     ToolCallRecord,
 };
 pub use problems::{Problem, Problems};
-pub use process_test::AiAgentHandle;
 pub use tools::{ToolDefinition, ToolSchemaError};
 pub use turn::{Arguments, TextCallStyle, ToolCall, Turn, Usage};

@@ -10,7 +10,7 @@ use baton_engine::runtime::{DeployedDecision, Engine, rule_id};
 
 use super::data::{DecisionCoverageData, RuleInfo, fnv1a};
 use super::{CoverageCount, resource_text};
-use crate::journal::Journal;
+use crate::history::History;
 
 /// The coverage of one decision table, counted.
 #[derive(Debug, Clone, PartialEq)]
@@ -179,10 +179,10 @@ fn table_data(
 }
 
 /// Every deployed decision table (except baton's generated stand-ins) with the rules the
-/// journal saw match; versions with the same table merge.
+/// history saw match; versions with the same table merge.
 pub(crate) fn collect(
     engine: &Engine,
-    journal: &Journal,
+    history: &History,
     detail: Detail,
 ) -> Vec<DecisionCoverageData> {
     let mut out: Vec<DecisionCoverageData> = Vec::new();
@@ -190,7 +190,7 @@ pub(crate) fn collect(
         let Some(mut data) = table_data(engine, d, detail) else {
             continue;
         };
-        if let Some(hits) = journal.rule_hits.get(i).filter(|h| !h.is_empty()) {
+        if let Some(hits) = history.rule_hits.get(i).filter(|h| !h.is_empty()) {
             data.evaluated = true;
             data.matched_rules = hits
                 .iter()

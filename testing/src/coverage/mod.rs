@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use baton_engine::runtime::{Engine, ExecutableProcess};
 
-use crate::journal::Journal;
+use crate::history::History;
 pub use data::{
     COVERAGE_FORMAT, COVERAGE_VERSION, CoverageFile, DecisionCoverageData, ElementInfo, FlowInfo,
     ProcessCoverageData, RuleInfo, merge,
@@ -263,8 +263,8 @@ fn model_hash(p: &ExecutableProcess) -> String {
     format!("{:016x}", data::fnv1a(text.as_bytes()))
 }
 
-/// Coverage of every deployed process (except baton's generated stand-ins) from the journal.
-pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverageData> {
+/// Coverage of every deployed process (except baton's generated stand-ins) from the history.
+pub(crate) fn collect(engine: &Engine, history: &History) -> Vec<ProcessCoverageData> {
     let mut out: Vec<ProcessCoverageData> = Vec::new();
     for (i, p) in engine.deployed_processes().enumerate() {
         if p.resource_name()
@@ -272,7 +272,7 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
         {
             continue;
         }
-        let hits = journal.hits.get(i);
+        let hits = history.hits.get(i);
         let covered_elements = p
             .model()
             .elements
@@ -449,9 +449,9 @@ pub fn read_dir_with(
     Ok(files)
 }
 
-/// The report straight from the models and the journal (what `coverage()` returns; the same
+/// The report straight from the models and the history (what `coverage()` returns; the same
 /// numbers as `CoverageReport::from_data(&collect(..))`, without building the file data).
-fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
+fn report(engine: &Engine, history: &History) -> CoverageReport {
     let procs: Vec<(usize, &ExecutableProcess)> = engine
         .deployed_processes()
         .enumerate()
@@ -471,7 +471,7 @@ fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
     let mut groups: Vec<(usize, Vec<bool>, Vec<bool>)> = Vec::new();
     for k in 0..procs.len() {
         let (i, p) = procs[k];
-        let hits = journal.hits.get(i);
+        let hits = history.hits.get(i);
         let elements = (0..p.model().elements.len())
             .map(|j| hits.is_some_and(|h| h.elements.get(j) == Some(&true)));
         let flows =
@@ -512,7 +512,7 @@ fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
     }
     .with_decisions(&decisions::collect(
         engine,
-        journal,
+        history,
         decisions::Detail::Counts,
     ))
 }
@@ -548,21 +548,21 @@ impl crate::ProcessTest {
     pub fn coverage(&self) -> CoverageReport {
         let mut inner = self.inner.borrow_mut();
         inner.sync();
-        report(&inner.engine, &inner.journal)
+        report(&inner.engine, &inner.history)
     }
 
     /// The processes' coverage data.
     pub fn coverage_data(&self) -> Vec<ProcessCoverageData> {
         let mut inner = self.inner.borrow_mut();
         inner.sync();
-        collect(&inner.engine, &inner.journal)
+        collect(&inner.engine, &inner.history)
     }
 
     /// The decision tables' coverage data.
     pub fn decision_coverage_data(&self) -> Vec<DecisionCoverageData> {
         let mut inner = self.inner.borrow_mut();
         inner.sync();
-        decisions::collect(&inner.engine, &inner.journal, decisions::Detail::File)
+        decisions::collect(&inner.engine, &inner.history, decisions::Detail::File)
     }
 
     /// What this test's coverage file holds, named after the test.

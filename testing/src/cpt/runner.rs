@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::behavior::{self, BehaviorLog};
 use super::discover::{self, DiscoverError, Suite};
-use super::exec::{self, Ctx, Done, Failure, TopLevel};
+use super::exec::{self, Ctx, Done, InstructionFailure, TopLevel};
 use super::model::{AgentTurns, Instruction, Step, TestCase};
 use super::results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
 use crate::agent::{AgentScript, AiAgentHandle, Cassette, ExpectedCall, Matcher, Turn};
@@ -378,7 +378,7 @@ fn run_case(
     let mut skipped: Vec<String> = Vec::new();
     let mut outcome = None;
     for (i, step) in case.instructions.iter().enumerate() {
-        let failed = |f: Failure| {
+        let failed = |f: InstructionFailure| {
             Outcome::Failed(CaseFailure {
                 instruction: Some(i + 1),
                 instruction_type: Some(step.instruction.type_name().to_owned()),
@@ -397,7 +397,7 @@ fn run_case(
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            Err(Failure {
+            Err(InstructionFailure {
                 message: format!("baton panicked (a bug in baton; please report it): {message}"),
                 explanation: String::new(),
             })
@@ -421,7 +421,7 @@ fn run_case(
                 .map(|e| e.message.clone())
                 .collect::<Vec<_>>()
                 .join("\n");
-            outcome = Some(failed(Failure {
+            outcome = Some(failed(InstructionFailure {
                 message: format!("the run failed: {message}"),
                 explanation: exec::explain_all(&test),
             }));
@@ -429,7 +429,7 @@ fn run_case(
         }
         let stuck = state.behaviors.borrow().errors[behavior_errors_before..].to_vec();
         if !stuck.is_empty() {
-            outcome = Some(failed(Failure {
+            outcome = Some(failed(InstructionFailure {
                 message: stuck.join("\n"),
                 explanation: exec::explain_all(&test),
             }));
@@ -470,15 +470,18 @@ fn write_commands(dir: &Path, title: &str, test: &ProcessTest) -> Result<PathBuf
         .map_err(|(path, e)| format!("{}: {e}", path.display()))
 }
 
-fn failure(state: &mut CaseState<'_>, message: impl Into<String>) -> Failure {
-    Failure {
+fn failure(state: &mut CaseState<'_>, message: impl Into<String>) -> InstructionFailure {
+    InstructionFailure {
         message: message.into(),
         explanation: exec::explain_all(state.test),
     }
 }
 
 /// Runs one top-level instruction.
-fn run_step(state: &mut CaseState<'_>, instruction: &Instruction) -> Result<Done, Failure> {
+fn run_step(
+    state: &mut CaseState<'_>,
+    instruction: &Instruction,
+) -> Result<Done, InstructionFailure> {
     let test = state.test;
     let mut ctx = TopLevel(test);
     if let Some(result) = exec::run_generic(&mut ctx, instruction) {
@@ -508,7 +511,7 @@ fn run_step(state: &mut CaseState<'_>, instruction: &Instruction) -> Result<Done
                 .collect();
             test.try_start(request)
                 .map(|_| Done::Ok)
-                .map_err(|e| Failure {
+                .map_err(|e| InstructionFailure {
                     message: e.message,
                     explanation: e.explanation,
                 })
@@ -694,7 +697,7 @@ fn is_ncname(id: &str) -> bool {
 fn mock_ai_agent(
     state: &mut CaseState<'_>,
     m: &super::model::MockAiAgent,
-) -> Result<Done, Failure> {
+) -> Result<Done, InstructionFailure> {
     let script = match &m.turns {
         AgentTurns::Turns(values) => {
             let mut turns = Vec::with_capacity(values.len());
@@ -772,7 +775,7 @@ fn expected_call(value: &Value, path: &str) -> Result<ExpectedCall, String> {
 fn assert_ai_agent(
     state: &mut CaseState<'_>,
     a: &super::model::AssertAiAgent,
-) -> Result<Done, Failure> {
+) -> Result<Done, InstructionFailure> {
     let Some(handle) = state.agents.get(&a.element_id).cloned() else {
         let mocked: Vec<String> = state.agents.keys().map(|k| format!("\"{k}\"")).collect();
         return Err(failure(

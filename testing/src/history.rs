@@ -64,7 +64,7 @@ pub struct ProcessHits {
 
 /// The indexed history. See the module documentation.
 #[derive(Debug, Default)]
-pub struct Journal {
+pub struct History {
     position: u64,
     pub instances: BTreeMap<Key, InstanceLog>,
     /// Per deployed process version (index = `ProcIdx`).
@@ -84,7 +84,7 @@ pub(crate) fn process_at(engine: &Engine, proc: ProcIdx) -> &ExecutableProcess {
         .expect("records name deployed processes")
 }
 
-impl Journal {
+impl History {
     /// Reads the records written since the last call.
     pub fn sync(&mut self, engine: &Engine) {
         if engine.position() == self.position {

@@ -12,7 +12,7 @@ use super::connector::{AgentJob, JobAnswer, fetch_variables};
 use super::matchers::ExpectedCall;
 use super::mock::{AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
 use crate::ProcessTest;
-use crate::mocks::{Answer, AnswerJob, Failure, TestJob};
+use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
 
 impl ProcessTest {
     /// Plays the AI Agent Sub-process connector for the ad-hoc sub-process `element_id`, with the
@@ -124,7 +124,7 @@ impl AnswerJob for AgentAnswerer {
                     cancel_remaining_instances: completion.cancel_remaining_instances,
                 },
             },
-            Ok(JobAnswer::Fail(failure)) => Answer::Fail(Failure {
+            Ok(JobAnswer::Fail(failure)) => Answer::Fail(FailJob {
                 retries: Some(failure.retries),
                 message: failure.error_message,
                 backoff: Duration::from_millis(failure.retry_backoff_ms.unwrap_or(0)),
