@@ -7,7 +7,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use crate::runtime::command::{AdHocJobResult, JobResult};
-use crate::runtime::compile::executable::ListenerDef;
+use crate::runtime::compile::definitions::ListenerDef;
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
