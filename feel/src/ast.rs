@@ -1,8 +1,18 @@
 //! The syntax tree of a FEEL expression; every node carries its byte span in the source.
+//!
+//! [`Expr::children`] is the one walk over the tree: analyses (what an expression reads, whether
+//! it is constant, which `fromAi` calls it makes) match the nodes they care about and hand the
+//! rest to it.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use crate::value::Value;
+
+/// The name the evaluator binds to each item of a filter (`list[item > 3]`). The parser hands
+/// this very allocation to every reference to `item`, so a scope lookup finds it by pointer.
+pub(crate) static ITEM: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("item"));
+/// The name of the results so far inside a `for` body; shared like [`ITEM`].
+pub(crate) static PARTIAL: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("partial"));
 
 /// A byte range `start..end` in the expression text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -170,5 +180,141 @@ impl Expr {
             span: Span { start, end },
             kind,
         }
+    }
+
+    /// The direct sub-expressions, in source order (a `for`'s iterations before its body, a
+    /// method call's target before its arguments).
+    pub fn children(&self) -> Children<'_> {
+        use ExprKind as K;
+        let of = Children::of;
+        let fixed = |children| of(children, Rest::None, None);
+        match &self.kind {
+            K::Const(_) | K::Input | K::Name(_) | K::AnyInput => fixed([None; 3]),
+            K::Path(x, _)
+            | K::Neg(x)
+            | K::InstanceOf(x, _)
+            | K::InputCompare(_, x)
+            | K::InputInRange(x)
+            | K::InputEqualTo(x)
+            | K::UnaryTest(x)
+            | K::NotTests(x) => fixed([Some(x), None, None]),
+            K::FunctionDef(_, body) => fixed([Some(body), None, None]),
+            K::Filter(a, b)
+            | K::Arith(_, a, b)
+            | K::Compare(_, a, b)
+            | K::And(a, b)
+            | K::Or(a, b)
+            | K::In(a, b)
+            | K::Range {
+                start: a, end: b, ..
+            } => fixed([Some(a), Some(b), None]),
+            K::Between(a, b, c) | K::If(a, b, c) => fixed([Some(a), Some(b), Some(c)]),
+            K::List(xs) | K::AnyOf(xs) => of([None; 3], Rest::Exprs(xs.iter()), None),
+            K::Context(entries) => of([None; 3], Rest::Entries(entries.iter()), None),
+            K::For(its, body) | K::Some(its, body) | K::Every(its, body) => {
+                of([None; 3], Rest::Iterations(its.iter()), Some(body))
+            }
+            K::Call(_, args) => of([None; 3], Rest::args(args), None),
+            K::MethodCall(target, _, args) => {
+                of([Some(target), None, None], Rest::args(args), None)
+            }
+        }
+    }
+}
+
+impl Args {
+    /// The argument expressions, in order.
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        let (positional, named) = match self {
+            Args::Positional(xs) => (xs.as_slice(), &[][..]),
+            Args::Named(xs) => (&[][..], xs.as_slice()),
+        };
+        positional.iter().chain(named.iter().map(|(_, x)| x))
+    }
+
+    /// How many arguments there are.
+    pub fn len(&self) -> usize {
+        match self {
+            Args::Positional(xs) => xs.len(),
+            Args::Named(xs) => xs.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The direct sub-expressions of a node ([`Expr::children`]).
+#[derive(Clone)]
+pub struct Children<'e> {
+    /// Leading children of fixed arity, then `rest`, then `last`.
+    fixed: [Option<&'e Expr>; 3],
+    next: usize,
+    rest: Rest<'e>,
+    last: Option<&'e Expr>,
+}
+
+#[derive(Clone)]
+enum Rest<'e> {
+    None,
+    Exprs(std::slice::Iter<'e, Expr>),
+    Entries(std::slice::Iter<'e, (Arc<str>, Expr)>),
+    Iterations(std::slice::Iter<'e, (Arc<str>, Iteration)>),
+    /// The upper end of a range iteration, after its lower end.
+    RangeEnd(&'e Expr, std::slice::Iter<'e, (Arc<str>, Iteration)>),
+}
+
+impl<'e> Children<'e> {
+    fn of(fixed: [Option<&'e Expr>; 3], rest: Rest<'e>, last: Option<&'e Expr>) -> Self {
+        Children {
+            fixed,
+            next: 0,
+            rest,
+            last,
+        }
+    }
+}
+
+impl<'e> Rest<'e> {
+    fn args(args: &'e Args) -> Rest<'e> {
+        match args {
+            Args::Positional(xs) => Rest::Exprs(xs.iter()),
+            Args::Named(xs) => Rest::Entries(xs.iter()),
+        }
+    }
+}
+
+impl<'e> Iterator for Children<'e> {
+    type Item = &'e Expr;
+
+    fn next(&mut self) -> Option<&'e Expr> {
+        while self.next < self.fixed.len() {
+            let child = self.fixed[self.next].take();
+            self.next += 1;
+            if child.is_some() {
+                return child;
+            }
+        }
+        let from_rest = match &mut self.rest {
+            Rest::None => None,
+            Rest::Exprs(xs) => xs.next(),
+            Rest::Entries(xs) => xs.next().map(|(_, x)| x),
+            Rest::Iterations(its) => match its.next() {
+                None => None,
+                Some((_, Iteration::List(x))) => Some(x),
+                Some((_, Iteration::Range(a, b))) => {
+                    self.rest = Rest::RangeEnd(b, its.clone());
+                    return Some(a);
+                }
+            },
+            Rest::RangeEnd(b, its) => {
+                let b = *b;
+                self.rest = Rest::Iterations(its.clone());
+                return Some(b);
+            }
+        };
+        from_rest.or_else(|| self.last.take())
     }
 }

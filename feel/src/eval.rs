@@ -2,11 +2,11 @@
 //! logic, suppressed failures recorded as warnings in evaluation order).
 
 use std::cmp::Ordering;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use jiff::SignedDuration;
 
-use crate::ast::{Args, ArithOp, CmpOp, Expr, ExprKind, Iteration};
+use crate::ast::{Args, ArithOp, CmpOp, Expr, ExprKind, ITEM, Iteration, PARTIAL};
 use crate::builtins;
 use crate::env::{Env, Variables};
 use crate::error::{Failure, Warning, WarningKind};
@@ -136,12 +136,6 @@ pub(crate) struct Eval<'a> {
     input: Option<Value>,
     rng: u64,
 }
-
-/// The names the evaluator binds itself (`item` in filters, `partial` in `for`), shared with
-/// the parser so that a lookup finds them by pointer.
-pub(crate) static ITEM: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("item"));
-/// See [`ITEM`].
-pub(crate) static PARTIAL: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("partial"));
 
 /// The name feel-scala reads the input value of unary tests from, in plain expressions.
 pub(crate) const INPUT_VARIABLE: &str = "cellInput";
@@ -1498,41 +1492,12 @@ fn is_input_test(e: &Expr) -> bool {
 }
 
 fn mentions_input(e: &Expr) -> bool {
-    use ExprKind::*;
     match &e.kind {
-        Input => true,
-        Const(_) | Name(_) | AnyInput => false,
-        Path(x, _)
-        | Neg(x)
-        | InstanceOf(x, _)
-        | InputCompare(_, x)
-        | InputInRange(x)
-        | InputEqualTo(x)
-        | UnaryTest(x)
-        | NotTests(x) => mentions_input(x),
+        ExprKind::Input => true,
         // `x in tests` binds its own input
-        In(a, _) => mentions_input(a),
-        Filter(a, b) | Arith(_, a, b) | Compare(_, a, b) | And(a, b) | Or(a, b) => {
-            mentions_input(a) || mentions_input(b)
-        }
-        Range { start, end, .. } => mentions_input(start) || mentions_input(end),
-        Between(a, b, c) | If(a, b, c) => {
-            mentions_input(a) || mentions_input(b) || mentions_input(c)
-        }
-        List(xs) | AnyOf(xs) => xs.iter().any(mentions_input),
-        Context(es) => es.iter().any(|(_, x)| mentions_input(x)),
-        For(its, b) | Some(its, b) | Every(its, b) => {
-            mentions_input(b)
-                || its.iter().any(|(_, it)| match it {
-                    Iteration::List(x) => mentions_input(x),
-                    Iteration::Range(a, b) => mentions_input(a) || mentions_input(b),
-                })
-        }
-        FunctionDef(..) => false,
-        Call(_, args) | MethodCall(_, _, args) => match args {
-            Args::Positional(xs) => xs.iter().any(mentions_input),
-            Args::Named(xs) => xs.iter().any(|(_, x)| mentions_input(x)),
-        },
+        ExprKind::In(a, _) => mentions_input(a),
+        ExprKind::FunctionDef(..) => false,
+        _ => e.children().any(mentions_input),
     }
 }
 
@@ -1559,74 +1524,17 @@ fn index(items: &[Value], n: &Number) -> Value {
 /// names change: it reads none of them (nor `partial`), calls no function (which could draw
 /// random numbers) and defines none (each definition is a distinct function value).
 fn is_invariant(e: &Expr, bound: &mut dyn FnMut(&str) -> bool) -> bool {
-    use ExprKind::*;
-    let mut ok = |x: &Expr| is_invariant(x, bound);
     match &e.kind {
-        Name(n) => !(n.as_ref() == "partial" || bound(n)),
-        Const(_) | Input | AnyInput => true,
-        Path(x, _)
-        | Neg(x)
-        | InstanceOf(x, _)
-        | InputCompare(_, x)
-        | InputInRange(x)
-        | InputEqualTo(x)
-        | UnaryTest(x)
-        | NotTests(x) => ok(x),
-        Filter(a, b) | Arith(_, a, b) | Compare(_, a, b) | And(a, b) | Or(a, b) | In(a, b) => {
-            ok(a) && ok(b)
-        }
-        Range { start, end, .. } => ok(start) && ok(end),
-        Between(a, b, c) | If(a, b, c) => ok(a) && ok(b) && ok(c),
-        List(xs) | AnyOf(xs) => xs.iter().all(ok),
-        Context(es) => es.iter().all(|(_, x)| ok(x)),
-        For(its, b) | Some(its, b) | Every(its, b) => {
-            ok(b)
-                && its.iter().all(|(_, it)| match it {
-                    Iteration::List(x) => ok(x),
-                    Iteration::Range(a, b) => ok(a) && ok(b),
-                })
-        }
-        FunctionDef(..) | Call(..) | MethodCall(..) => false,
+        ExprKind::Name(n) => !(n.as_ref() == "partial" || bound(n)),
+        ExprKind::FunctionDef(..) | ExprKind::Call(..) | ExprKind::MethodCall(..) => false,
+        _ => e.children().all(|x| is_invariant(x, bound)),
     }
 }
 
 fn mentions(e: &Expr, name: &str) -> bool {
-    use ExprKind::*;
     match &e.kind {
-        Name(n) => n.as_ref() == name,
-        Const(_) | Input | AnyInput => false,
-        Path(x, _)
-        | Neg(x)
-        | InstanceOf(x, _)
-        | InputCompare(_, x)
-        | InputInRange(x)
-        | InputEqualTo(x)
-        | UnaryTest(x)
-        | NotTests(x) => mentions(x, name),
-        Filter(a, b) | Arith(_, a, b) | Compare(_, a, b) | And(a, b) | Or(a, b) | In(a, b) => {
-            mentions(a, name) || mentions(b, name)
-        }
-        Range { start, end, .. } => mentions(start, name) || mentions(end, name),
-        Between(a, b, c) | If(a, b, c) => {
-            mentions(a, name) || mentions(b, name) || mentions(c, name)
-        }
-        List(xs) | AnyOf(xs) => xs.iter().any(|x| mentions(x, name)),
-        Context(es) => es.iter().any(|(_, x)| mentions(x, name)),
-        For(its, b) | Some(its, b) | Every(its, b) => {
-            mentions(b, name)
-                || its.iter().any(|(_, it)| match it {
-                    Iteration::List(x) => mentions(x, name),
-                    Iteration::Range(a, b) => mentions(a, name) || mentions(b, name),
-                })
-        }
-        FunctionDef(_, b) => mentions(b, name),
-        Call(_, args) | MethodCall(_, _, args) => {
-            let inner = match args {
-                Args::Positional(xs) => xs.iter().any(|x| mentions(x, name)),
-                Args::Named(xs) => xs.iter().any(|(_, x)| mentions(x, name)),
-            };
-            inner || matches!(&e.kind, MethodCall(t, _, _) if mentions(t, name))
-        }
+        ExprKind::Name(n) => n.as_ref() == name,
+        _ => e.children().any(|x| mentions(x, name)),
     }
 }
 

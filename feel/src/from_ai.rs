@@ -2,7 +2,7 @@
 //! (`FromAiTaggedParameterExtractor`): which tool inputs the AI agent must provide.
 
 use crate::Expression;
-use crate::ast::{Args, Expr, ExprKind, Iteration};
+use crate::ast::{Args, Expr, ExprKind};
 use crate::value::Value;
 
 /// One `fromAi(...)` call: the parameter the model must provide.
@@ -31,61 +31,12 @@ pub fn extract(expr: &Expression) -> Result<Vec<TaggedParameter>, String> {
 }
 
 fn walk(e: &Expr, out: &mut Vec<TaggedParameter>) -> Result<(), String> {
-    use ExprKind::*;
     match &e.kind {
-        Call(name, args) if name.as_ref() == "fromAi" => {
+        ExprKind::Call(name, args) if name.as_ref() == "fromAi" => {
             out.push(parameter(args)?);
             Ok(())
         }
-        Const(_) | Input | Name(_) | AnyInput => Ok(()),
-        Path(x, _)
-        | Neg(x)
-        | InstanceOf(x, _)
-        | InputCompare(_, x)
-        | InputInRange(x)
-        | InputEqualTo(x)
-        | UnaryTest(x)
-        | NotTests(x) => walk(x, out),
-        Filter(a, b) | Arith(_, a, b) | Compare(_, a, b) | And(a, b) | Or(a, b) | In(a, b) => {
-            walk(a, out)?;
-            walk(b, out)
-        }
-        Range { start, end, .. } => {
-            walk(start, out)?;
-            walk(end, out)
-        }
-        Between(a, b, c) | If(a, b, c) => {
-            walk(a, out)?;
-            walk(b, out)?;
-            walk(c, out)
-        }
-        List(xs) | AnyOf(xs) => xs.iter().try_for_each(|x| walk(x, out)),
-        Context(es) => es.iter().try_for_each(|(_, x)| walk(x, out)),
-        For(its, b) | Some(its, b) | Every(its, b) => {
-            for (_, it) in its {
-                match it {
-                    Iteration::List(x) => walk(x, out)?,
-                    Iteration::Range(a, b) => {
-                        walk(a, out)?;
-                        walk(b, out)?;
-                    }
-                }
-            }
-            walk(b, out)
-        }
-        FunctionDef(_, b) => walk(b, out),
-        Call(_, args) => walk_args(args, out),
-        MethodCall(t, _, args) => {
-            walk(t, out)?;
-            walk_args(args, out)
-        }
-    }
-}
-
-fn walk_args(args: &Args, out: &mut Vec<TaggedParameter>) -> Result<(), String> {
-    match args {
-        Args::Positional(xs) => xs.iter().try_for_each(|x| walk(x, out)),
-        Args::Named(xs) => xs.iter().try_for_each(|(_, x)| walk(x, out)),
+        _ => e.children().try_for_each(|x| walk(x, out)),
     }
 }
 

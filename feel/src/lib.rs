@@ -30,6 +30,7 @@ pub mod from_ai;
 mod json;
 pub mod number;
 mod parser;
+mod shape;
 pub mod temporal;
 mod value;
 
@@ -41,6 +42,9 @@ pub use error::{Evaluation, Failure, ParseError, Warning, WarningKind};
 pub use from_ai::TaggedParameter;
 pub use number::Number;
 pub use parser::is_feel_whitespace;
+pub use shape::{
+    ContextPart, MAX_CONTEXT_PARTS, MAX_PATH_KEYS, PathComparison, Shape, VariablePath,
+};
 pub use value::{
     Bound, Context, Function, List, ListIter, NativeBody, NativeFunction, Range, Value,
 };
@@ -82,6 +86,19 @@ impl Expression {
     /// The syntax tree.
     pub fn ast(&self) -> &ast::Expr {
         &self.0.ast
+    }
+
+    /// What kind of expression it is ([`Shape`]), for a caller that answers the common kinds
+    /// without evaluating.
+    pub fn shape(&self) -> Shape {
+        shape::shape(&self.0.ast)
+    }
+
+    /// The variables the expression reads: the roots of paths, without the names bound by
+    /// `for`, `some`, `every`, function parameters, context entries and `item` in filters, in
+    /// first-use order.
+    pub fn referenced_variables(&self) -> Vec<String> {
+        shape::referenced_variables(&self.0.ast)
     }
 
     /// Evaluates the expression.

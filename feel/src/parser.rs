@@ -348,8 +348,8 @@ impl<'s> Parser<'s> {
     /// by pointer), else its own.
     fn intern(&mut self, name: &str) -> Arc<str> {
         match name {
-            "item" => return crate::eval::ITEM.clone(),
-            "partial" => return crate::eval::PARTIAL.clone(),
+            "item" => return crate::ast::ITEM.clone(),
+            "partial" => return crate::ast::PARTIAL.clone(),
             _ => {}
         }
         if let Some(n) = self.names.iter().find(|n| n.as_ref() == name) {

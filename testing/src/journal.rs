@@ -9,8 +9,8 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use baton_engine::runtime::{
-    BpmnElementType, Engine, ExecutableProcess, Key, Node, PiIntent, ProcIdx, Record, RecordValue,
-    SharedJson,
+    BpmnElementType, ElementRef, Engine, ExecutableProcess, Key, ProcIdx, ProcessInstanceIntent,
+    Record, RecordValue, SharedJson,
 };
 
 /// What happened to an element instance.
@@ -100,14 +100,16 @@ impl Journal {
                 .insert(v.name.clone(), v.value.clone());
             return;
         }
-        let (RecordValue::ProcessInstance(v), Some(intent)) = (&r.value, r.pi_intent()) else {
+        let (RecordValue::ProcessInstance(v), Some(intent)) =
+            (&r.value, r.process_instance_intent())
+        else {
             return;
         };
         let kind = match intent {
-            PiIntent::ElementActivated => ElementEventKind::Activated,
-            PiIntent::ElementCompleted => ElementEventKind::Completed,
-            PiIntent::ElementTerminated => ElementEventKind::Terminated,
-            PiIntent::ElementActivating if v.node == Node::Process => {
+            ProcessInstanceIntent::ElementActivated => ElementEventKind::Activated,
+            ProcessInstanceIntent::ElementCompleted => ElementEventKind::Completed,
+            ProcessInstanceIntent::ElementTerminated => ElementEventKind::Terminated,
+            ProcessInstanceIntent::ElementActivating if v.element_ref == ElementRef::Process => {
                 let p = process_at(engine, v.proc);
                 let parent = v.parent_process_instance_key;
                 let root = parent
@@ -127,8 +129,8 @@ impl Journal {
                     });
                 return;
             }
-            PiIntent::SequenceFlowTaken => {
-                if let Node::Flow(f) = v.node {
+            ProcessInstanceIntent::SequenceFlowTaken => {
+                if let ElementRef::Flow(f) = v.element_ref {
                     let p = process_at(engine, v.proc);
                     let hits = self.hits_of(v.proc, p);
                     hits.flows[f.0 as usize] = true;
@@ -137,7 +139,9 @@ impl Journal {
             }
             _ => return,
         };
-        let Node::Element(e) = v.node else { return };
+        let ElementRef::Element(e) = v.element_ref else {
+            return;
+        };
         let p = process_at(engine, v.proc);
         let inner = v.element_type == BpmnElementType::AdHocSubProcessInnerInstance;
         if kind == ElementEventKind::Activated && !inner {

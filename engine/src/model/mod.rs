@@ -14,8 +14,6 @@ use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
 pub mod parse;
-#[cfg(test)]
-mod plain_xml_tests;
 pub(crate) mod xml;
 
 pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse, parse_without_diagram, read_diagram};

@@ -13,16 +13,13 @@ use std::borrow::Cow;
 
 use quick_xml::XmlVersion;
 use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::attributes::{AttrError, Attribute, Attributes};
-use quick_xml::events::{BytesRef, BytesStart, BytesText, Event};
-use quick_xml::name::QName;
+use quick_xml::events::attributes::{AttrError, Attributes};
+use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::reader::Reader;
 use rustc_hash::FxHashSet;
 
 use super::Span;
 use crate::diagnostics::Rule;
-
-mod plain;
 
 /// Deeper nesting than this is refused. Real BPMN files stay far below 50.
 pub(crate) const MAX_DEPTH: usize = 256;
@@ -390,34 +387,8 @@ pub(crate) fn parse_streaming<'a>(
         keys: Vec::new(),
         key_set: FxHashSet::default(),
         root: None,
-        plain: plain::Fragment::with_capacity_for(sized),
-        // (Its positions are `u32`s, as the tree's.)
-        plain_enabled: plain_xml_enabled() && u32::try_from(text.len()).is_ok_and(|n| n < u32::MAX),
-        plain_retries: text.len(),
     }
     .run()
-}
-
-/// Whether [`plain`] reads what it can (always, outside tests: tests compare every reading
-/// with and without it).
-fn plain_xml_enabled() -> bool {
-    #[cfg(test)]
-    {
-        PLAIN_XML.with(std::cell::Cell::get)
-    }
-    #[cfg(not(test))]
-    {
-        true
-    }
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Whether this test thread reads with [`plain`].
-    pub(crate) static PLAIN_XML: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-    /// How many elements [`plain`] read on this test thread (whole elements with what is
-    /// inside them).
-    pub(crate) static PLAIN_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// How many resolved prefixes `Builder` remembers.
@@ -468,12 +439,6 @@ struct Builder<'a, 'st> {
     /// The same, once the tag has many attributes.
     key_set: FxHashSet<&'a str>,
     root: Option<NodeId>,
-    /// The element [`plain`] recognized last (reused).
-    plain: plain::Fragment,
-    plain_enabled: bool,
-    /// How many more bytes [`plain`] may read in vain inside an element it gave up on (its
-    /// children are tried in turn): bounded, so a hostile file is not read over and over.
-    plain_retries: usize,
 }
 
 impl<'a> Builder<'a, '_> {
@@ -490,20 +455,7 @@ impl<'a> Builder<'a, '_> {
         } else {
             0
         };
-        // Whether the last event was a tag: quick-xml is then between markup, where an element
-        // read by `plain` can be taken from its input without changing its state (its stack of
-        // open names stays as it is: a recognized element is balanced).
-        let mut after_tag = false;
         loop {
-            if after_tag && self.plain_enabled {
-                let at = self.text.len() - reader.get_ref().len();
-                let taken = self.read_plain(at)?;
-                if taken > 0 {
-                    // (`consume` moves quick-xml's position with its input.)
-                    std::io::BufRead::consume(&mut reader.stream(), taken);
-                    continue;
-                }
-            }
             // Text beside child elements is dropped, so quick-xml may skip its leading white
             // space there (usually all of it: no event at all, for most indentation). The
             // skipped bytes are counted back into `before` (see `after_space`), so every
@@ -521,7 +473,6 @@ impl<'a> Builder<'a, '_> {
                 }
             };
             let after = bom + reader.buffer_position();
-            after_tag = matches!(event, Event::Start(_) | Event::Empty(_) | Event::End(_));
             match event {
                 Event::Start(start) => {
                     let before = self.tag_start(&start, before, skips_space);
@@ -602,171 +553,6 @@ impl<'a> Builder<'a, '_> {
             }),
             None => Err(XmlError::malformed(0, "the file has no root element")),
         }
-    }
-
-    /// Reads the next element (after white space at `at`) with everything inside it through
-    /// [`plain`] when it is written in plain XML: the bytes taken (0: none, quick-xml reads
-    /// it). What is read is replayed through [`Builder::place`] and [`Builder::text_piece`], as
-    /// quick-xml's events would be. (The white space before it would be text of the parent,
-    /// which the element's opening drops.)
-    fn read_plain(&mut self, at: usize) -> Result<usize, XmlError> {
-        if self.stack.is_empty() {
-            return Ok(0);
-        }
-        let bytes = self.text.as_bytes();
-        let start = at + plain::space(bytes, at);
-        if plain::start_tag_name(bytes, start).is_none() {
-            return Ok(0);
-        }
-        // (Each element given up on is tried again child by child, while the budget lasts.)
-        if self.plain_retries == 0 {
-            return Ok(0);
-        }
-        let budget = MAX_ELEMENTS.saturating_sub(self.elements);
-        let mut fragment = std::mem::take(&mut self.plain);
-        let taken = match plain::element(bytes, start, budget, &mut fragment) {
-            Ok(end) => {
-                #[cfg(test)]
-                PLAIN_READ.with(|read| read.set(read.get() + 1));
-                self.replay(&fragment).map(|()| end - at)
-            }
-            Err(stopped) => {
-                self.plain_retries = self.plain_retries.saturating_sub(stopped - start);
-                Ok(0)
-            }
-        };
-        self.plain = fragment;
-        taken
-    }
-
-    /// Hands what [`plain`] recognized to the tree and the stream, as `run` hands quick-xml's
-    /// events (a plain tag has no namespace declaration and no attribute written twice; plain
-    /// text nothing to unescape).
-    #[inline(never)]
-    fn replay(&mut self, fragment: &plain::Fragment) -> Result<(), XmlError> {
-        let mut attrs_done = 0;
-        for token in &fragment.tokens {
-            match *token {
-                plain::Token::Open {
-                    start,
-                    name_end,
-                    local_start,
-                    attrs_end,
-                    end,
-                    empty,
-                } => {
-                    let offset = u64::from(start);
-                    self.check_limits(offset)?;
-                    let attrs_start = self.attrs.len() as u32;
-                    self.prefixed.clear();
-                    for attr in &fragment.attrs[attrs_done..attrs_end as usize] {
-                        // (Split at the name's only colon, as `split_prefix` splits.)
-                        let local = &self.text[attr.local_start as usize..attr.name_end as usize];
-                        if attr.local_start > attr.name_start {
-                            let prefix =
-                                &self.text[attr.name_start as usize..attr.local_start as usize - 1];
-                            self.prefixed.push((self.attrs.len() as u32, prefix));
-                        }
-                        let unescaped = if attr.plain {
-                            NONE
-                        } else {
-                            self.unescape(attr)?
-                        };
-                        self.attrs.push(Attr {
-                            ns: Ns::None,
-                            local,
-                            span: Span {
-                                start: attr.value_start,
-                                end: attr.value_end,
-                            },
-                            unescaped,
-                        });
-                    }
-                    attrs_done = attrs_end as usize;
-                    for i in 0..self.prefixed.len() {
-                        let (index, prefix) = self.prefixed[i];
-                        self.attrs[index as usize].ns = self.resolve(Some(prefix), offset)?;
-                    }
-                    let local = &self.text[local_start as usize..name_end as usize];
-                    let prefix = (local_start > start + 1)
-                        .then(|| &self.text[start as usize + 1..local_start as usize - 1]);
-                    let ns = self.resolve(prefix, offset)?;
-                    let scope = self.bindings.len();
-                    let (node, local) = self.place(ns, local, attrs_start, offset)?;
-                    if empty {
-                        if node == NONE {
-                            self.stream.close(end);
-                        }
-                        self.leave_scope(scope);
-                    } else {
-                        self.stack.push(Open {
-                            node,
-                            scope: scope as u32,
-                            local,
-                            start,
-                        });
-                    }
-                }
-                plain::Token::Close { end } => {
-                    if let Some(open) = self.stack.pop() {
-                        self.leave_scope(open.scope as usize);
-                        if open.node == NONE {
-                            self.stream.close(end);
-                        }
-                    }
-                }
-                plain::Token::Text { start, end } => {
-                    self.text_event(start as usize, end as usize)?;
-                }
-                plain::Token::Reference { start, end } => {
-                    self.reference_event(start as usize, end as usize)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Unescapes and normalises a recognized attribute's value as `open` does it (the same
-    /// errors): its index in `unescaped`. (Out of line: most values are plain.)
-    #[cold]
-    #[inline(never)]
-    fn unescape(&mut self, attr: &plain::PlainAttr) -> Result<u32, XmlError> {
-        let raw = &self.text[attr.value_start as usize..attr.value_end as usize];
-        let key = &self.text[attr.name_start as usize..attr.name_end as usize];
-        let value = Attribute {
-            key: QName(key),
-            value: Cow::Borrowed(raw),
-        }
-        .normalized_value(XmlVersion::Implicit1_0)
-        .map_err(|error| XmlError::malformed(u64::from(attr.value_start), error.to_string()))?;
-        self.unescaped.push(value.into_owned());
-        Ok((self.unescaped.len() - 1) as u32)
-    }
-
-    /// A recognized text without references, as `run` reads a text event: dropped beside
-    /// child elements (quick-xml then skips it, or its leading white space), else kept whole.
-    fn text_event(&mut self, start: usize, end: usize) -> Result<(), XmlError> {
-        if self.open_has_children() {
-            return Ok(());
-        }
-        let raw = &self.text[start..end];
-        let value = if raw.as_bytes().contains(&b'\r') {
-            self.borrow_or_own(BytesText::from_escaped(raw).xml10_content())
-        } else {
-            Cow::Borrowed(raw)
-        };
-        self.text_piece(value, start as u64, end as u64)
-    }
-
-    /// A recognized reference in text (`&` at `start`, `;` just before `end`), as `run` reads
-    /// a reference event: resolved the same way, with the same errors. (Out of line: most
-    /// text has none.)
-    #[cold]
-    #[inline(never)]
-    fn reference_event(&mut self, start: usize, end: usize) -> Result<(), XmlError> {
-        let reference = BytesRef::new(&self.text[start + 1..end - 1]);
-        let value = reference_value(&reference, start as u64)?;
-        self.text_piece(value, start as u64, end as u64)
     }
 
     /// Refuses an element beyond the depth and element limits.

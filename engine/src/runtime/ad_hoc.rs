@@ -9,53 +9,19 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::Engine;
 use super::jobs::AdHocJobResult;
 use super::lifecycle::State;
-use super::processor::{Failure, Step};
 use super::records::{
-    BpmnElementType as T, ErrorType, JobKind, Key, ListenerEventType, Node, OtherIntent,
+    BpmnElementType as T, ElementRef, ErrorType, JobKind, Key, ListenerEventType, OtherIntent,
     RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType,
 };
 use super::state::{AdHocState, ElementInstance, Interruption};
-use super::{Activation, Cmd, Engine};
-use crate::model::{self, ElementIdx};
+use super::step::{Activation, FollowUp, Step, StepFailure};
+use crate::model::ElementIdx;
 
 /// The suffix Zeebe gives inner instances of an ad-hoc sub-process.
 pub const INNER_INSTANCE_SUFFIX: &str = "#innerInstance";
-
-/// The `fromAi()` parameters of an element's own input mappings (FEEL sources only), for
-/// `adHocSubProcessElements`: `{name, description?, type?, schema?, options?}`, empty fields
-/// left out.
-pub(crate) fn from_ai_parameters(element: &model::Element) -> Result<Vec<Json>, String> {
-    let mut out = Vec::new();
-    for m in &element.zeebe.input_mappings {
-        let Some(source) = m.source.as_ref().and_then(|s| s.feel()) else {
-            continue;
-        };
-        let expr = baton_feel::Expression::parse(source).map_err(|e| e.to_string())?;
-        for p in baton_feel::from_ai::extract(&expr)? {
-            let mut obj = serde_json::Map::new();
-            obj.insert("name".into(), Json::String(p.name));
-            if let Some(d) = p.description.filter(|d| !d.is_empty()) {
-                obj.insert("description".into(), Json::String(d));
-            }
-            if let Some(t) = p.type_.filter(|t| !t.is_empty()) {
-                obj.insert("type".into(), Json::String(t));
-            }
-            for (key, value) in [("schema", p.schema), ("options", p.options)] {
-                match value {
-                    Some(Json::Object(o)) if o.is_empty() => {}
-                    Some(Json::Null) | None => {}
-                    Some(v) => {
-                        obj.insert(key.into(), v);
-                    }
-                }
-            }
-            out.push(Json::Object(obj));
-        }
-    }
-    Ok(out)
-}
 
 impl Engine {
     /// Before the input mappings: `adHocSubProcessElements` and the empty output collection.
@@ -105,23 +71,23 @@ impl Engine {
                     .into_iter()
                     .map(|i| match i {
                         Json::String(s) => Ok(s),
-                        other => Err(Failure::new(
+                        other => Err(StepFailure::new(
                             ErrorType::ExtractValueError,
                             format!(
                                 "Failed to activate ad-hoc elements. Expected result of the expression '{}' to be a list of strings, but it contains '{}'.",
-                                super::variables::expr_source(x),
+                                super::step::expr_source(x),
                                 other
                             ),
                         )),
                     })
                     .collect::<Result<_, _>>()?,
                 other => {
-                    return Err(Failure::new(
+                    return Err(StepFailure::new(
                         ErrorType::ExtractValueError,
                         format!(
                             "Failed to activate ad-hoc elements. Expected result of the expression '{}' to be 'ARRAY', but was '{}'.",
-                            super::variables::expr_source(x),
-                            super::variables::json_type_name(&other)
+                            super::step::expr_source(x),
+                            super::step::json_type_name(&other)
                         ),
                     ));
                 }
@@ -129,7 +95,7 @@ impl Engine {
         };
         let elements = self
             .resolve_ad_hoc_elements(key, &ids)
-            .map_err(|m| Failure::new(ErrorType::ExtractValueError, m))?;
+            .map_err(|m| StepFailure::new(ErrorType::ExtractValueError, m))?;
         self.subscribe_to_events(key)?;
         self.transition(key, State::Activated)?;
         if let Some(i) = self.instances.get_mut(&key) {
@@ -193,7 +159,7 @@ impl Engine {
             self.set_pending_local_arc(inner, proc, pi, name.to_shared_name(), value);
         }
         self.pending_inner_element.insert(inner, element);
-        self.queue.push_back(Cmd::Activate(Activation {
+        self.queue.push_back(FollowUp::Activate(Activation {
             key: Some(inner),
             proc,
             process_instance_key: pi,
@@ -240,11 +206,11 @@ impl Engine {
                         .vars
                         .get(oc)
                         .map(|v| v.value.to_json());
-                    return Err(Failure::new(
+                    return Err(StepFailure::new(
                         ErrorType::ExtractValueError,
                         format!(
                             "The output collection has the wrong type. Expected ARRAY but was {}.",
-                            super::variables::json_type_name(&other.unwrap_or_default())
+                            super::step::json_type_name(&other.unwrap_or_default())
                         ),
                     ));
                 }
@@ -257,7 +223,7 @@ impl Engine {
             && let Some(cond) = &def.completion_condition
         {
             let fulfilled = self.eval_bool(cond, ahsp).map_err(|f| {
-                Failure::new(
+                StepFailure::new(
                     f.error_type,
                     format!("Failed to evaluate completion condition. {}", f.message),
                 )
@@ -286,7 +252,7 @@ impl Engine {
             }
             if state.fulfilled {
                 if idle {
-                    self.queue.push_back(Cmd::Complete(ahsp));
+                    self.queue.push_back(FollowUp::Complete(ahsp));
                 }
                 return;
             }
@@ -311,7 +277,7 @@ impl Engine {
         match &def.completion_condition {
             None => {
                 if idle {
-                    self.queue.push_back(Cmd::Complete(ahsp));
+                    self.queue.push_back(FollowUp::Complete(ahsp));
                 }
             }
             Some(_) if state.fulfilled => {
@@ -320,10 +286,10 @@ impl Engine {
                         i.extras_mut().interruption = Some(Interruption::CompletionCondition);
                     }
                     if self.terminate_children(ahsp) {
-                        self.queue.push_back(Cmd::Complete(ahsp));
+                        self.queue.push_back(FollowUp::Complete(ahsp));
                     }
                 } else if idle {
-                    self.queue.push_back(Cmd::Complete(ahsp));
+                    self.queue.push_back(FollowUp::Complete(ahsp));
                 }
             }
             Some(_) => {}
@@ -336,7 +302,7 @@ impl Engine {
             return;
         };
         if s.children.is_empty() && s.active_flows.is_empty() {
-            self.queue.push_back(Cmd::Complete(ahsp));
+            self.queue.push_back(FollowUp::Complete(ahsp));
         }
     }
 
@@ -451,7 +417,7 @@ impl Engine {
                 let mut existing = existing;
                 existing.sort_unstable();
                 for c in existing {
-                    self.queue.push_back(Cmd::Terminate(c));
+                    self.queue.push_back(FollowUp::Terminate(c));
                 }
             }
         }
@@ -479,7 +445,7 @@ impl Engine {
                 }
                 self.terminate_children(ahsp);
             } else if idle {
-                self.queue.push_back(Cmd::Complete(ahsp));
+                self.queue.push_back(FollowUp::Complete(ahsp));
             }
         }
     }
@@ -508,7 +474,9 @@ impl Engine {
         let Some(inst) = self.instances.get(&key) else {
             return;
         };
-        if inst.element_type != T::AdHocSubProcess || !matches!(inst.node, Node::Element(_)) {
+        if inst.element_type != T::AdHocSubProcess
+            || !matches!(inst.element_ref, ElementRef::Element(_))
+        {
             return;
         }
         let state = inst.ad_hoc().cloned().unwrap_or_else(AdHocState::default);

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use super::lifecycle::State;
-use super::processor::{Failure, Step};
 use super::records::{ErrorType, Key, ProcIdx, VariableDocument};
 use super::state::ElementInstance;
-use super::{Activation, BpmnElementType, Cmd, Engine};
+use super::step::{Activation, FollowUp, Step, StepFailure};
+use super::{BpmnElementType, Engine};
 
 impl Engine {
     fn resolve_called_process(
@@ -57,7 +57,7 @@ impl Engine {
             def.binding_type.as_deref(),
             def.version_tag.as_deref(),
         ) else {
-            return Err(Failure::new(
+            return Err(StepFailure::new(
                 ErrorType::CalledElementError,
                 format!(
                     "Expected process with BPMN process id '{process_id}' to be deployed, but not found."
@@ -65,7 +65,7 @@ impl Engine {
             ));
         };
         if self.process(child_proc).scope.none_start.is_none() {
-            return Err(Failure::new(
+            return Err(StepFailure::new(
                 ErrorType::CalledElementError,
                 format!(
                     "Expected process with BPMN process id '{process_id}' to have a none start event, but not found."
@@ -97,7 +97,7 @@ impl Engine {
         if let Some(i) = self.instances.get_mut(&key) {
             i.extras_mut().called_child = Some(child);
         }
-        self.queue.push_back(Cmd::Activate(Activation {
+        self.queue.push_back(FollowUp::Activate(Activation {
             key: Some(child),
             proc: child_proc,
             process_instance_key: child,
@@ -128,7 +128,7 @@ impl Engine {
             i.extras_mut().called_child = None;
             i.completion_vars = Some(Arc::new(vars));
             if i.state == State::Activated {
-                self.queue.push_back(Cmd::Complete(call_activity));
+                self.queue.push_back(FollowUp::Complete(call_activity));
             }
         }
     }

@@ -250,7 +250,7 @@ impl Engine {
     /// [`Engine::recorded_commands`]). Deployments are kept either way. What was kept stays; a
     /// copy of the engine records (or not) on its own from where it was copied.
     pub fn record_commands(&mut self, on: bool) {
-        self.journal.recording = on;
+        self.recorded.recording = on;
     }
 
     /// Every command this engine carried out since it was created, in order (rejected ones too:
@@ -259,31 +259,31 @@ impl Engine {
     /// carried out while not recording, or that a model built in code was deployed
     /// ([`Engine::deploy_definitions`] has no resource to replay).
     pub fn recorded_commands(&self) -> Result<&[Command], UnrecordedCommands> {
-        match self.journal.missed {
-            0 => Ok(&self.journal.commands),
+        match self.recorded.missed {
+            0 => Ok(&self.recorded.commands),
             missed => Err(UnrecordedCommands { missed }),
         }
     }
 
     /// Keeps the command `command` builds when recording (so it is built only then).
     #[inline]
-    pub(crate) fn journal(&mut self, command: impl FnOnce() -> Command) {
-        if self.journal.recording {
-            self.journal.record(command);
+    pub(crate) fn record(&mut self, command: impl FnOnce() -> Command) {
+        if self.recorded.recording {
+            self.recorded.record(command);
         } else {
-            self.journal.missed += 1;
+            self.recorded.missed += 1;
         }
     }
 
     /// Counts a change no command can replay (see [`Engine::recorded_commands`]).
-    pub(crate) fn journal_unreplayable(&mut self) {
-        self.journal.missed += 1;
+    pub(crate) fn record_unreplayable(&mut self) {
+        self.recorded.missed += 1;
     }
 }
 
 /// The commands an engine carried out (see [`Engine::record_commands`]).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct CommandJournal {
+pub(crate) struct RecordedCommands {
     recording: bool,
     /// Shared between copies of the engine until one of them records more: copying a
     /// deployment's engine into a test copies no command.
@@ -292,7 +292,7 @@ pub(crate) struct CommandJournal {
     missed: u64,
 }
 
-impl CommandJournal {
+impl RecordedCommands {
     /// Keeps `command` whether recording or not.
     pub(crate) fn keep(&mut self, command: Command) {
         Arc::make_mut(&mut self.commands).push(command);

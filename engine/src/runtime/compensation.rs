@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use super::executable::EventDef;
 use super::lifecycle::State;
-use super::processor::Step;
 use super::records::{CompensationValue, Key, OtherIntent, ProcIdx, RecordValue, ValueType};
-use super::{Activation, BpmnElementType, Cmd, Engine};
+use super::step::{Activation, FollowUp, Step};
+use super::{BpmnElementType, Engine};
 use crate::model::ElementIdx;
 
 /// A completed activity that can be compensated.
@@ -129,7 +129,7 @@ impl Engine {
             .collect();
         self.transition(key, State::Activated)?;
         if matching.is_empty() {
-            self.queue.push_back(Cmd::Complete(key));
+            self.queue.push_back(FollowUp::Complete(key));
             return Ok(());
         }
         for i in matching {
@@ -151,7 +151,7 @@ impl Engine {
             } else {
                 p.element(s.handler).element_type
             };
-            self.queue.push_back(Cmd::Activate(Activation {
+            self.queue.push_back(FollowUp::Activate(Activation {
                 key: Some(handler_key),
                 proc,
                 process_instance_key: pi,
@@ -195,7 +195,7 @@ impl Engine {
                 value,
             );
         }
-        self.queue.push_back(Cmd::Complete(throw));
+        self.queue.push_back(FollowUp::Complete(throw));
     }
 
     /// A process instance ended: its compensation subscriptions are gone.

@@ -13,12 +13,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::executable::EventDef;
-use super::processor::Failure;
 use super::records::{
     ConditionalValue, ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType,
     ValueType, VariableDocument,
 };
-use super::{BpmnElementType, Cmd, Engine};
+use super::step::{FollowUp, StepFailure};
+use super::{BpmnElementType, Engine};
 use crate::model::ElementIdx;
 
 /// A conditional event subscription.
@@ -151,7 +151,7 @@ impl Engine {
         &self,
         owner: Key,
         event: ElementIdx,
-    ) -> Result<PlannedConditional, Failure> {
+    ) -> Result<PlannedConditional, StepFailure> {
         let proc = self.instances[&owner].proc;
         let condition = self.condition_parts(proc, event).condition;
         // A condition that is not `true` (false, null because a variable does not exist yet,
@@ -196,7 +196,7 @@ impl Engine {
             i.subscriptions.push(key);
         }
         if plan.holds {
-            self.queue.push_back(Cmd::TriggerConditional(key));
+            self.queue.push_back(FollowUp::TriggerConditional(key));
         }
     }
 
@@ -373,7 +373,7 @@ impl Engine {
         variables: VariableDocument,
         process_definition_key: Option<Key>,
     ) -> Result<Vec<Key>, Rejection> {
-        self.journal(|| super::Command::EvaluateConditionalStartEvents {
+        self.record(|| super::Command::EvaluateConditionalStartEvents {
             variables: variables.clone(),
             process_definition_key,
         });
@@ -417,7 +417,7 @@ impl Engine {
                 Err(f) => {
                     return Err(Rejection::new(
                         RejectionType::InvalidArgument,
-                        Failure::new(ErrorType::ConditionError, f.message).message,
+                        StepFailure::new(ErrorType::ConditionError, f.message).message,
                     ));
                 }
             };

@@ -15,13 +15,13 @@ use std::sync::Arc;
 use baton_feel::{CachedVars, Env, Value, VarsFn};
 use serde_json::{Map, Value as Json, json};
 
+use super::Engine;
 use super::lifecycle::State;
-use super::processor::{Failure, Step};
 use super::records::{
     ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType, ValueType,
     VariableDocument,
 };
-use super::{Cmd, Engine};
+use super::step::{FollowUp, Step, StepFailure};
 use crate::dmn::{self, DecisionType, Drg, EvaluatedDecision};
 use crate::model::ElementIdx;
 
@@ -286,7 +286,7 @@ impl Engine {
     /// evaluations get this output.
     pub fn register_decision(&mut self, decision_id: impl Into<String>, output: Json) {
         let decision_id: String = decision_id.into();
-        self.journal(|| super::Command::MockDecision {
+        self.record(|| super::Command::MockDecision {
             decision_id: decision_id.clone(),
             output: output.clone(),
         });
@@ -332,9 +332,9 @@ impl Engine {
         def: &super::executable::DecisionDef,
         scope: Key,
         proc: ProcIdx,
-    ) -> Result<DecisionIdx, Failure> {
+    ) -> Result<DecisionIdx, StepFailure> {
         let not_found = || {
-            Failure::new(
+            StepFailure::new(
                 ErrorType::CalledDecisionError,
                 format!(
                     "Expected to evaluate decision '{decision_id}', but no decision found for id '{decision_id}'"
@@ -350,7 +350,7 @@ impl Engine {
                     .rposition(|d| &*d.id == decision_id && d.deployment_key == deployment_key)
                     .map(|i| DecisionIdx(i as u32))
                     .ok_or_else(|| {
-                        Failure::new(
+                        StepFailure::new(
                             ErrorType::CalledDecisionError,
                             format!(
                                 "Expected to evaluate decision '{decision_id}' with binding type 'deployment', but no such decision found in the deployment with key {deployment_key} which contained the current process. To resolve this incident, migrate the process instance to a process definition that is deployed together with the intended decision to evaluate."
@@ -362,7 +362,7 @@ impl Engine {
                 let tag = match &def.version_tag {
                     Some(expr) => self
                         .eval_string(expr, scope)
-                        .map_err(|f| Failure::new(ErrorType::CalledDecisionError, f.message))?,
+                        .map_err(|f| StepFailure::new(ErrorType::CalledDecisionError, f.message))?,
                     None => String::new(),
                 };
                 self.decisions
@@ -371,7 +371,7 @@ impl Engine {
                     .rposition(|d| &*d.id == decision_id && d.version_tag.as_deref() == Some(&tag))
                     .map(|i| DecisionIdx(i as u32))
                     .ok_or_else(|| {
-                        Failure::new(
+                        StepFailure::new(
                             ErrorType::CalledDecisionError,
                             format!(
                                 "Expected to evaluate decision with id '{decision_id}' and version tag '{tag}', but no such decision found. To resolve this incident, deploy a decision with the given id and version tag."
@@ -472,7 +472,7 @@ impl Engine {
         let decision_id = match &def.decision_id {
             Some(x) => self.eval_string(x, key)?,
             None => {
-                return Err(Failure::new(
+                return Err(StepFailure::new(
                     ErrorType::CalledDecisionError,
                     format!(
                         "Expected element '{}' to name a decision, but it does not",
@@ -495,7 +495,7 @@ impl Engine {
             Some((proc, process_instance_key, e, key)),
         );
         if let Some(message) = &parts.failure_message {
-            return Err(Failure::new(
+            return Err(StepFailure::new(
                 ErrorType::DecisionEvaluationError,
                 message.to_string(),
             ));
@@ -508,7 +508,7 @@ impl Engine {
             }
         }
         self.transition(key, State::Activated)?;
-        self.queue.push_back(Cmd::Complete(key));
+        self.queue.push_back(FollowUp::Complete(key));
         Ok(())
     }
 
@@ -521,7 +521,7 @@ impl Engine {
         decision_id: &str,
         variables: VariableDocument,
     ) -> Result<DecisionOutcome, Rejection> {
-        self.journal(|| super::Command::EvaluateDecision {
+        self.record(|| super::Command::EvaluateDecision {
             decision_id: decision_id.to_owned(),
             variables: variables.clone(),
         });

@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use super::executable::{EventDef, ExecutableProcess};
 use super::lifecycle::State;
-use super::processor::{Failure, Step};
 use super::records::{
     BpmnElementType as T, ErrorType, Key, OtherIntent, RecordValue, ValueType, VariableDocument,
 };
 use super::state::{EventTrigger, Interruption, JobState};
-use super::{Cmd, Engine, Rejection};
+use super::step::{FollowUp, Step, StepFailure};
+use super::{Engine, Rejection};
 use crate::model::ElementIdx;
 
 /// Which kind of event is thrown.
@@ -180,7 +180,7 @@ impl Engine {
             element: event,
             variables,
         });
-        self.queue.push_back(Cmd::Complete(gateway));
+        self.queue.push_back(FollowUp::Complete(gateway));
     }
 
     /// Events that need more than pass-through: error, escalation, signal, compensation throws
@@ -209,7 +209,7 @@ impl Engine {
                 };
                 self.throw_signal(key, &name);
                 self.transition(key, State::Activated)?;
-                self.queue.push_back(Cmd::Complete(key));
+                self.queue.push_back(FollowUp::Complete(key));
                 Ok(())
             }
             (EventDef::Error { code }, T::EndEvent) => {
@@ -259,7 +259,7 @@ impl Engine {
                 }
                 // An interrupting catch terminates the thrower's scope; otherwise the flow goes on.
                 if !interrupting {
-                    self.queue.push_back(Cmd::Complete(key));
+                    self.queue.push_back(FollowUp::Complete(key));
                 }
                 Ok(())
             }
@@ -267,9 +267,9 @@ impl Engine {
         }
     }
 
-    fn unhandled_error(&self, key: Key, code: &str, message: &str) -> Failure {
+    fn unhandled_error(&self, key: Key, code: &str, message: &str) -> StepFailure {
         let _ = key;
-        Failure::new(
+        StepFailure::new(
             ErrorType::UnhandledErrorEvent,
             format!(
                 "Expected to throw an error event with the code '{code}' with message '{message}', but it was not caught. No error events are available in the scope."
@@ -383,7 +383,7 @@ impl Engine {
                 if let Some(i) = self.instances.get_mut(&c.instance) {
                     i.extras_mut().triggers.push(trigger);
                 }
-                self.queue.push_back(Cmd::Terminate(c.instance));
+                self.queue.push_back(FollowUp::Terminate(c.instance));
             } else if let Some(scope) = self.instances.get(&c.instance).and_then(|i| i.flow_scope) {
                 self.activate_child(scope, trigger.element, trigger.variables);
             }
@@ -443,7 +443,7 @@ impl Engine {
         error_message: &str,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
-        self.journal(|| super::Command::ThrowError {
+        self.record(|| super::Command::ThrowError {
             job_key,
             error_code: error_code.to_owned(),
             error_message: error_message.to_owned(),
@@ -522,7 +522,7 @@ fn esp_start_events(p: &ExecutableProcess, scope: Option<ElementIdx>) -> Vec<Ele
     out
 }
 
-fn unsupported(p: &ExecutableProcess, e: ElementIdx, def: &EventDef) -> Failure {
+fn unsupported(p: &ExecutableProcess, e: ElementIdx, def: &EventDef) -> StepFailure {
     let what = match def {
         EventDef::Message { .. } => "message",
         EventDef::Timer(_) => "timer",
@@ -535,7 +535,7 @@ fn unsupported(p: &ExecutableProcess, e: ElementIdx, def: &EventDef) -> Failure 
         EventDef::Terminate => "terminate",
         EventDef::None => "none",
     };
-    Failure::new(
+    StepFailure::new(
         ErrorType::Unknown,
         format!(
             "The {what} event '{}' is not supported by this engine version yet",

@@ -1116,6 +1116,40 @@ pub fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
     order
 }
 
+/// The `fromAi()` parameters of an element's own input mappings (FEEL sources only), for
+/// `adHocSubProcessElements`: `{name, description?, type?, schema?, options?}`, empty fields
+/// left out.
+fn from_ai_parameters(element: &model::Element) -> Result<Vec<Json>, String> {
+    let mut out = Vec::new();
+    for m in &element.zeebe.input_mappings {
+        let Some(source) = m.source.as_ref().and_then(|s| s.feel()) else {
+            continue;
+        };
+        let expr = baton_feel::Expression::parse(source).map_err(|e| e.to_string())?;
+        for p in baton_feel::from_ai::extract(&expr)? {
+            let mut obj = serde_json::Map::new();
+            obj.insert("name".into(), Json::String(p.name));
+            if let Some(d) = p.description.filter(|d| !d.is_empty()) {
+                obj.insert("description".into(), Json::String(d));
+            }
+            if let Some(t) = p.type_.filter(|t| !t.is_empty()) {
+                obj.insert("type".into(), Json::String(t));
+            }
+            for (key, value) in [("schema", p.schema), ("options", p.options)] {
+                match value {
+                    Some(Json::Object(o)) if o.is_empty() => {}
+                    Some(Json::Null) | None => {}
+                    Some(v) => {
+                        obj.insert(key.into(), v);
+                    }
+                }
+            }
+            out.push(Json::Object(obj));
+        }
+    }
+    Ok(out)
+}
+
 /// The `adHocSubProcessElements` value: one object per activatable element, in Zeebe's
 /// `HashMap` order, fields left out when empty.
 fn ad_hoc_elements_json(
@@ -1151,7 +1185,7 @@ fn ad_hoc_elements_json(
         if !props.is_empty() {
             obj.insert("properties".into(), Json::Object(props));
         }
-        let params = super::ad_hoc::from_ai_parameters(element).map_err(|m| {
+        let params = from_ai_parameters(element).map_err(|m| {
             err(
                 element,
                 format!(

@@ -30,15 +30,18 @@ pub struct FeelExpr {
     /// always to the same value. `None` for every other expression, and for constants whose
     /// evaluation fails or warns (those are evaluated on use, for their messages).
     constant: Option<SharedJson>,
-    /// The variable and keys the expression only reads
-    /// ([`baton_feel_bridge::variable_path`]), found once here.
-    path: Option<(Arc<str>, Vec<Arc<str>>)>,
-    /// The entries of a context literal whose values only read variable paths or call `now()`
-    /// ([`baton_feel_bridge::context_of_paths`]), found once here.
-    context: Option<Vec<(Arc<str>, ContextPart)>>,
-    /// `path = literal` / `path != literal` ([`baton_feel_bridge::path_comparison`]), found
-    /// once here.
-    comparison: Option<baton_feel_bridge::PathComparison>,
+    /// What FEEL says the expression is ([`baton_feel::Shape`]), found once here: the engine
+    /// answers paths, contexts of paths and path comparisons from its own JSON.
+    shape: Shape,
+}
+
+/// The shapes of [`baton_feel::Shape`] the engine answers without FEEL, in the engine's terms.
+#[derive(Debug)]
+enum Shape {
+    Path(Arc<str>, Vec<Arc<str>>),
+    ContextOfPaths(Vec<(Arc<str>, ContextPart)>),
+    PathComparison(baton_feel_bridge::PathComparison),
+    Other,
 }
 
 /// A value of a context literal read without FEEL (see [`FeelExpr::context_of_paths`]).
@@ -53,35 +56,58 @@ pub enum ContextPart {
 impl FeelExpr {
     /// A parsed expression; a constant one is evaluated now.
     pub fn new(source: String, parsed: baton_feel_bridge::Parsed) -> FeelExpr {
-        let constant = baton_feel_bridge::is_constant(&parsed)
-            .then(|| {
+        let mut constant = None;
+        let shape = match parsed.shape() {
+            baton_feel::Shape::Constant => {
                 let outcome =
                     baton_feel_bridge::evaluate(&parsed, &source, &|_| None, &|_| None, 0, 0);
-                match outcome.result {
-                    Ok(value) if outcome.warnings.is_empty() => Some(SharedJson::new(value)),
-                    _ => None,
+                if let Ok(value) = outcome.result
+                    && outcome.warnings.is_empty()
+                {
+                    constant = Some(SharedJson::new(value));
                 }
-            })
-            .flatten();
-        let path = baton_feel_bridge::variable_path(&parsed);
-        let context = baton_feel_bridge::context_of_paths(&parsed);
-        let comparison = baton_feel_bridge::path_comparison(&parsed);
+                Shape::Other
+            }
+            baton_feel::Shape::Path(path) => Shape::Path(path.root, path.keys),
+            baton_feel::Shape::ContextOfPaths(parts) => Shape::ContextOfPaths(
+                parts
+                    .into_iter()
+                    .map(|(key, part)| {
+                        let part = match part {
+                            baton_feel::ContextPart::Path(path) => {
+                                ContextPart::Path(path.root, path.keys)
+                            }
+                            baton_feel::ContextPart::Now => ContextPart::Now,
+                        };
+                        (key, part)
+                    })
+                    .collect(),
+            ),
+            baton_feel::Shape::PathComparison(comparison) => {
+                Shape::PathComparison(baton_feel_bridge::PathComparison {
+                    name: comparison.path.root,
+                    keys: comparison.path.keys,
+                    literal: comparison.literal.to_json(),
+                    negated: comparison.negated,
+                })
+            }
+            _ => Shape::Other,
+        };
         FeelExpr {
             source,
             parsed,
             constant,
-            path,
-            context,
-            comparison,
+            shape,
         }
     }
 
     /// The variable and keys of an expression that only reads a variable or a path into it
     /// (`=agent`, `=agent.context`, `=fromAi(toolCall.query, "…")`).
     pub fn variable_path(&self) -> Option<(&str, &[Arc<str>])> {
-        self.path
-            .as_ref()
-            .map(|(name, keys)| (&**name, keys.as_slice()))
+        match &self.shape {
+            Shape::Path(name, keys) => Some((name, keys)),
+            _ => None,
+        }
     }
 
     /// The entries of a context literal such as the AI agent's output element
@@ -89,13 +115,19 @@ impl FeelExpr {
     /// now()}`: keys distinct, each value a variable path (not through a key of the context) or
     /// `now()` (no key named `now`).
     pub fn context_of_paths(&self) -> Option<&[(Arc<str>, ContextPart)]> {
-        self.context.as_deref()
+        match &self.shape {
+            Shape::ContextOfPaths(parts) => Some(parts),
+            _ => None,
+        }
     }
 
     /// A comparison of a variable path with a literal, such as a gateway's
     /// `agent.responseJson.resolved = true`.
     pub fn path_comparison(&self) -> Option<&baton_feel_bridge::PathComparison> {
-        self.comparison.as_ref()
+        match &self.shape {
+            Shape::PathComparison(comparison) => Some(comparison),
+            _ => None,
+        }
     }
 
     /// The value of a constant expression (see [`FeelExpr::new`]), shared.
@@ -141,7 +173,7 @@ impl Expr {
     pub fn referenced_variables(&self) -> Vec<String> {
         match self {
             Expr::Static(_) => Vec::new(),
-            Expr::Feel(f) => baton_feel_bridge::referenced_variables(&f.parsed),
+            Expr::Feel(f) => f.parsed.referenced_variables(),
         }
     }
 
@@ -206,148 +238,11 @@ pub mod baton_feel_bridge {
         baton_feel::Expression::parse(source).map_err(|e| e.to_string())
     }
 
-    /// The free variable names of an expression.
-    pub fn referenced_variables(parsed: &Parsed) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut bound = Vec::new();
-        walk(parsed.ast(), &mut bound, &mut out);
-        out
-    }
-
-    fn walk(e: &baton_feel::ast::Expr, bound: &mut Vec<String>, out: &mut Vec<String>) {
-        use baton_feel::ast::{Args, ExprKind as K, Iteration};
-        let iterations = |its: &[(std::sync::Arc<str>, Iteration)],
-                          body: &baton_feel::ast::Expr,
-                          bound: &mut Vec<String>,
-                          out: &mut Vec<String>| {
-            let depth = bound.len();
-            for (name, it) in its {
-                match it {
-                    Iteration::List(x) => walk(x, bound, out),
-                    Iteration::Range(a, b) => {
-                        walk(a, bound, out);
-                        walk(b, bound, out);
-                    }
-                }
-                bound.push(name.to_string());
-            }
-            walk(body, bound, out);
-            bound.truncate(depth);
-        };
-        let args = |a: &Args, bound: &mut Vec<String>, out: &mut Vec<String>| match a {
-            Args::Positional(xs) => xs.iter().for_each(|x| walk(x, bound, out)),
-            Args::Named(xs) => xs.iter().for_each(|(_, x)| walk(x, bound, out)),
-        };
-        match &e.kind {
-            K::Name(n) => {
-                if !bound.iter().any(|b| **b == **n) && !out.iter().any(|o| **o == **n) {
-                    out.push(n.to_string());
-                }
-            }
-            K::Const(_) | K::Input | K::AnyInput => {}
-            K::Path(x, _) | K::Neg(x) | K::InstanceOf(x, _) => walk(x, bound, out),
-            K::InputCompare(_, x)
-            | K::InputInRange(x)
-            | K::InputEqualTo(x)
-            | K::UnaryTest(x)
-            | K::NotTests(x) => walk(x, bound, out),
-            K::Filter(a, b)
-            | K::Arith(_, a, b)
-            | K::Compare(_, a, b)
-            | K::And(a, b)
-            | K::Or(a, b)
-            | K::In(a, b) => {
-                walk(a, bound, out);
-                // Inside a filter, `item` and the item's fields are not variables.
-                if matches!(e.kind, K::Filter(..)) {
-                    bound.push("item".to_owned());
-                    walk(b, bound, out);
-                    bound.pop();
-                } else {
-                    walk(b, bound, out);
-                }
-            }
-            K::Range { start, end, .. } => {
-                walk(start, bound, out);
-                walk(end, bound, out);
-            }
-            K::Between(a, b, c) | K::If(a, b, c) => {
-                walk(a, bound, out);
-                walk(b, bound, out);
-                walk(c, bound, out);
-            }
-            K::List(xs) | K::AnyOf(xs) => xs.iter().for_each(|x| walk(x, bound, out)),
-            K::Context(entries) => {
-                let depth = bound.len();
-                for (k, x) in entries {
-                    walk(x, bound, out);
-                    bound.push(k.to_string());
-                }
-                bound.truncate(depth);
-            }
-            K::For(its, body) | K::Some(its, body) | K::Every(its, body) => {
-                iterations(its, body, bound, out)
-            }
-            K::FunctionDef(params, body) => {
-                let depth = bound.len();
-                bound.extend(params.iter().map(|p| p.to_string()));
-                walk(body, bound, out);
-                bound.truncate(depth);
-            }
-            K::Call(_, a) => args(a, bound, out),
-            K::MethodCall(x, _, a) => {
-                walk(x, bound, out);
-                args(a, bound, out);
-            }
-        }
-    }
-
-    /// Whether an expression reads nothing but its own literals: no variable, no function call,
-    /// no input (`?`), no iteration or filter (they bind names). Its value never changes.
-    pub fn is_constant(parsed: &Parsed) -> bool {
-        fn constant(e: &baton_feel::ast::Expr) -> bool {
-            use baton_feel::ast::ExprKind as K;
-            match &e.kind {
-                K::Const(_) => true,
-                K::List(xs) => xs.iter().all(constant),
-                K::Context(entries) => entries.iter().all(|(_, x)| constant(x)),
-                K::Path(x, _) | K::Neg(x) | K::InstanceOf(x, _) => constant(x),
-                K::Arith(_, a, b) | K::Compare(_, a, b) | K::And(a, b) | K::Or(a, b) => {
-                    constant(a) && constant(b)
-                }
-                K::If(a, b, c) | K::Between(a, b, c) => constant(a) && constant(b) && constant(c),
-                _ => false,
-            }
-        }
-        constant(parsed.ast())
-    }
-
     /// The result of an evaluation: a JSON value (Zeebe's conversion) or a failure message, plus
     /// the warnings FEEL reported.
     pub struct Outcome {
         pub result: Result<Json, String>,
         pub warnings: Vec<FeelWarning>,
-    }
-
-    /// The most keys [`variable_path`] follows.
-    const MAX_PATH_KEYS: usize = 8;
-
-    /// `name` or `name.key1.key2…` (up to 8 keys): the variable and keys an expression that only
-    /// reads a variable, or a path into it, reads (`=agent`, `=agent.context`). Zeebe's
-    /// `fromAi(path, "description", "type", {schema}, {options})` is its first argument (the
-    /// function returns it unchanged) when the others are plain literals, which evaluate
-    /// without warnings.
-    pub fn variable_path(parsed: &Parsed) -> Option<(Arc<str>, Vec<Arc<str>>)> {
-        use baton_feel::ast::{Args, ExprKind as K};
-        let mut at = parsed.ast();
-        if let K::Call(function, Args::Positional(args)) = &at.kind
-            && &**function == "fromAi"
-            && (1..=5).contains(&args.len())
-            && args[1..].iter().all(plain_literal)
-        {
-            at = &args[0];
-        }
-        path_of(at)
     }
 
     /// `path = literal` or `path != literal` (either way round), the literal a boolean, a string
@@ -362,37 +257,6 @@ pub mod baton_feel_bridge {
         pub literal: Json,
         /// `!=` rather than `=`.
         pub negated: bool,
-    }
-
-    /// The comparison of an expression that compares a variable path with a literal (see
-    /// [`PathComparison`]).
-    pub fn path_comparison(parsed: &Parsed) -> Option<PathComparison> {
-        use baton_feel::ast::{CmpOp, ExprKind as K};
-        let K::Compare(op, a, b) = &parsed.ast().kind else {
-            return None;
-        };
-        let negated = match op {
-            CmpOp::Eq => false,
-            CmpOp::Ne => true,
-            _ => return None,
-        };
-        let (path, literal) = match (&a.kind, &b.kind) {
-            (_, K::Const(literal)) => (path_of(a)?, literal),
-            (K::Const(literal), _) => (path_of(b)?, literal),
-            _ => return None,
-        };
-        let literal = literal.to_json();
-        let comparable = match &literal {
-            Json::Bool(_) | Json::String(_) => true,
-            Json::Number(n) => n.is_i64(),
-            _ => false,
-        };
-        comparable.then(|| PathComparison {
-            name: path.0,
-            keys: path.1,
-            literal,
-            negated,
-        })
     }
 
     /// FEEL's answer to a [`PathComparison`] when the path's value is of the literal's type
@@ -410,65 +274,8 @@ pub mod baton_feel_bridge {
         Some(equal != comparison.negated)
     }
 
-    /// The entries of a context literal whose values are variable paths or `now()` (see
-    /// [`super::FeelExpr::context_of_paths`]).
-    pub fn context_of_paths(parsed: &Parsed) -> Option<Vec<(Arc<str>, super::ContextPart)>> {
-        use baton_feel::ast::{Args, ExprKind as K};
-        let K::Context(entries) = &parsed.ast().kind else {
-            return None;
-        };
-        if entries.is_empty() || entries.len() > MAX_CONTEXT_PARTS {
-            return None;
-        }
-        let is_key = |name: &str| entries.iter().any(|(key, _)| &**key == name);
-        let mut parts = Vec::with_capacity(entries.len());
-        for (i, (key, value)) in entries.iter().enumerate() {
-            if entries[..i].iter().any(|(earlier, _)| earlier == key) {
-                return None;
-            }
-            let part = match &value.kind {
-                // A context entry named `now` holding a function would be called instead.
-                K::Call(function, Args::Positional(args))
-                    if &**function == "now" && args.is_empty() && !is_key("now") =>
-                {
-                    super::ContextPart::Now
-                }
-                _ => {
-                    let (root, keys) = path_of(value)?;
-                    // An entry reads the context's earlier entries before the variables.
-                    if is_key(&root) {
-                        return None;
-                    }
-                    super::ContextPart::Path(root, keys)
-                }
-            };
-            parts.push((key.clone(), part));
-        }
-        Some(parts)
-    }
-
-    const MAX_CONTEXT_PARTS: usize = 16;
-
-    /// `name` or `name.key1.key2…` (up to 8 keys).
-    fn path_of(mut at: &baton_feel::ast::Expr) -> Option<(Arc<str>, Vec<Arc<str>>)> {
-        use baton_feel::ast::ExprKind as K;
-        let mut keys = Vec::new();
-        loop {
-            match &at.kind {
-                K::Path(x, key) if keys.len() < MAX_PATH_KEYS => {
-                    keys.push(key.clone());
-                    at = x;
-                }
-                K::Name(root) => {
-                    keys.reverse();
-                    return Some((root.clone(), keys));
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// The value FEEL gives a context of paths and `now()` (see [`context_of_paths`]), built
+    /// The value FEEL gives a context of paths and `now()` (see
+    /// [`super::FeelExpr::context_of_paths`]), built
     /// without FEEL: each path's JSON shared or copied as it is, `now()` as FEEL converts it.
     /// `None` (the caller evaluates in FEEL) when a path is missing or its value would not
     /// survive FEEL's conversion unchanged ([`json_at`]).
@@ -504,20 +311,6 @@ pub mod baton_feel_bridge {
         jiff::Timestamp::from_millisecond(now_ms)
             .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
             .to_zoned_datetime(jiff::tz::TimeZone::UTC)
-    }
-
-    /// A literal whose evaluation cannot fail or warn: a constant, or a list or context (with
-    /// distinct keys) of such literals.
-    fn plain_literal(e: &baton_feel::ast::Expr) -> bool {
-        use baton_feel::ast::ExprKind as K;
-        match &e.kind {
-            K::Const(_) => true,
-            K::List(items) => items.iter().all(plain_literal),
-            K::Context(entries) => entries.iter().enumerate().all(|(i, (key, value))| {
-                plain_literal(value) && entries[..i].iter().all(|(earlier, _)| earlier != key)
-            }),
-            _ => false,
-        }
     }
 
     /// The value at `keys` inside a JSON variable when every step is an object holding the key,

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::Engine;
-use super::processor::Failure;
 use super::records::{
     ErrorType, Key, OtherIntent, RecordValue, Rejection, RejectionType, ValueType,
 };
+use super::step::StepFailure;
 
 /// A deployed form version.
 #[derive(Debug, Clone)]
@@ -100,14 +100,14 @@ impl Engine {
         binding: Option<&str>,
         version_tag: Option<&str>,
         deployment_key: Key,
-    ) -> Result<Key, Failure> {
+    ) -> Result<Key, StepFailure> {
         let same_id = || self.forms.iter().filter(|f| *f.form_id == *form_id);
         match binding {
             Some("deployment") => same_id()
                 .find(|f| f.deployment_key == deployment_key)
                 .map(|f| f.key)
                 .ok_or_else(|| {
-                    Failure::new(
+                    StepFailure::new(
                         ErrorType::FormNotFound,
                         format!(
                             "Expected to use a form with id '{form_id}' with binding type 'deployment', but no such form found in the deployment with key {deployment_key} which contained the current process. To resolve this incident, migrate the process instance to a process definition that is deployed together with the intended form to use."
@@ -119,7 +119,7 @@ impl Engine {
                 .max_by_key(|f| f.version)
                 .map(|f| f.key)
                 .ok_or_else(|| {
-                    Failure::new(
+                    StepFailure::new(
                         ErrorType::FormNotFound,
                         format!(
                             "Expected to use a form with id '{form_id}' and version tag '{}', but no such form found. To resolve the incident, deploy a form with the given id and version tag.\n",
@@ -128,7 +128,7 @@ impl Engine {
                     )
                 }),
             _ => same_id().max_by_key(|f| f.version).map(|f| f.key).ok_or_else(|| {
-                Failure::new(
+                StepFailure::new(
                     ErrorType::FormNotFound,
                     format!(
                         "Expected to find a form with id '{form_id}', but no form with this id is found, at least a form with this id should be available. To resolve the Incident please deploy a form with the same id"

@@ -5,8 +5,8 @@
 
 use super::Engine;
 use super::lifecycle::State;
-use super::processor::{Failure, Step};
 use super::records::{BpmnElementType as T, ErrorType, Key};
+use super::step::{Step, StepFailure};
 use crate::model::FlowIdx;
 
 impl Engine {
@@ -45,7 +45,7 @@ impl Engine {
                     match m.default_flow {
                         Some(d) => chosen.push(d),
                         None => {
-                            return Err(Failure::new(
+                            return Err(StepFailure::new(
                                 ErrorType::ConditionError,
                                 "Expected at least one condition to evaluate to true, or to have a default flow",
                             ));
@@ -55,7 +55,7 @@ impl Engine {
                 chosen
             }
             _ => {
-                return Err(Failure::new(
+                return Err(StepFailure::new(
                     ErrorType::Unknown,
                     format!("Expected a gateway, but '{}' is a {ty}", p.element(e).id),
                 ));

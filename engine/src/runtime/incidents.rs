@@ -6,18 +6,18 @@ use std::sync::Arc;
 use super::Engine;
 use super::jobs::truncate_message;
 use super::lifecycle::State;
-use super::processor::Failure;
 use super::records::{
     IncidentValue, Key, OtherIntent, RecordValue, Rejection, RejectionType, ValueType,
 };
 use super::state::{Incident, JobState};
+use super::step::StepFailure;
 
 impl Engine {
     fn incident_value(&self, i: &Incident) -> IncidentValue {
         IncidentValue {
             proc: i.proc,
             process_instance_key: i.process_instance_key,
-            element: i.node,
+            element: i.element_ref,
             element_instance_key: i.element_instance_key,
             job_key: i.job_key,
             variable_scope_key: i.element_instance_key,
@@ -31,7 +31,7 @@ impl Engine {
         &mut self,
         element_instance: Key,
         job_key: Option<Key>,
-        failure: Failure,
+        failure: StepFailure,
     ) {
         if !self.instances.contains_key(&element_instance) {
             return;
@@ -42,7 +42,7 @@ impl Engine {
             key,
             proc: inst.proc,
             process_instance_key: inst.process_instance_key,
-            node: inst.node,
+            element_ref: inst.element_ref,
             element_instance_key: element_instance,
             job_key,
             error_type: failure.error_type,
@@ -94,7 +94,7 @@ impl Engine {
     /// Resolves an incident and retries the step that failed. A job incident needs retries on
     /// the job first ([`Engine::update_job_retries`]).
     pub fn resolve_incident(&mut self, incident_key: Key) -> Result<(), Rejection> {
-        self.journal(|| super::Command::ResolveIncident { incident_key });
+        self.record(|| super::Command::ResolveIncident { incident_key });
         let start = self.begin();
         let Some(incident) = self.incidents.get(&incident_key) else {
             return Err(Rejection::new(

@@ -6,15 +6,15 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
+use super::Engine;
 use super::executable::{JobDef, ListenerDef};
 use super::lifecycle::State;
-use super::processor::{Failure, Step};
 use super::records::{
     ErrorType, JobKind, JobRecord, JobValue, Key, ListenerEventType, OtherIntent, RecordValue,
     Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
 use super::state::{Job, JobState};
-use super::{Cmd, Engine};
+use super::step::{FollowUp, Step, StepFailure};
 
 /// Zeebe's limit on error messages stored on jobs and incidents.
 const MAX_ERROR_MESSAGE: usize = 500;
@@ -131,7 +131,7 @@ impl Engine {
         key: Key,
         job_type: &super::expr::Expr,
         retries: &super::expr::Expr,
-    ) -> Result<(Arc<str>, i32), Failure> {
+    ) -> Result<(Arc<str>, i32), StepFailure> {
         // Static job types (the common case) are shared, not copied.
         let t = match job_type {
             super::expr::Expr::Static(s) => s.clone(),
@@ -192,7 +192,7 @@ impl Engine {
         };
         let p = self.process(proc);
         let def: &JobDef = p.element(e).job.as_ref().ok_or_else(|| {
-            Failure::new(
+            StepFailure::new(
                 ErrorType::Unknown,
                 format!(
                     "Expected element '{}' to have a job definition",
@@ -308,7 +308,7 @@ impl Engine {
         variables: SharedVariableDocument,
         result: Option<JobResult>,
     ) -> Result<(), Rejection> {
-        self.journal(|| super::Command::CompleteJob {
+        self.record(|| super::Command::CompleteJob {
             job_key,
             variables: variables.to_plain(),
             result: result.clone(),
@@ -354,7 +354,7 @@ impl Engine {
                 if let Some(i) = self.instances.get_mut(&ei) {
                     i.completion_vars = Some(variables);
                 }
-                self.queue.push_back(Cmd::Complete(ei));
+                self.queue.push_back(FollowUp::Complete(ei));
             }
             JobKind::ExecutionListener => {
                 let state = self.instances.get(&ei).map(|i| i.state);
@@ -366,7 +366,7 @@ impl Engine {
                 if let Some(i) = self.instances.get_mut(&ei) {
                     i.listener_index += 1;
                 }
-                self.queue.push_back(Cmd::ContinueListeners(ei));
+                self.queue.push_back(FollowUp::ContinueListeners(ei));
             }
             JobKind::AdHocSubProcess => {
                 let result = match result {
@@ -392,7 +392,7 @@ impl Engine {
         retry_backoff_ms: i64,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
-        self.journal(|| super::Command::FailJob {
+        self.record(|| super::Command::FailJob {
             job_key,
             retries,
             error_message: error_message.to_owned(),
@@ -450,14 +450,14 @@ impl Engine {
             } else {
                 message
             };
-            self.create_incident(ei, Some(job_key), Failure::new(error_type, text));
+            self.create_incident(ei, Some(job_key), StepFailure::new(error_type, text));
         }
         self.run(start)
     }
 
     /// Sets a job's retries (needed before resolving a no-retries incident).
     pub fn update_job_retries(&mut self, job_key: Key, retries: i32) -> Result<(), Rejection> {
-        self.journal(|| super::Command::UpdateJobRetries { job_key, retries });
+        self.record(|| super::Command::UpdateJobRetries { job_key, retries });
         let start = self.begin();
         if !self.jobs.contains_key(&job_key) {
             let r = Rejection::new(
@@ -494,7 +494,7 @@ impl Engine {
         timeout_ms: i64,
         max_jobs: usize,
     ) -> Vec<Key> {
-        self.journal(|| super::Command::ActivateJobs {
+        self.record(|| super::Command::ActivateJobs {
             job_type: job_type.to_owned(),
             worker: worker.to_owned(),
             timeout_ms,

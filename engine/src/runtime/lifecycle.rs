@@ -4,7 +4,7 @@
 //! not allow is an engine error that names the element and both states (it means a bug in the
 //! engine, never bad input, so it surfaces as an incident rather than a panic).
 
-use super::records::{BpmnElementType, PiIntent};
+use super::records::{BpmnElementType, ProcessInstanceIntent};
 
 /// The state of an element instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -20,14 +20,14 @@ pub enum State {
 
 impl State {
     /// The record intent that announces this state.
-    pub fn intent(self) -> PiIntent {
+    pub fn intent(self) -> ProcessInstanceIntent {
         match self {
-            State::Activating => PiIntent::ElementActivating,
-            State::Activated => PiIntent::ElementActivated,
-            State::Completing => PiIntent::ElementCompleting,
-            State::Completed => PiIntent::ElementCompleted,
-            State::Terminating => PiIntent::ElementTerminating,
-            State::Terminated => PiIntent::ElementTerminated,
+            State::Activating => ProcessInstanceIntent::ElementActivating,
+            State::Activated => ProcessInstanceIntent::ElementActivated,
+            State::Completing => ProcessInstanceIntent::ElementCompleting,
+            State::Completed => ProcessInstanceIntent::ElementCompleted,
+            State::Terminating => ProcessInstanceIntent::ElementTerminating,
+            State::Terminated => ProcessInstanceIntent::ElementTerminated,
         }
     }
 

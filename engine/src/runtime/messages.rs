@@ -22,13 +22,13 @@ use serde_json::Value as Json;
 
 use super::executable::EventDef;
 use super::lifecycle::State;
-use super::processor::Failure;
 use super::records::{
     ErrorType, Intent, Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType,
     SubscriptionValue, ValueType, VariableDocument,
 };
 use super::state::EventTrigger;
-use super::{BpmnElementType, Cmd, Engine};
+use super::step::{FollowUp, MessageFollowUp, StepFailure};
+use super::{BpmnElementType, Engine};
 use crate::model::ElementIdx;
 
 /// The default time to live of a published message: the Camunda client's default (one hour).
@@ -216,27 +216,6 @@ struct CorrelateRequest {
     reached: Option<Key>,
 }
 
-/// A follow-up command between the two sides of a subscription.
-#[derive(Debug, Clone)]
-pub(crate) enum MessageCmd {
-    /// `MESSAGE_SUBSCRIPTION CREATE`.
-    Open(Key),
-    /// `PROCESS_MESSAGE_SUBSCRIPTION CREATE` (the message side acknowledges).
-    AckOpen(Key),
-    /// `PROCESS_MESSAGE_SUBSCRIPTION CORRELATE`.
-    Correlate {
-        subscription: Key,
-        message: Key,
-        variables: Arc<VariableDocument>,
-    },
-    /// `MESSAGE_SUBSCRIPTION CORRELATE` (the process side acknowledges).
-    AckCorrelate { subscription: Key, message: Key },
-    /// `MESSAGE_SUBSCRIPTION DELETE`.
-    Close(Key),
-    /// `PROCESS_MESSAGE_SUBSCRIPTION DELETE`.
-    AckClose(Key),
-}
-
 /// A catch subscription evaluated on activation, before anything is written.
 #[derive(Debug, Clone)]
 pub(crate) struct PlannedMessage {
@@ -251,7 +230,7 @@ pub(crate) fn correlation_key_text(
     value: &Json,
     expression: &str,
     warnings: &[super::expr::baton_feel_bridge::FeelWarning],
-) -> Result<String, Failure> {
+) -> Result<String, StepFailure> {
     match value {
         Json::String(s) => Ok(s.clone()),
         Json::Number(n) => Ok(match n.as_i64() {
@@ -264,7 +243,7 @@ pub(crate) fn correlation_key_text(
         other => {
             let mut message = format!(
                 "Failed to extract the correlation key for '{expression}': The value must be either a string or a number, but was '{}'.",
-                super::variables::json_type_name(other)
+                super::step::json_type_name(other)
             );
             if !warnings.is_empty() {
                 message.push_str(" The evaluation reported the following warnings:");
@@ -273,7 +252,7 @@ pub(crate) fn correlation_key_text(
                     message.push_str(&w.to_string());
                 }
             }
-            Err(Failure::new(ErrorType::ExtractValueError, message))
+            Err(StepFailure::new(ErrorType::ExtractValueError, message))
         }
     }
 }
@@ -304,7 +283,7 @@ impl Engine {
         &self,
         key: Key,
         event: ElementIdx,
-    ) -> Result<Option<PlannedMessage>, Failure> {
+    ) -> Result<Option<PlannedMessage>, StepFailure> {
         let inst = &self.instances[&key];
         let p = self.process(inst.proc);
         let el = p.element(event);
@@ -327,7 +306,7 @@ impl Engine {
         let ck = match correlation_key {
             Some(x) => {
                 let (value, warnings) = self.eval_warn(x, scope, None)?;
-                correlation_key_text(&value, &super::variables::expr_source(x), &warnings)?
+                correlation_key_text(&value, &super::step::expr_source(x), &warnings)?
             }
             None => String::new(),
         };
@@ -377,7 +356,7 @@ impl Engine {
             i.subscriptions.push(key);
         }
         self.queue
-            .push_back(Cmd::Message(Box::new(MessageCmd::Open(key))));
+            .push_back(FollowUp::Message(Box::new(MessageFollowUp::Open(key))));
     }
 
     /// Closes a message subscription of an element instance that is left.
@@ -398,13 +377,13 @@ impl Engine {
             value,
         );
         self.queue
-            .push_back(Cmd::Message(Box::new(MessageCmd::Close(key))));
+            .push_back(FollowUp::Message(Box::new(MessageFollowUp::Close(key))));
     }
 
-    pub(crate) fn process_message_cmd(&mut self, cmd: MessageCmd) {
-        match cmd {
-            MessageCmd::Open(k) => self.message_side_open(k),
-            MessageCmd::AckOpen(k) => {
+    pub(crate) fn process_message_follow_up(&mut self, follow_up: MessageFollowUp) {
+        match follow_up {
+            MessageFollowUp::Open(k) => self.message_side_open(k),
+            MessageFollowUp::AckOpen(k) => {
                 let Some(s) = self.messaging.subscriptions.get_mut(&k) else {
                     return;
                 };
@@ -421,16 +400,16 @@ impl Engine {
                     value,
                 );
             }
-            MessageCmd::Correlate {
+            MessageFollowUp::Correlate {
                 subscription,
                 message,
                 variables,
             } => self.correlate_process_side(subscription, message, variables),
-            MessageCmd::AckCorrelate {
+            MessageFollowUp::AckCorrelate {
                 subscription,
                 message,
             } => self.message_side_correlated(subscription, message),
-            MessageCmd::Close(k) => {
+            MessageFollowUp::Close(k) => {
                 let side = self
                     .messaging
                     .subscriptions
@@ -453,9 +432,9 @@ impl Engine {
                     );
                 }
                 self.queue
-                    .push_back(Cmd::Message(Box::new(MessageCmd::AckClose(k))));
+                    .push_back(FollowUp::Message(Box::new(MessageFollowUp::AckClose(k))));
             }
-            MessageCmd::AckClose(k) => {
+            MessageFollowUp::AckClose(k) => {
                 if let Some(s) = self.messaging.subscriptions.remove(&k) {
                     let value = self.subscription_value(&s, None, None);
                     self.event(
@@ -498,7 +477,7 @@ impl Engine {
         );
         if closing || !self.correlate_next_buffered(k) {
             self.queue
-                .push_back(Cmd::Message(Box::new(MessageCmd::AckOpen(k))));
+                .push_back(FollowUp::Message(Box::new(MessageFollowUp::AckOpen(k))));
         }
     }
 
@@ -544,7 +523,7 @@ impl Engine {
             value,
         );
         self.queue
-            .push_back(Cmd::Message(Box::new(MessageCmd::Correlate {
+            .push_back(FollowUp::Message(Box::new(MessageFollowUp::Correlate {
                 subscription: k,
                 message,
                 variables,
@@ -658,7 +637,7 @@ impl Engine {
         let vars = (!variables.is_empty()).then_some(variables);
         self.trigger_event(s.element_instance_key, s.element, vars);
         self.queue
-            .push_back(Cmd::Message(Box::new(MessageCmd::AckCorrelate {
+            .push_back(FollowUp::Message(Box::new(MessageFollowUp::AckCorrelate {
                 subscription: k,
                 message,
             })));
@@ -740,7 +719,7 @@ impl Engine {
     /// correlation key (at most once per BPMN process id, catch events first, then message start
     /// events) and stays buffered for its time to live.
     pub fn publish_message(&mut self, message: PublishMessage) -> Result<Key, Rejection> {
-        self.journal(|| super::Command::PublishMessage(message.clone()));
+        self.record(|| super::Command::PublishMessage(message.clone()));
         let start = self.begin();
         self.expire_messages();
         let name: Arc<str> = Arc::from(message.name.as_str());
@@ -830,7 +809,7 @@ impl Engine {
         correlation_key: &str,
         variables: VariableDocument,
     ) -> Result<MessageCorrelation, Rejection> {
-        self.journal(|| super::Command::CorrelateMessage {
+        self.record(|| super::Command::CorrelateMessage {
             name: name.to_owned(),
             correlation_key: correlation_key.to_owned(),
             variables: variables.clone(),

@@ -38,6 +38,7 @@ mod render;
 pub mod shared_json;
 mod signals;
 pub mod state;
+mod step;
 mod tasks;
 pub mod timers;
 mod user_tasks;
@@ -63,18 +64,19 @@ pub use messages::{
 };
 pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView, VariableView};
 pub use records::{
-    BpmnElementType, BpmnEventType, ErrorType, Intent, JobKind, Key, ListenerEventType, Node,
-    OtherIntent, PiIntent, ProcIdx, Record, RecordType, RecordValue, Rejection, RejectionType,
-    SharedVariableDocument, ValueType, VariableDocument, share_document,
+    BpmnElementType, BpmnEventType, ElementRef, ErrorType, Intent, JobKind, Key, ListenerEventType,
+    OtherIntent, ProcIdx, ProcessInstanceIntent, Record, RecordType, RecordValue, Rejection,
+    RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
 pub use shared_json::{JsonRef, ObjectKey, SharedJson, SharedObject};
 pub use signals::SignalSubscriptionView;
 pub use state::JobState;
 pub use user_tasks::{UserTask, UserTaskState};
 
-use crate::model::{self, ElementIdx, FlowIdx};
-use records::{FIRST_KEY, PiValue};
+use crate::model::{self, ElementIdx};
+use records::{FIRST_KEY, ProcessInstanceValue};
 use state::{Incident, ProcessInstanceSummary};
+use step::{Activation, FollowUp};
 
 /// Settings of an engine.
 #[derive(Debug, Clone)]
@@ -98,48 +100,6 @@ impl Default for EngineConfig {
     }
 }
 
-/// A follow-up command in the processing queue.
-#[derive(Debug, Clone)]
-pub(crate) enum Cmd {
-    /// Inline, not boxed: activations are the most frequent command and a box per step costs
-    /// more than moving the larger command through the queue.
-    Activate(Activation),
-    Complete(Key),
-    Terminate(Key),
-    /// Terminate every active child of a scope (Zeebe's batch TERMINATE).
-    TerminateChildren(Key),
-    /// An execution listener job completed: run the next listener or finish the phase.
-    ContinueListeners(Key),
-    /// A command between the process side and the message side of a message subscription.
-    Message(Box<messages::MessageCmd>),
-    /// `SIGNAL BROADCAST` written by a signal throw or end event: name and variables.
-    BroadcastSignal(Box<(Arc<str>, Arc<VariableDocument>)>),
-    /// `CONDITIONAL_SUBSCRIPTION TRIGGER`: a conditional event's condition holds.
-    TriggerConditional(Key),
-}
-
-/// An `ACTIVATE_ELEMENT` command.
-#[derive(Debug, Clone)]
-pub(crate) struct Activation {
-    /// Pre-generated key (taken sequence flows, multi-instance children); else generated when
-    /// processed.
-    pub key: Option<Key>,
-    pub proc: ProcIdx,
-    pub process_instance_key: Key,
-    pub flow_scope: Option<Key>,
-    /// `None`: the process itself.
-    pub element: Option<ElementIdx>,
-    pub element_type: BpmnElementType,
-    /// The sequence flow that led here.
-    pub via_flow: Option<FlowIdx>,
-    /// Variables of the triggering event, set as local variables on activation.
-    pub variables: Option<Arc<VariableDocument>>,
-    /// For a child process instance: (parent process instance, call activity instance).
-    pub parent: Option<(Key, Key)>,
-    /// For multi-instance inner instances: the loop counter.
-    pub loop_counter: u32,
-}
-
 /// The deterministic BPMN engine. See the module documentation.
 #[derive(Debug, Clone)]
 pub struct Engine {
@@ -151,7 +111,7 @@ pub struct Engine {
     pub(crate) now: i64,
     pub(crate) records: Vec<Record>,
     pub(crate) position: u64,
-    pub(crate) queue: VecDeque<Cmd>,
+    pub(crate) queue: VecDeque<FollowUp>,
     pub(crate) instances: state::InstanceStore,
     /// Variables created for an element instance before it exists (multi-instance children).
     pub(crate) pending_vars: FxHashMap<Key, state::VarMap>,
@@ -194,7 +154,7 @@ pub struct Engine {
     pub(crate) empty_plain_document: Arc<VariableDocument>,
     pub(crate) no_start_instructions: Arc<Vec<String>>,
     /// The commands carried out, when recording (see [`Engine::record_commands`]).
-    pub(crate) journal: command::CommandJournal,
+    pub(crate) recorded: command::RecordedCommands,
 }
 
 impl Default for Engine {
@@ -279,7 +239,7 @@ impl Engine {
             empty_document: Arc::default(),
             empty_plain_document: Arc::default(),
             no_start_instructions: Arc::default(),
-            journal: command::CommandJournal::default(),
+            recorded: command::RecordedCommands::default(),
         }
     }
 
@@ -361,7 +321,12 @@ impl Engine {
         rejection
     }
 
-    pub(crate) fn pi_event(&mut self, intent: PiIntent, key: Key, value: PiValue) {
+    pub(crate) fn process_instance_event(
+        &mut self,
+        intent: ProcessInstanceIntent,
+        key: Key,
+        value: ProcessInstanceValue,
+    ) {
         self.write(
             RecordType::Event,
             ValueType::ProcessInstance,
@@ -385,7 +350,7 @@ impl Engine {
     ) -> Result<DeploymentInfo, Rejection> {
         // Kept even when not recording: deployments are few and their text is shared, so a
         // test on a copy of a deployed engine can record from its first command.
-        self.journal.keep(Command::Deploy {
+        self.recorded.keep(Command::Deploy {
             resources: resources.to_vec(),
         });
         // `.form` resources are forms (JSON); the others go through the BPMN or DMN checks.
@@ -458,7 +423,7 @@ impl Engine {
         definitions: &model::Definitions,
     ) -> Result<DeploymentInfo, Rejection> {
         // A model built in code has no resource a replay could deploy.
-        self.journal_unreplayable();
+        self.record_unreplayable();
         self.deploy_models(vec![(resource_name, definitions.clone())], &[], Vec::new())
     }
 
@@ -611,7 +576,7 @@ impl Engine {
         variables: Arc<VariableDocument>,
         start_instructions: Arc<Vec<String>>,
     ) {
-        self.queue.push_back(Cmd::Activate(Activation {
+        self.queue.push_back(FollowUp::Activate(Activation {
             key: Some(pi),
             proc,
             process_instance_key: pi,
@@ -647,13 +612,13 @@ impl Engine {
             if !self.conditionals.changes.is_empty() {
                 self.check_conditionals();
             }
-            while let Some(cmd) = self.queue.pop_front() {
+            while let Some(follow_up) = self.queue.pop_front() {
                 self.steps += 1;
                 if self.steps > self.config.step_limit {
                     self.queue.clear();
                     return Err(self.step_limit_error(start_position));
                 }
-                self.process_cmd(cmd);
+                self.process_follow_up(follow_up);
                 if !self.conditionals.changes.is_empty() {
                     self.check_conditionals();
                 }
@@ -684,9 +649,9 @@ impl Engine {
             .rev()
             .take_while(|r| r.position > start_position)
         {
-            if r.intent == Intent::ProcessInstance(PiIntent::ElementActivated)
+            if r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementActivated)
                 && let RecordValue::ProcessInstance(v) = &r.value
-                && let Node::Element(e) = v.node
+                && let ElementRef::Element(e) = v.element_ref
             {
                 let id = self.process(v.proc).element(e).id.to_string();
                 *counts.entry(id).or_default() += 1;
@@ -715,14 +680,14 @@ impl Engine {
 
     /// Moves the clock forward by `millis` and fires what fell due.
     pub fn advance_clock(&mut self, millis: i64) -> Result<(), Rejection> {
-        self.journal(|| Command::AdvanceClock { millis });
+        self.record(|| Command::AdvanceClock { millis });
         let target = self.now.saturating_add(millis.max(0));
         self.move_clock(target)
     }
 
     /// Sets the clock to an absolute time (epoch milliseconds) and fires what fell due.
     pub fn set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
-        self.journal(|| Command::SetClock { epoch_millis });
+        self.record(|| Command::SetClock { epoch_millis });
         self.move_clock(epoch_millis)
     }
 
@@ -747,7 +712,7 @@ impl Engine {
     /// Creates a process instance (latest version unless one is given), optionally starting
     /// before given elements and with terminate-after-element runtime instructions.
     pub fn create_instance(&mut self, request: CreateInstance) -> Result<Key, Rejection> {
-        self.journal(|| Command::CreateInstance(request.clone()));
+        self.record(|| Command::CreateInstance(request.clone()));
         let start = self.begin();
         let proc = match request.version {
             None => self.latest.get(request.bpmn_process_id.as_str()).copied(),
@@ -841,7 +806,7 @@ impl Engine {
 
     /// Cancels a process instance: every element instance is terminated.
     pub fn cancel_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
-        self.journal(|| Command::CancelInstance {
+        self.record(|| Command::CancelInstance {
             process_instance_key,
         });
         let start = self.begin();
@@ -866,7 +831,8 @@ impl Engine {
                 ));
             }
         }
-        self.queue.push_back(Cmd::Terminate(process_instance_key));
+        self.queue
+            .push_back(FollowUp::Terminate(process_instance_key));
         self.run(start)
     }
 
@@ -878,7 +844,7 @@ impl Engine {
         variables: VariableDocument,
         local: bool,
     ) -> Result<(), Rejection> {
-        self.journal(|| Command::SetVariables {
+        self.record(|| Command::SetVariables {
             scope_key,
             variables: variables.clone(),
             local,

@@ -5,11 +5,11 @@
 
 use serde_json::Value as Json;
 
+use super::Engine;
 use super::lifecycle::State;
-use super::processor::{Failure, Step};
 use super::records::{ErrorType, Key, VariableDocument};
 use super::state::{ElementInstance, Interruption, MiState};
-use super::{Activation, Cmd, Engine};
+use super::step::{Activation, FollowUp, Step, StepFailure};
 
 impl Engine {
     pub(crate) fn activate_multi_instance_body(&mut self, key: Key) -> Step {
@@ -20,7 +20,7 @@ impl Engine {
         let items = match &mi.input_collection {
             Some(c) => self.eval_list(c, key)?,
             None => {
-                return Err(Failure::new(
+                return Err(StepFailure::new(
                     ErrorType::ExtractValueError,
                     format!(
                         "Expected multi-instance element '{}' to have an input collection",
@@ -45,7 +45,7 @@ impl Engine {
             }));
         }
         if items.is_empty() {
-            self.queue.push_back(Cmd::Complete(key));
+            self.queue.push_back(FollowUp::Complete(key));
             return Ok(());
         }
         let n = if mi.sequential { 1 } else { items.len() };
@@ -91,7 +91,7 @@ impl Engine {
             }
         }
         let element_type = p.element(e).element_type;
-        self.queue.push_back(Cmd::Activate(Activation {
+        self.queue.push_back(FollowUp::Activate(Activation {
             key: Some(child),
             proc,
             process_instance_key: pi,
@@ -124,7 +124,7 @@ impl Engine {
                     self.set_local(body, oc, super::SharedJson::new(Json::Array(items)));
                 }
                 other => {
-                    return Err(Failure::new(
+                    return Err(StepFailure::new(
                         ErrorType::ExtractValueError,
                         format!(
                             "Unable to update an item in output collection '{oc}' at position {loop_counter} because the size of the collection is: {}. This may happen when multiple BPMN elements write to the same variable.",
@@ -176,7 +176,7 @@ impl Engine {
                 i.extras_mut().interruption = Some(Interruption::CompletionCondition);
             }
             if self.terminate_children(body) {
-                self.queue.push_back(Cmd::Complete(body));
+                self.queue.push_back(FollowUp::Complete(body));
             }
             return;
         }
@@ -206,7 +206,7 @@ impl Engine {
                 None => self.create_incident(
                     body,
                     None,
-                    Failure::new(
+                    StepFailure::new(
                         ErrorType::ExtractValueError,
                         format!("Expected to read item at index {created} of the input collection, but the collection is smaller"),
                     ),
@@ -215,7 +215,7 @@ impl Engine {
             return;
         }
         if self.instances[&body].children.is_empty() {
-            self.queue.push_back(Cmd::Complete(body));
+            self.queue.push_back(FollowUp::Complete(body));
         }
     }
 
@@ -227,7 +227,7 @@ impl Engine {
         collection: &super::expr::Expr,
         scope: Key,
         index: usize,
-    ) -> Result<Option<Json>, Failure> {
+    ) -> Result<Option<Json>, StepFailure> {
         if let super::expr::Expr::Feel(f) = collection {
             let name = f.source.trim();
             if !name.is_empty()

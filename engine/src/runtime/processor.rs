@@ -5,41 +5,25 @@
 
 use std::sync::Arc;
 
+use super::Engine;
 use super::executable::EventDef;
 use super::lifecycle::{self, State};
 use super::records::{
-    BpmnElementType as T, BpmnEventType, ErrorType, Intent, Key, Node, PiIntent, PiValue, ProcIdx,
-    RecordValue, Rejection, RejectionType, ValueType, VariableDocument,
+    BpmnElementType as T, BpmnEventType, ElementRef, ErrorType, Intent, Key, ProcIdx,
+    ProcessInstanceIntent, ProcessInstanceValue, RecordValue, Rejection, RejectionType, ValueType,
+    VariableDocument,
 };
 use super::state::{ElementInstance, Interruption, ProcessInstanceSummary};
-use super::{Activation, Cmd, Engine};
+use super::step::{Activation, FollowUp, Step, StepFailure};
 use crate::model::{ElementIdx, FlowIdx};
 
-/// A step that cannot go on: becomes an incident with Zeebe's error type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Failure {
-    pub error_type: ErrorType,
-    pub message: String,
-}
-
-impl Failure {
-    pub fn new(error_type: ErrorType, message: impl Into<String>) -> Failure {
-        Failure {
-            error_type,
-            message: message.into(),
-        }
-    }
-}
-
-pub(crate) type Step = Result<(), Failure>;
-
 impl Engine {
-    pub(crate) fn process_cmd(&mut self, cmd: Cmd) {
-        match cmd {
-            Cmd::Activate(a) => self.activate(a),
-            Cmd::Complete(k) => self.complete(k),
-            Cmd::Terminate(k) => self.terminate(k),
-            Cmd::ContinueListeners(k) => {
+    pub(crate) fn process_follow_up(&mut self, follow_up: FollowUp) {
+        match follow_up {
+            FollowUp::Activate(a) => self.activate(a),
+            FollowUp::Complete(k) => self.complete(k),
+            FollowUp::Terminate(k) => self.terminate(k),
+            FollowUp::ContinueListeners(k) => {
                 let state = self.instances.get(&k).map(|i| i.state);
                 let step = match state {
                     Some(State::Activating) => self.after_on_activate(k),
@@ -50,42 +34,42 @@ impl Engine {
                     self.create_incident(k, None, f);
                 }
             }
-            Cmd::Message(m) => self.process_message_cmd(*m),
-            Cmd::TriggerConditional(k) => self.trigger_conditional(k),
-            Cmd::BroadcastSignal(b) => {
+            FollowUp::Message(m) => self.process_message_follow_up(*m),
+            FollowUp::TriggerConditional(k) => self.trigger_conditional(k),
+            FollowUp::BroadcastSignal(b) => {
                 let (name, variables) = *b;
                 self.broadcast(name, variables);
             }
-            Cmd::TerminateChildren(k) => {
+            FollowUp::TerminateChildren(k) => {
                 let mut children = match self.instances.get(&k) {
                     Some(i) => i.children.clone(),
                     None => return,
                 };
                 children.sort_unstable();
                 for c in children {
-                    self.queue.push_back(Cmd::Terminate(c));
+                    self.queue.push_back(FollowUp::Terminate(c));
                 }
             }
         }
     }
 
-    pub(crate) fn pi_value(&self, inst: &ElementInstance) -> PiValue {
+    pub(crate) fn process_instance_value(&self, inst: &ElementInstance) -> ProcessInstanceValue {
         let p = self.process(inst.proc);
-        let event_type = match inst.node {
-            Node::Element(e) if inst.element_type != T::MultiInstanceBody => {
+        let event_type = match inst.element_ref {
+            ElementRef::Element(e) if inst.element_type != T::MultiInstanceBody => {
                 p.element(e).event_type
             }
-            Node::Element(e) => p.element(e).event_type,
+            ElementRef::Element(e) => p.element(e).event_type,
             _ => BpmnEventType::Unspecified,
         };
         let (parent_pi, parent_ei) = match inst.parent() {
             Some((a, b)) => (Some(a), Some(b)),
             None => (None, None),
         };
-        PiValue {
+        ProcessInstanceValue {
             proc: inst.proc,
             process_instance_key: inst.process_instance_key,
-            node: inst.node,
+            element_ref: inst.element_ref,
             element_type: inst.element_type,
             event_type,
             flow_scope_key: inst.flow_scope,
@@ -96,8 +80,8 @@ impl Engine {
 
     pub(crate) fn element_id_of(&self, inst: &ElementInstance) -> Arc<str> {
         let p = self.process(inst.proc);
-        match inst.node {
-            Node::Element(e) => p.element(e).id.clone(),
+        match inst.element_ref {
+            ElementRef::Element(e) => p.element(e).id.clone(),
             _ => p.bpmn_process_id.clone(),
         }
     }
@@ -105,7 +89,7 @@ impl Engine {
     /// Checks the lifecycle table for moving `key` to `to` and writes the record.
     fn write_transition(&mut self, key: Key, to: State) -> Step {
         let Some(inst) = self.instances.get(&key) else {
-            return Err(Failure::new(
+            return Err(StepFailure::new(
                 ErrorType::Unknown,
                 format!("Expected element instance with key '{key}' to exist, but it does not"),
             ));
@@ -121,10 +105,10 @@ impl Engine {
             Some(inst.state),
             to,
         ) {
-            return Err(Failure::new(ErrorType::Unknown, e.to_string()));
+            return Err(StepFailure::new(ErrorType::Unknown, e.to_string()));
         }
-        let value = self.pi_value(inst);
-        self.pi_event(to.intent(), key, value);
+        let value = self.process_instance_value(inst);
+        self.process_instance_event(to.intent(), key, value);
         Ok(())
     }
 
@@ -150,7 +134,11 @@ impl Engine {
     /// Moves an instance to COMPLETED or TERMINATED: writes the record and removes the
     /// instance, which is returned.
     #[inline]
-    pub(crate) fn end_instance(&mut self, key: Key, to: State) -> Result<ElementInstance, Failure> {
+    pub(crate) fn end_instance(
+        &mut self,
+        key: Key,
+        to: State,
+    ) -> Result<ElementInstance, StepFailure> {
         debug_assert!(matches!(to, State::Completed | State::Terminated));
         self.write_transition(key, to)?;
         let inst = self.instances.remove(&key).expect("checked above");
@@ -198,7 +186,7 @@ impl Engine {
             parent: None,
             loop_counter: 0,
         };
-        self.queue.push_back(Cmd::Activate(a));
+        self.queue.push_back(FollowUp::Activate(a));
     }
 
     /// Takes a sequence flow out of a completed element in `scope`: writes SEQUENCE_FLOW_TAKEN
@@ -245,13 +233,13 @@ impl Engine {
                 }
             }
         }
-        self.pi_event(
-            PiIntent::SequenceFlowTaken,
+        self.process_instance_event(
+            ProcessInstanceIntent::SequenceFlowTaken,
             flow_key,
-            PiValue {
+            ProcessInstanceValue {
                 proc,
                 process_instance_key,
-                node: Node::Flow(flow),
+                element_ref: ElementRef::Flow(flow),
                 element_type: T::SequenceFlow,
                 event_type: BpmnEventType::Unspecified,
                 flow_scope_key: Some(scope),
@@ -260,7 +248,7 @@ impl Engine {
             },
         );
         let element_key = self.new_key();
-        self.queue.push_back(Cmd::Activate(Activation {
+        self.queue.push_back(FollowUp::Activate(Activation {
             key: Some(element_key),
             proc,
             process_instance_key,
@@ -292,7 +280,7 @@ impl Engine {
                 let value = self.activation_value(&a);
                 self.reject(
                     ValueType::ProcessInstance,
-                    Intent::ProcessInstance(PiIntent::ActivateElement),
+                    Intent::ProcessInstance(ProcessInstanceIntent::ActivateElement),
                     a.key,
                     RecordValue::ProcessInstance(value),
                     Rejection::new(
@@ -319,7 +307,7 @@ impl Engine {
                 };
                 self.reject(
                     ValueType::ProcessInstance,
-                    Intent::ProcessInstance(PiIntent::ActivateElement),
+                    Intent::ProcessInstance(ProcessInstanceIntent::ActivateElement),
                     a.key,
                     RecordValue::ProcessInstance(value),
                     Rejection::new(
@@ -343,9 +331,9 @@ impl Engine {
             Some(k) => k,
             None => self.new_key(),
         };
-        let node = match a.element {
-            Some(e) => Node::Element(e),
-            None => Node::Process,
+        let element_ref = match a.element {
+            Some(e) => ElementRef::Element(e),
+            None => ElementRef::Process,
         };
         // Usually empty: no hashing then.
         let vars = if self.pending_vars.is_empty() {
@@ -357,7 +345,7 @@ impl Engine {
             key,
             a.proc,
             a.process_instance_key,
-            node,
+            element_ref,
             a.element_type,
             a.flow_scope,
         );
@@ -366,7 +354,7 @@ impl Engine {
         if a.parent.is_some() {
             inst.extras_mut().parent = a.parent;
         }
-        let value = self.pi_value(&inst);
+        let value = self.process_instance_value(&inst);
         self.instances.insert(key, inst);
         if let Some(scope) = a.flow_scope
             && let Some(s) = self.instances.get_mut(&scope)
@@ -383,19 +371,22 @@ impl Engine {
                 },
             );
         }
-        self.pi_event(PiIntent::ElementActivating, key, value);
+        self.process_instance_event(ProcessInstanceIntent::ElementActivating, key, value);
         if let Some(vars) = &a.variables {
             self.merge_local(key, vars);
         }
         self.run_activation(key);
     }
 
-    fn activation_value(&self, a: &Activation) -> PiValue {
+    fn activation_value(&self, a: &Activation) -> ProcessInstanceValue {
         let p = self.process(a.proc);
-        PiValue {
+        ProcessInstanceValue {
             proc: a.proc,
             process_instance_key: a.process_instance_key,
-            node: a.element.map(Node::Element).unwrap_or(Node::Process),
+            element_ref: a
+                .element
+                .map(ElementRef::Element)
+                .unwrap_or(ElementRef::Process),
             element_type: a.element_type,
             event_type: a
                 .element
@@ -535,7 +526,7 @@ impl Engine {
             T::UserTask => self.activate_user_task(key),
             T::Task | T::ManualTask => {
                 self.transition(key, State::Activated)?;
-                self.queue.push_back(Cmd::Complete(key));
+                self.queue.push_back(FollowUp::Complete(key));
                 Ok(())
             }
             T::ExclusiveGateway | T::InclusiveGateway | T::ParallelGateway => {
@@ -544,7 +535,7 @@ impl Engine {
             T::EventBasedGateway => self.activate_event_based_gateway(key),
             T::StartEvent | T::BoundaryEvent => {
                 self.transition(key, State::Activated)?;
-                self.queue.push_back(Cmd::Complete(key));
+                self.queue.push_back(FollowUp::Complete(key));
                 Ok(())
             }
             T::IntermediateThrowEvent | T::EndEvent if compensation_throw => {
@@ -553,7 +544,7 @@ impl Engine {
             }
             T::IntermediateThrowEvent | T::EndEvent if passes_through => {
                 self.transition(key, State::Activated)?;
-                self.queue.push_back(Cmd::Complete(key));
+                self.queue.push_back(FollowUp::Complete(key));
                 Ok(())
             }
             T::IntermediateThrowEvent | T::EndEvent if has_job => self.activate_job_task(key),
@@ -562,7 +553,7 @@ impl Engine {
             // activated once its event happened.
             T::IntermediateCatchEvent if passing_catch => {
                 self.transition(key, State::Activated)?;
-                self.queue.push_back(Cmd::Complete(key));
+                self.queue.push_back(FollowUp::Complete(key));
                 Ok(())
             }
             _ => self.activate_event_specific(key),
@@ -574,11 +565,11 @@ impl Engine {
             return;
         };
         if inst.state != State::Activated {
-            let value = self.pi_value(inst);
+            let value = self.process_instance_value(inst);
             let state = inst.state;
             self.reject(
                 ValueType::ProcessInstance,
-                Intent::ProcessInstance(PiIntent::CompleteElement),
+                Intent::ProcessInstance(ProcessInstanceIntent::CompleteElement),
                 Some(key),
                 RecordValue::ProcessInstance(value),
                 Rejection::new(
@@ -781,7 +772,7 @@ impl Engine {
             .is_none_or(|s| s.children.is_empty());
         if !empty {
             let _batch_key = self.new_key();
-            self.queue.push_back(Cmd::TerminateChildren(scope));
+            self.queue.push_back(FollowUp::TerminateChildren(scope));
         }
         empty
     }
@@ -821,7 +812,7 @@ impl Engine {
             T::AdHocSubProcess => self.ad_hoc_child_completed(scope, child),
             _ => {
                 if s.children.is_empty() && s.active_flows.is_empty() {
-                    self.queue.push_back(Cmd::Complete(scope));
+                    self.queue.push_back(FollowUp::Complete(scope));
                 }
             }
         }
@@ -835,11 +826,11 @@ impl Engine {
             inst.state,
             State::Terminating | State::Completed | State::Terminated
         ) {
-            let value = self.pi_value(inst);
+            let value = self.process_instance_value(inst);
             let state = inst.state;
             self.reject(
                 ValueType::ProcessInstance,
-                Intent::ProcessInstance(PiIntent::TerminateElement),
+                Intent::ProcessInstance(ProcessInstanceIntent::TerminateElement),
                 Some(key),
                 RecordValue::ProcessInstance(value),
                 Rejection::new(
@@ -882,7 +873,7 @@ impl Engine {
             T::CallActivity => {
                 let child = self.instances.get(&key).and_then(|i| i.called_child());
                 match child.filter(|c| self.instances.contains_key(c)) {
-                    Some(c) => self.queue.push_back(Cmd::Terminate(c)),
+                    Some(c) => self.queue.push_back(FollowUp::Terminate(c)),
                     None => self.finalize_termination(key),
                 }
             }
@@ -934,7 +925,7 @@ impl Engine {
             State::Activated => match s.interruption() {
                 Some(Interruption::TerminateEndEvent | Interruption::CompletionCondition) => {
                     if no_children {
-                        self.queue.push_back(Cmd::Complete(scope));
+                        self.queue.push_back(FollowUp::Complete(scope));
                     }
                 }
                 Some(Interruption::EventSubProcess) => {
@@ -1126,7 +1117,7 @@ impl Engine {
                 element_id: element_id.clone(),
             },
         );
-        self.queue.push_back(Cmd::Terminate(pi));
+        self.queue.push_back(FollowUp::Terminate(pi));
         true
     }
 
@@ -1187,16 +1178,16 @@ impl Engine {
             key,
             proc,
             pi,
-            Node::Element(element),
+            ElementRef::Element(element),
             element_type,
             Some(scope),
         );
-        let value = self.pi_value(&inst);
+        let value = self.process_instance_value(&inst);
         self.instances.insert(key, inst);
         if let Some(s) = self.instances.get_mut(&scope) {
             s.children.push(key);
         }
-        self.pi_event(PiIntent::ElementActivating, key, value);
+        self.process_instance_event(ProcessInstanceIntent::ElementActivating, key, value);
         key
     }
 }

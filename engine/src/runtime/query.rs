@@ -6,7 +6,8 @@ use std::sync::Arc;
 use super::Engine;
 use super::lifecycle::State;
 use super::records::{
-    BpmnElementType, ErrorType, JobKind, Key, ListenerEventType, Node, Record, VariableDocument,
+    BpmnElementType, ElementRef, ErrorType, JobKind, Key, ListenerEventType, Record,
+    VariableDocument,
 };
 use super::shared_json::SharedJson;
 use super::state::JobState;
@@ -82,21 +83,23 @@ impl Engine {
     fn element_id_text(
         &self,
         proc: super::ProcIdx,
-        node: Node,
+        element_ref: ElementRef,
         element_type: BpmnElementType,
     ) -> String {
         let p = self.process(proc);
-        match node {
-            Node::Process => p.bpmn_process_id.to_string(),
-            Node::Element(e) if element_type == BpmnElementType::AdHocSubProcessInnerInstance => {
+        match element_ref {
+            ElementRef::Process => p.bpmn_process_id.to_string(),
+            ElementRef::Element(e)
+                if element_type == BpmnElementType::AdHocSubProcessInnerInstance =>
+            {
                 format!(
                     "{}{}",
                     p.element(e).id,
                     super::ad_hoc::INNER_INSTANCE_SUFFIX
                 )
             }
-            Node::Element(e) => p.element(e).id.to_string(),
-            Node::Flow(f) => p.model.flow(f).id.to_string(),
+            ElementRef::Element(e) => p.element(e).id.to_string(),
+            ElementRef::Flow(f) => p.model.flow(f).id.to_string(),
         }
     }
 
@@ -106,7 +109,7 @@ impl Engine {
             key,
             process_instance_key: i.process_instance_key,
             bpmn_process_id: self.process(i.proc).bpmn_process_id.clone(),
-            element_id: self.element_id_text(i.proc, i.node, i.element_type),
+            element_id: self.element_id_text(i.proc, i.element_ref, i.element_type),
             element_type: i.element_type,
             state: i.state,
             flow_scope_key: i.flow_scope,
@@ -289,7 +292,7 @@ impl Engine {
                 bpmn_process_id: self.process(i.proc).bpmn_process_id.clone(),
                 element_id: self.element_id_text(
                     i.proc,
-                    i.node,
+                    i.element_ref,
                     self.instances
                         .get(&i.element_instance_key)
                         .map(|x| x.element_type)
@@ -345,7 +348,7 @@ impl Engine {
     pub fn record_element_id(&self, r: &Record) -> Option<String> {
         match &r.value {
             super::RecordValue::ProcessInstance(v) => {
-                Some(self.element_id_text(v.proc, v.node, v.element_type))
+                Some(self.element_id_text(v.proc, v.element_ref, v.element_type))
             }
             super::RecordValue::Job(j) => {
                 Some(self.process(j.proc).element(j.element).id.to_string())

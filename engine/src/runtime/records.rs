@@ -426,7 +426,7 @@ named_enum!(
 
 named_enum!(
     /// Intents of `PROCESS_INSTANCE` records.
-    PiIntent {
+    ProcessInstanceIntent {
         ActivateElement => "ACTIVATE_ELEMENT",
         CompleteElement => "COMPLETE_ELEMENT",
         TerminateElement => "TERMINATE_ELEMENT",
@@ -500,7 +500,7 @@ named_enum!(
 /// others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Intent {
-    ProcessInstance(PiIntent),
+    ProcessInstance(ProcessInstanceIntent),
     Other(OtherIntent),
 }
 
@@ -519,9 +519,10 @@ impl std::fmt::Display for Intent {
     }
 }
 
-/// What a `PROCESS_INSTANCE` record is about: the process itself, a flow node or a sequence flow.
+/// Which part of a process definition an element instance or a `PROCESS_INSTANCE` record is
+/// about (Zeebe's `elementId`): the process itself, one of its flow nodes, or a sequence flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Node {
+pub enum ElementRef {
     Process,
     Element(ElementIdx),
     Flow(FlowIdx),
@@ -529,10 +530,10 @@ pub enum Node {
 
 /// The value of a `PROCESS_INSTANCE` record.
 #[derive(Debug, Clone)]
-pub struct PiValue {
+pub struct ProcessInstanceValue {
     pub proc: ProcIdx,
     pub process_instance_key: Key,
-    pub node: Node,
+    pub element_ref: ElementRef,
     pub element_type: BpmnElementType,
     pub event_type: BpmnEventType,
     pub flow_scope_key: Option<Key>,
@@ -594,7 +595,7 @@ pub struct VariableValue {
 pub struct IncidentValue {
     pub proc: ProcIdx,
     pub process_instance_key: Key,
-    pub element: Node,
+    pub element: ElementRef,
     pub element_instance_key: Key,
     pub job_key: Option<Key>,
     pub variable_scope_key: Key,
@@ -700,7 +701,7 @@ pub use super::decisions::{DecisionIdx, DecisionValue, DrgIdx};
 pub enum RecordValue {
     /// `DEPLOYMENT` / `PROCESS`: the deployed process.
     Process(ProcIdx),
-    ProcessInstance(PiValue),
+    ProcessInstance(ProcessInstanceValue),
     ProcessInstanceCreation {
         proc: ProcIdx,
         process_instance_key: Key,
@@ -809,7 +810,7 @@ pub struct Record {
 
 impl Record {
     /// The process-instance value, for `PROCESS_INSTANCE` records.
-    pub fn process_instance(&self) -> Option<&PiValue> {
+    pub fn process_instance(&self) -> Option<&ProcessInstanceValue> {
         match &self.value {
             RecordValue::ProcessInstance(v) => Some(v),
             _ => None,
@@ -817,7 +818,7 @@ impl Record {
     }
 
     /// The process-instance intent, for `PROCESS_INSTANCE` records.
-    pub fn pi_intent(&self) -> Option<PiIntent> {
+    pub fn process_instance_intent(&self) -> Option<ProcessInstanceIntent> {
         match self.intent {
             Intent::ProcessInstance(i) => Some(i),
             Intent::Other(_) => None,

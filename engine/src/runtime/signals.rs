@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::Engine;
 use super::executable::EventDef;
 use super::records::{
     Key, OtherIntent, ProcIdx, RecordValue, Rejection, SignalValue, ValueType, VariableDocument,
 };
-use super::{Cmd, Engine};
+use super::step::FollowUp;
 use crate::model::ElementIdx;
 
 /// A signal subscription.
@@ -109,7 +110,7 @@ impl Engine {
                     .collect()
             })
             .unwrap_or_default();
-        self.queue.push_back(Cmd::BroadcastSignal(Box::new((
+        self.queue.push_back(FollowUp::BroadcastSignal(Box::new((
             Arc::from(name),
             Arc::new(variables),
         ))));
@@ -121,7 +122,7 @@ impl Engine {
         name: &str,
         variables: VariableDocument,
     ) -> Result<Key, Rejection> {
-        self.journal(|| super::Command::BroadcastSignal {
+        self.record(|| super::Command::BroadcastSignal {
             name: name.to_owned(),
             variables: variables.clone(),
         });

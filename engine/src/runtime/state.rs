@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use super::expr::baton_feel_bridge::{self, FeelValue};
 
 use super::lifecycle::State;
-use super::records::{BpmnElementType, JobValue, Key, Node, ProcIdx, VariableDocument};
+use super::records::{BpmnElementType, ElementRef, JobValue, Key, ProcIdx, VariableDocument};
 use super::shared_json::SharedJson;
 use crate::model::{ElementIdx, FlowIdx};
 
@@ -157,8 +157,8 @@ pub struct ElementInstance {
     pub subscriptions: Vec<Key>,
     pub extras: Option<Box<InstanceExtras>>,
     pub proc: ProcIdx,
-    /// `Node::Process` for the process instance, else the flow node.
-    pub node: Node,
+    /// `ElementRef::Process` for the process instance, else the flow node.
+    pub element_ref: ElementRef,
     /// For multi-instance inner instances: the loop counter (1-based).
     pub loop_counter: u32,
     /// Index of the next execution listener of the current phase to run.
@@ -194,7 +194,7 @@ impl ElementInstance {
         key: Key,
         proc: ProcIdx,
         process_instance_key: Key,
-        node: Node,
+        element_ref: ElementRef,
         element_type: BpmnElementType,
         flow_scope: Option<Key>,
     ) -> ElementInstance {
@@ -210,7 +210,7 @@ impl ElementInstance {
             subscriptions: Vec::new(),
             extras: None,
             proc,
-            node,
+            element_ref,
             loop_counter: 0,
             listener_index: 0,
             element_type,
@@ -219,8 +219,8 @@ impl ElementInstance {
     }
 
     pub fn element(&self) -> Option<ElementIdx> {
-        match self.node {
-            Node::Element(e) => Some(e),
+        match self.element_ref {
+            ElementRef::Element(e) => Some(e),
             _ => None,
         }
     }
@@ -396,7 +396,7 @@ pub struct Incident {
     pub key: Key,
     pub proc: ProcIdx,
     pub process_instance_key: Key,
-    pub node: Node,
+    pub element_ref: ElementRef,
     pub element_instance_key: Key,
     pub job_key: Option<Key>,
     pub error_type: super::records::ErrorType,

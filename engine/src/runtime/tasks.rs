@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
+use super::Engine;
 use super::lifecycle::State;
-use super::processor::Step;
 use super::records::{Key, VariableDocument};
-use super::{Cmd, Engine};
+use super::step::{FollowUp, Step};
 
 impl Engine {
     pub(crate) fn activate_script_task(&mut self, key: Key) -> Step {
@@ -24,7 +24,7 @@ impl Engine {
             i.completion_vars = Some(Arc::new(super::records::share_document(doc)));
         }
         self.transition(key, State::Activated)?;
-        self.queue.push_back(Cmd::Complete(key));
+        self.queue.push_back(FollowUp::Complete(key));
         Ok(())
     }
 }

@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::Engine;
 use super::cron::CronExpression;
 use super::executable::{EventDef, TimerDef};
-use super::processor::Failure;
 use super::records::{ErrorType, Key, OtherIntent, ProcIdx, RecordValue, TimerValue, ValueType};
-use super::{Cmd, Engine};
+use super::step::{FollowUp, StepFailure};
 use crate::model::ElementIdx;
 
 /// How a cycle repeats.
@@ -82,8 +82,8 @@ pub(crate) struct Schedule {
     pub repeat: Option<Repeat>,
 }
 
-fn bad(text: &str, what: &str) -> Failure {
-    Failure::new(
+fn bad(text: &str, what: &str) -> StepFailure {
+    StepFailure::new(
         ErrorType::ExtractValueError,
         format!("Invalid timer {what} expression (failed to parse '{text}')"),
     )
@@ -107,7 +107,7 @@ fn parse_instant(text: &str) -> Option<i64> {
 }
 
 /// Parses a timer definition's text as of `now`.
-pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule, Failure> {
+pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule, StepFailure> {
     let text = text.trim();
     match def {
         TimerDef::Duration(_) => {
@@ -128,13 +128,13 @@ pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule,
             let Some(rest) = text.strip_prefix('R') else {
                 // Not an ISO repeating interval: a cron expression, repeating forever.
                 let cron = CronExpression::parse(text).map_err(|e| {
-                    Failure::new(
+                    StepFailure::new(
                         ErrorType::ExtractValueError,
                         format!("Invalid timer cycle expression (failed to parse '{text}': {e})"),
                     )
                 })?;
                 let due = cron.next_after(now).ok_or_else(|| {
-                    Failure::new(
+                    StepFailure::new(
                         ErrorType::ExtractValueError,
                         format!("Invalid timer cycle expression '{text}': it never matches"),
                     )
@@ -194,7 +194,11 @@ impl Engine {
     }
 
     /// Evaluates the timer definition of `event` in the scope `owner`.
-    pub(crate) fn plan_timer(&self, owner: Key, event: ElementIdx) -> Result<Schedule, Failure> {
+    pub(crate) fn plan_timer(
+        &self,
+        owner: Key,
+        event: ElementIdx,
+    ) -> Result<Schedule, StepFailure> {
         let p = self.process(self.instances[&owner].proc).clone();
         self.plan_timer_in(&p, Some(owner), event)
     }
@@ -206,9 +210,9 @@ impl Engine {
         p: &super::ExecutableProcess,
         owner: Option<Key>,
         event: ElementIdx,
-    ) -> Result<Schedule, Failure> {
+    ) -> Result<Schedule, StepFailure> {
         let EventDef::Timer(def) = &p.element(event).event else {
-            return Err(Failure::new(
+            return Err(StepFailure::new(
                 ErrorType::Unknown,
                 format!("Expected '{}' to be a timer event", p.element(event).id),
             ));
@@ -219,12 +223,12 @@ impl Engine {
         let text = match self.eval(expr, owner.unwrap_or(0), None)? {
             Json::String(s) => s,
             other => {
-                return Err(Failure::new(
+                return Err(StepFailure::new(
                     ErrorType::ExtractValueError,
                     format!(
                         "Expected result of the expression '{}' to be one of '[DURATION, PERIOD, STRING]', but was '{}'",
-                        super::variables::expr_source(expr),
-                        super::variables::json_type_name(&other)
+                        super::step::expr_source(expr),
+                        super::step::json_type_name(&other)
                     ),
                 ));
             }
@@ -405,7 +409,7 @@ impl Engine {
                     i.completion_vars =
                         variables.map(|v| Arc::new(super::records::share_document_arc(v)));
                 }
-                self.queue.push_back(Cmd::Complete(owner));
+                self.queue.push_back(FollowUp::Complete(owner));
             }
             super::BpmnElementType::IntermediateCatchEvent => {
                 // A catch event after an event-based gateway: the gateway completes and this

@@ -9,12 +9,12 @@ use serde_json::Value as Json;
 
 use super::executable::ListenerDef;
 use super::lifecycle::State;
-use super::processor::{Failure, Step};
 use super::records::{
     ErrorType, JobKind, Key, ListenerEventType, OtherIntent, RecordValue, Rejection, RejectionType,
     UserTaskValue, ValueType, VariableDocument,
 };
-use super::{Cmd, Engine, JobResult};
+use super::step::{FollowUp, Step, StepFailure};
+use super::{Engine, JobResult};
 
 /// The state of a Camunda user task, as CPT asserts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -102,7 +102,7 @@ impl Engine {
             return self.activate_job_task(key);
         };
         let opt_string =
-            |this: &Self, x: &Option<super::expr::Expr>| -> Result<Option<Arc<str>>, Failure> {
+            |this: &Self, x: &Option<super::expr::Expr>| -> Result<Option<Arc<str>>, StepFailure> {
                 match x {
                     None => Ok(None),
                     Some(x) => match this.eval(x, key, None)? {
@@ -113,13 +113,14 @@ impl Engine {
                     },
                 }
             };
-        let list = |this: &Self, x: &Option<super::expr::Expr>| -> Result<Vec<String>, Failure> {
-            match x {
-                None => Ok(Vec::new()),
-                Some(x) => list_value(this.eval(x, key, None)?)
-                    .map_err(|m| Failure::new(ErrorType::ExtractValueError, m)),
-            }
-        };
+        let list =
+            |this: &Self, x: &Option<super::expr::Expr>| -> Result<Vec<String>, StepFailure> {
+                match x {
+                    None => Ok(Vec::new()),
+                    Some(x) => list_value(this.eval(x, key, None)?)
+                        .map_err(|m| StepFailure::new(ErrorType::ExtractValueError, m)),
+                }
+            };
         let assignee = opt_string(self, &def.assignee)?;
         let candidate_groups = list(self, &def.candidate_groups)?;
         let candidate_users = list(self, &def.candidate_users)?;
@@ -130,7 +131,7 @@ impl Engine {
             Some(x) => {
                 let n = self.eval_int(x, key)?;
                 if !(0..=100).contains(&n) {
-                    return Err(Failure::new(
+                    return Err(StepFailure::new(
                         ErrorType::ExtractValueError,
                         format!(
                             "Expected priority to be a number between 0 and 100, but was '{n}'."
@@ -319,7 +320,7 @@ impl Engine {
                         pending.variables,
                     )));
                 }
-                self.queue.push_back(Cmd::Complete(ei));
+                self.queue.push_back(FollowUp::Complete(ei));
             }
             ListenerEventType::Canceling => {
                 t.state = UserTaskState::Canceled;
@@ -447,7 +448,7 @@ impl Engine {
         user_task_key: Key,
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
-        self.journal(|| super::Command::CompleteUserTask {
+        self.record(|| super::Command::CompleteUserTask {
             user_task_key,
             variables: variables.clone(),
         });
@@ -493,7 +494,7 @@ impl Engine {
         user_task_key: Key,
         assignee: Option<&str>,
     ) -> Result<(), Rejection> {
-        self.journal(|| super::Command::AssignUserTask {
+        self.record(|| super::Command::AssignUserTask {
             user_task_key,
             assignee: assignee.map(str::to_owned),
         });
@@ -516,7 +517,7 @@ impl Engine {
         user_task_key: Key,
         changes: VariableDocument,
     ) -> Result<(), Rejection> {
-        self.journal(|| super::Command::UpdateUserTask {
+        self.record(|| super::Command::UpdateUserTask {
             user_task_key,
             changes: changes.clone(),
         });

@@ -9,25 +9,13 @@ use serde_json::Value as Json;
 use super::Engine;
 use super::executable::Mapping;
 use super::expr::{Expr, baton_feel_bridge};
-use super::processor::Failure;
 use super::records::{
     ErrorType, Key, OtherIntent, RecordValue, SharedVariableDocument, ValueType, VariableDocument,
     VariableValue,
 };
 use super::shared_json::{JsonRef, SharedJson};
 use super::state::Var;
-
-/// The JSON type name Zeebe prints in "Expected result of the expression ... to be ..." messages.
-pub(crate) fn json_type_name(v: &Json) -> &'static str {
-    match v {
-        Json::Null => "NULL",
-        Json::Bool(_) => "BOOLEAN",
-        Json::Number(_) => "NUMBER",
-        Json::String(_) => "STRING",
-        Json::Array(_) => "ARRAY",
-        Json::Object(_) => "OBJECT",
-    }
-}
+use super::step::{StepFailure, expr_source, json_type_name, type_mismatch};
 
 impl Engine {
     /// The value of a variable as seen from `scope` (the scope itself, then its flow scopes up to
@@ -78,7 +66,7 @@ impl Engine {
         expr: &Expr,
         scope: Key,
         overlay: Option<&dyn Overlay>,
-    ) -> Result<Json, Failure> {
+    ) -> Result<Json, StepFailure> {
         self.eval_warn(expr, scope, overlay).map(|(v, _)| v)
     }
 
@@ -89,7 +77,7 @@ impl Engine {
         expr: &Expr,
         scope: Key,
         overlay: Option<&dyn Overlay>,
-    ) -> Result<SharedJson, Failure> {
+    ) -> Result<SharedJson, StepFailure> {
         if let Expr::Feel(f) = expr
             && let Some(parts) = f.context_of_paths()
         {
@@ -109,7 +97,7 @@ impl Engine {
         expr: &Expr,
         scope: Key,
         overlay: Option<&dyn Overlay>,
-    ) -> Result<(Json, Vec<baton_feel_bridge::FeelWarning>), Failure> {
+    ) -> Result<(Json, Vec<baton_feel_bridge::FeelWarning>), StepFailure> {
         match expr {
             Expr::Static(s) => Ok((Json::String(s.to_string()), Vec::new())),
             Expr::Feel(f) => {
@@ -150,7 +138,7 @@ impl Engine {
                 outcome
                     .result
                     .map(|v| (v, warnings))
-                    .map_err(|m| Failure::new(ErrorType::ExtractValueError, m))
+                    .map_err(|m| StepFailure::new(ErrorType::ExtractValueError, m))
             }
         }
     }
@@ -162,14 +150,14 @@ impl Engine {
         self.feel_evaluations.next()
     }
 
-    pub(crate) fn eval_string(&self, expr: &Expr, scope: Key) -> Result<String, Failure> {
+    pub(crate) fn eval_string(&self, expr: &Expr, scope: Key) -> Result<String, StepFailure> {
         match self.eval_warn(expr, scope, None)? {
             (Json::String(s), _) => Ok(s),
             (other, warnings) => Err(type_mismatch(expr, "STRING", &other, &warnings)),
         }
     }
 
-    pub(crate) fn eval_int(&self, expr: &Expr, scope: Key) -> Result<i64, Failure> {
+    pub(crate) fn eval_int(&self, expr: &Expr, scope: Key) -> Result<i64, StepFailure> {
         let v = match expr {
             // A single digit (retries = "3", the usual case) needs no parser.
             Expr::Static(s) if s.len() == 1 && s.as_bytes()[0].is_ascii_digit() => {
@@ -189,7 +177,7 @@ impl Engine {
             _ => Err(()),
         }
         .map_err(|_| {
-            Failure::new(
+            StepFailure::new(
                 ErrorType::ExtractValueError,
                 format!(
                     "Expected result of the expression '{}' to be 'NUMBER', but was '{}'.",
@@ -200,7 +188,7 @@ impl Engine {
         })
     }
 
-    pub(crate) fn eval_bool(&self, expr: &Expr, scope: Key) -> Result<bool, Failure> {
+    pub(crate) fn eval_bool(&self, expr: &Expr, scope: Key) -> Result<bool, StepFailure> {
         self.eval_bool_with(expr, scope, None)
     }
 
@@ -209,7 +197,7 @@ impl Engine {
         expr: &Expr,
         scope: Key,
         overlay: Option<&dyn Overlay>,
-    ) -> Result<bool, Failure> {
+    ) -> Result<bool, StepFailure> {
         // `agent.responseJson.resolved = true`: answered in place when FEEL's answer is
         // certain (a value of the literal's type), as FEEL would (no warning, no seed).
         if let Expr::Feel(f) = expr
@@ -226,7 +214,7 @@ impl Engine {
         }
     }
 
-    pub(crate) fn eval_list(&self, expr: &Expr, scope: Key) -> Result<Vec<Json>, Failure> {
+    pub(crate) fn eval_list(&self, expr: &Expr, scope: Key) -> Result<Vec<Json>, StepFailure> {
         match self.eval_warn(expr, scope, None)? {
             (Json::Array(a), _) => Ok(a),
             (other, warnings) => Err(type_mismatch(expr, "ARRAY", &other, &warnings)),
@@ -472,7 +460,7 @@ impl Engine {
         scope: Key,
         mappings: &[Mapping],
         merge_with_scope: bool,
-    ) -> Result<MappedVariables, Failure> {
+    ) -> Result<MappedVariables, StepFailure> {
         let mut doc = MappedVariables::default();
         for m in mappings {
             let value = match (&m.constant, &m.source) {
@@ -541,7 +529,7 @@ impl Engine {
         &mut self,
         key: Key,
         mappings: &[Mapping],
-    ) -> Result<(), Failure> {
+    ) -> Result<(), StepFailure> {
         if mappings.is_empty() {
             return Ok(());
         }
@@ -561,7 +549,7 @@ impl Engine {
         key: Key,
         mappings: &[Mapping],
         propagate_locals: bool,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), StepFailure> {
         let completion = self
             .instances
             .get_mut(&key)
@@ -731,35 +719,6 @@ fn put_path(
         }
     };
     entries[index].1.put_at(rest, value);
-}
-
-/// Zeebe's message for an expression result of the wrong type, with FEEL's warnings appended.
-pub(crate) fn type_mismatch(
-    expr: &Expr,
-    expected: &str,
-    got: &Json,
-    warnings: &[baton_feel_bridge::FeelWarning],
-) -> Failure {
-    let mut message = format!(
-        "Expected result of the expression '{}' to be '{expected}', but was '{}'.",
-        expr_source(expr),
-        json_type_name(got)
-    );
-    if !warnings.is_empty() {
-        message.push_str(" The evaluation reported the following warnings:");
-        for w in warnings {
-            message.push('\n');
-            message.push_str(&w.to_string());
-        }
-    }
-    Failure::new(ErrorType::ExtractValueError, message)
-}
-
-pub(crate) fn expr_source(e: &Expr) -> String {
-    match e {
-        Expr::Static(s) => s.to_string(),
-        Expr::Feel(f) => f.source.clone(),
-    }
 }
 
 /// Counts an engine's FEEL evaluations (see [`Engine::next_feel_seed`]). Atomic only so that a

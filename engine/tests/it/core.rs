@@ -256,7 +256,7 @@ fn terminate_end_event_completes_the_scope() {
     let terminated = e
         .records()
         .iter()
-        .filter(|r| r.intent == Intent::ProcessInstance(PiIntent::ElementTerminated))
+        .filter(|r| r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementTerminated))
         .map(|r| e.record_element_id(r).unwrap())
         .collect::<Vec<_>>();
     assert_eq!(terminated, ["wait"]);
@@ -299,7 +299,7 @@ fn error_thrown_by_a_job_is_caught_by_the_nearest_boundary_and_specific_code_win
     let completed: Vec<String> = e
         .records()
         .iter()
-        .filter(|r| r.intent == Intent::ProcessInstance(PiIntent::ElementCompleted))
+        .filter(|r| r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementCompleted))
         .filter_map(|r| e.record_element_id(r))
         .collect();
     assert!(

@@ -30,7 +30,7 @@ fn engine_with(b: &Builder) -> Engine {
 fn completed(e: &Engine) -> Vec<String> {
     e.records()
         .iter()
-        .filter(|r| r.intent == Intent::ProcessInstance(PiIntent::ElementCompleted))
+        .filter(|r| r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementCompleted))
         .filter_map(|r| e.record_element_id(r))
         .collect()
 }

@@ -33,7 +33,7 @@ fn boundary(b: &mut Builder, id: &str, attached: &str, cancel: bool, def: TimerD
 fn completed(e: &Engine) -> Vec<String> {
     e.records()
         .iter()
-        .filter(|r| r.intent == Intent::ProcessInstance(PiIntent::ElementCompleted))
+        .filter(|r| r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementCompleted))
         .filter_map(|r| e.record_element_id(r))
         .collect()
 }

@@ -70,7 +70,7 @@ pub fn state_of(e: &Engine, pi: Key) -> State {
 pub fn completed(e: &Engine) -> Vec<String> {
     e.records()
         .iter()
-        .filter(|r| r.intent == Intent::ProcessInstance(PiIntent::ElementCompleted))
+        .filter(|r| r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementCompleted))
         .filter_map(|r| e.record_element_id(r))
         .collect()
 }
@@ -79,7 +79,7 @@ pub fn completed(e: &Engine) -> Vec<String> {
 pub fn activated(e: &Engine) -> Vec<String> {
     e.records()
         .iter()
-        .filter(|r| r.intent == Intent::ProcessInstance(PiIntent::ElementActivated))
+        .filter(|r| r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementActivated))
         .filter_map(|r| e.record_element_id(r))
         .collect()
 }

@@ -96,13 +96,13 @@ impl Driver {
 
     /// Element ids completed, in order (from the event log).
     pub fn completed(&self) -> Vec<String> {
-        use baton_engine::runtime::{Intent, PiIntent, ValueType};
+        use baton_engine::runtime::{Intent, ProcessInstanceIntent, ValueType};
         self.engine
             .records()
             .iter()
             .filter(|r| {
                 r.value_type == ValueType::ProcessInstance
-                    && r.intent == Intent::ProcessInstance(PiIntent::ElementCompleted)
+                    && r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementCompleted)
             })
             .filter_map(|r| self.engine.record_element_id(r))
             .collect()
