@@ -1,17 +1,45 @@
-//! Parsing and deploy-checking BPMN: the 1000-task workload (target: under 5 ms), smaller
-//! workloads, and hostile inputs (each must be refused in well under a second). Also what a
-//! deployment costs end to end: through the engine (checks + compiling the executable process)
-//! and through baton-testing's `Deployment::from_file` (what a user's test pays).
+//! Parsing and deploy-checking BPMN: the largest real modeler file of ../shared/corpus (budget:
+//! a deploy under 3 ms), the generated workloads, and hostile inputs (each must be refused in
+//! well under a second). A deployment is measured end to end: through the engine (checks +
+//! compiling the executable processes) and through baton-testing's `Deployment::from_file`
+//! (what a user's test pays).
 
 use std::hint::black_box;
 
-use baton_benches::{generate_workloads, quick_xml_floor};
+use baton_benches::{generate_workloads, quick_xml_floor, shared_dir};
 use baton_engine::deploy::{Resource, check};
 use baton_engine::model;
 use baton_engine::runtime::{Engine, EngineConfig};
 use baton_engine::source::Source;
 use baton_testing::Deployment;
 use criterion::{Criterion, criterion_group, criterion_main};
+
+/// The largest Camunda Modeler file of the corpus (231 KB, a bank's complaint handling).
+const LARGEST_CORPUS_FILE: &str =
+    "corpus/cpt/cases/tut-bank-complaint-dispute/Bank_customer_complaint_dispute_handling.bpmn";
+
+fn corpus(c: &mut Criterion) {
+    let Some(path) = shared_dir().map(|shared| shared.join(LARGEST_CORPUS_FILE)) else {
+        eprintln!("bpmn_parse: corpus benchmarks skipped: ../shared is absent");
+        return;
+    };
+    let content = std::fs::read(&path).expect("the corpus file reads");
+    let resources = [Resource::new(path.display().to_string(), content.clone())];
+    c.bench_function("Engine::deploy largest corpus file", |b| {
+        b.iter(|| {
+            let mut engine = Engine::new(EngineConfig::default());
+            engine.deploy(black_box(&resources)).unwrap();
+            engine
+        })
+    });
+    c.bench_function("Deployment::from_file largest corpus file", |b| {
+        b.iter(|| Deployment::from_file(black_box(&path)).unwrap())
+    });
+    let source = Source::new("corpus.bpmn", String::from_utf8(content).unwrap());
+    c.bench_function("parse largest corpus file", |b| {
+        b.iter(|| model::parse(black_box(&source), model::DiagramReading::Read))
+    });
+}
 
 fn workloads(c: &mut Criterion) {
     let dir = match generate_workloads() {
@@ -48,7 +76,7 @@ fn workloads(c: &mut Criterion) {
         }
         let source = Source::new(name, String::from_utf8(content).unwrap());
         c.bench_function(&format!("parse {name}"), |b| {
-            b.iter(|| model::parse(black_box(&source)))
+            b.iter(|| model::parse(black_box(&source), model::DiagramReading::Read))
         });
     }
     std::fs::remove_dir_all(&dir).ok();
@@ -107,5 +135,5 @@ fn hostile(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, workloads, hostile);
+criterion_group!(benches, corpus, workloads, hostile);
 criterion_main!(benches);

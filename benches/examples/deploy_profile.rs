@@ -30,7 +30,7 @@ fn main() {
     // What deploying leaves to read later (the `diagram` step reads it).
     let unread = (step == "diagram")
         .then(|| {
-            model::parse_without_diagram(&source)
+            model::parse(&source, model::DiagramReading::Defer)
                 .definitions?
                 .unread_diagram
         })
@@ -41,7 +41,10 @@ fn main() {
                 black_box(dmn::parse(black_box(&source)));
             }
             "parse" => {
-                black_box(model::parse(black_box(&source)));
+                black_box(model::parse(
+                    black_box(&source),
+                    model::DiagramReading::Read,
+                ));
             }
             "diagram" => {
                 black_box(unread.as_ref().expect("the file has BPMN DI").read());

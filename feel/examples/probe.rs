@@ -14,6 +14,16 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200_000);
+    if let Err(e) = Expression::parse(&src) {
+        let t = Instant::now();
+        let _ = black_box(Expression::parse(black_box(&src)));
+        let message = e.to_string().replace(&src, "<expression>");
+        println!(
+            "parse error in {:.0} ns: {message}",
+            t.elapsed().as_secs_f64() * 1e9
+        );
+        return;
+    }
     let mut best_parse = f64::MAX;
     let mut best_eval = f64::MAX;
     for _ in 0..5 {
@@ -29,11 +39,11 @@ fn main() {
         }
         best_eval = best_eval.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
     }
-    println!(
-        "{src:?}: parse {best_parse:.0} ns, evaluate {best_eval:.0} ns -> {}",
-        Expression::parse(&src)
-            .unwrap()
-            .evaluate(&vars, &env)
-            .value()
-    );
+    let evaluation = Expression::parse(&src).unwrap().evaluate(&vars, &env);
+    let outcome = match &evaluation.result {
+        Ok(v) => v.to_string().chars().take(200).collect::<String>(),
+        Err(f) => f.message.replace(&src, "<expression>"),
+    };
+    let shown: String = src.chars().take(80).collect();
+    println!("{shown:?}: parse {best_parse:.0} ns, evaluate {best_eval:.0} ns -> {outcome}");
 }

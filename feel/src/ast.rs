@@ -30,6 +30,9 @@ pub struct Expr {
     pub span: Span,
     /// What it is.
     pub kind: ExprKind,
+    /// The number of nodes on the longest path down from here (1 for a leaf). The parser bounds
+    /// it, so that walking, evaluating and dropping a tree never recurse deeper than that.
+    height: u32,
 }
 
 /// Comparison operators.
@@ -176,19 +179,41 @@ pub enum ExprKind {
 impl Expr {
     /// A node.
     pub fn new(kind: ExprKind, start: usize, end: usize) -> Expr {
+        let height = 1u32.saturating_add(kind.child_height());
         Expr {
             span: Span { start, end },
             kind,
+            height,
         }
+    }
+
+    /// The same node with another span (parentheses around it).
+    pub(crate) fn with_span(self, start: usize, end: usize) -> Expr {
+        Expr {
+            span: Span { start, end },
+            ..self
+        }
+    }
+
+    /// The number of nodes on the longest path from this node down to a leaf.
+    pub fn height(&self) -> usize {
+        self.height as usize
     }
 
     /// The direct sub-expressions, in source order (a `for`'s iterations before its body, a
     /// method call's target before its arguments).
     pub fn children(&self) -> Children<'_> {
+        self.kind.children()
+    }
+}
+
+impl ExprKind {
+    /// The direct sub-expressions of a node of this kind ([`Expr::children`]).
+    fn children(&self) -> Children<'_> {
         use ExprKind as K;
         let of = Children::of;
         let fixed = |children| of(children, Rest::None, None);
-        match &self.kind {
+        match self {
             K::Const(_) | K::Input | K::Name(_) | K::AnyInput => fixed([None; 3]),
             K::Path(x, _)
             | K::Neg(x)
@@ -218,6 +243,35 @@ impl Expr {
             K::MethodCall(target, _, args) => {
                 of([Some(target), None, None], Rest::args(args), None)
             }
+        }
+    }
+
+    /// The height of the highest child (0 for a leaf).
+    fn child_height(&self) -> u32 {
+        use ExprKind as K;
+        let max = |xs: &[Expr]| xs.iter().map(|x| x.height).max().unwrap_or(0);
+        match self {
+            K::Const(_) | K::Input | K::Name(_) | K::AnyInput => 0,
+            K::Path(x, _)
+            | K::Neg(x)
+            | K::InstanceOf(x, _)
+            | K::InputCompare(_, x)
+            | K::InputInRange(x)
+            | K::InputEqualTo(x)
+            | K::UnaryTest(x)
+            | K::NotTests(x) => x.height,
+            K::Filter(a, b)
+            | K::Arith(_, a, b)
+            | K::Compare(_, a, b)
+            | K::And(a, b)
+            | K::Or(a, b)
+            | K::In(a, b)
+            | K::Range {
+                start: a, end: b, ..
+            } => a.height.max(b.height),
+            K::Between(a, b, c) | K::If(a, b, c) => a.height.max(b.height).max(c.height),
+            K::List(xs) | K::AnyOf(xs) => max(xs),
+            _ => self.children().map(|c| c.height).max().unwrap_or(0),
         }
     }
 }

@@ -138,14 +138,40 @@ impl<F: Fn(&str) -> Option<Value>> Variables for VarsFn<F> {
     }
 }
 
-/// Limits that turn runaway expressions into a failure instead of a hang.
+/// Limits that turn runaway expressions into a failure instead of a crash, a hang or an
+/// exhausted memory. This is the one list of them.
+///
+/// Parsing (fixed, a [`ParseError`](crate::ParseError) with the position):
+/// - rules nested deeper than 96 (`((((…`, `[[[[…`, `if … then if …`): "the expression is
+///   nested deeper than 96 levels";
+/// - a syntax tree higher than 1,000 nodes (`a or a or …`, `x.a.a…`, `- - - … x`): "the
+///   expression is nested deeper than 1000 levels"; evaluation, analyses and drop recurse at most
+///   this deep;
+/// - more than 64 parse steps per byte plus 10,000 (backtracking): "the expression takes more
+///   than N steps to parse".
+///
+/// Evaluation (these fields; a [`Failure`](crate::Failure) `failed to evaluate expression '…':
+/// …`, as feel-scala words failures): nesting, steps, list items and context entries, bytes of
+/// strings. The defaults run every case of feel-scala's own tests (one counts a list of 1,000,001
+/// items) and every process of the real-project corpus, and keep one evaluation under about a
+/// second and 100 MB.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// Maximum nesting of evaluation (function calls, nested expressions).
+    /// Nesting of evaluation (function calls, nested expressions; `context put` keys, results
+    /// holding `partial`): "the evaluation is nested deeper than N levels". Default 200.
     pub max_depth: usize,
-    /// Maximum number of items a `for`, a range iteration or a list built by a function may have.
+    /// Nodes evaluated plus items that built-in functions visit (every item of a list argument,
+    /// a step per 64 bytes of a string argument, a step per 4 comparisons of items with each
+    /// other in `distinct values`, `union`, `duplicate values` and `mode`): "the evaluation took
+    /// more than N steps". Default 10,000,000.
+    pub max_steps: usize,
+    /// List items and context entries one list, range or context may have ("the result would
+    /// have N items, more than the limit of M"), and that the whole evaluation may build ("the
+    /// evaluation built more than N list items and context entries"). Default 2,000,000.
     pub max_items: usize,
-    /// Maximum length of a string built by an operator or function, in bytes.
+    /// Bytes one string built by an operator or function may have ("the string would be N bytes
+    /// long, more than the limit of M"), and that the whole evaluation may build in strings
+    /// ("the evaluation built more than N bytes of strings"). Default 4 MiB.
     pub max_string_len: usize,
 }
 
@@ -153,8 +179,9 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_depth: 200,
+            max_steps: 10_000_000,
             max_items: 2_000_000,
-            max_string_len: 16 * 1024 * 1024,
+            max_string_len: 4 * 1024 * 1024,
         }
     }
 }

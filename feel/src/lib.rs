@@ -28,8 +28,9 @@ mod error;
 mod eval;
 pub mod from_ai;
 mod json;
+mod lex;
 pub mod number;
-mod parser;
+mod parse;
 mod shape;
 pub mod temporal;
 mod value;
@@ -40,8 +41,8 @@ use std::sync::Arc;
 pub use env::{CachedVars, ContextVars, Env, Limits, Variables, VarsFn, json_entry};
 pub use error::{Evaluation, Failure, ParseError, Warning, WarningKind};
 pub use from_ai::TaggedParameter;
+pub use lex::is_feel_whitespace;
 pub use number::Number;
-pub use parser::is_feel_whitespace;
 pub use shape::{
     ContextPart, MAX_CONTEXT_PARTS, MAX_PATH_KEYS, PathComparison, Shape, VariablePath,
 };
@@ -71,7 +72,7 @@ pub struct Expression(Arc<Parsed>);
 impl Expression {
     /// Parses an expression (without Zeebe's leading `=`).
     pub fn parse(source: &str) -> Result<Expression, ParseError> {
-        let ast = parser::parse_expression(source)?;
+        let ast = parse::parse_expression(source)?;
         Ok(Expression(Arc::new(Parsed {
             source: source.to_string(),
             ast,
@@ -125,7 +126,7 @@ pub struct UnaryTests(Arc<Parsed>);
 impl UnaryTests {
     /// Parses unary tests: `< 5`, `[1..3]`, `"a", "b"`, `not("x")`, `-`, or any expression.
     pub fn parse(source: &str) -> Result<UnaryTests, ParseError> {
-        let ast = parser::parse_unary_tests(source)?;
+        let ast = parse::parse_unary_tests(source)?;
         Ok(UnaryTests(Arc::new(Parsed {
             source: source.to_string(),
             ast,

@@ -376,6 +376,24 @@ impl Value {
         Value::DateTime(Arc::new(dt))
     }
 
+    /// `date and time("...")` of a literal: a date-time, or a date at midnight.
+    pub(crate) fn date_time_from_text(text: &str) -> Option<Value> {
+        if let Some(d) = crate::temporal::parse_date(text) {
+            return Some(Value::date_time(DateTime::Local(
+                d.to_datetime(civil::Time::midnight()),
+            )));
+        }
+        crate::temporal::parse_date_time(text).map(Value::date_time)
+    }
+
+    /// `duration("...")`: years-months if it only has Y/M fields, else days-time.
+    pub(crate) fn duration_from_text(text: &str) -> Option<Value> {
+        if let Some(ym) = crate::temporal::parse_year_month_duration(text) {
+            return Some(Value::YearMonthDuration(ym));
+        }
+        crate::temporal::parse_day_time_duration(text).map(Value::DayTimeDuration)
+    }
+
     /// A list value.
     pub fn list(items: Vec<Value>) -> Value {
         Value::List(Arc::new(List::from(items)))
@@ -564,6 +582,107 @@ pub fn to_feel_string(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
         other => other.to_string(),
+    }
+}
+
+/// A property of a temporal value or a range (`.year`, `.time offset`, `.start`, ...).
+pub(crate) fn property(v: &Value, key: &str) -> Option<Value> {
+    let date_prop = |d: jiff::civil::Date| -> Option<Value> {
+        Some(match key {
+            "year" => Value::int(d.year() as i64),
+            "month" => Value::int(d.month() as i64),
+            "day" => Value::int(d.day() as i64),
+            "weekday" => Value::int(d.weekday().to_monday_one_offset() as i64),
+            _ => return None,
+        })
+    };
+    let time_prop = |t: jiff::civil::Time| -> Option<Value> {
+        Some(match key {
+            "hour" => Value::int(t.hour() as i64),
+            "minute" => Value::int(t.minute() as i64),
+            "second" => Value::int(t.second() as i64),
+            _ => return None,
+        })
+    };
+    match v {
+        Value::Date(d) => date_prop(*d),
+        Value::Time(t) => time_prop(t.civil()).or_else(|| match (key, t.as_ref()) {
+            ("time offset", Time::Zoned { offset, .. }) => Some(Value::DayTimeDuration(
+                crate::temporal::offset_duration(*offset),
+            )),
+            ("time offset", Time::Local(_)) => Some(Value::Null),
+            ("timezone", Time::Zoned { zone, .. }) => Some(
+                zone.as_ref()
+                    .and_then(|z| crate::temporal::zone_name(z))
+                    .map(Value::string)
+                    .unwrap_or(Value::Null),
+            ),
+            ("timezone", Time::Local(_)) => Some(Value::Null),
+            _ => None,
+        }),
+        Value::DateTime(dt) => {
+            let c = dt.civil();
+            date_prop(c.date())
+                .or_else(|| time_prop(c.time()))
+                .or_else(|| match (key, dt.as_ref()) {
+                    ("time offset", DateTime::Zoned(z)) => Some(Value::DayTimeDuration(
+                        crate::temporal::offset_duration(z.offset()),
+                    )),
+                    ("timezone", DateTime::Zoned(z)) => Some(
+                        crate::temporal::zone_name(z.time_zone())
+                            .map(Value::string)
+                            .unwrap_or(Value::Null),
+                    ),
+                    ("time offset" | "timezone", DateTime::Local(_)) => Some(Value::Null),
+                    _ => None,
+                })
+        }
+        Value::DayTimeDuration(d) => {
+            let secs = d.as_secs();
+            Some(match key {
+                "days" => Value::int(secs / 86_400),
+                "hours" => Value::int((secs / 3600) % 24),
+                "minutes" => Value::int((secs / 60) % 60),
+                "seconds" => Value::int(secs % 60),
+                _ => return None,
+            })
+        }
+        Value::YearMonthDuration(m) => Some(match key {
+            "years" => Value::int(m.0 / 12),
+            "months" => Value::int(m.0 % 12),
+            _ => return None,
+        }),
+        Value::Range(r) => Some(match key {
+            "start" => r.start.value.clone(),
+            "end" => r.end.value.clone(),
+            "start included" => Value::Boolean(r.start.closed),
+            "end included" => Value::Boolean(r.end.closed),
+            _ => return None,
+        }),
+        _ => None,
+    }
+}
+
+/// The properties listed in a NO_PROPERTY_FOUND message (feel-scala's order).
+pub(crate) fn properties_of(v: &Value) -> &'static [&'static str] {
+    match v {
+        Value::Date(_) => &["year", "month", "day", "weekday"],
+        Value::Time(_) => &["timezone", "second", "time offset", "minute", "hour"],
+        Value::DateTime(_) => &[
+            "timezone",
+            "year",
+            "second",
+            "month",
+            "day",
+            "time offset",
+            "weekday",
+            "minute",
+            "hour",
+        ],
+        Value::DayTimeDuration(_) => &["days", "hours", "minutes", "seconds"],
+        Value::YearMonthDuration(_) => &["years", "months"],
+        Value::Range(_) => &["start", "end", "start included", "end included"],
+        _ => &[],
     }
 }
 

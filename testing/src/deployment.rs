@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use baton_engine::deploy::Resource;
-use baton_engine::runtime::{Engine, EngineConfig};
+use baton_engine::deploy::{self, Resource};
+use baton_engine::diagnostics::{Diagnostic, one_per_line};
+use baton_engine::runtime::{Engine, EngineConfig, Rejection};
 
 /// Why resources could not be deployed.
 #[derive(Debug, thiserror::Error)]
@@ -18,10 +19,14 @@ pub enum DeployError {
         #[source]
         source: std::io::Error,
     },
-    /// The engine rejected the deployment; the message lists every problem as
-    /// `file:line:col: error[rule] element: message`.
+    /// The BPMN or DMN resources have problems Zeebe refuses at deployment: every one, with
+    /// file, line:column and element id (shown as `file:line:col: error[rule] element: message`).
+    #[error("{REJECTED}\n{}", one_per_line(.0))]
+    Rejected(Vec<Diagnostic>),
+    /// The engine refused the deployment for another reason (a form that is not JSON, a
+    /// process it cannot compile): its message.
     #[error("{0}")]
-    Rejected(String),
+    Refused(String),
     /// A resource kind baton cannot deploy yet.
     #[error("{0}")]
     Unsupported(String),
@@ -105,8 +110,8 @@ impl Deployment {
     pub fn process_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = Vec::new();
         for p in self.engine.deployed_processes() {
-            if !ids.iter().any(|i| **i == *p.bpmn_process_id) {
-                ids.push(p.bpmn_process_id.to_string());
+            if !ids.iter().any(|i| **i == **p.bpmn_process_id()) {
+                ids.push(p.bpmn_process_id().to_string());
             }
         }
         ids
@@ -120,6 +125,9 @@ impl Deployment {
     }
 }
 
+/// How the engine's rejection of a deployment with problems begins (Zeebe's words).
+const REJECTED: &str = "Expected to deploy new resources, but encountered the following errors:";
+
 pub(crate) fn deploy_resources(
     engine: &mut Engine,
     resources: &[Resource],
@@ -127,7 +135,24 @@ pub(crate) fn deploy_resources(
     engine
         .deploy(resources)
         .map(|_| ())
-        .map_err(|r| DeployError::Rejected(r.message))
+        .map_err(|rejection| rejected(resources, rejection))
+}
+
+/// Why the engine refused `resources`. Its rejection is Zeebe's (a type and a message), so the
+/// problems themselves are the deploy checks' own, read again from the resources on this path
+/// only; the engine's message when it refused them for something else.
+fn rejected(resources: &[Resource], rejection: Rejection) -> DeployError {
+    let models: Vec<Resource> = resources
+        .iter()
+        .filter(|r| !r.name.ends_with(".form"))
+        .cloned()
+        .collect();
+    match deploy::check(&models) {
+        Err(problems) if rejection.message == format!("{REJECTED}\n{problems}") => {
+            DeployError::Rejected(problems.0)
+        }
+        _ => DeployError::Refused(rejection.message),
+    }
 }
 
 pub(crate) fn deploy_files(engine: &mut Engine, paths: &[PathBuf]) -> Result<(), DeployError> {
@@ -179,4 +204,40 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DeployError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejected_deployments_carry_the_diagnostics_and_the_engines_message() {
+        let bad_bpmn = Resource::from_text(
+            "bad.bpmn",
+            r#"<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"><bpmn:process id="p" isExecutable="true"><bpmn:serviceTask id="task"/></bpmn:process></bpmn:definitions>"#,
+        );
+        let bad_form = Resource::from_text("bad.form", "not json");
+        for (resources, rejected) in [
+            (vec![bad_bpmn.clone()], true),
+            // The engine reads forms first: their problem is the one it reports.
+            (vec![bad_bpmn, bad_form], false),
+        ] {
+            let mut engine = Engine::new(EngineConfig::default());
+            let message = engine.deploy(&resources).unwrap_err().message;
+            let error = deploy_resources(&mut engine, &resources).unwrap_err();
+            assert_eq!(error.to_string(), message);
+            match error {
+                DeployError::Rejected(diagnostics) => {
+                    assert!(rejected, "{message}");
+                    let elements: Vec<Option<&str>> = diagnostics
+                        .iter()
+                        .map(|d| d.element_id.as_deref())
+                        .collect();
+                    assert_eq!(elements, [Some("p"), Some("task")]);
+                }
+                DeployError::Refused(_) => assert!(!rejected, "{message}"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
 }

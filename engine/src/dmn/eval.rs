@@ -141,9 +141,6 @@ struct Owner<'d> {
     name: &'d Arc<str>,
 }
 
-/// The output values of one matched rule, by output name (`None`: the single unnamed output).
-pub(crate) type Row = Vec<(Option<Arc<str>>, Value)>;
-
 /// What a decision table's evaluation got to before it finished or failed.
 #[derive(Default)]
 struct TableAudit {

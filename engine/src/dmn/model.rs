@@ -283,3 +283,6 @@ pub struct Rule {
     /// One per `outputEntry`.
     pub output_entries: Vec<Expression>,
 }
+
+/// The output values of one matched rule, by output name (`None`: the single unnamed output).
+pub(crate) type Row = Vec<(Option<Arc<str>>, Value)>;

@@ -8,6 +8,8 @@ use std::fmt::Write;
 
 use baton_feel::Value;
 
+use super::model::Row;
+
 /// A value as feel-scala's `Val.toString` prints it (since feel-scala 1.19 the FEEL text:
 /// `25`, `"gold"`, `null`, `[1, 2]`, `{a:1}`).
 pub(crate) fn val(value: &Value) -> String {
@@ -19,7 +21,7 @@ fn write_val(out: &mut String, value: &Value) {
 }
 
 /// The output values of matched rules as dmn-scala prints its `List[Map[String, Val]]`.
-pub(crate) fn rule_outputs(rows: &[super::eval::Row]) -> String {
+pub(crate) fn rule_outputs(rows: &[Row]) -> String {
     let mut out = String::from("List(");
     for (i, row) in rows.iter().enumerate() {
         if i > 0 {

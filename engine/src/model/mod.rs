@@ -14,9 +14,8 @@ use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
 pub mod parse;
-pub(crate) mod xml;
 
-pub use parse::{MAX_RESOURCE_BYTES, Parsed, parse, parse_without_diagram, read_diagram};
+pub use parse::{DiagramReading, MAX_RESOURCE_BYTES, Parsed, parse};
 /// A text of the model that shares the source file's memory: the ids, names and expressions the
 /// parser reads are slices of the file's text (shared with [`crate::source::Source`]), so a
 /// deploy allocates nothing for them and cloning one is a reference count. A value that had to
@@ -136,7 +135,7 @@ pub struct Definitions {
     /// The BPMN DI, unless it was only checked (see `unread_diagram`).
     pub diagram: Diagram,
     /// Where the BPMN DI is when it was checked but not kept (as deploying does, see
-    /// [`parse::parse_without_diagram`]): [`UnreadDiagram::read`] reads it when a picture is
+    /// [`DiagramReading::Defer`]): [`UnreadDiagram::read`] reads it when a picture is
     /// wanted. `None` when `diagram` holds it, the file has none, or the definitions were not
     /// read from a file.
     pub unread_diagram: Option<UnreadDiagram>,
@@ -641,32 +640,6 @@ pub struct UnreadDiagram {
     pub(crate) root_name: std::ops::Range<u32>,
     /// Each `BPMNDiagram` element, start tag to end tag.
     pub(crate) parts: Vec<std::ops::Range<u32>>,
-}
-
-impl UnreadDiagram {
-    /// Reads the DI: only the root's start tag and the `BPMNDiagram` elements are read again,
-    /// not the rest of the file.
-    pub fn read(&self) -> Diagram {
-        let text = &*self.text;
-        let slice = |range: &std::ops::Range<u32>| &text[range.start as usize..range.end as usize];
-        let mut fragment = String::with_capacity(
-            self.head_end as usize
-                + self
-                    .parts
-                    .iter()
-                    .map(|p| (p.end - p.start) as usize)
-                    .sum::<usize>()
-                + 64,
-        );
-        fragment.push_str(&text[..self.head_end as usize]);
-        for part in &self.parts {
-            fragment.push_str(slice(part));
-        }
-        fragment.push_str("</");
-        fragment.push_str(slice(&self.root_name));
-        fragment.push('>');
-        read_diagram(&crate::source::Source::new("", fragment))
-    }
 }
 
 /// BPMN DI: what the coverage picture needs, keyed by the id of the BPMN element drawn.

@@ -1,5 +1,5 @@
 //! Client commands as data: every request a Zeebe client can make of the engine, as one
-//! [`Command`] value that [`Engine::apply`] carries out.
+//! [`Command`] value that [`Engine::apply`](crate::runtime::Engine::apply) carries out.
 //!
 //! The engine's methods (`create_instance`, `complete_job`, ...) stay the everyday API; a
 //! `Command` is the same request held as a value, so that a run can be kept as the list of what
@@ -11,8 +11,10 @@
 //! A command is also JSON (serde), one object tagged by `command`:
 //! `{"command": "completeJob", "jobKey": 2251799813685253, "variables": {"ok": true}}`.
 
-use super::*;
 use serde_json::Value as Json;
+
+use crate::dmn::EvaluatedDecision;
+use crate::runtime::records::{Key, SharedVariableDocument, VariableDocument};
 
 /// A request to the engine, as a client sends it to Zeebe's gateway.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -117,7 +119,7 @@ pub enum Command {
         epoch_millis: i64,
     },
     /// Give a decision a fixed output, as CPT's `mockDmnDecision` does (see
-    /// [`Engine::register_decision`]).
+    /// [`Engine::register_decision`](crate::runtime::Engine::register_decision)).
     MockDecision {
         decision_id: String,
         output: Json,
@@ -138,173 +140,185 @@ pub enum Applied {
     Evaluated(DecisionOutcome),
 }
 
-impl Engine {
-    /// Carries out a command, as the matching method does (a rejection changes nothing).
-    pub fn apply(&mut self, command: Command) -> Result<Applied, Rejection> {
-        let done = |()| Applied::Done;
-        match command {
-            Command::Deploy { resources } => self.deploy(&resources).map(Applied::Deployed),
-            Command::CreateInstance(request) => self.create_instance(request).map(Applied::Key),
-            Command::CancelInstance {
-                process_instance_key,
-            } => self.cancel_instance(process_instance_key).map(done),
-            Command::SetVariables {
-                scope_key,
-                variables,
-                local,
-            } => self.set_variables(scope_key, variables, local).map(done),
-            Command::PublishMessage(message) => self.publish_message(message).map(Applied::Key),
-            Command::CorrelateMessage {
-                name,
-                correlation_key,
-                variables,
-            } => self
-                .correlate_message(&name, &correlation_key, variables)
-                .map(Applied::Correlated),
-            Command::BroadcastSignal { name, variables } => {
-                self.broadcast_signal(&name, variables).map(Applied::Key)
-            }
-            Command::EvaluateConditionalStartEvents {
-                variables,
-                process_definition_key,
-            } => self
-                .evaluate_conditional_start_events(variables, process_definition_key)
-                .map(Applied::Keys),
-            Command::ActivateJobs {
-                job_type,
-                worker,
-                timeout_ms,
-                max_jobs,
-            } => Ok(Applied::Keys(
-                self.activate_jobs(&job_type, &worker, timeout_ms, max_jobs),
-            )),
-            Command::CompleteJob {
-                job_key,
-                variables,
-                result,
-            } => self
-                .complete_job_with_result(job_key, variables, result)
-                .map(done),
-            Command::FailJob {
-                job_key,
-                retries,
-                error_message,
-                retry_backoff_ms,
-                variables,
-            } => self
-                .fail_job(
-                    job_key,
-                    retries,
-                    &error_message,
-                    retry_backoff_ms,
-                    variables,
-                )
-                .map(done),
-            Command::ThrowError {
-                job_key,
-                error_code,
-                error_message,
-                variables,
-            } => self
-                .throw_error(job_key, &error_code, &error_message, variables)
-                .map(done),
-            Command::UpdateJobRetries { job_key, retries } => {
-                self.update_job_retries(job_key, retries).map(done)
-            }
-            Command::CompleteUserTask {
-                user_task_key,
-                variables,
-            } => self.complete_user_task(user_task_key, variables).map(done),
-            Command::AssignUserTask {
-                user_task_key,
-                assignee,
-            } => self
-                .assign_user_task(user_task_key, assignee.as_deref())
-                .map(done),
-            Command::UpdateUserTask {
-                user_task_key,
-                changes,
-            } => self.update_user_task(user_task_key, changes).map(done),
-            Command::ResolveIncident { incident_key } => {
-                self.resolve_incident(incident_key).map(done)
-            }
-            Command::EvaluateDecision {
-                decision_id,
-                variables,
-            } => self
-                .evaluate_decision(&decision_id, variables)
-                .map(Applied::Evaluated),
-            Command::AdvanceClock { millis } => self.advance_clock(millis).map(done),
-            Command::SetClock { epoch_millis } => self.set_clock(epoch_millis).map(done),
-            Command::MockDecision {
-                decision_id,
-                output,
-            } => {
-                self.register_decision(decision_id, output);
-                Ok(Applied::Done)
-            }
+/// What a deployment produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeploymentInfo {
+    pub deployment_key: Key,
+    /// (BPMN process id, version, process definition key) per process.
+    pub processes: Vec<(String, i32, Key)>,
+    /// (decision requirements id, version, key) per DRG (`.dmn` resource).
+    pub decision_requirements: Vec<(String, i32, Key)>,
+    /// (decision id, version, decision key) per decision.
+    pub decisions: Vec<(String, i32, Key)>,
+}
+
+/// How to create a process instance.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct CreateInstance {
+    pub bpmn_process_id: String,
+    /// A specific version (default: the latest).
+    pub version: Option<i32>,
+    pub variables: VariableDocument,
+    /// Start before these elements instead of at the none start event.
+    pub start_instructions: Vec<String>,
+    /// Terminate the instance as soon as one of these elements completes.
+    pub terminate_after: Vec<String>,
+}
+
+impl CreateInstance {
+    pub fn new(bpmn_process_id: impl Into<String>) -> Self {
+        CreateInstance {
+            bpmn_process_id: bpmn_process_id.into(),
+            ..Default::default()
         }
     }
 
-    /// Starts (`true`) or stops keeping every command this engine carries out (see
-    /// [`Engine::recorded_commands`]). Deployments are kept either way. What was kept stays; a
-    /// copy of the engine records (or not) on its own from where it was copied.
-    pub fn record_commands(&mut self, on: bool) {
-        self.recorded.recording = on;
-    }
-
-    /// Every command this engine carried out since it was created, in order (rejected ones too:
-    /// a replay rejects them again), when it recorded them all: applied to a fresh engine with
-    /// the same configuration they give the same records. An error says how many commands were
-    /// carried out while not recording, or that a model built in code was deployed
-    /// ([`Engine::deploy_definitions`] has no resource to replay).
-    pub fn recorded_commands(&self) -> Result<&[Command], UnrecordedCommands> {
-        match self.recorded.missed {
-            0 => Ok(&self.recorded.commands),
-            missed => Err(UnrecordedCommands { missed }),
-        }
-    }
-
-    /// Keeps the command `command` builds when recording (so it is built only then).
-    #[inline]
-    pub(crate) fn record(&mut self, command: impl FnOnce() -> Command) {
-        if self.recorded.recording {
-            self.recorded.record(command);
-        } else {
-            self.recorded.missed += 1;
-        }
-    }
-
-    /// Counts a change no command can replay (see [`Engine::recorded_commands`]).
-    pub(crate) fn record_unreplayable(&mut self) {
-        self.recorded.missed += 1;
+    pub fn variables(mut self, variables: VariableDocument) -> Self {
+        self.variables = variables;
+        self
     }
 }
 
-/// The commands an engine carried out (see [`Engine::record_commands`]).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RecordedCommands {
-    recording: bool,
-    /// Shared between copies of the engine until one of them records more: copying a
-    /// deployment's engine into a test copies no command.
-    commands: Arc<Vec<Command>>,
-    /// Commands carried out while not recording, and deployments of models built in code.
-    missed: u64,
+/// The default time to live of a published message: the Camunda client's default (one hour).
+pub const DEFAULT_MESSAGE_TTL_MS: i64 = 3_600_000;
+
+/// A message to publish.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PublishMessage {
+    pub name: String,
+    pub correlation_key: String,
+    /// How long the message stays buffered, in milliseconds (0: only the subscriptions open now).
+    pub time_to_live_ms: i64,
+    /// Unique per name and correlation key while a message with the id is buffered.
+    pub message_id: Option<String>,
+    #[serde(default)]
+    pub variables: VariableDocument,
 }
 
-impl RecordedCommands {
-    /// Keeps `command` whether recording or not.
-    pub(crate) fn keep(&mut self, command: Command) {
-        Arc::make_mut(&mut self.commands).push(command);
+impl PublishMessage {
+    /// A message with the client's default time to live (one hour) and no variables.
+    pub fn new(name: impl Into<String>, correlation_key: impl Into<String>) -> PublishMessage {
+        PublishMessage {
+            name: name.into(),
+            correlation_key: correlation_key.into(),
+            time_to_live_ms: DEFAULT_MESSAGE_TTL_MS,
+            message_id: None,
+            variables: VariableDocument::new(),
+        }
     }
 
-    /// Builds and keeps a command: out of line, so the copies a command makes of its
-    /// arguments stay out of the command methods (recording is the rare case).
-    #[cold]
-    #[inline(never)]
-    fn record(&mut self, command: impl FnOnce() -> Command) {
-        self.keep(command());
+    pub fn time_to_live(mut self, millis: i64) -> Self {
+        self.time_to_live_ms = millis;
+        self
     }
+
+    pub fn message_id(mut self, id: impl Into<String>) -> Self {
+        self.message_id = Some(id.into());
+        self
+    }
+
+    pub fn variables(mut self, variables: VariableDocument) -> Self {
+        self.variables = variables;
+        self
+    }
+}
+
+/// What the synchronous correlate command answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageCorrelation {
+    pub message_key: Key,
+    /// The process instance the message went to (a newly started one is preferred).
+    pub process_instance_key: Key,
+}
+
+/// What a worker sends when it completes the job of an ad-hoc sub-process (as JSON, the shape of
+/// Zeebe's REST API: `activateElements: [{elementId, variables}]`, `isCompletionConditionFulfilled`,
+/// `isCancelRemainingInstances`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct AdHocJobResult {
+    /// Elements to activate, each with the variables of its inner instance (shared: they
+    /// become the inner instance's variables as they are).
+    #[serde(with = "activate_elements")]
+    pub activate_elements: Vec<(String, SharedVariableDocument)>,
+    #[serde(rename = "isCompletionConditionFulfilled")]
+    pub completion_condition_fulfilled: bool,
+    #[serde(rename = "isCancelRemainingInstances")]
+    pub cancel_remaining_instances: bool,
+}
+
+/// `activateElements` as Zeebe's REST API writes it: `[{"elementId": …, "variables": {…}}]`.
+mod activate_elements {
+    use crate::runtime::records::SharedVariableDocument as VariableDocument;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Element {
+        element_id: String,
+        #[serde(default)]
+        variables: VariableDocument,
+    }
+
+    pub fn serialize<S: Serializer>(
+        elements: &[(String, VariableDocument)],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(elements.iter().map(|(element_id, variables)| Element {
+            element_id: element_id.clone(),
+            variables: variables.clone(),
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<(String, VariableDocument)>, D::Error> {
+        let elements = Vec::<Element>::deserialize(deserializer)?;
+        Ok(elements
+            .into_iter()
+            .map(|e| (e.element_id, e.variables))
+            .collect())
+    }
+}
+
+/// The result part of a job completion.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum JobResult {
+    AdHocSubProcess(AdHocJobResult),
+    /// A task listener's answer: deny the transition, or correct task fields.
+    UserTask {
+        #[serde(default)]
+        denied: bool,
+        #[serde(default)]
+        denied_reason: Option<String>,
+        #[serde(default)]
+        corrections: VariableDocument,
+    },
+}
+
+/// The result of a standalone evaluation ([`Engine::evaluate_decision`](crate::runtime::Engine::evaluate_decision)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecisionOutcome {
+    /// The key of the `DECISION_EVALUATION` record.
+    pub key: Key,
+    pub decision_id: String,
+    pub decision_version: i32,
+    /// The decision's output (`null` when it failed).
+    pub output: Json,
+    /// 1-based indexes of the rules that matched in the called decision.
+    pub matched_rules: Vec<u32>,
+    /// Zeebe's `evaluationFailureMessage` when the evaluation failed.
+    pub failure_message: Option<String>,
+    /// Every decision evaluated, required decisions first.
+    pub evaluated_decisions: Vec<EvaluatedDecision>,
 }
 
 /// The recorded commands would not replay the run: some were carried out while the engine

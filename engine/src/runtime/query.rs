@@ -3,15 +3,16 @@
 
 use std::sync::Arc;
 
-use super::Engine;
-use super::lifecycle::State;
-use super::records::{
-    BpmnElementType, ElementRef, ErrorType, JobKind, Key, ListenerEventType, Record,
-    VariableDocument,
+use crate::runtime::elements::ad_hoc::INNER_INSTANCE_SUFFIX;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    BpmnElementType, ElementRef, ErrorType, JobKind, JobValue, Key, ListenerEventType, ProcIdx,
+    Record, RecordValue, VariableDocument,
 };
-use super::shared_json::SharedJson;
-use super::state::JobState;
-use super::user_tasks::UserTask;
+use crate::runtime::shared_json::SharedJson;
+use crate::runtime::state::jobs::{Job, JobState};
+use crate::runtime::state::lifecycle::State;
+use crate::runtime::state::user_tasks::UserTask;
 
 /// A live element instance.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -82,7 +83,7 @@ pub struct IncidentView {
 impl Engine {
     fn element_id_text(
         &self,
-        proc: super::ProcIdx,
+        proc: ProcIdx,
         element_ref: ElementRef,
         element_type: BpmnElementType,
     ) -> String {
@@ -92,11 +93,7 @@ impl Engine {
             ElementRef::Element(e)
                 if element_type == BpmnElementType::AdHocSubProcessInnerInstance =>
             {
-                format!(
-                    "{}{}",
-                    p.element(e).id,
-                    super::ad_hoc::INNER_INSTANCE_SUFFIX
-                )
+                format!("{}{}", p.element(e).id, INNER_INSTANCE_SUFFIX)
             }
             ElementRef::Element(e) => p.element(e).id.to_string(),
             ElementRef::Flow(f) => p.model.flow(f).id.to_string(),
@@ -197,7 +194,7 @@ impl Engine {
         self.visible_variables(scope_key)
     }
 
-    fn job_view(&self, j: &super::state::Job) -> JobView {
+    fn job_view(&self, j: &Job) -> JobView {
         let p = self.process(j.proc);
         JobView {
             key: j.key,
@@ -223,7 +220,7 @@ impl Engine {
 
     /// One open job's data, borrowed (type, element instance, retries, headers, ...): for a
     /// worker loop that only reads a field or two, without building a [`JobView`].
-    pub fn job_value(&self, key: Key) -> Option<&super::records::JobValue> {
+    pub fn job_value(&self, key: Key) -> Option<&JobValue> {
         self.jobs.get(&key).map(|j| &*j.value)
     }
 
@@ -256,8 +253,8 @@ impl Engine {
     /// with each key (a test's job loop asks this after every answer) and returns the new
     /// cursor.
     pub fn for_each_activatable_job_since(&self, cursor: usize, mut f: impl FnMut(Key)) -> usize {
-        let from = cursor.min(self.job_feed.len());
-        for k in &self.job_feed[from..] {
+        let from = cursor.min(self.jobs.feed.len());
+        for k in &self.jobs.feed[from..] {
             if self
                 .jobs
                 .get(k)
@@ -266,12 +263,12 @@ impl Engine {
                 f(*k);
             }
         }
-        self.job_feed.len()
+        self.jobs.feed.len()
     }
 
     /// Forgets the activatable-job history (the bench calls it between instances).
     pub fn clear_job_feed(&mut self) {
-        self.job_feed.clear();
+        self.jobs.feed.clear();
     }
 
     /// The variables a worker gets with the job: everything visible from its element instance.
@@ -319,18 +316,18 @@ impl Engine {
 
     /// The whole event log.
     pub fn records(&self) -> &[Record] {
-        &self.records
+        &self.log.records
     }
 
     /// Records written after `position` (positions start at 1).
     pub fn records_since(&self, position: u64) -> &[Record] {
-        let start = self.records.partition_point(|r| r.position <= position);
-        &self.records[start..]
+        let start = self.log.records.partition_point(|r| r.position <= position);
+        &self.log.records[start..]
     }
 
     /// The position of the last record written.
     pub fn position(&self) -> u64 {
-        self.position
+        self.log.position
     }
 
     /// Forgets process instances that have ended (the bench calls it between instances so the
@@ -341,19 +338,17 @@ impl Engine {
 
     /// Drops the log (positions keep counting).
     pub fn clear_records(&mut self) {
-        self.records.clear();
+        self.log.records.clear();
     }
 
     /// The element id of a record about an element (or the process id, or a flow id).
     pub fn record_element_id(&self, r: &Record) -> Option<String> {
         match &r.value {
-            super::RecordValue::ProcessInstance(v) => {
+            RecordValue::ProcessInstance(v) => {
                 Some(self.element_id_text(v.proc, v.element_ref, v.element_type))
             }
-            super::RecordValue::Job(j) => {
-                Some(self.process(j.proc).element(j.element).id.to_string())
-            }
-            super::RecordValue::Incident(i) => {
+            RecordValue::Job(j) => Some(self.process(j.proc).element(j.element).id.to_string()),
+            RecordValue::Incident(i) => {
                 Some(self.element_id_text(i.proc, i.element, BpmnElementType::Unspecified))
             }
             _ => None,

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value as Json, json};
 
-use super::Engine;
-use super::records::{Record, RecordType, RecordValue};
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{Record, RecordType, RecordValue};
 
 fn key_text(k: Option<u64>) -> String {
     match k {
@@ -54,7 +54,7 @@ impl Engine {
                         " variables={}",
                         Json::Object(
                             v.iter()
-                                .map(|(k, v)| (k.to_string(), (**v).clone()))
+                                .map(|(k, v)| (k.to_string(), v.to_json()))
                                 .collect()
                         )
                     ))
@@ -189,7 +189,7 @@ impl Engine {
     /// The whole log, one line per record, each prefixed with its position.
     pub fn render_log(&self) -> String {
         let mut out = String::new();
-        for r in &self.records {
+        for r in &self.log.records {
             out.push_str(&format!("{:>4} {}\n", r.position, self.render_record(r)));
         }
         out

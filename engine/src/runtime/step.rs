@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::expr::{Expr, baton_feel_bridge};
-use super::records::{BpmnElementType, ErrorType, Key, ProcIdx, VariableDocument};
 use crate::model::{ElementIdx, FlowIdx};
+use crate::runtime::compile::expr::{Expr, baton_feel_bridge};
+use crate::runtime::records::{BpmnElementType, ErrorType, Key, ProcIdx, VariableDocument};
 
 /// A step that cannot go on: becomes an incident with Zeebe's error type.
 #[derive(Debug, Clone, PartialEq, Eq)]

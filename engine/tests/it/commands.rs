@@ -362,7 +362,10 @@ fn the_engine_records_only_what_it_can_replay() {
         [r#""deploy""#, r#""createInstance""#, r#""advanceClock""#]
     );
     // A model built in code has no resource to replay.
-    let parsed = baton_engine::model::parse(&baton_engine::source::Source::new("o.bpmn", ORDER));
+    let parsed = baton_engine::model::parse(
+        &baton_engine::source::Source::new("o.bpmn", ORDER),
+        baton_engine::model::DiagramReading::Read,
+    );
     engine
         .deploy_definitions("o.bpmn", parsed.definitions.as_ref().unwrap())
         .unwrap();

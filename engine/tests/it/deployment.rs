@@ -57,7 +57,10 @@ fn a_deployed_process_reads_its_diagram_when_asked_as_the_parsed_file_draws_it()
     deployed
         .deploy(&[Resource::new("collaboration.bpmn", text.clone())])
         .unwrap();
-    let parsed = baton_engine::model::parse(&Source::new("collaboration.bpmn", text));
+    let parsed = baton_engine::model::parse(
+        &Source::new("collaboration.bpmn", text),
+        baton_engine::model::DiagramReading::Read,
+    );
     let parsed = parsed.definitions.unwrap();
     assert!(parsed.unread_diagram.is_none());
     let mut from_model = Engine::new(EngineConfig::default());

@@ -75,7 +75,13 @@ fn accept_fixtures_deploy() {
             .as_ref()
             .expect("the DI is there to read");
         let read = unread.read();
-        let whole_file = baton_engine::model::read_diagram(&deployed[0].source);
+        let whole_file = baton_engine::model::parse(
+            &deployed[0].source,
+            baton_engine::model::DiagramReading::Read,
+        )
+        .definitions
+        .expect("a BPMN file")
+        .diagram;
         assert_eq!(read.shapes, whole_file.shapes);
         assert_eq!(read.edges, whole_file.edges);
         definitions.diagram = read;

@@ -101,3 +101,70 @@ fn truncated_files_never_panic() {
         assert!(result.is_err(), "a file cut at byte {cut} deployed");
     }
 }
+
+/// FEEL that would overflow the stack, exhaust memory or hang, in the places a user writes it.
+fn hostile_feel() -> Vec<(&'static str, String)> {
+    vec![
+        ("minus signs", format!("{}x", "- ".repeat(100_000))),
+        ("an or chain", format!("a{}", " or a".repeat(20_000))),
+        (
+            "parentheses",
+            format!("{}1{}", "(".repeat(50_000), ")".repeat(50_000)),
+        ),
+        ("a path", format!("x{}", ".a".repeat(50_000))),
+    ]
+}
+
+#[test]
+fn hostile_feel_in_an_input_mapping_is_a_diagnostic() {
+    let mut out = String::new();
+    for (name, feel) in hostile_feel() {
+        let body = format!(
+            r#"<bpmn:startEvent id="s"/><bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="a"/><zeebe:ioMapping><zeebe:input source="={feel}" target="v"/></zeebe:ioMapping></bpmn:extensionElements></bpmn:serviceTask>{}"#,
+            crate::xml::flow("f", "s", "t")
+        );
+        let xml = crate::xml::definitions(&crate::xml::process("p", &body));
+        let diagnostics = check(&[Resource::new("feel.bpmn", xml.into_bytes())])
+            .expect_err("the expression does not parse");
+        out.push_str(&format!(
+            "{name}: {}\n",
+            diagnostics.to_string().replace(&feel, "<expression>")
+        ));
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn hostile_feel_in_a_dmn_literal_expression_is_a_diagnostic_or_a_failed_evaluation() {
+    let dmn = |feel: &str| {
+        format!(
+            r#"<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="d" name="d" namespace="n"><decision id="x" name="x"><literalExpression id="e"><text>{feel}</text></literalExpression></decision></definitions>"#
+        )
+    };
+    let mut out = String::new();
+    for (name, feel) in hostile_feel() {
+        let diagnostics = check(&[Resource::new("feel.dmn", dmn(&feel).into_bytes())])
+            .expect_err("the expression does not parse");
+        out.push_str(&format!(
+            "{name}: {}\n",
+            diagnostics.to_string().replace(&feel, "<expression>")
+        ));
+    }
+    for feel in [
+        r#"string join(for x in 1..1000000 return "aaaaaaaaaaaaaaaa")"#,
+        "for x in 1..1000 return for y in 1..100000 return x + y",
+    ] {
+        let deployed =
+            check(&[Resource::new("feel.dmn", dmn(feel).into_bytes())]).expect("deploys");
+        let drg = deployed[0].drg().expect("a DMN resource");
+        let evaluation = baton_engine::dmn::evaluate(
+            drg,
+            "x",
+            &serde_json::Map::new(),
+            &baton_feel::Env::default(),
+        );
+        let failure = evaluation.result.expect_err("a limit stops it");
+        out.push_str(&format!("{feel}: {}\n", failure.message));
+    }
+    insta::assert_snapshot!(out);
+}

@@ -77,7 +77,7 @@ fn put_path(c: &Context, keys: &[Arc<str>], value: Value) -> Context {
     out
 }
 
-fn context_put(_: &mut Eval, a: &[Value]) -> Out {
+fn context_put(ev: &mut Eval, a: &[Value]) -> Out {
     let c = ctx_arg(&a[0])?;
     let keys: Vec<Arc<str>> = match &a[1] {
         Value::String(k) => vec![k.clone()],
@@ -95,6 +95,14 @@ fn context_put(_: &mut Eval, a: &[Value]) -> Out {
     };
     if keys.is_empty() {
         return Err(Fail::Illegal);
+    }
+    // each key is a context inside the one before
+    if keys.len() > ev.env.limits.max_depth {
+        return Err(Fail::Fatal(ev.failure(format!(
+            "context put with {} keys would nest contexts deeper than {} levels",
+            keys.len(),
+            ev.env.limits.max_depth
+        ))));
     }
     Ok(Value::context(put_path(c, &keys, a[2].clone())))
 }

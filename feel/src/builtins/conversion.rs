@@ -7,7 +7,6 @@ use jiff::tz::{Offset, TimeZone};
 use super::{Fail, Out, Registry, int, num, str_arg};
 use crate::eval::Eval;
 use crate::number::Number;
-use crate::parser::{date_time_value, duration_value};
 use crate::temporal::{self, DateTime, Time, YearMonthDuration};
 use crate::value::{Value, to_feel_string};
 
@@ -61,7 +60,7 @@ fn date3(_: &mut Eval, a: &[Value]) -> Out {
 
 fn date_and_time(_: &mut Eval, a: &[Value]) -> Out {
     match &a[0] {
-        Value::String(s) => date_time_value(s)
+        Value::String(s) => Value::date_time_from_text(s)
             .ok_or_else(|| Fail::Msg(format!("Failed to parse date-time from '{s}'"))),
         Value::DateTime(dt) => Ok(Value::DateTime(dt.clone())),
         Value::Date(d) => Ok(Value::date_time(DateTime::Local(
@@ -235,7 +234,8 @@ fn string(_: &mut Eval, a: &[Value]) -> Out {
 
 fn duration(_: &mut Eval, a: &[Value]) -> Out {
     let s = str_arg(&a[0])?;
-    duration_value(s).ok_or_else(|| Fail::Msg(format!("Failed to parse duration from '{s}'")))
+    Value::duration_from_text(s)
+        .ok_or_else(|| Fail::Msg(format!("Failed to parse duration from '{s}'")))
 }
 
 fn date_of(v: &Value) -> Result<civil::Date, Fail> {

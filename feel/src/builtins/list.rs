@@ -68,10 +68,12 @@ pub(crate) fn register(r: &mut Registry) {
                 .collect(),
         ))
     });
-    r.add_varargs("union", &["lists"], |_, a| {
+    r.add_varargs("union", &["lists"], |ev, a| {
         let mut out: Vec<Value> = Vec::new();
         for l in list_arg(&a[0])?.iter() {
             for v in list_arg(l)?.iter() {
+                ev.charge_steps(out.len() / COMPARISONS_PER_STEP)
+                    .map_err(Fail::Fatal)?;
                 if !out.iter().any(|o| o.feel_eq(v) == Some(true)) {
                     out.push(v.clone());
                 }
@@ -79,13 +81,16 @@ pub(crate) fn register(r: &mut Registry) {
         }
         Ok(Value::list(out))
     });
-    r.add("distinct values", &["list"], |_, a| {
-        Ok(Value::list(distinct(list_arg(&a[0])?)))
+    r.add("distinct values", &["list"], |ev, a| {
+        Ok(Value::list(distinct(ev, list_arg(&a[0])?)?))
     });
-    r.add("duplicate values", &["list"], |_, a| {
+    r.add("duplicate values", &["list"], |ev, a| {
         let l = list_arg(&a[0])?;
         let mut out: Vec<Value> = Vec::new();
         for (i, v) in l.iter().enumerate() {
+            // each item is compared with the rest and with the duplicates so far
+            ev.charge_steps((l.len() - i + out.len()) / COMPARISONS_PER_STEP)
+                .map_err(Fail::Fatal)?;
             if l[i + 1..].iter().any(|w| w.feel_eq(v) == Some(true))
                 && !out.iter().any(|o| o.feel_eq(v) == Some(true))
             {
@@ -94,9 +99,13 @@ pub(crate) fn register(r: &mut Registry) {
         }
         Ok(Value::list(out))
     });
-    r.add("flatten", &["list"], |_, a| {
+    r.add("flatten", &["list"], |ev, a| {
+        let l = list_arg(&a[0])?;
+        // counted first: a list of repeated lists is small until it is flattened
+        let limit = ev.env.limits.max_items;
+        ev.check_items(flat_len(l, limit)).map_err(Fail::Fatal)?;
         let mut out = Vec::new();
-        flatten(list_arg(&a[0])?, &mut out);
+        flatten(l, &mut out);
         Ok(Value::list(out))
     });
     r.add("sort", &["list", "precedes"], sort);
@@ -126,14 +135,37 @@ pub(crate) fn register(r: &mut Registry) {
     });
 }
 
-fn distinct(l: &[Value]) -> Vec<Value> {
+/// How many comparisons of two items count as one evaluation step (a comparison is cheaper than
+/// evaluating a node).
+const COMPARISONS_PER_STEP: usize = 4;
+
+/// The items without repetitions, in order; each item is compared with those kept so far
+/// (counted as steps: a long list of distinct items is quadratic work).
+fn distinct(ev: &mut Eval, l: &[Value]) -> Result<Vec<Value>, Fail> {
     let mut out: Vec<Value> = Vec::new();
     for v in l {
+        ev.charge_steps(out.len() / COMPARISONS_PER_STEP)
+            .map_err(Fail::Fatal)?;
         if !out.iter().any(|o| o.feel_eq(v) == Some(true)) {
             out.push(v.clone());
         }
     }
-    out
+    Ok(out)
+}
+
+/// The length of the flattened list, or a number beyond `limit` as soon as it is beyond.
+fn flat_len(l: &[Value], limit: usize) -> usize {
+    let mut n: usize = 0;
+    for v in l {
+        n = n.saturating_add(match v {
+            Value::List(inner) => flat_len(inner, limit - n.min(limit)),
+            _ => 1,
+        });
+        if n > limit {
+            break;
+        }
+    }
+    n
 }
 
 fn flatten(l: &[Value], out: &mut Vec<Value>) {
@@ -237,10 +269,12 @@ fn stddev(_: &mut Eval, a: &[Value]) -> Out {
         .unwrap_or(Value::Null))
 }
 
-fn mode(_: &mut Eval, a: &[Value]) -> Out {
+fn mode(ev: &mut Eval, a: &[Value]) -> Out {
     let ns = numbers(a)?;
     let mut counts: Vec<(Number, usize)> = Vec::new();
     for n in ns {
+        ev.charge_steps(counts.len() / COMPARISONS_PER_STEP)
+            .map_err(Fail::Fatal)?;
         match counts.iter_mut().find(|(m, _)| m == n) {
             Some((_, c)) => *c += 1,
             None => counts.push((n.clone(), 1)),

@@ -189,8 +189,22 @@ pub(crate) fn invoke(ev: &mut Eval, name: &str, b: &'static Builtin, args: CallA
         Ok(s) => s,
         Err(null) => return Ok(null),
     };
+    // a call visits its arguments' items (a list of a million is no single step)
+    let visited = values
+        .iter()
+        .map(|v| match v {
+            Value::List(items) => items.len(),
+            Value::Context(entries) => entries.len(),
+            Value::String(s) => s.len() / 64,
+            _ => 0,
+        })
+        .sum();
+    ev.charge_steps(visited)?;
     match (o.f)(ev, &values) {
-        Ok(v) => Ok(v),
+        Ok(v) => {
+            ev.charge_result(&v)?;
+            Ok(v)
+        }
         Err(Fail::Illegal) => {
             let shown: Vec<String> = values.iter().map(|v| format!("'{v}'")).collect();
             Ok(ev.null(

@@ -254,7 +254,7 @@ fn replace(ev: &mut Eval, a: &[Value]) -> Out {
     Ok(Value::string(out))
 }
 
-fn split(_: &mut Eval, a: &[Value]) -> Out {
+fn split(ev: &mut Eval, a: &[Value]) -> Out {
     let input = str_arg(&a[0])?;
     let delimiter = str_arg(&a[1])?;
     let re = regex(delimiter, None)
@@ -267,19 +267,21 @@ fn split(_: &mut Eval, a: &[Value]) -> Out {
             continue;
         }
         parts.push(Value::string(&input[last..m.start()]));
+        ev.check_items(parts.len()).map_err(Fail::Fatal)?;
         last = m.end();
     }
     parts.push(Value::string(&input[last..]));
     Ok(Value::list(parts))
 }
 
-fn extract(_: &mut Eval, a: &[Value]) -> Out {
+fn extract(ev: &mut Eval, a: &[Value]) -> Out {
     let input = str_arg(&a[0])?;
     let re = regex(str_arg(&a[1])?, None)?;
     let mut out = Vec::new();
     for m in re.find_iter(input) {
         let m = m.map_err(|e| Fail::Msg(e.to_string()))?;
         out.push(Value::string(m.as_str()));
+        ev.check_items(out.len()).map_err(Fail::Fatal)?;
     }
     Ok(Value::list(out))
 }

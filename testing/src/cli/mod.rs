@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod cassette;
 mod coverage;
 mod template;
 mod test;
@@ -29,6 +30,8 @@ enum Command {
     Template(template::Args),
     /// Merges coverage files and reports them.
     Coverage(coverage::Args),
+    /// Makes cassettes: `import` turns a real run's agentContext into one.
+    Cassette(cassette::Args),
     /// Runs a benchmark workload of ../shared/bench and prints one JSON line.
     Bench(bench::Args),
 }
@@ -39,6 +42,7 @@ pub fn main() -> ExitCode {
         Command::Test(args) => test::run(&args),
         Command::Template(args) => template::run(&args),
         Command::Coverage(args) => coverage::run(&args),
+        Command::Cassette(args) => cassette::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Bench(args) => bench::run(&args),
     }

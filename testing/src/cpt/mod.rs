@@ -1,5 +1,5 @@
-//! The Camunda Process Test (CPT) JSON runner: the test files that CPT 8.9 and Web Modeler's
-//! test mode write, run in milliseconds without Docker or a JVM. `baton test` is a thin layer
+//! The Camunda Process Test (CPT) JSON runner: the test files that CPT 8.9 and 8.10 and Web
+//! Modeler's test mode write, run in milliseconds without Docker or a JVM. `baton test` is a thin layer
 //! over it; Rust users can run JSON files from `cargo test` too:
 //!
 //! ```no_run
@@ -13,22 +13,25 @@
 //!
 //! - [`model`] — the format: files, test cases, every instruction (serde, errors with paths).
 //! - [`discover`] — finding test files and the resources deployed with them.
-//! - [`run`](mod@run) — the runner ([`run()`], [`run_with`]) and its [`Options`].
+//! - [`runner`] — the runner ([`run()`], [`run_with`]) and its [`Options`].
 //! - [`results`] — [`CaseResult`], [`Report`], the summary line.
 //! - [`text`], [`junit`], [`json`] — the report as `baton test` prints it, as JUnit XML, as JSON.
 //! - `exec`, `behavior` — running one instruction; CONDITIONAL_BEHAVIOR as a quiescence hook.
+//! - `incident`, `inner_instance` — ASSERT_INCIDENT; the `innerInstanceSelector` extension.
 
 mod behavior;
 pub mod discover;
 mod exec;
+mod incident;
+mod inner_instance;
 pub mod json;
 pub mod junit;
 pub mod model;
 pub mod results;
-pub mod run;
+pub mod runner;
 pub mod text;
 
 pub use discover::{DiscoverError, Suite, discover};
 pub use model::{Instruction, TestCase, TestFile};
 pub use results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
-pub use run::{Event, Options, run, run_with};
+pub use runner::{Event, Options, run, run_with};

@@ -1,9 +1,15 @@
 //! The CPT JSON test-case format as data: a file, its test cases, and every instruction of the
-//! 8.9 schema and the 8.11 development line (the union: a file is never rejected for its
-//! `$schema`), plus baton's two agent instructions `MOCK_AI_AGENT` and `ASSERT_AI_AGENT`.
+//! 8.9 schema, of the 8.10 runner (`CONDITIONAL_BEHAVIOR`, `ASSERT_INCIDENT`) and of the 8.11
+//! development line (the union: a file is never rejected for its `$schema`), plus baton's
+//! extensions (the agent instructions `MOCK_AI_AGENT` and `ASSERT_AI_AGENT`, and instructions for
+//! 8.10 engine features CPT has none for).
 //!
 //! [`TestFile::parse`] reads a file and names the JSON path of every problem
-//! (`testCases[1].instructions[4].jobSelector.jobType: invalid type: ...`). CPT's reader ignores
+//! (`testCases[1].instructions[4].jobSelector.jobType: invalid type: ...`). A missing attribute
+//! and a wrong enumeration value get the sentence CPT's reader writes (`Cannot build
+//! AssertIncidentInstruction, some of required attributes are not set [incidentSelector]`,
+//! `Cannot deserialize value of type ... from String "X": not one of the values accepted ...`),
+//! behind the same path. CPT's reader ignores
 //! unknown fields (real files that pass on CPT carry some, e.g. a `type` in `startInstructions`),
 //! so baton ignores them too and reports each one inside an instruction as a warning (it is
 //! usually a typo); unknown fields of the file and of a test case (`_integrationTestNotes`,
@@ -144,72 +150,130 @@ pub struct MessageSelector {
 
 // ---- enumerations ---------------------------------------------------------------------------
 
-/// `ASSERT_PROCESS_INSTANCE.state`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum ProcessInstanceState {
-    #[serde(rename = "IS_ACTIVE")]
-    Active,
-    #[serde(rename = "IS_COMPLETED")]
-    Completed,
-    #[serde(rename = "IS_CREATED")]
-    Created,
-    #[serde(rename = "IS_TERMINATED")]
-    Terminated,
+/// The message CPT's reader (Jackson) writes for a value its enumeration does not have, naming
+/// the Java enum it reads the field into.
+fn jackson_enum_error(java_enum: &str, value: &str, accepted: &[&str]) -> String {
+    format!(
+        "Cannot deserialize value of type `{java_enum}` from String \"{value}\": not one of the values accepted for Enum class: [{}]",
+        accepted.join(", ")
+    )
 }
 
-/// `ASSERT_ELEMENT_INSTANCE.state`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum ElementInstanceState {
-    #[serde(rename = "IS_ACTIVE")]
-    Active,
-    #[serde(rename = "IS_COMPLETED")]
-    Completed,
-    #[serde(rename = "IS_TERMINATED")]
-    Terminated,
+/// An enumeration of the format: read by the names the file writes, a wrong value rejected with
+/// CPT's message (see [`jackson_enum_error`]).
+macro_rules! cpt_enum {
+    ($(#[$m:meta])* $name:ident = $java:literal { $($(#[$vm:meta])* $variant:ident => $text:literal),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name { $($(#[$vm])* $variant),* }
+
+        impl $name {
+            /// Every value as the file writes it, in CPT's declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($text),*];
+
+            /// The value as the file writes it.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),* }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                match text.as_str() {
+                    $($text => Ok(Self::$variant),)*
+                    other => Err(serde::de::Error::custom(jackson_enum_error($java, other, Self::NAMES))),
+                }
+            }
+        }
+    };
 }
 
-/// `ASSERT_ELEMENT_INSTANCES.state`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum ElementInstancesState {
-    #[serde(rename = "IS_ACTIVE")]
-    Active,
-    #[serde(rename = "IS_COMPLETED")]
-    Completed,
-    #[serde(rename = "IS_TERMINATED")]
-    Terminated,
-    #[serde(rename = "IS_NOT_ACTIVE")]
-    NotActive,
-    #[serde(rename = "IS_NOT_ACTIVATED")]
-    NotActivated,
-    #[serde(rename = "IS_ACTIVE_EXACTLY")]
-    ActiveExactly,
-    #[serde(rename = "IS_COMPLETED_IN_ORDER")]
-    CompletedInOrder,
-}
+cpt_enum!(
+    /// `ASSERT_PROCESS_INSTANCE.state`; `IS_SUSPENDED` is baton's extension (8.10 suspends
+    /// process instances, CPT 8.10 has no state for it).
+    ProcessInstanceState = "io.camunda.process.test.api.testCases.instructions.assertProcessInstance.ProcessInstanceState" {
+        Active => "IS_ACTIVE",
+        Completed => "IS_COMPLETED",
+        Created => "IS_CREATED",
+        Terminated => "IS_TERMINATED",
+        Suspended => "IS_SUSPENDED",
+    }
+);
 
-/// `ASSERT_USER_TASK.state`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum UserTaskState {
-    #[serde(rename = "IS_CREATED")]
-    Created,
-    #[serde(rename = "IS_COMPLETED")]
-    Completed,
-    #[serde(rename = "IS_CANCELED")]
-    Canceled,
-    #[serde(rename = "IS_FAILED")]
-    Failed,
-}
+cpt_enum!(
+    /// `ASSERT_ELEMENT_INSTANCE.state`.
+    ElementInstanceState = "io.camunda.process.test.api.testCases.instructions.assertElementInstance.ElementInstanceState" {
+        Active => "IS_ACTIVE",
+        Completed => "IS_COMPLETED",
+        Terminated => "IS_TERMINATED",
+    }
+);
 
-/// `ASSERT_PROCESS_INSTANCE_MESSAGE_SUBSCRIPTION.state`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum MessageSubscriptionState {
-    #[serde(rename = "IS_WAITING")]
-    Waiting,
-    #[serde(rename = "IS_NOT_WAITING")]
-    NotWaiting,
-    #[serde(rename = "IS_CORRELATED")]
-    Correlated,
-}
+cpt_enum!(
+    /// `ASSERT_ELEMENT_INSTANCES.state`.
+    ElementInstancesState = "io.camunda.process.test.api.testCases.instructions.assertElementInstances.ElementInstancesState" {
+        Active => "IS_ACTIVE",
+        Completed => "IS_COMPLETED",
+        Terminated => "IS_TERMINATED",
+        NotActive => "IS_NOT_ACTIVE",
+        NotActivated => "IS_NOT_ACTIVATED",
+        ActiveExactly => "IS_ACTIVE_EXACTLY",
+        CompletedInOrder => "IS_COMPLETED_IN_ORDER",
+    }
+);
+
+cpt_enum!(
+    /// `ASSERT_USER_TASK.state`.
+    UserTaskState = "io.camunda.process.test.api.testCases.instructions.assertUserTask.UserTaskState" {
+        Created => "IS_CREATED",
+        Completed => "IS_COMPLETED",
+        Canceled => "IS_CANCELED",
+        Failed => "IS_FAILED",
+    }
+);
+
+cpt_enum!(
+    /// `ASSERT_PROCESS_INSTANCE_MESSAGE_SUBSCRIPTION.state`.
+    MessageSubscriptionState = "io.camunda.process.test.api.testCases.instructions.assertProcessInstanceMessageSubscription.MessageSubscriptionState" {
+        Waiting => "IS_WAITING",
+        NotWaiting => "IS_NOT_WAITING",
+        Correlated => "IS_CORRELATED",
+    }
+);
+
+cpt_enum!(
+    /// `ASSERT_INCIDENT.state`.
+    IncidentState = "io.camunda.process.test.api.testCases.instructions.assertIncident.IncidentState" {
+        Active => "IS_ACTIVE",
+        Resolved => "IS_RESOLVED",
+    }
+);
+
+cpt_enum!(
+    /// `ASSERT_INCIDENT.errorType`: Zeebe's incident error types as CPT 8.10 lists them (the
+    /// handler compares them by name with the incident's).
+    IncidentErrorType = "io.camunda.process.test.api.testCases.instructions.assertIncident.IncidentErrorType" {
+        Unspecified => "UNSPECIFIED",
+        Unknown => "UNKNOWN",
+        IoMappingError => "IO_MAPPING_ERROR",
+        JobNoRetries => "JOB_NO_RETRIES",
+        ExecutionListenerNoRetries => "EXECUTION_LISTENER_NO_RETRIES",
+        TaskListenerNoRetries => "TASK_LISTENER_NO_RETRIES",
+        AdHocSubProcessNoRetries => "AD_HOC_SUB_PROCESS_NO_RETRIES",
+        ConditionError => "CONDITION_ERROR",
+        ExtractValueError => "EXTRACT_VALUE_ERROR",
+        CalledElementError => "CALLED_ELEMENT_ERROR",
+        UnhandledErrorEvent => "UNHANDLED_ERROR_EVENT",
+        MessageSizeExceeded => "MESSAGE_SIZE_EXCEEDED",
+        CalledDecisionError => "CALLED_DECISION_ERROR",
+        DecisionEvaluationError => "DECISION_EVALUATION_ERROR",
+        FormNotFound => "FORM_NOT_FOUND",
+        ResourceNotFound => "RESOURCE_NOT_FOUND",
+        SecretResolutionError => "SECRET_RESOLUTION_ERROR",
+        UnknownEnumValue => "UNKNOWN_ENUM_VALUE",
+    }
+);
 
 // ---- instructions ---------------------------------------------------------------------------
 
@@ -346,6 +410,9 @@ pub struct CompleteJobUserTaskListener {
 #[serde(rename_all = "camelCase")]
 pub struct MockJobWorkerCompleteJob {
     pub job_type: String,
+    /// baton's extension (camunda/camunda#60882): only the jobs of this element, so that tools
+    /// sharing one job type are mocked one by one. Wins over a mock of the job type alone.
+    pub element_id: Option<String>,
     #[serde(default)]
     pub variables: Variables,
     #[serde(default)]
@@ -357,6 +424,8 @@ pub struct MockJobWorkerCompleteJob {
 #[serde(rename_all = "camelCase")]
 pub struct MockJobWorkerThrowBpmnError {
     pub job_type: String,
+    /// baton's extension: only the jobs of this element (see [`MockJobWorkerCompleteJob`]).
+    pub element_id: Option<String>,
     pub error_code: String,
     pub error_message: Option<String>,
     #[serde(default)]
@@ -425,6 +494,8 @@ pub struct BroadcastSignal {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EvaluateConditionalStartEvent {
+    /// A map: CPT's reader defaults it to empty, as every map and list of the format.
+    #[serde(default)]
     pub variables: Variables,
 }
 
@@ -451,6 +522,7 @@ pub struct AssertProcessInstance {
 #[serde(rename_all = "camelCase")]
 pub struct AssertElementInstances {
     pub process_instance_selector: ProcessSelector,
+    #[serde(default)]
     pub element_selectors: Vec<ElementSelector>,
     pub state: ElementInstancesState,
 }
@@ -466,12 +538,30 @@ pub struct AssertElementInstance {
     pub amount: Option<u32>,
 }
 
+/// baton's extension of ASSERT_VARIABLE(S) (camunda/camunda#50753): the variables of one inner
+/// instance of an ad-hoc sub-process (one tool call of an AI agent), chosen by what it ran. The
+/// first inner instance (in creation order) that matches every given field is selected.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InnerInstanceSelector {
+    /// The ad-hoc sub-process.
+    pub element_id: String,
+    /// An element that ran in the inner instance (the tool).
+    pub tool_element_id: Option<String>,
+    /// A local variable of the inner instance (`toolCall`) ...
+    pub variable_name: Option<String>,
+    /// ... whose value contains this text (a string's text, else its JSON).
+    pub value_contains: Option<String>,
+}
+
 /// ASSERT_VARIABLES.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssertVariables {
     pub process_instance_selector: ProcessSelector,
     pub element_selector: Option<ElementSelector>,
+    /// baton's extension: the local variables of an ad-hoc inner instance.
+    pub inner_instance_selector: Option<InnerInstanceSelector>,
     pub variable_names: Option<Vec<String>>,
     pub variables: Option<Variables>,
 }
@@ -500,6 +590,8 @@ pub struct SimilarTo {
 pub struct AssertVariable {
     pub process_instance_selector: ProcessSelector,
     pub element_selector: Option<ElementSelector>,
+    /// baton's extension: a local variable of an ad-hoc inner instance.
+    pub inner_instance_selector: Option<InnerInstanceSelector>,
     pub variable_name: String,
     pub satisfies_judge: Option<JudgeAssertion>,
     /// FEEL, evaluated with `{<variableName>: <value>}`; must be `true`.
@@ -512,6 +604,7 @@ pub struct AssertVariable {
 #[serde(rename_all = "camelCase")]
 pub struct UpdateVariables {
     pub process_instance_selector: ProcessSelector,
+    #[serde(default)]
     pub variables: Variables,
     pub element_selector: Option<ElementSelector>,
     #[serde(default)]
@@ -523,6 +616,20 @@ pub struct UpdateVariables {
 #[serde(rename_all = "camelCase")]
 pub struct ResolveIncident {
     pub incident_selector: IncidentSelector,
+}
+
+/// ASSERT_INCIDENT (CPT 8.10): the oldest incident the selector matches, in any state; each
+/// given property is a check of its own, in this order.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssertIncident {
+    pub incident_selector: IncidentSelector,
+    pub state: Option<IncidentState>,
+    pub error_type: Option<IncidentErrorType>,
+    /// Compared exactly.
+    pub error_message: Option<String>,
+    /// The incident's element id.
+    pub element_id: Option<String>,
 }
 
 /// EVALUATE_DECISION.
@@ -582,7 +689,9 @@ pub struct ConditionalBehavior {
 #[serde(rename_all = "camelCase")]
 struct ConditionalBehaviorJson {
     name: Option<String>,
+    #[serde(default)]
     conditions: Vec<Value>,
+    #[serde(default)]
     actions: Vec<Value>,
 }
 
@@ -626,6 +735,51 @@ pub struct StubCallActivityThrowError {
     pub error_message: Option<String>,
     #[serde(default)]
     pub variables: Variables,
+}
+
+/// SUSPEND_PROCESS_INSTANCE and RESUME_PROCESS_INSTANCE (baton's extension: Zeebe 8.10 suspends
+/// and resumes process instances, CPT 8.10 has no instruction for it).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessInstanceCommand {
+    pub process_instance_selector: ProcessSelector,
+}
+
+/// SET_CLUSTER_VARIABLES (baton's extension): cluster variables for the test's engine, read in
+/// FEEL as `camunda.vars.cluster.*` (no `tenantId`) or `camunda.vars.tenant.*` (for that tenant).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetClusterVariables {
+    pub variables: Variables,
+    pub tenant_id: Option<String>,
+}
+
+/// The user task events a global task listener can listen to.
+pub const GLOBAL_LISTENER_EVENT_TYPES: &[&str] = &[
+    "creating",
+    "assigning",
+    "updating",
+    "completing",
+    "canceling",
+    "all",
+];
+
+/// CREATE_GLOBAL_TASK_LISTENER (baton's extension): a global user task listener as Camunda's
+/// configuration `camunda.cluster.global-listeners.user-task` declares one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateGlobalTaskListener {
+    pub id: String,
+    /// The listener jobs' type (the configuration's `type`).
+    pub job_type: String,
+    /// Lower case, as read (`creating`, ..., or `all`).
+    pub event_types: Vec<String>,
+    /// Default 3.
+    pub retries: Option<i64>,
+    #[serde(default)]
+    pub after_non_global: bool,
+    /// Higher runs first.
+    pub priority: Option<i64>,
 }
 
 /// Where MOCK_AI_AGENT takes the model's turns from.
@@ -699,8 +853,13 @@ pub enum Instruction {
     RunCalledProcess(RunCalledProcess),
     StubCallActivityComplete(StubCallActivityComplete),
     StubCallActivityThrowError(StubCallActivityThrowError),
+    AssertIncident(AssertIncident),
     MockAiAgent(MockAiAgent),
     AssertAiAgent(AssertAiAgent),
+    SuspendProcessInstance(ProcessInstanceCommand),
+    ResumeProcessInstance(ProcessInstanceCommand),
+    SetClusterVariables(SetClusterVariables),
+    CreateGlobalTaskListener(CreateGlobalTaskListener),
 }
 
 /// Where an instruction type comes from.
@@ -708,8 +867,8 @@ pub enum Instruction {
 pub enum Origin {
     /// In the 8.9 schema.
     V89,
-    /// Confirmed later (runner and next docs): CONDITIONAL_BEHAVIOR.
-    Later,
+    /// New in the 8.10 runner (next docs, handler classes): CONDITIONAL_BEHAVIOR, ASSERT_INCIDENT.
+    V810,
     /// The 8.11 development line only, unconfirmed: read, not run.
     DevLine,
     /// baton's own extension.
@@ -731,7 +890,7 @@ pub const INSTRUCTION_TYPES: &[(&str, Origin)] = &[
     ("COMPLETE_JOB_AD_HOC_SUB_PROCESS", Origin::V89),
     ("COMPLETE_JOB_USER_TASK_LISTENER", Origin::V89),
     ("COMPLETE_USER_TASK", Origin::V89),
-    ("CONDITIONAL_BEHAVIOR", Origin::Later),
+    ("CONDITIONAL_BEHAVIOR", Origin::V810),
     ("CORRELATE_MESSAGE", Origin::V89),
     ("CREATE_PROCESS_INSTANCE", Origin::V89),
     ("EVALUATE_CONDITIONAL_START_EVENT", Origin::V89),
@@ -751,9 +910,127 @@ pub const INSTRUCTION_TYPES: &[(&str, Origin)] = &[
     ("RUN_CALLED_PROCESS", Origin::DevLine),
     ("STUB_CALL_ACTIVITY_COMPLETE", Origin::DevLine),
     ("STUB_CALL_ACTIVITY_THROW_ERROR", Origin::DevLine),
+    ("ASSERT_INCIDENT", Origin::V810),
     ("MOCK_AI_AGENT", Origin::Baton),
     ("ASSERT_AI_AGENT", Origin::Baton),
+    ("SUSPEND_PROCESS_INSTANCE", Origin::Baton),
+    ("RESUME_PROCESS_INSTANCE", Origin::Baton),
+    ("SET_CLUSTER_VARIABLES", Origin::Baton),
+    ("CREATE_GLOBAL_TASK_LISTENER", Origin::Baton),
 ];
+
+/// The attributes CPT's reader requires, per instruction type, in its declaration order: the
+/// ones neither optional nor defaulted nor a list or map (those default to empty). Missing, they
+/// fail the file as CPT's reader fails it: `Cannot build <Class>, some of required attributes
+/// are not set [a, b]`, `<Class>` being the instruction's model class.
+const REQUIRED_ATTRIBUTES: &[(&str, &[&str])] = &[
+    ("ASSERT_DECISION", &["decisionSelector"]),
+    (
+        "ASSERT_ELEMENT_INSTANCE",
+        &["processInstanceSelector", "elementSelector", "state"],
+    ),
+    (
+        "ASSERT_ELEMENT_INSTANCES",
+        &["processInstanceSelector", "state"],
+    ),
+    ("ASSERT_INCIDENT", &["incidentSelector"]),
+    ("ASSERT_PROCESS_INSTANCE", &["processInstanceSelector"]),
+    (
+        "ASSERT_PROCESS_INSTANCE_MESSAGE_SUBSCRIPTION",
+        &["processInstanceSelector", "messageSelector", "state"],
+    ),
+    ("ASSERT_USER_TASK", &["userTaskSelector"]),
+    (
+        "ASSERT_VARIABLE",
+        &["processInstanceSelector", "variableName"],
+    ),
+    ("ASSERT_VARIABLES", &["processInstanceSelector"]),
+    ("BROADCAST_SIGNAL", &["signalName"]),
+    ("COMPLETE_JOB", &["jobSelector"]),
+    ("COMPLETE_JOB_AD_HOC_SUB_PROCESS", &["jobSelector"]),
+    ("COMPLETE_JOB_USER_TASK_LISTENER", &["jobSelector"]),
+    ("COMPLETE_USER_TASK", &["userTaskSelector"]),
+    ("CONDITIONAL_BEHAVIOR", &[]),
+    ("CORRELATE_MESSAGE", &["name"]),
+    ("CREATE_PROCESS_INSTANCE", &["processDefinitionSelector"]),
+    ("EVALUATE_CONDITIONAL_START_EVENT", &[]),
+    ("EVALUATE_DECISION", &["decisionDefinitionSelector"]),
+    ("INCREASE_TIME", &["duration"]),
+    ("MOCK_CHILD_PROCESS", &["processDefinitionId"]),
+    ("MOCK_DMN_DECISION", &["decisionDefinitionId"]),
+    ("MOCK_JOB_WORKER_COMPLETE_JOB", &["jobType"]),
+    (
+        "MOCK_JOB_WORKER_THROW_BPMN_ERROR",
+        &["jobType", "errorCode"],
+    ),
+    ("PUBLISH_MESSAGE", &["name"]),
+    ("RESOLVE_INCIDENT", &["incidentSelector"]),
+    ("SET_TIME", &["time"]),
+    ("THROW_BPMN_ERROR_FROM_JOB", &["jobSelector", "errorCode"]),
+    ("UPDATE_VARIABLES", &["processInstanceSelector"]),
+    ("RELEASE_JOB", &["jobSelector"]),
+    (
+        "TRIGGER_TIMER",
+        &["processInstanceSelector", "elementSelector"],
+    ),
+    ("RUN_CALLED_PROCESS", &["elementSelector"]),
+    ("STUB_CALL_ACTIVITY_COMPLETE", &["elementSelector"]),
+    (
+        "STUB_CALL_ACTIVITY_THROW_ERROR",
+        &["elementSelector", "errorCode"],
+    ),
+    ("SUSPEND_PROCESS_INSTANCE", &["processInstanceSelector"]),
+    ("RESUME_PROCESS_INSTANCE", &["processInstanceSelector"]),
+    ("SET_CLUSTER_VARIABLES", &["variables"]),
+    (
+        "CREATE_GLOBAL_TASK_LISTENER",
+        &["id", "jobType", "eventTypes"],
+    ),
+];
+
+/// The nested objects of the format with required attributes, by the field that holds them:
+/// (field, model class, required attributes).
+const REQUIRED_NESTED: &[(&str, &str, &[&str])] = &[
+    ("messageSelector", "MessageSelector", &["messageName"]),
+    ("satisfiesJudge", "JudgeAssertion", &["expectation"]),
+    (
+        "similarTo",
+        "SemanticSimilarityAssertion",
+        &["expectedValue"],
+    ),
+    (
+        "startInstructions",
+        "CreateProcessInstanceStartInstruction",
+        &["elementId"],
+    ),
+    (
+        "runtimeInstructions",
+        "CreateProcessInstanceTerminateRuntimeInstruction",
+        &["afterElementId"],
+    ),
+];
+
+/// CPT's reader's sentence for missing attributes (Immutables' builder message).
+fn missing_attributes(class: &str, missing: &[&str]) -> String {
+    format!(
+        "Cannot build {class}, some of required attributes are not set [{}]",
+        missing.join(", ")
+    )
+}
+
+/// The model class of an instruction type: `ASSERT_INCIDENT` -> `AssertIncidentInstruction`.
+fn instruction_class(type_name: &str) -> String {
+    let mut class = String::with_capacity(type_name.len() + 11);
+    for word in type_name.split('_') {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            class.push(first);
+            class.extend(chars.map(|c| c.to_ascii_lowercase()));
+        }
+    }
+    class.push_str("Instruction");
+    class
+}
 
 impl Instruction {
     /// The `type` it was written with.
@@ -795,8 +1072,13 @@ impl Instruction {
             RunCalledProcess(_) => "RUN_CALLED_PROCESS",
             StubCallActivityComplete(_) => "STUB_CALL_ACTIVITY_COMPLETE",
             StubCallActivityThrowError(_) => "STUB_CALL_ACTIVITY_THROW_ERROR",
+            AssertIncident(_) => "ASSERT_INCIDENT",
             MockAiAgent(_) => "MOCK_AI_AGENT",
             AssertAiAgent(_) => "ASSERT_AI_AGENT",
+            SuspendProcessInstance(_) => "SUSPEND_PROCESS_INSTANCE",
+            ResumeProcessInstance(_) => "RESUME_PROCESS_INSTANCE",
+            SetClusterVariables(_) => "SET_CLUSTER_VARIABLES",
+            CreateGlobalTaskListener(_) => "CREATE_GLOBAL_TASK_LISTENER",
         }
     }
 
@@ -823,6 +1105,19 @@ impl Instruction {
             }
             None => return Err(error(path, "missing field `type`")),
         };
+        if let Some((_, required)) = REQUIRED_ATTRIBUTES.iter().find(|(t, _)| *t == type_name) {
+            let missing: Vec<&str> = required
+                .iter()
+                .copied()
+                .filter(|a| object.get(*a).is_none_or(Value::is_null))
+                .collect();
+            if !missing.is_empty() {
+                return Err(error(
+                    path,
+                    missing_attributes(&instruction_class(type_name), &missing),
+                ));
+            }
+        }
         let mut fields = object.clone();
         fields.shift_remove("type");
         let fields = Value::Object(fields);
@@ -842,8 +1137,15 @@ impl Instruction {
                 I::AssertProcessInstanceMessageSubscription(read(fields, path, warnings)?)
             }
             "ASSERT_USER_TASK" => I::AssertUserTask(read(fields, path, warnings)?),
-            "ASSERT_VARIABLE" => I::AssertVariable(read(fields, path, warnings)?),
-            "ASSERT_VARIABLES" => I::AssertVariables(read(fields, path, warnings)?),
+            "ASSERT_VARIABLE" => {
+                let a: AssertVariable = read(fields, path, warnings)?;
+                one_scope(
+                    a.element_selector.is_some(),
+                    &a.inner_instance_selector,
+                    path,
+                )?;
+                I::AssertVariable(a)
+            }
             "BROADCAST_SIGNAL" => I::BroadcastSignal(read(fields, path, warnings)?),
             "COMPLETE_JOB" => I::CompleteJob(read(fields, path, warnings)?),
             "COMPLETE_JOB_AD_HOC_SUB_PROCESS" => {
@@ -922,6 +1224,32 @@ impl Instruction {
                 })
             }
             "ASSERT_AI_AGENT" => I::AssertAiAgent(read(fields, path, warnings)?),
+            "ASSERT_INCIDENT" => I::AssertIncident(read(fields, path, warnings)?),
+            "ASSERT_VARIABLES" => {
+                let a: AssertVariables = read(fields, path, warnings)?;
+                one_scope(
+                    a.element_selector.is_some(),
+                    &a.inner_instance_selector,
+                    path,
+                )?;
+                I::AssertVariables(a)
+            }
+            "SUSPEND_PROCESS_INSTANCE" => I::SuspendProcessInstance(read(fields, path, warnings)?),
+            "RESUME_PROCESS_INSTANCE" => I::ResumeProcessInstance(read(fields, path, warnings)?),
+            "SET_CLUSTER_VARIABLES" => {
+                let s: SetClusterVariables = read(fields, path, warnings)?;
+                if s.tenant_id.as_deref().is_some_and(|t| t.trim().is_empty()) {
+                    return Err(error(
+                        format!("{path}.tenantId"),
+                        "must not be blank (leave it out for cluster-wide variables)",
+                    ));
+                }
+                I::SetClusterVariables(s)
+            }
+            "CREATE_GLOBAL_TASK_LISTENER" => I::CreateGlobalTaskListener(global_task_listener(
+                read(fields, path, warnings)?,
+                path,
+            )?),
             other => {
                 let closest = INSTRUCTION_TYPES
                     .iter()
@@ -951,6 +1279,91 @@ impl Instruction {
             _ => Vec::new(),
         }
     }
+}
+
+/// `elementSelector` and `innerInstanceSelector` name the scope two ways: at most one of them.
+fn one_scope(
+    element: bool,
+    inner: &Option<InnerInstanceSelector>,
+    path: &str,
+) -> Result<(), FormatError> {
+    let Some(inner) = inner else {
+        return Ok(());
+    };
+    if element {
+        return Err(error(
+            path,
+            "give elementSelector or innerInstanceSelector, not both",
+        ));
+    }
+    if inner.tool_element_id.is_none()
+        && inner.variable_name.is_none()
+        && inner.value_contains.is_none()
+    {
+        return Err(error(
+            format!("{path}.innerInstanceSelector"),
+            "needs toolElementId, or variableName (with valueContains), to choose an inner instance",
+        ));
+    }
+    if inner.value_contains.is_some() && inner.variable_name.is_none() {
+        return Err(error(
+            format!("{path}.innerInstanceSelector"),
+            "valueContains needs variableName (the variable whose value is searched)",
+        ));
+    }
+    Ok(())
+}
+
+/// A global task listener checked as Camunda checks its configuration, except that a problem
+/// is an error here (Camunda drops the listener with a warning).
+fn global_task_listener(
+    mut l: CreateGlobalTaskListener,
+    path: &str,
+) -> Result<CreateGlobalTaskListener, FormatError> {
+    for (field, value) in [("id", &l.id), ("jobType", &l.job_type)] {
+        if value.trim().is_empty() {
+            return Err(error(format!("{path}.{field}"), "must not be blank"));
+        }
+    }
+    if l.event_types.is_empty() {
+        return Err(error(
+            format!("{path}.eventTypes"),
+            format!(
+                "needs at least one of {}",
+                GLOBAL_LISTENER_EVENT_TYPES.join(", ")
+            ),
+        ));
+    }
+    let mut types = Vec::with_capacity(l.event_types.len());
+    for (i, t) in l.event_types.iter().enumerate() {
+        let lower = t.to_ascii_lowercase();
+        if !GLOBAL_LISTENER_EVENT_TYPES.contains(&lower.as_str()) {
+            return Err(error(
+                format!("{path}.eventTypes[{i}]"),
+                format!(
+                    "\"{t}\" is not a user task event; expected one of {}",
+                    GLOBAL_LISTENER_EVENT_TYPES.join(", ")
+                ),
+            ));
+        }
+        if !types.contains(&lower) {
+            types.push(lower);
+        }
+    }
+    // `all` with others is `all` alone, as Camunda reads the configuration.
+    if types.iter().any(|t| t == "all") {
+        types = vec!["all".to_owned()];
+    }
+    l.event_types = types;
+    if let Some(r) = l.retries
+        && r <= 0
+    {
+        return Err(error(
+            format!("{path}.retries"),
+            format!("must be a positive number, got {r}"),
+        ));
+    }
+    Ok(l)
 }
 
 /// Deserializes the fields of an instruction, naming the path of a problem; unknown fields
@@ -988,8 +1401,21 @@ fn read<T: DeserializeOwned>(
         } else {
             format!("{path}.{inner}")
         };
-        error(at, e.into_inner().to_string())
+        let message = e.into_inner().to_string();
+        let message = nested_missing(&inner, &message).unwrap_or(message);
+        error(at, message)
     })
+}
+
+/// serde's "missing field `x`" inside a nested object of the format, as CPT's reader says it.
+fn nested_missing(inner_path: &str, message: &str) -> Option<String> {
+    let field = message.strip_prefix("missing field `")?.strip_suffix('`')?;
+    let holder = inner_path.rsplit('.').next()?;
+    let holder = holder.split('[').next()?;
+    let (_, class, required) = REQUIRED_NESTED.iter().find(|(f, _, _)| *f == holder)?;
+    required
+        .contains(&field)
+        .then(|| missing_attributes(class, &[field]))
 }
 
 /// A serde_ignored path as a JSON path (`startInstructions[0]`).
@@ -1111,7 +1537,7 @@ impl TestFile {
                 .find(|(t, _)| *t == name)
                 .map(|(_, o)| *o);
             let newer = match origin {
-                Some(Origin::Later) => version < (8, 10),
+                Some(Origin::V810) => version < (8, 10),
                 Some(Origin::DevLine) => version < (8, 11),
                 _ => false,
             };
@@ -1170,24 +1596,28 @@ fn read_case(
     };
     let name = match object.get("name") {
         Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => {
+            return Err(error(path, missing_attributes("TestCase", &["name"])));
+        }
         Some(other) => {
             return Err(error(
                 format!("{path}.name"),
                 format!("must be a string, got {}", kind(other)),
             ));
         }
-        None => return Err(error(path, "missing field `name`")),
     };
     let description = optional_string(object, "description", path)?;
+    let empty = Vec::new();
     let list = match object.get("instructions") {
         Some(Value::Array(list)) => list,
+        // A list: CPT's reader defaults it to empty.
+        None | Some(Value::Null) => &empty,
         Some(other) => {
             return Err(error(
                 format!("{path}.instructions"),
                 format!("must be an array, got {}", kind(other)),
             ));
         }
-        None => return Err(error(path, "missing field `instructions`")),
     };
     let mut instructions = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
@@ -1259,8 +1689,13 @@ mod tests {
             json!({"type": "RUN_CALLED_PROCESS", "elementSelector": {"elementId": "c"}}),
             json!({"type": "STUB_CALL_ACTIVITY_COMPLETE", "elementSelector": {"elementId": "c"}}),
             json!({"type": "STUB_CALL_ACTIVITY_THROW_ERROR", "elementSelector": {"elementId": "c"}, "errorCode": "E"}),
+            json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "payment-task", "processDefinitionId": "order"}, "state": "IS_ACTIVE", "errorType": "JOB_NO_RETRIES", "errorMessage": "Payment worker failed", "elementId": "payment-task"}),
             json!({"type": "MOCK_AI_AGENT", "elementId": "agent", "cassette": "a.json"}),
             json!({"type": "ASSERT_AI_AGENT", "elementId": "agent", "calledTools": ["a"], "modelCalls": 2}),
+            json!({"type": "SUSPEND_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}}),
+            json!({"type": "RESUME_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}}),
+            json!({"type": "SET_CLUSTER_VARIABLES", "variables": {"KEY": 1}, "tenantId": "acme"}),
+            json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "audit", "jobType": "audit-listener", "eventTypes": ["Creating", "completing"], "retries": 2, "afterNonGlobal": true, "priority": 10}),
         ];
         assert_eq!(samples.len(), INSTRUCTION_TYPES.len());
         for (sample, (name, _)) in samples.iter().zip(INSTRUCTION_TYPES) {
@@ -1286,7 +1721,7 @@ mod tests {
             ),
             (
                 json!({"type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}, "state": "IS_DONE"}),
-                "i.state: unknown variant `IS_DONE`, expected one of `IS_ACTIVE`, `IS_COMPLETED`, `IS_CREATED`, `IS_TERMINATED`",
+                "i.state: Cannot deserialize value of type `io.camunda.process.test.api.testCases.instructions.assertProcessInstance.ProcessInstanceState` from String \"IS_DONE\": not one of the values accepted for Enum class: [IS_ACTIVE, IS_COMPLETED, IS_CREATED, IS_TERMINATED, IS_SUSPENDED]",
             ),
             (
                 json!({"type": "CONDITIONAL_BEHAVIOR", "conditions": [], "actions": [{"type": "NOPE"}]}),
@@ -1346,7 +1781,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "testCases[0].instructions[0]: missing field `time`"
+            "testCases[0].instructions[0]: Cannot build SetTimeInstruction, some of required attributes are not set [time]"
         );
         let e = TestFile::parse("{\"testCases\": [}").unwrap_err();
         assert!(
@@ -1354,5 +1789,223 @@ mod tests {
                 .starts_with("not valid JSON at line 1 column 16"),
             "{e}"
         );
+    }
+
+    /// CPT 8.10's model (camunda/camunda testing/camunda-process-test-json-test-cases,
+    /// `AssertIncidentInstruction`, Immutables + Jackson builder): `incidentSelector` is the one
+    /// required attribute, the reader names it as Immutables' builder does, and the enumerations
+    /// reject a wrong value with Jackson's message (`SchemaValidationTest`
+    /// shouldRejectAssertIncidentWithoutSelector / ...WithInvalidEnum reject the same files).
+    #[test]
+    fn assert_incident_is_read_with_cpts_messages() {
+        let Instruction::AssertIncident(a) = parse_one(json!({"type": "ASSERT_INCIDENT",
+            "incidentSelector": {"processDefinitionId": "order"}, "state": "IS_RESOLVED"}))
+        .unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(a.state, Some(IncidentState::Resolved));
+        assert_eq!(a.error_type, None);
+        let cases = [
+            (
+                json!({"type": "ASSERT_INCIDENT", "state": "IS_ACTIVE"}),
+                "i: Cannot build AssertIncidentInstruction, some of required attributes are not set [incidentSelector]",
+            ),
+            (
+                json!({"type": "ASSERT_INCIDENT", "incidentSelector": null}),
+                "i: Cannot build AssertIncidentInstruction, some of required attributes are not set [incidentSelector]",
+            ),
+            (
+                json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "a"}, "state": "INVALID"}),
+                "i.state: Cannot deserialize value of type `io.camunda.process.test.api.testCases.instructions.assertIncident.IncidentState` from String \"INVALID\": not one of the values accepted for Enum class: [IS_ACTIVE, IS_RESOLVED]",
+            ),
+            (
+                json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "a"}, "errorType": "INVALID"}),
+                "i.errorType: Cannot deserialize value of type `io.camunda.process.test.api.testCases.instructions.assertIncident.IncidentErrorType` from String \"INVALID\": not one of the values accepted for Enum class: [UNSPECIFIED, UNKNOWN, IO_MAPPING_ERROR, JOB_NO_RETRIES, EXECUTION_LISTENER_NO_RETRIES, TASK_LISTENER_NO_RETRIES, AD_HOC_SUB_PROCESS_NO_RETRIES, CONDITION_ERROR, EXTRACT_VALUE_ERROR, CALLED_ELEMENT_ERROR, UNHANDLED_ERROR_EVENT, MESSAGE_SIZE_EXCEEDED, CALLED_DECISION_ERROR, DECISION_EVALUATION_ERROR, FORM_NOT_FOUND, RESOURCE_NOT_FOUND, SECRET_RESOLUTION_ERROR, UNKNOWN_ENUM_VALUE]",
+            ),
+            (
+                json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "a"}, "errorMessage": 7}),
+                "i.errorMessage: invalid type: integer `7`, expected a string",
+            ),
+            (
+                json!({"type": "MOCK_JOB_WORKER_THROW_BPMN_ERROR"}),
+                "i: Cannot build MockJobWorkerThrowBpmnErrorInstruction, some of required attributes are not set [jobType, errorCode]",
+            ),
+            (
+                json!({"type": "ASSERT_PROCESS_INSTANCE_MESSAGE_SUBSCRIPTION", "processInstanceSelector": {"processDefinitionId": "p"}, "messageSelector": {}, "state": "IS_WAITING"}),
+                "i.messageSelector: Cannot build MessageSelector, some of required attributes are not set [messageName]",
+            ),
+            (
+                json!({"type": "ASSERT_VARIABLE", "processInstanceSelector": {"processDefinitionId": "p"}, "variableName": "v", "similarTo": {"threshold": 0.5}}),
+                "i.similarTo: Cannot build SemanticSimilarityAssertion, some of required attributes are not set [expectedValue]",
+            ),
+            (
+                json!({"type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {"processDefinitionId": "p"}, "startInstructions": [{}]}),
+                "i.startInstructions[0]: Cannot build CreateProcessInstanceStartInstruction, some of required attributes are not set [elementId]",
+            ),
+        ];
+        for (json, expected) in cases {
+            assert_eq!(parse_one(json).unwrap_err().to_string(), expected);
+        }
+    }
+
+    /// The table of required attributes agrees with what the instructions read: taking away one
+    /// attribute of each sample fails with CPT's sentence exactly when the table lists it, and
+    /// lists and maps default to empty as CPT's reader defaults them.
+    #[test]
+    fn required_attributes_match_the_instructions() {
+        let samples = [
+            json!({"type": "ASSERT_DECISION", "decisionSelector": {"decisionDefinitionId": "d"}}),
+            json!({"type": "ASSERT_ELEMENT_INSTANCE", "processInstanceSelector": {}, "elementSelector": {}, "state": "IS_ACTIVE", "amount": 1}),
+            json!({"type": "ASSERT_ELEMENT_INSTANCES", "processInstanceSelector": {}, "elementSelectors": [], "state": "IS_ACTIVE"}),
+            json!({"type": "ASSERT_INCIDENT", "incidentSelector": {}, "state": "IS_ACTIVE", "errorType": "UNKNOWN", "errorMessage": "m", "elementId": "e"}),
+            json!({"type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": {}, "state": "IS_ACTIVE", "hasActiveIncidents": true}),
+            json!({"type": "ASSERT_PROCESS_INSTANCE_MESSAGE_SUBSCRIPTION", "processInstanceSelector": {}, "messageSelector": {"messageName": "m"}, "state": "IS_WAITING"}),
+            json!({"type": "ASSERT_USER_TASK", "userTaskSelector": {}, "assignee": "a"}),
+            json!({"type": "ASSERT_VARIABLE", "processInstanceSelector": {}, "variableName": "v", "satisfiesExpression": "true"}),
+            json!({"type": "ASSERT_VARIABLES", "processInstanceSelector": {}, "variableNames": [], "variables": {}}),
+            json!({"type": "BROADCAST_SIGNAL", "signalName": "s", "variables": {}}),
+            json!({"type": "COMPLETE_JOB", "jobSelector": {}, "variables": {}, "useExampleData": false}),
+            json!({"type": "COMPLETE_JOB_AD_HOC_SUB_PROCESS", "jobSelector": {}, "activateElements": []}),
+            json!({"type": "COMPLETE_JOB_USER_TASK_LISTENER", "jobSelector": {}, "denied": false}),
+            json!({"type": "COMPLETE_USER_TASK", "userTaskSelector": {}, "variables": {}}),
+            json!({"type": "CONDITIONAL_BEHAVIOR", "conditions": [], "actions": []}),
+            json!({"type": "CORRELATE_MESSAGE", "name": "m", "correlationKey": "k"}),
+            json!({"type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {}, "variables": {}, "startInstructions": []}),
+            json!({"type": "EVALUATE_CONDITIONAL_START_EVENT", "variables": {}}),
+            json!({"type": "EVALUATE_DECISION", "decisionDefinitionSelector": {}, "variables": {}}),
+            json!({"type": "INCREASE_TIME", "duration": "PT1H"}),
+            json!({"type": "MOCK_CHILD_PROCESS", "processDefinitionId": "c", "variables": {}}),
+            json!({"type": "MOCK_DMN_DECISION", "decisionDefinitionId": "d", "variables": {}}),
+            json!({"type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "t", "variables": {}}),
+            json!({"type": "MOCK_JOB_WORKER_THROW_BPMN_ERROR", "jobType": "t", "errorCode": "E", "errorMessage": "m"}),
+            json!({"type": "PUBLISH_MESSAGE", "name": "m", "timeToLive": 1}),
+            json!({"type": "RESOLVE_INCIDENT", "incidentSelector": {}}),
+            json!({"type": "SET_TIME", "time": "2026-01-19T13:00:00Z"}),
+            json!({"type": "THROW_BPMN_ERROR_FROM_JOB", "jobSelector": {}, "errorCode": "E", "variables": {}}),
+            json!({"type": "UPDATE_VARIABLES", "processInstanceSelector": {}, "variables": {}}),
+            json!({"type": "RELEASE_JOB", "jobSelector": {}}),
+            json!({"type": "TRIGGER_TIMER", "processInstanceSelector": {}, "elementSelector": {}}),
+            json!({"type": "RUN_CALLED_PROCESS", "elementSelector": {}}),
+            json!({"type": "STUB_CALL_ACTIVITY_COMPLETE", "elementSelector": {}, "variables": {}}),
+            json!({"type": "STUB_CALL_ACTIVITY_THROW_ERROR", "elementSelector": {}, "errorCode": "E"}),
+            json!({"type": "SUSPEND_PROCESS_INSTANCE", "processInstanceSelector": {}}),
+            json!({"type": "RESUME_PROCESS_INSTANCE", "processInstanceSelector": {}}),
+            json!({"type": "SET_CLUSTER_VARIABLES", "variables": {}, "tenantId": "t"}),
+            json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "l", "jobType": "t", "eventTypes": ["all"], "retries": 1}),
+        ];
+        assert_eq!(samples.len(), REQUIRED_ATTRIBUTES.len());
+        for sample in samples {
+            let type_name = sample["type"].as_str().unwrap();
+            parse_one(sample.clone()).unwrap_or_else(|e| panic!("{type_name}: {e}"));
+            let (_, required) = REQUIRED_ATTRIBUTES
+                .iter()
+                .find(|(t, _)| *t == type_name)
+                .unwrap();
+            for field in sample.as_object().unwrap().keys().filter(|k| *k != "type") {
+                let mut without = sample.clone();
+                without.as_object_mut().unwrap().remove(field);
+                let result = parse_one(without);
+                let expected = format!(
+                    "i: Cannot build {}, some of required attributes are not set [{field}]",
+                    instruction_class(type_name)
+                );
+                match (required.contains(&field.as_str()), result) {
+                    (true, Err(e)) => assert_eq!(e.to_string(), expected),
+                    (true, Ok(_)) => panic!("{type_name} reads without {field}"),
+                    (false, Err(e)) if e.to_string().contains("needs") => {}
+                    (false, Err(e)) => panic!("{type_name} without {field}: {e}"),
+                    (false, Ok(_)) => {}
+                }
+            }
+        }
+    }
+
+    /// `$schema` 8.10 (the docs' `https://camunda.com/json-schema/cpt-test-cases/8.10/schema.json`)
+    /// takes ASSERT_INCIDENT and CONDITIONAL_BEHAVIOR without notes; 8.9 notes them.
+    #[test]
+    fn the_8_10_schema_takes_the_8_10_instructions_without_notes() {
+        let file = |version: &str| {
+            TestFile::parse(&format!(
+                r#"{{"$schema": "https://camunda.com/json-schema/cpt-test-cases/{version}/schema.json",
+                "testCases": [{{"name": "a", "instructions": [
+                  {{"type": "ASSERT_INCIDENT", "incidentSelector": {{"elementId": "x"}}}},
+                  {{"type": "CONDITIONAL_BEHAVIOR", "conditions": [], "actions": []}}]}}]}}"#
+            ))
+            .unwrap()
+        };
+        assert_eq!(file("8.10").warnings, Vec::<String>::new());
+        assert_eq!(
+            file("8.9").warnings,
+            [
+                "ASSERT_INCIDENT is newer than the file's $schema (https://camunda.com/json-schema/cpt-test-cases/8.9/schema.json); baton reads it anyway",
+                "CONDITIONAL_BEHAVIOR is newer than the file's $schema (https://camunda.com/json-schema/cpt-test-cases/8.9/schema.json); baton reads it anyway"
+            ]
+        );
+        // A test case without `instructions` has none (a list: CPT defaults it); without a name
+        // it is refused as CPT refuses it.
+        let empty = TestFile::parse(r#"{"testCases": [{"name": "a"}]}"#).unwrap();
+        assert!(empty.test_cases[0].instructions.is_empty());
+        let e = TestFile::parse(r#"{"testCases": [{"instructions": []}]}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "testCases[0]: Cannot build TestCase, some of required attributes are not set [name]"
+        );
+    }
+
+    #[test]
+    fn the_extensions_are_checked_when_read() {
+        let Instruction::CreateGlobalTaskListener(l) =
+            parse_one(json!({"type": "CREATE_GLOBAL_TASK_LISTENER",
+            "id": "audit", "jobType": "audit", "eventTypes": ["CREATING", "all", "creating"]}))
+            .unwrap()
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            l.event_types,
+            ["all"],
+            "`all` with others is `all`, as Camunda reads it"
+        );
+        let cases = [
+            (
+                json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "a", "jobType": "t", "eventTypes": ["start"]}),
+                "i.eventTypes[0]: \"start\" is not a user task event; expected one of creating, assigning, updating, completing, canceling, all",
+            ),
+            (
+                json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "a", "jobType": "t", "eventTypes": []}),
+                "i.eventTypes: needs at least one of creating, assigning, updating, completing, canceling, all",
+            ),
+            (
+                json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "a", "jobType": "t", "eventTypes": ["all"], "retries": 0}),
+                "i.retries: must be a positive number, got 0",
+            ),
+            (
+                json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": " ", "jobType": "t", "eventTypes": ["all"]}),
+                "i.id: must not be blank",
+            ),
+            (
+                json!({"type": "SET_CLUSTER_VARIABLES", "variables": {}, "tenantId": ""}),
+                "i.tenantId: must not be blank (leave it out for cluster-wide variables)",
+            ),
+            (
+                json!({"type": "ASSERT_VARIABLES", "processInstanceSelector": {"processDefinitionId": "p"}, "elementSelector": {"elementId": "a"}, "innerInstanceSelector": {"elementId": "agent", "toolElementId": "t"}}),
+                "i: give elementSelector or innerInstanceSelector, not both",
+            ),
+            (
+                json!({"type": "ASSERT_VARIABLE", "processInstanceSelector": {"processDefinitionId": "p"}, "variableName": "toolCall", "innerInstanceSelector": {"elementId": "agent"}}),
+                "i.innerInstanceSelector: needs toolElementId, or variableName (with valueContains), to choose an inner instance",
+            ),
+            (
+                json!({"type": "ASSERT_VARIABLE", "processInstanceSelector": {"processDefinitionId": "p"}, "variableName": "toolCall", "innerInstanceSelector": {"elementId": "agent", "valueContains": "x"}}),
+                "i.innerInstanceSelector: valueContains needs variableName (the variable whose value is searched)",
+            ),
+            (
+                json!({"type": "ASSERT_VARIABLE", "processInstanceSelector": {"processDefinitionId": "p"}, "variableName": "toolCall", "innerInstanceSelector": {"toolElementId": "t"}}),
+                "i.innerInstanceSelector: missing field `elementId`",
+            ),
+        ];
+        for (json, expected) in cases {
+            assert_eq!(parse_one(json).unwrap_err().to_string(), expected);
+        }
     }
 }

@@ -57,6 +57,29 @@ fn validate_reports_unreadable_and_oversized_files() {
 }
 
 #[test]
+fn validate_reports_hostile_feel_in_an_input_mapping() {
+    let dir = std::env::temp_dir().join(format!("baton-cli-feel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("deep.bpmn");
+    let deep = format!("{}x", "- ".repeat(100_000));
+    std::fs::write(
+        &file,
+        format!(
+            r#"<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d"><bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="s"/><bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="a"/><zeebe:ioMapping><zeebe:input source="={deep}" target="v"/></zeebe:ioMapping></bpmn:extensionElements></bpmn:serviceTask><bpmn:sequenceFlow id="f" sourceRef="s" targetRef="t"/></bpmn:process></bpmn:definitions>"#
+        ),
+    )
+    .unwrap();
+    let file_arg = file.display().to_string();
+    let (code, output) = baton(&["validate", &file_arg]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1, "{output}");
+    let output = output
+        .replace(&file_arg, "[deep.bpmn]")
+        .replace(&deep, "<expression>");
+    insta::assert_snapshot!(output);
+}
+
+#[test]
 fn validate_needs_a_file() {
     let (code, output) = baton(&["validate"]);
     assert_eq!(code, 2, "{output}");
@@ -267,4 +290,46 @@ fn test_writes_each_cases_commands() {
         assert!(kinds.contains(&r#""completeJob""#.to_owned()), "{kinds:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--cpt-json FILE` on `baton test` and on `baton coverage report`: CPT's coverage report
+/// document, from the runs or from their coverage files.
+#[test]
+fn test_and_coverage_report_write_cpts_coverage_report() {
+    let dir = crate::cpt::temp_dir("cpt-json");
+    let from_test = dir.join("target/process-test-coverage/report.json");
+    let cov = dir.join("coverage");
+    let (code, output) = baton(&[
+        "test",
+        "fixtures/cpt/coverage",
+        "--cpt-json",
+        &from_test.display().to_string(),
+        "--coverage-dir",
+        &cov.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{output}");
+    assert!(
+        output.contains("DMN coverage\n  customerLevel  rules 3/3 (100.0%)\n"),
+        "{output}"
+    );
+    let from_files = dir.join("from-files.json");
+    let (code, output) = baton(&[
+        "coverage",
+        "report",
+        "--input",
+        &cov.display().to_string(),
+        "--cpt-json",
+        &from_files.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{output}");
+    let read = |p: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let (a, b) = (read(&from_test), read(&from_files));
+    let _ = std::fs::remove_dir_all(&dir);
+    for data in [&a, &b] {
+        assert_eq!(data["suites"][0]["runs"].as_array().unwrap().len(), 4);
+        assert_eq!(data["processModels"][0]["totalElementCount"], 13);
+    }
+    assert_eq!(a["decisionModels"], b["decisionModels"]);
 }

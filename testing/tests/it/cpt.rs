@@ -302,3 +302,279 @@ fn discovery_skips_other_json_and_reports_broken_test_files() {
     let error = suites[0].files[0].content.as_ref().unwrap_err().to_string();
     assert_eq!(error, "missing field `testCases`");
 }
+
+#[test]
+fn a_hostile_satisfies_expression_fails_its_case_and_the_run_goes_on() {
+    let dir = temp_dir("hostile-feel");
+    std::fs::write(
+        dir.join("p.bpmn"),
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <bpmn:process id="p" isExecutable="true">
+    <bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f" sourceRef="s" targetRef="e"/><bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>"#,
+    )
+    .unwrap();
+    let deep = format!("{}v", "- ".repeat(100_000));
+    let case = |name: &str, expression: &str| {
+        format!(
+            r#"{{ "name": "{name}", "instructions": [
+            {{ "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {{ "processDefinitionId": "p" }}, "variables": {{ "v": 1 }} }},
+            {{ "type": "ASSERT_VARIABLE", "processInstanceSelector": {{ "processDefinitionId": "p" }}, "variableName": "v", "satisfiesExpression": "{expression}" }} ] }}"#
+        )
+    };
+    let huge = r#"count(for x in 1..1000 return for y in 1..100000 return x + y) > 0"#;
+    let test = format!(
+        r#"{{ "testCases": [ {}, {}, {} ] }}"#,
+        case("deep", &deep),
+        case("huge", huge),
+        case("plain", "v = 1")
+    );
+    std::fs::write(dir.join("p.test.json"), test).unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(report.summary(), "1 passed, 2 failed");
+    let texts: Vec<String> = report.cases[..2]
+        .iter()
+        .map(|c| {
+            cpt::text::case_text(c)
+                .replace(&deep, "<expression>")
+                .replace(&dir.display().to_string(), "[dir]")
+        })
+        .collect();
+    insta::assert_snapshot!(texts.join("\n"));
+}
+
+fn failure_of(case: &cpt::CaseResult) -> &cpt::CaseFailure {
+    match &case.outcome {
+        Outcome::Failed(f) => f,
+        other => panic!("{} did not fail: {other:?}", case.name),
+    }
+}
+
+/// A suite of one test file beside the 8.10 fixture's process.
+fn payment_suite(name: &str, test_file: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    std::fs::copy(
+        root().join("fixtures/cpt/v810/payment.bpmn"),
+        dir.join("payment.bpmn"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("payment.test.json"), test_file).unwrap();
+    dir
+}
+
+/// The 8.10 fixture: ASSERT_INCIDENT on an active and on a resolved incident, under the 8.10
+/// `$schema` (no notes).
+#[test]
+fn the_8_10_fixture_passes_without_notes() {
+    let report = cpt::run(&[root().join("fixtures/cpt/v810")], &Options::default()).unwrap();
+    report.assert_success();
+    assert_eq!(report.summary(), "2 passed, 0 failed");
+    assert!(
+        report.suites.iter().all(|s| s.notes.is_empty()),
+        "{:?}",
+        report.suites
+    );
+}
+
+/// ASSERT_INCIDENT fails with CPT's messages (camunda/camunda testing/camunda-process-test-java
+/// `IncidentAssertj`: "No incident [%s] found", "Expected incident [%s] to be resolved, but was
+/// %s", "... to have error type %s, but was %s", "... to have error message '%s', but was '%s'",
+/// "... to have element ID '%s', but was '%s'"; the selector described as `IncidentSelectors`
+/// does, `elementId: x`), checking the properties in `AssertIncidentInstructionHandler`'s order
+/// on the oldest matching incident. It is no condition a behaviour may use
+/// (`ConditionalBehaviorInstructionHandler`'s ALLOWED_CONDITION_TYPES).
+#[test]
+fn assert_incident_fails_with_cpts_messages() {
+    let start = r#"{ "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": { "processDefinitionId": "payment" } },
+        { "type": "THROW_BPMN_ERROR_FROM_JOB", "jobSelector": { "jobType": "charge" }, "errorCode": "CARD_DECLINED", "errorMessage": "declined" }"#;
+    let cases = [
+        (
+            "no such incident",
+            r#"{ "type": "ASSERT_INCIDENT", "incidentSelector": { "elementId": "approval" } }"#,
+        ),
+        (
+            "not resolved",
+            r#"{ "type": "ASSERT_INCIDENT", "incidentSelector": { "elementId": "payment-task" }, "state": "IS_RESOLVED", "errorType": "JOB_NO_RETRIES" }"#,
+        ),
+        (
+            "wrong type",
+            r#"{ "type": "ASSERT_INCIDENT", "incidentSelector": { "elementId": "payment-task" }, "state": "IS_ACTIVE", "errorType": "JOB_NO_RETRIES" }"#,
+        ),
+        (
+            "wrong message",
+            r#"{ "type": "ASSERT_INCIDENT", "incidentSelector": { "processDefinitionId": "payment" }, "errorMessage": "Payment worker failed" }"#,
+        ),
+        (
+            "wrong element",
+            r#"{ "type": "ASSERT_INCIDENT", "incidentSelector": { "processDefinitionId": "payment" }, "elementId": "approval" }"#,
+        ),
+        (
+            "empty selector",
+            r#"{ "type": "ASSERT_INCIDENT", "incidentSelector": {} }"#,
+        ),
+        (
+            "as a condition",
+            r#"{ "type": "CONDITIONAL_BEHAVIOR", "conditions": [ { "type": "ASSERT_INCIDENT", "incidentSelector": { "elementId": "payment-task" } } ], "actions": [ { "type": "RESOLVE_INCIDENT", "incidentSelector": { "elementId": "payment-task" } } ] }"#,
+        ),
+    ];
+    let cases_json: Vec<String> = cases
+        .iter()
+        .map(|(name, assert)| {
+            format!(r#"{{ "name": "{name}", "instructions": [ {start}, {assert} ] }}"#)
+        })
+        .collect();
+    let file = format!(r#"{{ "testCases": [ {} ] }}"#, cases_json.join(",\n"));
+    let dir = payment_suite("assert-incident", &file);
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(report.summary(), "0 passed, 7 failed");
+    let text: Vec<String> = report
+        .cases
+        .iter()
+        .map(|c| {
+            let failure = failure_of(c);
+            format!(
+                "{} › {}\n{}",
+                c.name,
+                failure.instruction_type.as_deref().unwrap_or(""),
+                failure.message
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(text.join("\n\n"));
+}
+
+/// A missing attribute fails the file with CPT's reader's sentence, behind the JSON path.
+#[test]
+fn an_8_10_instruction_without_its_selector_fails_the_file() {
+    let dir = payment_suite(
+        "assert-incident-file",
+        r#"{ "testCases": [ { "name": "x", "instructions": [ { "type": "ASSERT_INCIDENT", "state": "IS_ACTIVE" } ] } ] }"#,
+    );
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        failure_of(&report.cases[0]).message,
+        "cannot read the test file: testCases[0].instructions[0]: Cannot build AssertIncidentInstruction, some of required attributes are not set [incidentSelector]"
+    );
+}
+
+/// The template with its two read-only tools on one job type, as HTTP connector tools share
+/// `io.camunda:http-json:1` (camunda/camunda#60882).
+fn shared_type_suite(name: &str, cases: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    let bpmn = std::fs::read_to_string(
+        root().join("templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"),
+    )
+    .unwrap()
+    .replace("type=\"kb-search\"", "type=\"io.camunda:http-json:1\"")
+    .replace("type=\"order-lookup\"", "type=\"io.camunda:http-json:1\"");
+    std::fs::write(dir.join("shared-type.bpmn"), bpmn).unwrap();
+    std::fs::write(
+        dir.join("shared-type.test.json"),
+        format!(r#"{{ "testCases": [ {cases} ] }}"#),
+    )
+    .unwrap();
+    dir
+}
+
+const TWO_TOOLS: &str = r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [
+      { "toolCalls": [ { "name": "lookup-order", "arguments": { "orderId": "7" } },
+                       { "name": "search-kb", "arguments": { "query": "late delivery" } } ] },
+      { "responseJson": { "answer": "Order 7 ships tomorrow.", "resolved": true } } ] },
+    { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "email-send", "variables": {} },
+    { "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": { "processDefinitionId": "ai-agent-tool-loop" }, "variables": { "customerMessage": "Where is order 7?" } }"#;
+
+/// baton's extensions for two open CPT requests: a mock job worker per element for tools that
+/// share a job type (camunda/camunda#60882: each tool mocked on its own, the element's mock
+/// winning over the job type's), and variable assertions on the ad-hoc inner instance a tool
+/// ran in (camunda/camunda#50753: `InnerInstanceSelector.byElementId("AI_Agent")
+/// .scopedByVariableValue("toolCall", "ListUsers")`), here `innerInstanceSelector`.
+#[test]
+fn tools_sharing_a_job_type_are_mocked_per_element_and_their_inner_instances_asserted() {
+    let case = format!(
+        r#"{{ "name": "per element", "instructions": [
+        {{ "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "io.camunda:http-json:1", "variables": {{ "order": "from the job type's mock", "articles": "from the job type's mock" }} }},
+        {{ "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "io.camunda:http-json:1", "elementId": "lookup-order", "variables": {{ "order": {{ "id": "7", "status": "shipped" }} }} }},
+        {TWO_TOOLS},
+        {{ "type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": {{ "processDefinitionId": "ai-agent-tool-loop" }}, "state": "IS_COMPLETED" }},
+        {{ "type": "ASSERT_VARIABLES", "processInstanceSelector": {{ "processDefinitionId": "ai-agent-tool-loop" }},
+           "innerInstanceSelector": {{ "elementId": "support-agent", "toolElementId": "lookup-order" }},
+           "variableNames": [ "toolCall" ], "variables": {{ "toolCallResult": {{ "id": "7", "status": "shipped" }} }} }},
+        {{ "type": "ASSERT_VARIABLES", "processInstanceSelector": {{ "processDefinitionId": "ai-agent-tool-loop" }},
+           "innerInstanceSelector": {{ "elementId": "support-agent", "variableName": "toolCall", "valueContains": "search-kb" }},
+           "variables": {{ "toolCallResult": "from the job type's mock" }} }},
+        {{ "type": "ASSERT_VARIABLE", "processInstanceSelector": {{ "processDefinitionId": "ai-agent-tool-loop" }},
+           "innerInstanceSelector": {{ "elementId": "support-agent", "variableName": "toolCall", "valueContains": "lookup-order" }},
+           "variableName": "toolCall", "satisfiesExpression": "toolCall.orderId = \"7\"" }}
+    ] }},
+    {{ "name": "a tool's job completed by its element", "instructions": [
+        {TWO_TOOLS},
+        {{ "type": "COMPLETE_JOB", "jobSelector": {{ "jobType": "io.camunda:http-json:1", "elementId": "search-kb" }}, "variables": {{ "articles": [ "Delays" ] }} }},
+        {{ "type": "ASSERT_ELEMENT_INSTANCES", "processInstanceSelector": {{ "processDefinitionId": "ai-agent-tool-loop" }}, "elementSelectors": [ {{ "elementId": "search-kb" }} ], "state": "IS_COMPLETED" }},
+        {{ "type": "ASSERT_ELEMENT_INSTANCES", "processInstanceSelector": {{ "processDefinitionId": "ai-agent-tool-loop" }}, "elementSelectors": [ {{ "elementId": "lookup-order" }} ], "state": "IS_ACTIVE" }}
+    ] }}"#
+    );
+    let dir = shared_type_suite("per-element", &case);
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    report.assert_success();
+    assert_eq!(report.summary(), "2 passed, 0 failed");
+}
+
+#[test]
+fn an_inner_instance_that_does_not_match_lists_the_inner_instances() {
+    let case = format!(
+        r#"{{ "name": "no such tool call", "instructions": [
+        {{ "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "io.camunda:http-json:1", "variables": {{ "order": {{}}, "articles": [] }} }},
+        {TWO_TOOLS},
+        {{ "type": "ASSERT_VARIABLES", "processInstanceSelector": {{ "processDefinitionId": "ai-agent-tool-loop" }},
+           "innerInstanceSelector": {{ "elementId": "support-agent", "variableName": "toolCall", "valueContains": "create-ticket" }},
+           "variableNames": [ "toolCallResult" ] }}
+    ] }}"#
+    );
+    let dir = shared_type_suite("inner-listing", &case);
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    insta::assert_snapshot!(failure_of(&report.cases[0]).message);
+}
+
+/// Instructions for 8.10 engine features baton's engine does not have yet (suspension, cluster
+/// variables, global task listeners) are read and checked, and fail when they run: never a
+/// silent pass.
+#[test]
+fn instructions_for_engine_features_not_built_yet_fail_clearly() {
+    let pi = r#""processInstanceSelector": { "processDefinitionId": "payment" }"#;
+    let instructions = [
+        format!(r#"{{ "type": "SUSPEND_PROCESS_INSTANCE", {pi} }}"#),
+        format!(r#"{{ "type": "RESUME_PROCESS_INSTANCE", {pi} }}"#),
+        format!(r#"{{ "type": "ASSERT_PROCESS_INSTANCE", {pi}, "state": "IS_SUSPENDED" }}"#),
+        r#"{ "type": "SET_CLUSTER_VARIABLES", "variables": { "LIMIT": 100 } }"#.to_owned(),
+        r#"{ "type": "CREATE_GLOBAL_TASK_LISTENER", "id": "audit", "jobType": "audit", "eventTypes": [ "creating" ] }"#.to_owned(),
+    ];
+    let cases: Vec<String> = instructions
+        .iter()
+        .enumerate()
+        .map(|(i, instruction)| {
+            format!(
+                r#"{{ "name": "{i}", "instructions": [ {{ "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {{ "processDefinitionId": "payment" }} }}, {instruction} ] }}"#
+            )
+        })
+        .collect();
+    let dir = payment_suite(
+        "not-yet",
+        &format!(r#"{{ "testCases": [ {} ] }}"#, cases.join(",")),
+    );
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(report.summary(), "0 passed, 5 failed");
+    let messages: Vec<&str> = report
+        .cases
+        .iter()
+        .map(|c| failure_of(c).message.as_str())
+        .collect();
+    insta::assert_snapshot!(messages.join("\n"));
+}

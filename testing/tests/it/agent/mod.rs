@@ -8,5 +8,6 @@ mod error_expression;
 mod harness;
 mod matchers;
 mod messages;
+mod recording;
 mod seed;
 mod tools;

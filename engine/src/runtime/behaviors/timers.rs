@@ -1,0 +1,421 @@
+//! Timers on the engine clock: ISO 8601 durations, dates and repeating intervals
+//! (`R5/PT10S`, `R/P1D`, `R3/2026-01-01T09:00Z/PT1H`) and Spring cron cycles (`0 0 9 * * MON`),
+//! for intermediate catch events, boundary events and event sub-process starts (a
+//! non-interrupting cycle repeats from the previous due date), and timer start events
+//! (scheduled at deployment for the latest version; each firing starts an instance). A timer
+//! whose due date has passed (a zero or negative duration, a date in the past) fires as soon as
+//! the command that created it is processed; the others fire when the clock is moved.
+
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use crate::model::ElementIdx;
+use crate::runtime::behaviors::cron::CronExpression;
+use crate::runtime::behaviors::events::Catch;
+use crate::runtime::compile::definitions::{EventDef, TimerDef};
+use crate::runtime::compile::process::ExecutableProcess;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{
+    BpmnElementType, ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, TimerValue,
+    ValueType, VariableDocument,
+};
+use crate::runtime::state::timers::{Repeat, Timer};
+use crate::runtime::step::{FollowUp, StepFailure};
+
+/// A timer definition evaluated: first due date, repetitions, how it repeats.
+pub(crate) struct Schedule {
+    pub due: i64,
+    pub repetitions: i32,
+    pub repeat: Option<Repeat>,
+}
+
+fn bad(text: &str, what: &str) -> StepFailure {
+    StepFailure::new(
+        ErrorType::ExtractValueError,
+        format!("Invalid timer {what} expression (failed to parse '{text}')"),
+    )
+}
+
+fn add_span(at: i64, span: jiff::Span) -> Option<i64> {
+    let ts = jiff::Timestamp::from_millisecond(at).ok()?;
+    let zoned = ts.to_zoned_datetime(jiff::tz::TimeZone::UTC);
+    let next = zoned.checked_add(span).ok()?;
+    Some(next.timestamp().as_millisecond())
+}
+
+fn parse_instant(text: &str) -> Option<i64> {
+    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+        return Some(ts.as_millisecond());
+    }
+    if let Ok(z) = text.parse::<jiff::ZonedDateTime>() {
+        return Some(z.timestamp().as_millisecond());
+    }
+    None
+}
+
+/// Parses a timer definition's text as of `now`.
+pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule, StepFailure> {
+    let text = text.trim();
+    match def {
+        TimerDef::Duration(_) => {
+            let span: jiff::Span = text.parse().map_err(|_| bad(text, "duration"))?;
+            let due = add_span(now, span).ok_or_else(|| bad(text, "duration"))?;
+            Ok(Schedule {
+                due,
+                repetitions: 1,
+                repeat: None,
+            })
+        }
+        TimerDef::Date(_) => Ok(Schedule {
+            due: parse_instant(text).ok_or_else(|| bad(text, "date"))?,
+            repetitions: 1,
+            repeat: None,
+        }),
+        TimerDef::Cycle(_) => {
+            let Some(rest) = text.strip_prefix('R') else {
+                // Not an ISO repeating interval: a cron expression, repeating forever.
+                let cron = CronExpression::parse(text).map_err(|e| {
+                    StepFailure::new(
+                        ErrorType::ExtractValueError,
+                        format!("Invalid timer cycle expression (failed to parse '{text}': {e})"),
+                    )
+                })?;
+                let due = cron.next_after(now).ok_or_else(|| {
+                    StepFailure::new(
+                        ErrorType::ExtractValueError,
+                        format!("Invalid timer cycle expression '{text}': it never matches"),
+                    )
+                })?;
+                return Ok(Schedule {
+                    due,
+                    repetitions: -1,
+                    repeat: Some(Repeat::Cron(Arc::new(cron))),
+                });
+            };
+            let mut parts = rest.split('/');
+            let count = parts.next().unwrap_or("");
+            let repetitions = if count.is_empty() {
+                -1
+            } else {
+                count.parse::<i32>().map_err(|_| bad(text, "cycle"))?
+            };
+            let (start, interval) = match (parts.next(), parts.next()) {
+                (Some(i), None) => (None, i),
+                (Some(s), Some(i)) => {
+                    (Some(parse_instant(s).ok_or_else(|| bad(text, "cycle"))?), i)
+                }
+                _ => return Err(bad(text, "cycle")),
+            };
+            let span: jiff::Span = interval.parse().map_err(|_| bad(text, "cycle"))?;
+            let due = match start {
+                Some(s) => s,
+                None => add_span(now, span).ok_or_else(|| bad(text, "cycle"))?,
+            };
+            Ok(Schedule {
+                due,
+                repetitions,
+                repeat: Some(Repeat::Interval(span)),
+            })
+        }
+    }
+}
+
+/// The due date after `due` of a repeating timer.
+fn next_due(repeat: &Repeat, due: i64) -> Option<i64> {
+    match repeat {
+        Repeat::Interval(span) => add_span(due, *span),
+        Repeat::Cron(cron) => cron.next_after(due),
+    }
+}
+
+impl Engine {
+    /// Carries out the command of [`Engine::advance_clock`].
+    pub(crate) fn apply_advance_clock(&mut self, millis: i64) -> Result<(), Rejection> {
+        let target = self.now.saturating_add(millis.max(0));
+        self.move_clock(target)
+    }
+
+    /// Carries out the command of [`Engine::set_clock`].
+    pub(crate) fn apply_set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
+        self.move_clock(epoch_millis)
+    }
+
+    fn move_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
+        let start = self.begin();
+        self.now = epoch_millis;
+        self.event(
+            ValueType::Clock,
+            OtherIntent::Pinned,
+            None,
+            RecordValue::Clock { time: epoch_millis },
+        );
+        self.expire_messages();
+        // Fire what is due, let the engine react, and repeat: a cycle whose next due date has
+        // already passed fires again (bounded by the step limit).
+        self.fire_due_jobs();
+        self.run(start)
+    }
+    fn timer_value(t: &Timer) -> TimerValue {
+        TimerValue {
+            proc: t.proc,
+            process_instance_key: t.process_instance_key,
+            element_instance_key: t.element_instance_key,
+            target_element: t.target,
+            due_date: t.due,
+            repetitions: t.repetitions,
+        }
+    }
+
+    /// Evaluates the timer definition of `event` in the scope `owner`.
+    pub(crate) fn plan_timer(
+        &self,
+        owner: Key,
+        event: ElementIdx,
+    ) -> Result<Schedule, StepFailure> {
+        let p = self.process(self.instances[&owner].proc).clone();
+        self.plan_timer_in(&p, Some(owner), event)
+    }
+
+    /// Evaluates a timer definition; without a scope (timer start events, at deployment) no
+    /// variables are visible.
+    fn plan_timer_in(
+        &self,
+        p: &ExecutableProcess,
+        owner: Option<Key>,
+        event: ElementIdx,
+    ) -> Result<Schedule, StepFailure> {
+        let EventDef::Timer(def) = &p.element(event).event else {
+            return Err(StepFailure::new(
+                ErrorType::Unknown,
+                format!("Expected '{}' to be a timer event", p.element(event).id),
+            ));
+        };
+        let expr = match def {
+            TimerDef::Duration(x) | TimerDef::Date(x) | TimerDef::Cycle(x) => x,
+        };
+        let text = match self.eval(expr, owner.unwrap_or(0), None)? {
+            Json::String(s) => s,
+            other => {
+                return Err(StepFailure::new(
+                    ErrorType::ExtractValueError,
+                    format!(
+                        "Expected result of the expression '{}' to be one of '[DURATION, PERIOD, STRING]', but was '{}'",
+                        crate::runtime::step::expr_source(expr),
+                        crate::runtime::step::json_type_name(&other)
+                    ),
+                ));
+            }
+        };
+        schedule(def, &text, self.now)
+    }
+
+    fn add_timer(&mut self, timer: Timer) {
+        self.event(
+            ValueType::Timer,
+            OtherIntent::Created,
+            Some(timer.key),
+            RecordValue::Timer(Self::timer_value(&timer)),
+        );
+        if let Some(owner) = timer.element_instance_key
+            && let Some(i) = self.instances.get_mut(&owner)
+        {
+            i.subscriptions.push(timer.key);
+        }
+        self.timers.insert(timer);
+    }
+
+    /// Schedules an evaluated timer of `event` for the element instance `owner`.
+    pub(crate) fn write_timer(&mut self, owner: Key, event: ElementIdx, s: Schedule) {
+        let inst = &self.instances[&owner];
+        let (proc, pi) = (inst.proc, inst.process_instance_key);
+        let key = self.new_key();
+        self.add_timer(Timer {
+            key,
+            proc,
+            process_instance_key: Some(pi),
+            element_instance_key: Some(owner),
+            target: event,
+            due: s.due,
+            repetitions: s.repetitions,
+            repeat: s.repeat,
+        });
+    }
+
+    /// Schedules the timer start events of a newly deployed latest version, canceling those of
+    /// the version it replaces. A start timer that cannot be evaluated is not scheduled (the
+    /// deploy checks reject what they can see).
+    pub(crate) fn open_timer_start_events(&mut self, previous: Option<ProcIdx>, proc: ProcIdx) {
+        if let Some(prev) = previous {
+            let old: Vec<Key> = self
+                .timers
+                .by_key
+                .values()
+                .filter(|t| t.proc == prev && t.element_instance_key.is_none())
+                .map(|t| t.key)
+                .collect();
+            for k in old {
+                self.cancel_timer(k);
+            }
+        }
+        let p = self.process(proc).clone();
+        for &e in &p.event_start_events {
+            if !matches!(p.element(e).event, EventDef::Timer(_)) {
+                continue;
+            }
+            let Ok(s) = self.plan_timer_in(&p, None, e) else {
+                continue;
+            };
+            let key = self.new_key();
+            self.add_timer(Timer {
+                key,
+                proc,
+                process_instance_key: None,
+                element_instance_key: None,
+                target: e,
+                due: s.due,
+                repetitions: s.repetitions,
+                repeat: s.repeat,
+            });
+        }
+    }
+
+    /// Cancels a timer (its element instance is left, or its start event's version replaced).
+    pub(crate) fn cancel_timer(&mut self, key: Key) {
+        if let Some(t) = self.timers.remove(&key) {
+            self.event(
+                ValueType::Timer,
+                OtherIntent::Canceled,
+                Some(key),
+                RecordValue::Timer(Self::timer_value(&t)),
+            );
+        }
+    }
+
+    /// Fires every timer that is due, earliest first (ties by key). Returns whether any fired.
+    pub(crate) fn fire_due_timers(&mut self) -> bool {
+        let now = self.now;
+        let due: Vec<Key> = self
+            .timers
+            .by_due
+            .iter()
+            .take_while(|(d, _)| *d <= now)
+            .map(|(_, k)| *k)
+            .collect();
+        let fired = !due.is_empty();
+        self.steps += due.len();
+        for key in due {
+            let Some(t) = self.timers.remove(&key) else {
+                continue;
+            };
+            self.event(
+                ValueType::Timer,
+                OtherIntent::Triggered,
+                Some(key),
+                RecordValue::Timer(Self::timer_value(&t)),
+            );
+            let p = self.process(t.proc).clone();
+            let el = p.element(t.target);
+            let repeats = (t.repetitions > 1 || t.repetitions < 0) && t.repeat.is_some();
+            match t.element_instance_key {
+                None => {
+                    // A timer start event: a new instance, and the next firing of a cycle.
+                    let pi = self.new_key();
+                    self.start_instance_at_event(t.proc, pi, t.target, None);
+                }
+                Some(owner) => {
+                    if let Some(i) = self.instances.get_mut(&owner)
+                        && let Some(pos) = i.subscriptions.iter().position(|k| *k == key)
+                    {
+                        i.subscriptions.remove(pos);
+                    }
+                    if !self.can_trigger(owner) {
+                        continue;
+                    }
+                    self.trigger_event(owner, t.target, None);
+                    // Only a non-interrupting boundary event or event sub-process repeats.
+                    let is_catch = el.element_type == BpmnElementType::IntermediateCatchEvent;
+                    if el.interrupting || is_catch || !self.instances.contains_key(&owner) {
+                        continue;
+                    }
+                }
+            }
+            if repeats
+                && let Some(repeat) = &t.repeat
+                && let Some(next) = next_due(repeat, t.due)
+            {
+                let key = self.new_key();
+                self.add_timer(Timer {
+                    key,
+                    due: next,
+                    repetitions: if t.repetitions < 0 {
+                        -1
+                    } else {
+                        t.repetitions - 1
+                    },
+                    ..t
+                });
+            }
+        }
+        fired
+    }
+
+    /// An event subscription of `owner` for `event` fired (timer, message, signal): complete the
+    /// waiting catch event, or start the boundary event / event sub-process.
+    pub(crate) fn trigger_event(
+        &mut self,
+        owner: Key,
+        event: ElementIdx,
+        variables: Option<Arc<VariableDocument>>,
+    ) {
+        let Some(inst) = self.instances.get(&owner) else {
+            return;
+        };
+        let p = self.process(inst.proc).clone();
+        let el = p.element(event);
+        match el.element_type {
+            BpmnElementType::IntermediateCatchEvent | BpmnElementType::ReceiveTask
+                if inst.element() == Some(event) =>
+            {
+                if let Some(i) = self.instances.get_mut(&owner) {
+                    i.completion_vars =
+                        variables.map(|v| Arc::new(crate::runtime::records::share_document_arc(v)));
+                }
+                self.queue.push_back(FollowUp::Complete(owner));
+            }
+            BpmnElementType::IntermediateCatchEvent => {
+                // A catch event after an event-based gateway: the gateway completes and this
+                // branch is taken.
+                self.trigger_event_based_gateway(owner, event, variables);
+            }
+            BpmnElementType::BoundaryEvent => {
+                self.trigger_catch(
+                    Catch {
+                        instance: owner,
+                        element: event,
+                        boundary: true,
+                        interrupting: el.interrupting,
+                    },
+                    variables,
+                );
+            }
+            BpmnElementType::StartEvent => {
+                self.trigger_catch(
+                    Catch {
+                        instance: owner,
+                        element: event,
+                        boundary: false,
+                        interrupting: el.interrupting,
+                    },
+                    variables,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Timers waiting, by key (for assertions).
+    pub fn timers(&self) -> Vec<&Timer> {
+        self.timers.by_key.values().collect()
+    }
+}

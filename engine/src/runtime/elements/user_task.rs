@@ -1,0 +1,132 @@
+//! Camunda user tasks (`zeebe:userTask`): on activation the task's fields are evaluated and
+//! the task is created (its `creating` listeners run first); the element waits until the task
+//! is completed. A terminated element cancels its task (after the `canceling` listeners).
+//! Job-based user tasks (without `zeebe:userTask`) are jobs of type `io.camunda.zeebe:userTask`.
+//! The task's own lifecycle (assign, update, complete, listeners) is a behaviour
+//! (`behaviors::user_tasks`).
+
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use crate::runtime::behaviors::user_tasks::list_value;
+use crate::runtime::compile::expr::Expr;
+use crate::runtime::elements::behavior::ElementBehavior;
+use crate::runtime::engine::Engine;
+use crate::runtime::records::{ErrorType, Key, ListenerEventType, UserTaskValue, VariableDocument};
+use crate::runtime::state::user_tasks::{self, UserTaskState};
+use crate::runtime::step::{Step, StepFailure};
+
+/// Zeebe's `UserTaskProcessor`.
+pub(crate) struct UserTask;
+
+impl ElementBehavior for UserTask {
+    fn activate(&self, engine: &mut Engine, key: Key) -> Step {
+        engine.activate_user_task(key)
+    }
+
+    fn terminate(&self, engine: &mut Engine, key: Key) {
+        if engine.cancel_user_task_of(key) {
+            // The termination waits for the user task's canceling listeners.
+            return;
+        }
+        engine.finalize_termination(key);
+    }
+}
+
+impl Engine {
+    pub(crate) fn activate_user_task(&mut self, key: Key) -> Step {
+        let inst = &self.instances[&key];
+        let p = self.process(inst.proc).clone();
+        let e = inst.element().expect("user task");
+        let el = p.element(e);
+        let Some(def) = &el.user_task else {
+            return self.activate_job_task(key);
+        };
+        let opt_string = |this: &Self, x: &Option<Expr>| -> Result<Option<Arc<str>>, StepFailure> {
+            match x {
+                None => Ok(None),
+                Some(x) => match this.eval(x, key, None)? {
+                    Json::Null => Ok(None),
+                    Json::String(s) if s.is_empty() => Ok(None),
+                    Json::String(s) => Ok(Some(Arc::from(s.as_str()))),
+                    other => Ok(Some(Arc::from(other.to_string().as_str()))),
+                },
+            }
+        };
+        let list = |this: &Self, x: &Option<Expr>| -> Result<Vec<String>, StepFailure> {
+            match x {
+                None => Ok(Vec::new()),
+                Some(x) => list_value(this.eval(x, key, None)?)
+                    .map_err(|m| StepFailure::new(ErrorType::ExtractValueError, m)),
+            }
+        };
+        let assignee = opt_string(self, &def.assignee)?;
+        let candidate_groups = list(self, &def.candidate_groups)?;
+        let candidate_users = list(self, &def.candidate_users)?;
+        let due_date = opt_string(self, &def.due_date)?;
+        let follow_up_date = opt_string(self, &def.follow_up_date)?;
+        let priority = match &def.priority {
+            None => 50,
+            Some(x) => {
+                let n = self.eval_int(x, key)?;
+                if !(0..=100).contains(&n) {
+                    return Err(StepFailure::new(
+                        ErrorType::ExtractValueError,
+                        format!(
+                            "Expected priority to be a number between 0 and 100, but was '{n}'."
+                        ),
+                    ));
+                }
+                n as i32
+            }
+        };
+        let form_key = match &def.form_id {
+            Some(id) => Some(self.resolve_form(
+                id,
+                def.form_binding.as_deref(),
+                def.form_version_tag.as_deref(),
+                p.deployment_key,
+            )? as i64),
+            None => None,
+        };
+        self.subscribe_to_events(key)?;
+        let task_key = self.new_key();
+        let inst = &self.instances[&key];
+        let value = UserTaskValue {
+            proc: inst.proc,
+            process_instance_key: inst.process_instance_key,
+            element: e,
+            element_instance_key: key,
+            assignee,
+            candidate_groups: Arc::new(candidate_groups),
+            candidate_users: Arc::new(candidate_users),
+            due_date,
+            follow_up_date,
+            priority,
+            form_key,
+            variables: None,
+            action: None,
+        };
+        self.user_tasks.insert(
+            task_key,
+            user_tasks::UserTask {
+                key: task_key,
+                state: UserTaskState::Created,
+                value,
+                pending: None,
+            },
+        );
+        if let Some(i) = self.instances.get_mut(&key) {
+            i.extras_mut().user_task = Some(task_key);
+        }
+        self.begin_task_transition(
+            task_key,
+            ListenerEventType::Creating,
+            Arc::new(VariableDocument::new()),
+            None,
+            None,
+        );
+        Ok(())
+    }
+}

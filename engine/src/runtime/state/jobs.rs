@@ -1,0 +1,109 @@
+//! Jobs as the engine keeps them: their state and data, in key order.
+
+use std::sync::Arc;
+
+use crate::runtime::records::{JobValue, Key};
+
+/// The state of a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum JobState {
+    /// Waiting for a worker (created, failed with retries, timed out, retries updated).
+    Activatable,
+    /// Handed to a worker, with a deadline.
+    Activated,
+    /// Failed with retries left and a backoff that has not passed yet.
+    FailedBackoff,
+    /// Failed with no retries left: an incident is open.
+    Failed,
+    /// An error was thrown and not caught: an incident is open.
+    ErrorThrown,
+}
+
+/// A job: its state and its data, shared with the records written about it (see
+/// [`JobValue`]; reads go through `Deref`, writes through [`Job::value_mut`]).
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub key: Key,
+    pub state: JobState,
+    pub value: Arc<JobValue>,
+}
+
+impl Job {
+    /// The job's data for a change: copied first if a record still shares it.
+    pub fn value_mut(&mut self) -> &mut JobValue {
+        Arc::make_mut(&mut self.value)
+    }
+}
+
+impl std::ops::Deref for Job {
+    type Target = JobValue;
+
+    fn deref(&self) -> &JobValue {
+        &self.value
+    }
+}
+
+/// Open jobs in key order. Keys are handed out in increasing order, so a new job goes to the
+/// back, and jobs usually complete oldest first: a deque searched by binary search beats a
+/// tree map here (no node per few jobs, no rebalancing), and iteration is still by key.
+#[derive(Debug, Clone, Default)]
+pub struct JobStore {
+    jobs: std::collections::VecDeque<Job>,
+    /// Keys of jobs that became activatable, in order (see
+    /// [`Engine::activatable_jobs_since`](crate::runtime::engine::Engine::activatable_jobs_since)).
+    pub(crate) feed: Vec<Key>,
+}
+
+impl JobStore {
+    #[inline]
+    fn position(&self, key: Key) -> Result<usize, usize> {
+        // The newest job is the one most often asked for (just created, about to complete).
+        match self.jobs.back() {
+            Some(last) if last.key == key => Ok(self.jobs.len() - 1),
+            _ => self.jobs.binary_search_by_key(&key, |j| j.key),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, key: &Key) -> Option<&Job> {
+        self.position(*key).ok().map(|i| &self.jobs[i])
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, key: &Key) -> Option<&mut Job> {
+        self.position(*key).ok().map(|i| &mut self.jobs[i])
+    }
+
+    pub fn contains_key(&self, key: &Key) -> bool {
+        self.position(*key).is_ok()
+    }
+
+    /// Adds (or replaces) the job with this key.
+    pub fn insert(&mut self, key: Key, job: Job) {
+        debug_assert_eq!(key, job.key);
+        match self.position(key) {
+            Ok(i) => self.jobs[i] = job,
+            Err(i) if i == self.jobs.len() => self.jobs.push_back(job),
+            Err(i) => self.jobs.insert(i, job),
+        }
+    }
+
+    pub fn remove(&mut self, key: &Key) -> Option<Job> {
+        let i = self.position(*key).ok()?;
+        self.jobs.remove(i)
+    }
+
+    /// The jobs, by key.
+    pub fn values(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.iter()
+    }
+}
+
+impl std::ops::Index<&Key> for JobStore {
+    type Output = Job;
+
+    fn index(&self, key: &Key) -> &Job {
+        self.get(key).expect("job exists")
+    }
+}

@@ -1,0 +1,219 @@
+//! `ProcessTest::mock_ai_agent`: the AI agent mock plugged into a process test through the
+//! element-answerer seam ([`ProcessTest::answer_jobs_of_element`]), and the handle a test keeps.
+
+use std::cell::{Ref, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+use baton_engine::runtime::{AdHocJobResult, Engine};
+
+use super::cassette::Cassette;
+use super::connector::{AgentJob, JobAnswer, fetch_variables};
+use super::matchers::ExpectedCall;
+use super::mock::{AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
+use crate::ProcessTest;
+use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
+
+impl ProcessTest {
+    /// Plays the AI Agent Sub-process connector for the ad-hoc sub-process `element_id`, with the
+    /// model's turns from `script`: turns (`[Turn::call(…), Turn::respond_json(…)]`), a
+    /// [`Cassette`], or a handler ([`AgentScript::handler`]). Turns are used in order across every
+    /// run of the element.
+    ///
+    /// Panics when no deployed process has an AI agent (a job-worker ad-hoc sub-process with an
+    /// output collection) with this id, when a scripted turn is not valid, or when a cassette was
+    /// recorded for another element. Script/process disagreements during a run (an unknown tool,
+    /// wrong arguments, a script too short) fail the run with a message every assertion prints.
+    #[track_caller]
+    pub fn mock_ai_agent(&self, element_id: &str, script: impl Into<AgentScript>) -> AiAgentHandle {
+        match self.try_mock_ai_agent(element_id, script) {
+            Ok(handle) => handle,
+            Err(message) => panic!("{message}"),
+        }
+    }
+
+    /// Like [`mock_ai_agent`](Self::mock_ai_agent), with `Err` (the message) instead of a panic
+    /// when the element is not an AI agent or the script is not valid (the CPT runner's
+    /// `MOCK_AI_AGENT` fails its test case with it).
+    pub fn try_mock_ai_agent(
+        &self,
+        element_id: &str,
+        script: impl Into<AgentScript>,
+    ) -> Result<AiAgentHandle, String> {
+        let tool_order = self.with_engine(|engine| agent_tools(engine, element_id))?;
+        let mock = AiAgentMock::new(element_id, script)
+            .map_err(|failure| failure.to_string())?
+            .with_tool_order(tool_order);
+        let shared = Rc::new(RefCell::new(mock));
+        self.answer_jobs_of_element(
+            element_id,
+            format!("AI agent mock \"{element_id}\""),
+            AgentAnswerer(shared.clone()),
+        );
+        Ok(AiAgentHandle {
+            element_id: element_id.to_string(),
+            mock: shared,
+        })
+    }
+}
+
+/// The tools of the AI agent `element_id` in document order, or why it is not an AI agent.
+fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<String>, String> {
+    let mut found_other = None;
+    for process in engine.deployed_processes() {
+        let Some(idx) = process.find(element_id) else {
+            continue;
+        };
+        match process.ad_hoc_sub_process(idx) {
+            Some(ad_hoc) if ad_hoc.job_worker && ad_hoc.output_collection.is_some() => {
+                return Ok(ad_hoc
+                    .activities
+                    .iter()
+                    .map(|&child| process.element_id(child).to_string())
+                    .collect());
+            }
+            Some(ad_hoc) if ad_hoc.job_worker => {
+                found_other = Some(format!(
+                    "\"{element_id}\" has no zeebe:adHoc outputCollection: set outputCollection=\"toolCallResults\" (and the outputElement of the AI Agent Sub-process template) so tool results reach the agent"
+                ));
+            }
+            Some(_) => {
+                found_other = Some(format!(
+                    "\"{element_id}\" is an ad-hoc sub-process without a job worker: apply the AI Agent Sub-process template (zeebe:taskDefinition type=\"io.camunda.agenticai:aiagent-job-worker:1\")"
+                ));
+            }
+            _ => {
+                found_other = Some(format!(
+                    "\"{element_id}\" is not an ad-hoc sub-process, so it cannot be an AI agent"
+                ))
+            }
+        }
+    }
+    Err(found_other.unwrap_or_else(|| {
+        format!("no deployed process has an element \"{element_id}\" to mock as an AI agent")
+    }))
+}
+
+struct AgentAnswerer(Rc<RefCell<AiAgentMock>>);
+
+impl AnswerJob for AgentAnswerer {
+    fn answer(&mut self, job: &TestJob) -> Answer {
+        let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, v)));
+        let now = job.now_iso();
+        let agent_job = AgentJob {
+            job_key: job.key,
+            element_id: &job.element_id,
+            element_instance_key: job.element_instance_key,
+            process_instance_key: job.process_instance_key,
+            process_definition_key: job.process_definition_key,
+            retries: job.retries,
+            variables,
+            headers: &job.headers,
+            now: Some(&now),
+        };
+        match self.0.borrow_mut().answer_job(agent_job) {
+            Ok(JobAnswer::Complete(completion)) => Answer::CompleteAdHoc {
+                variables: completion.variables,
+                result: AdHocJobResult {
+                    activate_elements: completion
+                        .activate_elements
+                        .into_iter()
+                        .map(|a| (a.element_id, a.variables))
+                        .collect(),
+                    completion_condition_fulfilled: completion.completion_condition_fulfilled,
+                    cancel_remaining_instances: completion.cancel_remaining_instances,
+                },
+            },
+            Ok(JobAnswer::Fail(failure)) => Answer::Fail(FailJob {
+                retries: Some(failure.retries),
+                message: failure.error_message,
+                backoff: Duration::from_millis(failure.retry_backoff_ms.unwrap_or(0)),
+                variables: failure.variables,
+            }),
+            Ok(JobAnswer::ThrowError(thrown)) => Answer::ThrowError {
+                code: thrown.code,
+                message: thrown.message.unwrap_or_default(),
+                variables: thrown.variables,
+            },
+            Err(failure) => Answer::FailRun(failure.message),
+        }
+    }
+}
+
+/// The handle of an AI agent mock: what the model saw, the tools it called, the turns left.
+#[derive(Clone)]
+pub struct AiAgentHandle {
+    element_id: String,
+    mock: Rc<RefCell<AiAgentMock>>,
+}
+
+impl std::fmt::Debug for AiAgentHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.mock.borrow().fmt(f)
+    }
+}
+
+impl AiAgentHandle {
+    /// The agent element.
+    pub fn element_id(&self) -> &str {
+        &self.element_id
+    }
+
+    /// What the model saw on each call, oldest first.
+    pub fn requests(&self) -> Ref<'_, [AgentRequest]> {
+        Ref::map(self.mock.borrow(), |m| m.requests())
+    }
+
+    /// Every tool call the model made, in order.
+    pub fn tool_calls(&self) -> Ref<'_, [ToolCallRecord]> {
+        Ref::map(self.mock.borrow(), |m| m.tool_calls())
+    }
+
+    /// Turns of the script not played yet (0 for a handler).
+    pub fn remaining_turns(&self) -> usize {
+        self.mock.borrow().remaining_turns()
+    }
+
+    /// The turns played so far, as a cassette of this element (to save what a handler returned).
+    pub fn cassette(&self) -> Cassette {
+        self.mock.borrow().cassette()
+    }
+
+    /// Panics unless the tool calls are exactly `expected`: each entry a tool id, or a tool with
+    /// arguments (literal JSON or matchers).
+    #[track_caller]
+    pub fn assert_called_tools(
+        &self,
+        expected: impl IntoIterator<Item = impl Into<ExpectedCall>>,
+    ) -> &Self {
+        if let Err(message) = self.mock.borrow().check_called_tools(expected) {
+            panic!("{message}");
+        }
+        self
+    }
+
+    /// Panics when turns of the script were not used.
+    #[track_caller]
+    pub fn assert_all_turns_used(&self) -> &Self {
+        if let Err(message) = self.mock.borrow().check_all_turns_used() {
+            panic!("{message}");
+        }
+        self
+    }
+
+    /// Answers every model call after the last turn with the last turn again.
+    pub fn repeat_last_turn(&self) -> &Self {
+        self.mock
+            .borrow_mut()
+            .set_on_exhausted(super::mock::OnExhausted::RepeatLast);
+        self
+    }
+
+    /// `Err` with the message when the tool calls differ from `expected`.
+    pub fn check_called_tools(
+        &self,
+        expected: impl IntoIterator<Item = impl Into<ExpectedCall>>,
+    ) -> Result<(), String> {
+        self.mock.borrow().check_called_tools(expected)
+    }
+}

@@ -1,0 +1,433 @@
+//! A cassette in use by one agent element during a test: recording (turns from a handler, the
+//! file rewritten after every model call and trajectory change), replaying with checks (a
+//! mismatch fails with its drift message), or replaying for a drift report (mismatches are
+//! collected and the run goes on).
+//!
+//! The session reads the run's trace from the engine at each model call and whenever it is
+//! synced (at quiescence, at the end), so every call's trajectory is what happened between it
+//! and the next call.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use baton_engine::runtime::{BpmnElementType, Engine};
+use serde_json::Value;
+
+use super::drift::{Drift, DriftContext, compare_recordings};
+use super::format::{RecordedProcess, Recording, RecordingError, sha256};
+use super::normalize::Normalizer;
+use super::record::Recorder;
+use super::redact::Redactor;
+use super::replay::{MatchMode, Mismatch, Replayer};
+use super::request_json;
+use crate::agent::mock::AgentRequest;
+use crate::agent::turn::Turn;
+use crate::trace::TraceReader;
+
+/// The environment variable that makes every cassette record: `BATON_RECORD=1`.
+pub const RECORD_ENV: &str = "BATON_RECORD";
+
+/// Whether a test records its cassette or replays it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CassetteMode {
+    /// Replay; a missing cassette is an error.
+    #[default]
+    Replay,
+    /// Record a new cassette (replacing the file) with turns from the handler.
+    Record,
+    /// Replay when the cassette exists, else record.
+    Auto,
+}
+
+impl CassetteMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CassetteMode::Replay => "replay",
+            CassetteMode::Record => "record",
+            CassetteMode::Auto => "auto",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<CassetteMode> {
+        [
+            CassetteMode::Replay,
+            CassetteMode::Record,
+            CassetteMode::Auto,
+        ]
+        .into_iter()
+        .find(|mode| mode.as_str() == text)
+    }
+
+    /// `Record` when `BATON_RECORD=1` is set, else this mode.
+    pub fn or_from_env(self) -> CassetteMode {
+        match std::env::var(RECORD_ENV) {
+            Ok(value) if value.trim() == "1" => CassetteMode::Record,
+            _ => self,
+        }
+    }
+}
+
+/// How a session uses its cassette.
+#[derive(Debug, Clone, Default)]
+pub struct CassetteOptions {
+    pub mode: CassetteMode,
+    pub matching: MatchMode,
+    pub normalizer: Normalizer,
+    pub redactor: Redactor,
+    /// Replay without failing on drift: collect what changed and go on with the recorded
+    /// turns (or, with a handler, with the handler's).
+    pub drift: bool,
+}
+
+/// The turns when recording: the model adapter (a closure calling your model, a transcript,
+/// an agent command). It sees the request as the model would and the same as JSON.
+pub type TurnSource = Box<dyn FnMut(&AgentRequest, &Value) -> Result<Turn, String>>;
+
+enum Kind {
+    Recording(TurnSource),
+    Replaying {
+        replayer: Box<Replayer>,
+        /// In drift mode, a live model answers instead of the cassette.
+        live: Option<TurnSource>,
+    },
+}
+
+/// One agent element's cassette in a test. See the module documentation.
+pub struct CassetteSession {
+    agent: String,
+    kind: Kind,
+    /// This run, recorded: to the file when recording, in memory when replaying (the actual
+    /// trajectories drift messages compare with the cassette's).
+    run: Recorder,
+    reader: TraceReader,
+    context: DriftContext,
+    drift: bool,
+    drifts: Vec<Drift>,
+}
+
+impl std::fmt::Debug for CassetteSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CassetteSession")
+            .field("agent", &self.agent)
+            .field("cassette", &self.context.source)
+            .field("recording", &matches!(self.kind, Kind::Recording(_)))
+            .field("calls", &self.run.recording().calls.len())
+            .finish()
+    }
+}
+
+/// What the session answers instead of a turn: the run cannot go on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionFailure {
+    /// The run left its recording.
+    Drift(Box<Drift>),
+    /// The cassette cannot be written, or the handler gave no turn.
+    Other(String),
+}
+
+impl std::fmt::Display for SessionFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionFailure::Drift(drift) => drift.fmt(f),
+            SessionFailure::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+impl CassetteSession {
+    /// Opens the cassette at `path` for the agent element `agent` of the processes deployed in
+    /// `engine`: reads and checks it to replay, or prepares to record it with `turns`.
+    /// `definition_hash` is the content hash of the deployed resource holding the agent.
+    pub fn open(
+        engine: &Engine,
+        agent: &str,
+        path: &Path,
+        options: CassetteOptions,
+        turns: Option<TurnSource>,
+        definition_hash: Option<String>,
+    ) -> Result<CassetteSession, RecordingError> {
+        let source = path.display().to_string();
+        let process_id = agent_process(engine, agent);
+        let record = match options.mode {
+            CassetteMode::Record => true,
+            CassetteMode::Replay => false,
+            CassetteMode::Auto => !path.exists(),
+        };
+        let mut context = DriftContext {
+            agent: agent.to_string(),
+            source: source.clone(),
+            tool_kinds: tool_kinds(engine, agent),
+            process_id: process_id.clone(),
+            definition_changed: false,
+        };
+        let process = process_id.clone().map(|id| RecordedProcess {
+            id,
+            definition_hash: definition_hash.clone(),
+        });
+        let (kind, file) = if record {
+            let Some(turns) = turns else {
+                return Err(RecordingError::NoHandler {
+                    file: source,
+                    agent: agent.to_string(),
+                });
+            };
+            (Kind::Recording(turns), Some(path.to_path_buf()))
+        } else {
+            let recording = Recording::read(path).map_err(|e| match e {
+                RecordingError::Io { path, error }
+                    if error.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    RecordingError::Missing {
+                        path,
+                        agent: agent.to_string(),
+                    }
+                }
+                other => other,
+            })?;
+            recording.check_for(agent, process_id.as_deref(), &source)?;
+            context.definition_changed = match (
+                recording
+                    .process
+                    .as_ref()
+                    .and_then(|p| p.definition_hash.as_ref()),
+                &definition_hash,
+            ) {
+                (Some(recorded), Some(actual)) => recorded != actual,
+                _ => false,
+            };
+            let replayer = Replayer::new(
+                recording,
+                options.matching,
+                options.normalizer.clone(),
+                options.redactor.clone(),
+            );
+            (
+                Kind::Replaying {
+                    replayer: Box::new(replayer),
+                    live: if options.drift { turns } else { None },
+                },
+                None,
+            )
+        };
+        Ok(CassetteSession {
+            agent: agent.to_string(),
+            kind,
+            run: Recorder::new(agent, process, file, options.normalizer, options.redactor),
+            reader: TraceReader::from_now(engine),
+            context,
+            drift: options.drift,
+            drifts: Vec::new(),
+        })
+    }
+
+    /// The agent element.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The cassette as messages name it.
+    pub fn source(&self) -> &str {
+        &self.context.source
+    }
+
+    pub fn is_recording(&self) -> bool {
+        matches!(self.kind, Kind::Recording(_))
+    }
+
+    /// The cassette being replayed (`None` when recording).
+    pub fn cassette(&self) -> Option<&Recording> {
+        match &self.kind {
+            Kind::Replaying { replayer, .. } => Some(replayer.recording()),
+            Kind::Recording(_) => None,
+        }
+    }
+
+    /// This run so far, recorded.
+    pub fn run(&self) -> &Recording {
+        self.run.recording()
+    }
+
+    /// The drifts collected in drift mode.
+    pub fn drifts(&self) -> &[Drift] {
+        &self.drifts
+    }
+
+    /// The turn for a model call, whose request is `request`.
+    pub fn answer(
+        &mut self,
+        engine: &Engine,
+        request: &AgentRequest,
+    ) -> Result<Turn, SessionFailure> {
+        self.sync(engine)
+            .map_err(|e| SessionFailure::Other(e.to_string()))?;
+        let json = request_json(request, None);
+        let turn = match &mut self.kind {
+            Kind::Recording(turns) => turns(request, &json).map_err(SessionFailure::Other)?,
+            Kind::Replaying { replayer, live } => {
+                let answer = replayer.answer(&json);
+                let actual_before = self
+                    .run
+                    .recording()
+                    .calls
+                    .last()
+                    .map_or(&[][..], |c| c.trajectory.as_slice());
+                let recorded_turn = match answer {
+                    Ok(played) => Some(replayer.turn(played.entry).clone()),
+                    Err(Mismatch::Differs {
+                        call,
+                        entry,
+                        difference,
+                        actual,
+                    }) => {
+                        let recording = replayer.recording();
+                        let recorded = replayer
+                            .recorded_request(entry)
+                            .cloned()
+                            .unwrap_or_default();
+                        let recorded_before = entry
+                            .checked_sub(1)
+                            .map_or(&[][..], |i| recording.calls[i].trajectory.as_slice());
+                        let drift = self.context.mismatch(
+                            call,
+                            *difference,
+                            &recorded,
+                            &actual,
+                            recorded_before,
+                            actual_before,
+                        );
+                        if !self.drift {
+                            return Err(SessionFailure::Drift(Box::new(drift)));
+                        }
+                        self.drifts.push(drift);
+                        replayer.take_next().map(|i| replayer.turn(i).clone())
+                    }
+                    Err(Mismatch::Exhausted { call, .. }) => {
+                        let actual = replayer.prepare(&json);
+                        let drift = self.context.extra_call(
+                            call,
+                            replayer.recording(),
+                            &actual,
+                            actual_before,
+                        );
+                        if !self.drift || live.is_none() {
+                            return Err(SessionFailure::Drift(Box::new(drift)));
+                        }
+                        self.drifts.push(drift);
+                        None
+                    }
+                };
+                match (live, recorded_turn) {
+                    (Some(live), _) => live(request, &json).map_err(SessionFailure::Other)?,
+                    (None, Some(turn)) => turn,
+                    (None, None) => unreachable!("no turn is answered only with a live model"),
+                }
+            }
+        };
+        self.run
+            .record_call(&json, &turn)
+            .map_err(|e| SessionFailure::Other(e.to_string()))?;
+        Ok(turn)
+    }
+
+    /// Reads what happened since the last model call (or sync) into its trajectory; a recording
+    /// is rewritten when it changed.
+    pub fn sync(&mut self, engine: &Engine) -> Result<(), RecordingError> {
+        let events = self.reader.read(engine);
+        self.run.extend_trajectory(events)
+    }
+
+    /// At the end of the run: syncs, then, when replaying with checks, refuses a cassette with
+    /// calls the run did not make (in drift mode they are collected).
+    pub fn finish(&mut self, engine: &Engine) -> Result<(), SessionFailure> {
+        self.sync(engine)
+            .map_err(|e| SessionFailure::Other(e.to_string()))?;
+        let Kind::Replaying { replayer, .. } = &self.kind else {
+            return Ok(());
+        };
+        let unplayed = replayer.unplayed();
+        if unplayed.is_empty() || replayer.mode() == MatchMode::TurnsOnly {
+            return Ok(());
+        }
+        let made = replayer.calls();
+        let actual_after = self
+            .run
+            .recording()
+            .calls
+            .last()
+            .map_or(&[][..], |c| c.trajectory.as_slice());
+        let drift = self
+            .context
+            .missing_calls(made, replayer.recording(), &unplayed, actual_after);
+        if self.drift {
+            if !self.drifts.contains(&drift) {
+                self.drifts.push(drift);
+            }
+            return Ok(());
+        }
+        Err(SessionFailure::Drift(Box::new(drift)))
+    }
+
+    /// How this run's trajectory changed against the cassette, one line per change (drift
+    /// mode's report); empty when recording or when nothing changed.
+    pub fn drift_report(&self) -> Vec<String> {
+        match &self.kind {
+            Kind::Replaying { replayer, .. } => {
+                compare_recordings(&self.context, replayer.recording(), self.run.recording())
+            }
+            Kind::Recording(_) => Vec::new(),
+        }
+    }
+}
+
+/// The process a deployed agent element is in (the latest version that has it).
+fn agent_process(engine: &Engine, agent: &str) -> Option<String> {
+    engine
+        .deployed_processes()
+        .filter(|p| p.find(agent).is_some())
+        .last()
+        .map(|p| p.bpmn_process_id().to_string())
+}
+
+/// What each tool of the agent is, for drift messages: `job type order-lookup`, `a user task`.
+fn tool_kinds(engine: &Engine, agent: &str) -> BTreeMap<String, String> {
+    let mut kinds = BTreeMap::new();
+    for process in engine.deployed_processes() {
+        let Some(idx) = process.find(agent) else {
+            continue;
+        };
+        let Some(ad_hoc) = process.ad_hoc_sub_process(idx) else {
+            continue;
+        };
+        for &child in ad_hoc.activities {
+            let kind = match process.static_job_type(child) {
+                Some(job_type) => format!("job type {job_type}"),
+                None => element_kind(process.element_type(child)).to_string(),
+            };
+            kinds.insert(process.element_id(child).to_string(), kind);
+        }
+    }
+    kinds
+}
+
+fn element_kind(element_type: BpmnElementType) -> &'static str {
+    match element_type {
+        BpmnElementType::ScriptTask => "a script task",
+        BpmnElementType::UserTask => "a user task",
+        BpmnElementType::ServiceTask => "a service task",
+        BpmnElementType::BusinessRuleTask => "a business rule task",
+        BpmnElementType::SendTask => "a send task",
+        BpmnElementType::ReceiveTask => "a receive task",
+        BpmnElementType::ManualTask | BpmnElementType::Task => "a task",
+        BpmnElementType::CallActivity => "a call activity",
+        BpmnElementType::SubProcess => "a sub-process",
+        BpmnElementType::AdHocSubProcess => "an ad-hoc sub-process",
+        BpmnElementType::IntermediateThrowEvent => "an intermediate throw event",
+        BpmnElementType::IntermediateCatchEvent => "an intermediate catch event",
+        _ => "an element",
+    }
+}
+
+/// The content hash of a deployed resource's text, as recordings store it.
+pub fn definition_hash(text: &str) -> String {
+    sha256(text.as_bytes())
+}

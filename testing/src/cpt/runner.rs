@@ -1,0 +1,840 @@
+//! The runner: deploys each suite once, runs every test case in a fresh clone of it, one
+//! instruction after the other, and stops a case at its first failing instruction (as CPT
+//! does). After every instruction the run's errors are read: a mock that could not answer, an
+//! AI agent mock that disagrees with the process, a runaway loop, a conditional behaviour
+//! stuck on — each fails the case at once.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use super::behavior::{self, BehaviorLog};
+use super::discover::{self, DiscoverError, Suite};
+use super::exec::{self, Ctx, Done, InstructionFailure, TopLevel};
+use super::model::{AgentTurns, Instruction, Step, TestCase};
+use super::results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
+use crate::agent::{AgentScript, AiAgentHandle, Cassette, ExpectedCall, Matcher, Turn};
+use crate::coverage::CoverageFile;
+use crate::mocks::Answer;
+use crate::{Deployment, ProcessTest};
+
+/// How to run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Run only the cases whose `<file> › <name>` contains this text.
+    pub filter: Option<String>,
+    /// Write one coverage file per test case into this folder.
+    pub coverage_dir: Option<PathBuf>,
+    /// Resources deployed in every suite, besides those of the test file's folder.
+    pub deploy: Vec<PathBuf>,
+    /// Write each test case's run as its engine commands (a JSON command log, see
+    /// `baton_engine::runtime::read_commands`) into this folder: replayed on a fresh engine,
+    /// a log gives the same records.
+    pub commands_dir: Option<PathBuf>,
+}
+
+/// What the runner reports while it runs (the command line prints from it).
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// Discovery is done: this many cases will run.
+    Started { cases: usize },
+    /// A suite was deployed; `notes` says what was not.
+    Suite(&'a SuiteInfo),
+    /// A case is about to run (`index` is 0-based).
+    CaseStarted {
+        title: String,
+        index: usize,
+        total: usize,
+    },
+    /// A case finished.
+    CaseFinished {
+        result: &'a CaseResult,
+        index: usize,
+        total: usize,
+    },
+}
+
+/// Runs the test files of `paths` (files or folders).
+pub fn run(paths: &[impl AsRef<Path>], options: &Options) -> Result<Report, DiscoverError> {
+    run_with(paths, options, &mut |_| {})
+}
+
+/// Runs the test files of `paths`, telling `on_event` what happens.
+pub fn run_with(
+    paths: &[impl AsRef<Path>],
+    options: &Options,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Report, DiscoverError> {
+    let start = Instant::now();
+    let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+    let suites = discover::discover(&paths, &options.deploy)?;
+    let selected = |file: &Path, name: &str| {
+        options
+            .filter
+            .as_deref()
+            .is_none_or(|f| name.contains(f) || format!("{} › {name}", file.display()).contains(f))
+    };
+    let mut total = 0;
+    let mut filtered_out = 0;
+    for suite in &suites {
+        for file in &suite.files {
+            match &file.content {
+                Ok(f) => {
+                    for case in &f.test_cases {
+                        if selected(&file.path, &case.name) {
+                            total += 1;
+                        } else {
+                            filtered_out += 1;
+                        }
+                    }
+                }
+                Err(_) => total += 1,
+            }
+        }
+    }
+    on_event(Event::Started { cases: total });
+    let mut cases: Vec<CaseResult> = Vec::with_capacity(total);
+    let mut coverage: Vec<CoverageFile> = Vec::new();
+    let mut infos = Vec::with_capacity(suites.len());
+    for suite in &suites {
+        let (deployment, info) = deploy(suite);
+        on_event(Event::Suite(&info));
+        for file in &suite.files {
+            let test_file = match &file.content {
+                Ok(f) => f,
+                Err(e) => {
+                    let result = CaseResult {
+                        file: file.path.clone(),
+                        name: String::new(),
+                        outcome: Outcome::Failed(CaseFailure {
+                            instruction: None,
+                            instruction_type: None,
+                            message: format!("cannot read the test file: {e}"),
+                            explanation: String::new(),
+                        }),
+                        warnings: Vec::new(),
+                        duration: Duration::ZERO,
+                    };
+                    finish(&mut cases, result, total, on_event);
+                    continue;
+                }
+            };
+            for case in &test_file.test_cases {
+                if !selected(&file.path, &case.name) {
+                    continue;
+                }
+                let title = format!("{} › {}", file.path.display(), case.name);
+                on_event(Event::CaseStarted {
+                    title: title.clone(),
+                    index: cases.len(),
+                    total,
+                });
+                let started = Instant::now();
+                let (outcome, warnings, data) = match &deployment {
+                    Ok(d) => run_case(d, &file.path, case, &title, options),
+                    Err(message) => (
+                        Outcome::Failed(CaseFailure {
+                            instruction: None,
+                            instruction_type: None,
+                            message: message.clone(),
+                            explanation: String::new(),
+                        }),
+                        Vec::new(),
+                        None,
+                    ),
+                };
+                if let Some(data) = data {
+                    coverage.push(data);
+                }
+                let result = CaseResult {
+                    file: file.path.clone(),
+                    name: case.name.clone(),
+                    outcome,
+                    warnings,
+                    duration: started.elapsed(),
+                };
+                finish(&mut cases, result, total, on_event);
+            }
+        }
+        infos.push(info);
+    }
+    Ok(Report {
+        suites: infos,
+        cases,
+        coverage: crate::coverage::merge(&coverage),
+        case_coverage: coverage,
+        filtered_out,
+        duration: start.elapsed(),
+    })
+}
+
+fn finish(
+    cases: &mut Vec<CaseResult>,
+    result: CaseResult,
+    total: usize,
+    on_event: &mut dyn FnMut(Event<'_>),
+) {
+    let index = cases.len();
+    cases.push(result);
+    on_event(Event::CaseFinished {
+        result: &cases[index],
+        index,
+        total,
+    });
+}
+
+fn is_bpmn(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "bpmn")
+}
+
+/// Deploys a suite's resources as one deployment. When that fails, the BPMN files alone are
+/// deployed and each other resource (DMN, form) is added on its own where it can be; what could
+/// not be deployed becomes a note (a case that needs it then fails and says why).
+fn deploy(suite: &Suite) -> (Result<Deployment, String>, SuiteInfo) {
+    let mut notes: Vec<String> = Vec::new();
+    for file in &suite.files {
+        if let Ok(f) = &file.content {
+            notes.extend(
+                f.warnings
+                    .iter()
+                    .map(|w| format!("{}: {w}", file.path.display())),
+            );
+        }
+    }
+    let mut deployment = Deployment::new();
+    let all = deployment.add_files(&suite.resources).map(|_| ());
+    let result = match all {
+        Ok(()) => Ok(deployment),
+        Err(_) => {
+            let bpmn: Vec<PathBuf> = suite
+                .resources
+                .iter()
+                .filter(|p| is_bpmn(p))
+                .cloned()
+                .collect();
+            let mut deployment = Deployment::new();
+            match deployment.add_files(&bpmn) {
+                Err(e) => Err(format!(
+                    "the resources of {} do not deploy:\n{e}",
+                    suite.dir.display()
+                )),
+                Ok(_) => {
+                    // Grouped by reason: (reason, file names).
+                    let mut left_out: Vec<(String, Vec<String>)> = Vec::new();
+                    for other in suite.resources.iter().filter(|p| !is_bpmn(p)) {
+                        let mut with = deployment.clone();
+                        match with.add_files(std::slice::from_ref(other)) {
+                            Ok(_) => deployment = with,
+                            Err(e) => {
+                                let reason = reason_of(&e.to_string(), other);
+                                let name = other.file_name().map_or_else(
+                                    || other.display().to_string(),
+                                    |n| n.to_string_lossy().into_owned(),
+                                );
+                                match left_out.iter_mut().find(|(r, _)| *r == reason) {
+                                    Some((_, files)) => files.push(name),
+                                    None => left_out.push((reason, vec![name])),
+                                }
+                            }
+                        }
+                    }
+                    for (reason, files) in left_out {
+                        notes.push(format!(
+                            "{}: not deployed: {} ({reason})",
+                            suite.dir.display(),
+                            files.join(", ")
+                        ));
+                    }
+                    Ok(deployment)
+                }
+            }
+        }
+    };
+    let info = SuiteInfo {
+        dir: suite.dir.clone(),
+        resources: suite.resources.clone(),
+        notes,
+    };
+    (result, info)
+}
+
+/// The first problem of a deploy error, without the file's name and position (so the same
+/// reason groups the files it applies to).
+fn reason_of(error: &str, path: &Path) -> String {
+    let line = error
+        .lines()
+        .find(|l| !l.starts_with("Expected to deploy new resources"))
+        .unwrap_or_default();
+    let shown = path.display().to_string();
+    let rest = line.strip_prefix(shown.as_str()).unwrap_or(line);
+    let rest = rest.trim_start_matches(':');
+    // `line:col: ` of a diagnostic.
+    let rest = match rest.split_once(": ") {
+        Some((position, tail))
+            if !position.is_empty() && position.chars().all(|c| c.is_ascii_digit() || c == ':') =>
+        {
+            tail
+        }
+        _ => rest,
+    };
+    rest.trim().to_owned()
+}
+
+/// The instructions of CPT's unreleased development line baton reads but does not run.
+fn dev_line_features(case: &TestCase) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    let mut visit = |step: &Step| {
+        let feature = match &step.instruction {
+            Instruction::ReleaseJob(_)
+            | Instruction::TriggerTimer(_)
+            | Instruction::RunCalledProcess(_)
+            | Instruction::StubCallActivityComplete(_)
+            | Instruction::StubCallActivityThrowError(_) => Some(step.instruction.type_name()),
+            Instruction::CreateProcessInstance(c) if c.reserve_jobs => Some("reserveJobs"),
+            Instruction::CreateProcessInstance(c) if c.stub_call_activities => {
+                Some("stubCallActivities")
+            }
+            Instruction::CreateProcessInstance(c) if c.hold_timers => Some("holdTimers"),
+            _ => None,
+        };
+        if let Some(f) = feature
+            && !found.contains(&f)
+        {
+            found.push(f);
+        }
+    };
+    for step in &case.instructions {
+        visit(step);
+        for nested in step.instruction.nested() {
+            visit(nested);
+        }
+    }
+    found
+}
+
+/// Mock answers by job type, shared with the answerers of elements.
+type Answers = Rc<RefCell<IndexMap<String, Answer>>>;
+
+/// The state of one running test case.
+struct CaseState<'a> {
+    test: &'a ProcessTest,
+    /// The folder of the test file (cassettes are relative to it).
+    dir: PathBuf,
+    agents: IndexMap<String, AiAgentHandle>,
+    /// The answers of the MOCK_JOB_WORKER_* instructions without `elementId`, by job type: what
+    /// an element with mocks of its own answers for the other job types.
+    type_answers: Answers,
+    /// The MOCK_JOB_WORKER_* instructions with `elementId`: per element, answers by job type.
+    element_answers: IndexMap<String, Answers>,
+    behaviors: Rc<RefCell<BehaviorLog>>,
+    behavior_count: usize,
+    warnings: Vec<String>,
+}
+
+/// How a case ended, its warnings, and its coverage (none when it did not run).
+type CaseOutput = (Outcome, Vec<String>, Option<CoverageFile>);
+
+fn run_case(
+    deployment: &Deployment,
+    file: &Path,
+    case: &TestCase,
+    title: &str,
+    options: &Options,
+) -> CaseOutput {
+    let dev = dev_line_features(case);
+    if !dev.is_empty() {
+        return (
+            Outcome::Skipped {
+                reason: format!(
+                    "uses {}, from CPT's unreleased development line (8.11), which baton reads but does not run",
+                    dev.join(", ")
+                ),
+            },
+            Vec::new(),
+            None,
+        );
+    }
+    let mut test = deployment.test().named(title);
+    if options.commands_dir.is_some() {
+        test = test.record_commands();
+    }
+    let mut state = CaseState {
+        test: &test,
+        dir: file
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+        agents: IndexMap::new(),
+        type_answers: Rc::default(),
+        element_answers: IndexMap::new(),
+        behaviors: Rc::new(RefCell::new(BehaviorLog::default())),
+        behavior_count: 0,
+        warnings: Vec::new(),
+    };
+    let mut skipped: Vec<String> = Vec::new();
+    let mut outcome = None;
+    for (i, step) in case.instructions.iter().enumerate() {
+        let failed = |f: InstructionFailure| {
+            Outcome::Failed(CaseFailure {
+                instruction: Some(i + 1),
+                instruction_type: Some(step.instruction.type_name().to_owned()),
+                message: f.message,
+                explanation: f.explanation,
+            })
+        };
+        let errors_before = test.errors().len();
+        let behavior_errors_before = state.behaviors.borrow().errors.len();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_step(&mut state, &step.instruction)
+        }))
+        .unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(InstructionFailure {
+                message: format!("baton panicked (a bug in baton; please report it): {message}"),
+                explanation: String::new(),
+            })
+        });
+        match result {
+            Ok(Done::Ok) => {}
+            Ok(Done::Skipped(reason)) => skipped.push(format!(
+                "instruction {} ({}): {reason}",
+                i + 1,
+                step.instruction.type_name()
+            )),
+            Err(f) => {
+                outcome = Some(failed(f));
+                break;
+            }
+        }
+        let errors = test.errors();
+        if errors.len() > errors_before {
+            let message = errors[errors_before..]
+                .iter()
+                .map(|e| e.message.clone())
+                .collect::<Vec<_>>()
+                .join("\n");
+            outcome = Some(failed(InstructionFailure {
+                message: format!("the run failed: {message}"),
+                explanation: exec::explain_all(&test),
+            }));
+            break;
+        }
+        let stuck = state.behaviors.borrow().errors[behavior_errors_before..].to_vec();
+        if !stuck.is_empty() {
+            outcome = Some(failed(InstructionFailure {
+                message: stuck.join("\n"),
+                explanation: exec::explain_all(&test),
+            }));
+            break;
+        }
+    }
+    let outcome = outcome.unwrap_or(if skipped.is_empty() {
+        Outcome::Passed
+    } else {
+        Outcome::Skipped {
+            reason: skipped.join("; "),
+        }
+    });
+    let mut warnings = std::mem::take(&mut state.warnings);
+    warnings.extend(state.behaviors.borrow().warnings.iter().cloned());
+    drop(state);
+    let data = test.coverage_file();
+    if let Some(dir) = &options.coverage_dir
+        && let Err(e) = crate::coverage::write_file(dir, &data)
+    {
+        warnings.push(format!("the coverage file was not written: {e}"));
+    }
+    if let Some(dir) = &options.commands_dir
+        && let Err(e) = write_commands(dir, title, &test)
+    {
+        warnings.push(format!("the command log was not written: {e}"));
+    }
+    (outcome, warnings, Some(data))
+}
+
+/// Writes a test case's commands as `<title>-<hash>.json` into `dir` (created if missing),
+/// atomically (a temporary file, then a rename). Returns the path.
+fn write_commands(dir: &Path, title: &str, test: &ProcessTest) -> Result<PathBuf, String> {
+    let commands = test.commands().map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&commands).map_err(|e| e.to_string())?;
+    let name = crate::coverage::file_name(title, &json);
+    crate::files::write_atomically(dir, &name, &json)
+        .map_err(|(path, e)| format!("{}: {e}", path.display()))
+}
+
+fn failure(state: &mut CaseState<'_>, message: impl Into<String>) -> InstructionFailure {
+    InstructionFailure {
+        message: message.into(),
+        explanation: exec::explain_all(state.test),
+    }
+}
+
+/// Runs one top-level instruction.
+fn run_step(
+    state: &mut CaseState<'_>,
+    instruction: &Instruction,
+) -> Result<Done, InstructionFailure> {
+    let test = state.test;
+    let mut ctx = TopLevel(test);
+    if let Some(result) = exec::run_generic(&mut ctx, instruction) {
+        return result;
+    }
+    use Instruction as I;
+    match instruction {
+        I::AssertVariable(a) => exec::assert_variable(&mut ctx, a),
+        I::CreateProcessInstance(c) => {
+            let Some(id) = c.process_definition_selector.process_definition_id.clone() else {
+                return Err(failure(
+                    state,
+                    "Missing required property: processDefinitionId",
+                ));
+            };
+            let mut request =
+                crate::CreateInstance::new(id.clone()).variables(exec::document(&c.variables));
+            request.start_instructions = c
+                .start_instructions
+                .iter()
+                .map(|s| s.element_id.clone())
+                .collect();
+            request.terminate_after = c
+                .runtime_instructions
+                .iter()
+                .map(|r| r.after_element_id.clone())
+                .collect();
+            test.try_start(request)
+                .map(|_| Done::Ok)
+                .map_err(|e| InstructionFailure {
+                    message: e.message,
+                    explanation: e.explanation,
+                })
+        }
+        I::IncreaseTime(t) => {
+            let ms = crate::clock::parse_duration(&t.duration).map_err(|m| failure(state, m))?;
+            test.advance_time(Duration::from_millis(ms.max(0) as u64));
+            Ok(Done::Ok)
+        }
+        I::SetTime(t) => {
+            crate::clock::parse_instant(&t.time).map_err(|m| failure(state, m))?;
+            test.set_time(&t.time);
+            Ok(Done::Ok)
+        }
+        I::MockJobWorkerCompleteJob(m) => {
+            let answer = if m.use_example_data {
+                Answer::CompleteWithExampleData
+            } else {
+                Answer::complete(Value::Object(m.variables.clone()))
+            };
+            mock_job_worker(state, &m.job_type, m.element_id.as_deref(), answer);
+            Ok(Done::Ok)
+        }
+        I::MockJobWorkerThrowBpmnError(m) => {
+            let answer = Answer::throw_error(
+                m.error_code.clone(),
+                m.error_message.clone().unwrap_or_default(),
+            )
+            .with_variables(Value::Object(m.variables.clone()));
+            mock_job_worker(state, &m.job_type, m.element_id.as_deref(), answer);
+            Ok(Done::Ok)
+        }
+        I::AssertIncident(a) => super::incident::assert_incident(&mut ctx, a).map(|()| Done::Ok),
+        I::SuspendProcessInstance(_)
+        | I::ResumeProcessInstance(_)
+        | I::SetClusterVariables(_)
+        | I::CreateGlobalTaskListener(_) => Err(failure(
+            state,
+            exec::not_supported_yet(instruction.type_name()),
+        )),
+        I::MockChildProcess(m) => {
+            if !is_ncname(&m.process_definition_id) {
+                return Err(failure(
+                    state,
+                    format!(
+                        "cannot mock child process \"{}\": a BPMN process id must be an XML name (letters, digits, '-', '_', '.'; not starting with a digit)",
+                        m.process_definition_id
+                    ),
+                ));
+            }
+            if let Some(tag) = &m.version_tag {
+                state.warnings.push(format!(
+                    "MOCK_CHILD_PROCESS \"{}\": versionTag \"{tag}\" is not applied; the stand-in replaces the process for every binding",
+                    m.process_definition_id
+                ));
+            }
+            test.mock_child_process(&m.process_definition_id, Value::Object(m.variables.clone()));
+            Ok(Done::Ok)
+        }
+        I::MockDmnDecision(m) => {
+            let output = m
+                .decision_output
+                .clone()
+                .unwrap_or_else(|| Value::Object(m.variables.clone().unwrap_or_default()));
+            test.mock_decision(m.decision_definition_id.clone(), output);
+            Ok(Done::Ok)
+        }
+        I::EvaluateDecision(e) => {
+            let Some(id) = e
+                .decision_definition_selector
+                .decision_definition_id
+                .as_deref()
+            else {
+                return Err(failure(
+                    state,
+                    "Missing required property: decisionDefinitionId",
+                ));
+            };
+            let vars = exec::document(&e.variables);
+            ctx.command(|engine| engine.evaluate_decision(id, vars))
+                .map(|_| Done::Ok)
+                .map_err(|r| {
+                    failure(
+                        state,
+                        format!(
+                            "evaluating decision \"{id}\": the engine rejected it: {}",
+                            r.message
+                        ),
+                    )
+                })
+        }
+        I::EvaluateConditionalStartEvent(e) => {
+            let vars = exec::document(&e.variables);
+            ctx.command(|engine| engine.evaluate_conditional_start_events(vars, None))
+                .map(|_| Done::Ok)
+                .map_err(|r| {
+                    failure(
+                        state,
+                        format!(
+                            "evaluating the conditional start events: the engine rejected it: {}",
+                            r.message
+                        ),
+                    )
+                })
+        }
+        I::ConditionalBehavior(b) => {
+            state.behavior_count += 1;
+            behavior::register(test, b, state.behavior_count, state.behaviors.clone())
+                .map(|()| Done::Ok)
+                .map_err(|m| failure(state, m))
+        }
+        I::MockAiAgent(m) => mock_ai_agent(state, m),
+        I::AssertAiAgent(a) => assert_ai_agent(state, a),
+        other => Err(failure(
+            state,
+            format!("{} is not run by baton", other.type_name()),
+        )),
+    }
+}
+
+/// MOCK_JOB_WORKER_*: a standing mock of a job type, or with baton's `elementId` of the jobs of
+/// that type at one element (camunda/camunda#60882: tools sharing a job type mocked one by one).
+/// An element's own mock wins; for the job types it has no mock of, the element answers as the
+/// job type's mock (or leaves the job waiting).
+fn mock_job_worker(
+    state: &mut CaseState<'_>,
+    job_type: &str,
+    element_id: Option<&str>,
+    answer: Answer,
+) {
+    let Some(element) = element_id else {
+        if state.test.job_mock(job_type).is_some() {
+            state.warnings.push(format!(
+                "a second mock job worker for \"{job_type}\" replaces the first (in CPT both would compete for the jobs)"
+            ));
+        }
+        state
+            .type_answers
+            .borrow_mut()
+            .insert(job_type.to_owned(), answer.clone());
+        let _ = state.test.mock_job(job_type.to_owned()).answer(answer);
+        return;
+    };
+    if state.agents.shift_remove(element).is_some() {
+        state.warnings.push(format!(
+            "the mock job worker at \"{element}\" replaces the MOCK_AI_AGENT of that element"
+        ));
+    }
+    let answers = state
+        .element_answers
+        .entry(element.to_owned())
+        .or_default()
+        .clone();
+    if answers
+        .borrow_mut()
+        .insert(job_type.to_owned(), answer)
+        .is_some()
+    {
+        state.warnings.push(format!(
+            "a second mock job worker for \"{job_type}\" at \"{element}\" replaces the first"
+        ));
+    }
+    // Registered again each time, so that the element's jobs waiting now are offered again.
+    let by_type = state.type_answers.clone();
+    state.test.answer_jobs_of_element(
+        element,
+        format!("mock job worker at \"{element}\""),
+        move |job: &crate::TestJob| {
+            let own = answers.borrow().get(&job.job_type).cloned();
+            own.or_else(|| by_type.borrow().get(&job.job_type).cloned())
+                .unwrap_or(Answer::Wait)
+        },
+    );
+}
+
+/// An XML name as BPMN ids must be (ASCII approximation: letters, digits, `-`, `_`, `.`).
+fn is_ncname(id: &str) -> bool {
+    let mut chars = id.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+fn mock_ai_agent(
+    state: &mut CaseState<'_>,
+    m: &super::model::MockAiAgent,
+) -> Result<Done, InstructionFailure> {
+    let script = match &m.turns {
+        AgentTurns::Turns(values) => {
+            let mut turns = Vec::with_capacity(values.len());
+            let mut problems = Vec::new();
+            for (i, v) in values.iter().enumerate() {
+                match Turn::from_json(v, &format!("turns[{i}]")) {
+                    Ok(t) => turns.push(t),
+                    Err(p) => problems.push(p.to_string()),
+                }
+            }
+            if !problems.is_empty() {
+                return Err(failure(
+                    state,
+                    format!(
+                        "MOCK_AI_AGENT \"{}\": invalid turns:\n{}",
+                        m.element_id,
+                        problems.join("\n")
+                    ),
+                ));
+            }
+            AgentScript::Turns(turns)
+        }
+        AgentTurns::Cassette(path) => {
+            let full = state.dir.join(path);
+            match Cassette::read(&full) {
+                Ok(cassette) => AgentScript::Cassette {
+                    cassette,
+                    source: full.display().to_string(),
+                },
+                Err(e) => {
+                    return Err(failure(
+                        state,
+                        format!("MOCK_AI_AGENT \"{}\": {e}", m.element_id),
+                    ));
+                }
+            }
+        }
+    };
+    let handle = state
+        .test
+        .try_mock_ai_agent(&m.element_id, script)
+        .map_err(|message| failure(state, format!("MOCK_AI_AGENT: {message}")))?;
+    state.agents.insert(m.element_id.clone(), handle);
+    Ok(Done::Ok)
+}
+
+fn expected_call(value: &Value, path: &str) -> Result<ExpectedCall, String> {
+    match value {
+        Value::String(name) => Ok(ExpectedCall::Tool(name.clone())),
+        Value::Object(o) => {
+            let Some(Value::String(name)) = o.get("name") else {
+                return Err(format!(
+                    "{path}.name: a tool call needs the tool's name (a string)"
+                ));
+            };
+            if let Some(k) = o.keys().find(|k| *k != "name" && *k != "arguments") {
+                return Err(format!(
+                    "{path}: unknown field `{k}`, expected `name` or `arguments`"
+                ));
+            }
+            Ok(match o.get("arguments") {
+                None => ExpectedCall::Tool(name.clone()),
+                Some(arguments) => ExpectedCall::Call {
+                    name: name.clone(),
+                    arguments: Matcher::from(arguments.clone()),
+                },
+            })
+        }
+        other => Err(format!(
+            "{path}: a tool call is a tool id or {{\"name\", \"arguments\"}}, got {other}"
+        )),
+    }
+}
+
+fn assert_ai_agent(
+    state: &mut CaseState<'_>,
+    a: &super::model::AssertAiAgent,
+) -> Result<Done, InstructionFailure> {
+    let Some(handle) = state.agents.get(&a.element_id).cloned() else {
+        let mocked: Vec<String> = state.agents.keys().map(|k| format!("\"{k}\"")).collect();
+        return Err(failure(
+            state,
+            format!(
+                "ASSERT_AI_AGENT: no MOCK_AI_AGENT for \"{}\" in this test case (mocked agents: {})",
+                a.element_id,
+                if mocked.is_empty() {
+                    "none".to_owned()
+                } else {
+                    mocked.join(", ")
+                }
+            ),
+        ));
+    };
+    let mut problems = Vec::new();
+    if let Some(calls) = &a.called_tools {
+        let expected: Result<Vec<ExpectedCall>, String> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, v)| expected_call(v, &format!("calledTools[{i}]")))
+            .collect();
+        match expected {
+            Err(m) => return Err(failure(state, format!("ASSERT_AI_AGENT {m}"))),
+            Ok(expected) => {
+                if let Err(m) = handle.check_called_tools(expected) {
+                    problems.push(m);
+                }
+            }
+        }
+    }
+    if let Some(n) = a.model_calls {
+        let made = handle.requests().len();
+        if made != n {
+            problems.push(format!(
+                "expected the agent \"{}\" to have asked the model {n} time{}\n    but it asked {made} time{}",
+                a.element_id,
+                plural(n),
+                plural(made)
+            ));
+        }
+    }
+    if let Some(n) = a.remaining_turns {
+        let left = handle.remaining_turns();
+        if left != n {
+            problems.push(format!(
+                "expected the script of \"{}\" to have {n} turn{} left\n    but it has {left}",
+                a.element_id,
+                plural(n)
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(Done::Ok)
+    } else {
+        Err(failure(state, problems.join("\n")))
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

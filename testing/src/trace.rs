@@ -1,0 +1,661 @@
+//! The run trace: what crossed a run's boundary, in order — model calls, tools activated and
+//! what they returned, elements completed or terminated, incidents.
+//!
+//! One vocabulary for everything that explains a run after the fact: cassettes of format 2
+//! store the trace after each model call (the "trajectory"), drift reports compare two traces.
+//! Events are read from the engine's records and from what the mocks answered, never from
+//! bookkeeping of engine state of their own.
+//!
+//! Each event has a JSON form (one key naming the kind: `{"toolActivated": {...}}`) read back
+//! with the path of every problem, and a one-line text form for messages.
+
+use std::fmt;
+
+use baton_engine::runtime::{
+    BpmnElementType, ElementRef, Engine, Intent, Key, OtherIntent, ProcessInstanceIntent,
+    RecordType, RecordValue,
+};
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+use crate::agent::Turn;
+use crate::agent::problems::{Problems, json_type};
+
+/// One boundary event of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TraceEvent {
+    /// An agent asked the model.
+    ModelCall(ModelCall),
+    /// An agent's tool was activated (the model called it): `arguments` is the `toolCall`
+    /// variable without `_meta`.
+    ToolActivated {
+        agent: String,
+        tool: String,
+        arguments: Value,
+    },
+    /// A tool's result reached the agent: the `content` appended to its output collection.
+    ToolResult {
+        agent: String,
+        tool: String,
+        content: Value,
+    },
+    /// An element (or the process itself: its id) completed.
+    ElementCompleted {
+        element: String,
+    },
+    /// An element was terminated (a boundary event, a cancel, an interrupting event).
+    ElementTerminated {
+        element: String,
+    },
+    IncidentCreated {
+        element: String,
+        /// Zeebe's error type, e.g. `JOB_NO_RETRIES`.
+        error_type: String,
+        message: String,
+    },
+    IncidentResolved {
+        element: String,
+    },
+}
+
+/// One model call of an agent: what the model was asked and what it answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelCall {
+    /// The agent element.
+    pub agent: String,
+    /// 1-based, per agent element.
+    pub call: u32,
+    /// The request as the model saw it (see [`crate::agent::recording::RecordedRequest`]).
+    pub request: Value,
+    /// The turn that answered it; `None` when nothing could answer.
+    pub turn: Option<Turn>,
+}
+
+const KINDS: [&str; 7] = [
+    "modelCall",
+    "toolActivated",
+    "toolResult",
+    "elementCompleted",
+    "elementTerminated",
+    "incidentCreated",
+    "incidentResolved",
+];
+
+impl TraceEvent {
+    /// The JSON form: `{"<kind>": <value>}`, keys in a fixed order.
+    pub fn to_json(&self) -> Value {
+        let (kind, value) = match self {
+            TraceEvent::ModelCall(call) => {
+                let mut object = Map::new();
+                object.insert("agent".into(), call.agent.clone().into());
+                object.insert("call".into(), call.call.into());
+                object.insert("request".into(), call.request.clone());
+                if let Some(turn) = &call.turn {
+                    object.insert("turn".into(), turn.to_json());
+                }
+                ("modelCall", Value::Object(object))
+            }
+            TraceEvent::ToolActivated {
+                agent,
+                tool,
+                arguments,
+            } => (
+                "toolActivated",
+                object([
+                    ("agent", agent.clone().into()),
+                    ("tool", tool.clone().into()),
+                    ("arguments", arguments.clone()),
+                ]),
+            ),
+            TraceEvent::ToolResult {
+                agent,
+                tool,
+                content,
+            } => (
+                "toolResult",
+                object([
+                    ("agent", agent.clone().into()),
+                    ("tool", tool.clone().into()),
+                    ("content", content.clone()),
+                ]),
+            ),
+            TraceEvent::ElementCompleted { element } => {
+                ("elementCompleted", Value::String(element.clone()))
+            }
+            TraceEvent::ElementTerminated { element } => {
+                ("elementTerminated", Value::String(element.clone()))
+            }
+            TraceEvent::IncidentCreated {
+                element,
+                error_type,
+                message,
+            } => (
+                "incidentCreated",
+                object([
+                    ("element", element.clone().into()),
+                    ("errorType", error_type.clone().into()),
+                    ("message", message.clone().into()),
+                ]),
+            ),
+            TraceEvent::IncidentResolved { element } => {
+                ("incidentResolved", Value::String(element.clone()))
+            }
+        };
+        let mut event = Map::with_capacity(1);
+        event.insert(kind.into(), value);
+        Value::Object(event)
+    }
+
+    /// Reads the JSON form; `path` names the event in problems (`calls[0].trajectory[2]`).
+    pub fn from_json(value: &Value, path: &str) -> Result<TraceEvent, Problems> {
+        let mut problems = Problems::default();
+        let event = TraceEvent::from_json_into(value, path, &mut problems);
+        match event {
+            Some(event) if problems.is_empty() => Ok(event),
+            _ => Err(problems),
+        }
+    }
+
+    pub(crate) fn from_json_into(
+        value: &Value,
+        path: &str,
+        problems: &mut Problems,
+    ) -> Option<TraceEvent> {
+        let single = value.as_object().filter(|o| o.len() == 1);
+        let Some((kind, inner)) = single.and_then(|o| o.iter().next()) else {
+            problems.push(
+                path,
+                format!(
+                    "must be an object with one key naming the event ({}), got {}",
+                    KINDS.join(", "),
+                    describe(value)
+                ),
+            );
+            return None;
+        };
+        let inner_path = format!("{path}.{kind}");
+        let mut fields = Fields {
+            path: &inner_path,
+            problems,
+        };
+        match kind.as_str() {
+            "modelCall" => {
+                let object = fields.object(inner, &["agent", "call", "request", "turn"])?;
+                let agent = fields.text(object, "agent");
+                let call = match object.get("call") {
+                    Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n >= 1) => {
+                        u32::try_from(n.as_u64().unwrap_or(1)).ok()
+                    }
+                    other => {
+                        fields.problems.push(
+                            &format!("{inner_path}.call"),
+                            format!(
+                                "must be the call's number (1 or more), got {}",
+                                other.map_or("nothing".to_string(), json_type)
+                            ),
+                        );
+                        None
+                    }
+                };
+                let request = object.get("request").cloned().unwrap_or(Value::Null);
+                let turn = object.get("turn").and_then(|turn| {
+                    Turn::from_json_into(turn, &format!("{inner_path}.turn"), fields.problems)
+                });
+                Some(TraceEvent::ModelCall(ModelCall {
+                    agent: agent?,
+                    call: call?,
+                    request,
+                    turn,
+                }))
+            }
+            "toolActivated" => {
+                let object = fields.object(inner, &["agent", "tool", "arguments"])?;
+                let agent = fields.text(object, "agent");
+                let tool = fields.text(object, "tool");
+                let arguments = object
+                    .get("arguments")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Map::new()));
+                Some(TraceEvent::ToolActivated {
+                    agent: agent?,
+                    tool: tool?,
+                    arguments,
+                })
+            }
+            "toolResult" => {
+                let object = fields.object(inner, &["agent", "tool", "content"])?;
+                let agent = fields.text(object, "agent");
+                let tool = fields.text(object, "tool");
+                let content = object.get("content").cloned().unwrap_or(Value::Null);
+                Some(TraceEvent::ToolResult {
+                    agent: agent?,
+                    tool: tool?,
+                    content,
+                })
+            }
+            "elementCompleted" => Some(TraceEvent::ElementCompleted {
+                element: fields.element_id(inner)?,
+            }),
+            "elementTerminated" => Some(TraceEvent::ElementTerminated {
+                element: fields.element_id(inner)?,
+            }),
+            "incidentCreated" => {
+                let object = fields.object(inner, &["element", "errorType", "message"])?;
+                let element = fields.text(object, "element");
+                let error_type = fields.text(object, "errorType");
+                let message = match object.get("message") {
+                    None => Some(String::new()),
+                    Some(Value::String(message)) => Some(message.clone()),
+                    Some(other) => {
+                        fields.problems.push(
+                            &format!("{inner_path}.message"),
+                            format!("must be a string, got {}", json_type(other)),
+                        );
+                        None
+                    }
+                };
+                Some(TraceEvent::IncidentCreated {
+                    element: element?,
+                    error_type: error_type?,
+                    message: message?,
+                })
+            }
+            "incidentResolved" => Some(TraceEvent::IncidentResolved {
+                element: fields.element_id(inner)?,
+            }),
+            other => {
+                let mut unknown = Map::new();
+                unknown.insert(other.to_string(), Value::Null);
+                problems.unknown_fields(path, &unknown, &KINDS);
+                None
+            }
+        }
+    }
+
+    /// The agent a model call or tool event belongs to.
+    pub fn agent(&self) -> Option<&str> {
+        match self {
+            TraceEvent::ModelCall(call) => Some(&call.agent),
+            TraceEvent::ToolActivated { agent, .. } | TraceEvent::ToolResult { agent, .. } => {
+                Some(agent)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// One line: `tool lookup-order activated with {"orderId":"1042"}`, `completed send-answer`.
+impl fmt::Display for TraceEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceEvent::ModelCall(call) => {
+                let answer = call
+                    .turn
+                    .as_ref()
+                    .map_or_else(|| "no turn".to_string(), Turn::describe);
+                write!(f, "model call {} of {}: {answer}", call.call, call.agent)
+            }
+            TraceEvent::ToolActivated {
+                tool, arguments, ..
+            } => write!(f, "tool {tool} activated with {}", short(arguments)),
+            TraceEvent::ToolResult { tool, content, .. } => {
+                write!(f, "tool {tool} returned {}", short(content))
+            }
+            TraceEvent::ElementCompleted { element } => write!(f, "completed {element}"),
+            TraceEvent::ElementTerminated { element } => write!(f, "terminated {element}"),
+            TraceEvent::IncidentCreated {
+                element,
+                error_type,
+                message,
+            } => write!(f, "incident at {element} ({error_type}): {message}"),
+            TraceEvent::IncidentResolved { element } => write!(f, "incident at {element} resolved"),
+        }
+    }
+}
+
+/// The events as lines, each indented by `indent`.
+pub fn render(events: &[TraceEvent], indent: &str) -> String {
+    events
+        .iter()
+        .map(|event| format!("{indent}{event}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Reads a JSON array of events; `path` names the array.
+pub fn events_from_json(
+    value: &Value,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<Vec<TraceEvent>> {
+    let Some(items) = value.as_array() else {
+        problems.push(
+            path,
+            format!("must be an array of events, got {}", json_type(value)),
+        );
+        return None;
+    };
+    Some(
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| {
+                TraceEvent::from_json_into(item, &format!("{path}[{i}]"), problems)
+            })
+            .collect(),
+    )
+}
+
+/// The JSON array of events.
+pub fn events_to_json(events: &[TraceEvent]) -> Value {
+    Value::Array(events.iter().map(TraceEvent::to_json).collect())
+}
+
+/// Reads trace events from an engine's records, from where it last stopped.
+///
+/// Tool activations are the `toolCall` variables Zeebe sets on an agent's inner instances, tool
+/// results the entries appended to an agent's output collection; elements and incidents are
+/// their records. An agent is an ad-hoc sub-process with a job worker and an output
+/// collection.
+#[derive(Debug, Default, Clone)]
+pub struct TraceReader {
+    position: u64,
+    /// Agent instances (ad-hoc sub-process element instances) by key.
+    agents: FxHashMap<Key, AgentScope>,
+    /// `toolCall` variables by scope, until their scope shows itself as an agent's inner
+    /// instance (Zeebe writes an activation's variables before the inner instance's records).
+    tool_calls: FxHashMap<Key, Value>,
+}
+
+#[derive(Debug, Clone)]
+struct AgentScope {
+    agent: String,
+    output_collection: String,
+    /// How many entries the output collection had when last written.
+    results: usize,
+}
+
+impl TraceReader {
+    /// A reader that starts at the engine's next record (what happened before is not read).
+    pub fn from_now(engine: &Engine) -> TraceReader {
+        TraceReader {
+            position: engine.position(),
+            ..TraceReader::default()
+        }
+    }
+
+    /// The events written since the last call.
+    pub fn read(&mut self, engine: &Engine) -> Vec<TraceEvent> {
+        let mut events = Vec::new();
+        if engine.position() == self.position {
+            return events;
+        }
+        for record in engine.records_since(self.position) {
+            if record.record_type != RecordType::Event {
+                continue;
+            }
+            match &record.value {
+                RecordValue::ProcessInstance(v) => {
+                    let Some(intent) = record.process_instance_intent() else {
+                        continue;
+                    };
+                    let process = crate::history::process_at(engine, v.proc);
+                    let element = match v.element_ref {
+                        ElementRef::Process => process.bpmn_process_id().to_string(),
+                        ElementRef::Element(e) => process.element_id(e).to_string(),
+                        ElementRef::Flow(_) => continue,
+                    };
+                    let key = record.key.unwrap_or_default();
+                    if v.element_type == BpmnElementType::AdHocSubProcessInnerInstance {
+                        if let Some(scope) = v.flow_scope_key.and_then(|k| self.agents.get(&k))
+                            && let Some(mut arguments) = self.tool_calls.remove(&key)
+                        {
+                            let tool = arguments
+                                .pointer("/_meta/name")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_string();
+                            if let Some(object) = arguments.as_object_mut() {
+                                object.shift_remove("_meta");
+                            }
+                            events.push(TraceEvent::ToolActivated {
+                                agent: scope.agent.clone(),
+                                tool,
+                                arguments,
+                            });
+                        }
+                        continue;
+                    }
+                    match intent {
+                        ProcessInstanceIntent::ElementActivating => {
+                            if let ElementRef::Element(e) = v.element_ref
+                                && let Some(ad_hoc) = process.ad_hoc_sub_process(e)
+                                && ad_hoc.job_worker
+                                && let Some(collection) = ad_hoc.output_collection
+                            {
+                                self.agents.insert(
+                                    key,
+                                    AgentScope {
+                                        agent: element,
+                                        output_collection: collection.to_string(),
+                                        results: 0,
+                                    },
+                                );
+                            }
+                        }
+                        ProcessInstanceIntent::ElementCompleted => {
+                            events.push(TraceEvent::ElementCompleted { element });
+                        }
+                        ProcessInstanceIntent::ElementTerminated => {
+                            events.push(TraceEvent::ElementTerminated { element });
+                        }
+                        _ => {}
+                    }
+                }
+                RecordValue::Variable(v) => {
+                    if &*v.name == "toolCall" {
+                        self.tool_calls.insert(v.scope_key, v.value.to_json());
+                    } else if let Some(scope) = self.agents.get_mut(&v.scope_key)
+                        && *v.name == *scope.output_collection
+                    {
+                        let value = v.value.to_json();
+                        let entries = value.as_array().map_or(&[][..], Vec::as_slice);
+                        for entry in entries.iter().skip(scope.results) {
+                            if let Some(tool) = entry.get("name").and_then(Value::as_str) {
+                                events.push(TraceEvent::ToolResult {
+                                    agent: scope.agent.clone(),
+                                    tool: tool.to_string(),
+                                    content: entry.get("content").cloned().unwrap_or(Value::Null),
+                                });
+                            }
+                        }
+                        scope.results = entries.len();
+                    }
+                }
+                RecordValue::Incident(incident) => {
+                    let process = crate::history::process_at(engine, incident.proc);
+                    let element = match incident.element {
+                        ElementRef::Process => process.bpmn_process_id().to_string(),
+                        ElementRef::Element(e) => process.element_id(e).to_string(),
+                        ElementRef::Flow(_) => continue,
+                    };
+                    match record.intent {
+                        Intent::Other(OtherIntent::Created) => {
+                            events.push(TraceEvent::IncidentCreated {
+                                element,
+                                error_type: incident.error_type.to_string(),
+                                message: incident.error_message.to_string(),
+                            });
+                        }
+                        Intent::Other(OtherIntent::Resolved) => {
+                            events.push(TraceEvent::IncidentResolved { element });
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.position = engine.position();
+        events
+    }
+}
+
+struct Fields<'p> {
+    path: &'p str,
+    problems: &'p mut Problems,
+}
+
+impl Fields<'_> {
+    fn object<'v>(&mut self, value: &'v Value, allowed: &[&str]) -> Option<&'v Map<String, Value>> {
+        let Some(object) = value.as_object() else {
+            self.problems.push(
+                self.path,
+                format!(
+                    "must be an object with {}, got {}",
+                    allowed.join(", "),
+                    json_type(value)
+                ),
+            );
+            return None;
+        };
+        self.problems.unknown_fields(self.path, object, allowed);
+        Some(object)
+    }
+
+    fn text(&mut self, object: &Map<String, Value>, field: &str) -> Option<String> {
+        match object.get(field) {
+            Some(Value::String(text)) if !text.trim().is_empty() => Some(text.clone()),
+            Some(other) => {
+                self.problems.push(
+                    &format!("{}.{field}", self.path),
+                    format!("must be a non-empty string, got {}", json_type(other)),
+                );
+                None
+            }
+            None => {
+                self.problems
+                    .push(&format!("{}.{field}", self.path), "is missing");
+                None
+            }
+        }
+    }
+
+    fn element_id(&mut self, value: &Value) -> Option<String> {
+        match value {
+            Value::String(id) if !id.trim().is_empty() => Some(id.clone()),
+            other => {
+                self.problems.push(
+                    self.path,
+                    format!(
+                        "must be an element id (a non-empty string), got {}",
+                        json_type(other)
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
+
+fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    let mut object = Map::with_capacity(N);
+    for (key, value) in entries {
+        object.insert(key.into(), value);
+    }
+    Value::Object(object)
+}
+
+fn describe(value: &Value) -> String {
+    match value.as_object() {
+        Some(object) if object.is_empty() => "an empty object".to_string(),
+        Some(object) => format!(
+            "an object with {}",
+            object.keys().cloned().collect::<Vec<_>>().join(", ")
+        ),
+        None => json_type(value),
+    }
+}
+
+fn short(value: &Value) -> String {
+    crate::agent::arguments::short_json(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_event_round_trips_through_json() {
+        let events = vec![
+            TraceEvent::ModelCall(ModelCall {
+                agent: "support-agent".into(),
+                call: 1,
+                request: json!({"userPrompt": "hi"}),
+                turn: Some(Turn::respond_text("hello")),
+            }),
+            TraceEvent::ToolActivated {
+                agent: "support-agent".into(),
+                tool: "lookup-order".into(),
+                arguments: json!({"orderId": "1042"}),
+            },
+            TraceEvent::ToolResult {
+                agent: "support-agent".into(),
+                tool: "lookup-order".into(),
+                content: json!({"status": "delivered"}),
+            },
+            TraceEvent::ElementCompleted {
+                element: "lookup-order".into(),
+            },
+            TraceEvent::ElementTerminated {
+                element: "support-agent".into(),
+            },
+            TraceEvent::IncidentCreated {
+                element: "lookup-order".into(),
+                error_type: "JOB_NO_RETRIES".into(),
+                message: "boom".into(),
+            },
+            TraceEvent::IncidentResolved {
+                element: "lookup-order".into(),
+            },
+        ];
+        let json = events_to_json(&events);
+        let mut problems = Problems::default();
+        let back = events_from_json(&json, "trajectory", &mut problems).unwrap();
+        assert!(problems.is_empty(), "{problems}");
+        assert_eq!(back, events);
+        assert_eq!(
+            render(&events[1..4], "  "),
+            "  tool lookup-order activated with {\"orderId\":\"1042\"}\n  tool lookup-order returned {\"status\":\"delivered\"}\n  completed lookup-order"
+        );
+    }
+
+    #[test]
+    fn problems_name_their_paths() {
+        let mut problems = Problems::default();
+        events_from_json(
+            &json!([
+                {"toolActivated": {"agent": "a", "argument": {}}},
+                {"elementCompleted": 3},
+                {"elementCompleted": "x", "toolResult": {}},
+                {"toolReturned": {}},
+                {"incidentCreated": {"element": "x", "errorType": "", "message": 1}},
+                {"modelCall": {"agent": "a", "call": 0, "turn": {"toolCalls": []}}}
+            ]),
+            "calls[0].trajectory",
+            &mut problems,
+        );
+        insta::assert_snapshot!(problems.to_string(), @r#"
+        calls[0].trajectory[0].toolActivated has unknown field "argument" (allowed: agent, tool, arguments)
+        calls[0].trajectory[0].toolActivated.tool is missing
+        calls[0].trajectory[1].elementCompleted must be an element id (a non-empty string), got the number 3
+        calls[0].trajectory[2] must be an object with one key naming the event (modelCall, toolActivated, toolResult, elementCompleted, elementTerminated, incidentCreated, incidentResolved), got an object with elementCompleted, toolResult
+        calls[0].trajectory[3] has unknown field "toolReturned" (allowed: modelCall, toolActivated, toolResult, elementCompleted, elementTerminated, incidentCreated, incidentResolved)
+        calls[0].trajectory[4].incidentCreated.errorType must be a non-empty string, got the string ""
+        calls[0].trajectory[4].incidentCreated.message must be a string, got the number 1
+        calls[0].trajectory[5].modelCall.call must be the call's number (1 or more), got the number 0
+        calls[0].trajectory[5].modelCall.turn.toolCalls must not be empty: end the agent with a { "responseText" } or { "responseJson" } turn instead
+        "#);
+    }
+}

@@ -1,0 +1,777 @@
+//! Record, replay and drift: the run trace, cassettes of format 2, imports from real runs.
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+
+use baton_testing::ProcessTest;
+use baton_testing::agent::recording::{
+    CassetteMode, CassetteOptions, CassetteSession, ImportOptions, MatchMode, Normalizer, Redactor,
+    Replayer, TurnSource, import_agent_context, request_json,
+};
+use baton_testing::agent::{ToolCall, Turn, Usage};
+use baton_testing::trace::{TraceReader, render};
+use serde_json::json;
+
+fn repo_file(path: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn template() -> ProcessTest {
+    let t = ProcessTest::from_file(repo_file(
+        "templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn",
+    ))
+    .unwrap();
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": true}}));
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns and damaged items"]}));
+    t.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-77"}));
+    t.mock_job("email-send").complete();
+    t
+}
+
+fn template_turns() -> Vec<Turn> {
+    vec![
+        Turn::tool_calls([
+            ToolCall::new("lookup-order", json!({"orderId": "1042"})),
+            ToolCall::new("search-kb", json!({"query": "damaged item return"})),
+        ]),
+        Turn::call(
+            "create-ticket",
+            json!({"summary": "Order 1042 arrived damaged"}),
+        ),
+        Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true})),
+    ]
+}
+
+#[test]
+fn the_trace_of_a_run_reads_from_the_records() {
+    let t = template();
+    let mut reader = t.with_engine(TraceReader::from_now);
+    t.mock_ai_agent("support-agent", template_turns());
+    let run = t.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    run.assert_completed();
+    let events = t.with_engine(|e| reader.read(e));
+    insta::assert_snapshot!(render(&events, ""), @r#"
+    completed request-received
+    tool lookup-order activated with {"orderId":"1042"}
+    tool search-kb activated with {"query":"damaged item return"}
+    completed lookup-order
+    tool lookup-order returned {"id":"1042","status":"delivered","damaged":true}
+    completed search-kb
+    tool search-kb returned ["Returns and damaged items"]
+    tool create-ticket activated with {"summary":"Order 1042 arrived damaged"}
+    completed create-ticket
+    tool create-ticket returned {"ticketId":"T-77"}
+    completed support-agent
+    completed resolved-decision
+    completed send-answer
+    completed answered
+    completed ai-agent-tool-loop
+    "#);
+}
+
+/// The connector guide of ../shared/docs, when it is there.
+fn connector_guide() -> Option<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/docs/ai-agent-connector.md");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(_) => {
+            println!("skipped: {} is not there", path.display());
+            None
+        }
+    }
+}
+
+fn corpus_bpmn(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/bpmn/agentic")
+        .join(name);
+    if path.exists() {
+        Some(path)
+    } else {
+        println!("skipped: {} is not there", path.display());
+        None
+    }
+}
+
+/// The `n`th ```json block after the line starting with `heading`.
+fn json_block(guide: &str, heading: &str, n: usize) -> String {
+    let start = guide.find(heading).expect("the heading is in the guide");
+    let mut rest = &guide[start..];
+    let mut block = String::new();
+    for _ in 0..=n {
+        let open = rest.find("```json\n").expect("a json block follows") + "```json\n".len();
+        let close = rest[open..].find("```").expect("the block ends") + open;
+        block = rest[open..close].to_string();
+        rest = &rest[close + 3..];
+    }
+    block
+}
+
+/// The guide's worked example "agentContext after a two-turn conversation", whole: job 1's
+/// context with the eight tool definitions it abbreviates and the configured system prompt,
+/// and the two messages job 2 adds.
+fn two_turn_agent_context(guide: &str, system_prompt: &str) -> serde_json::Value {
+    let example = "### Worked example: `agentContext` after a two-turn conversation";
+    let golden = "Worked example 2, continued (golden value)";
+    let job1 = json_block(guide, example, 0)
+        .replace("[ … ]", &json_block(guide, golden, 0))
+        .replace(
+            "\"<system prompt>\"",
+            &serde_json::Value::String(system_prompt.to_string()).to_string(),
+        );
+    let mut context: serde_json::Value = serde_json::from_str(&job1).expect("job 1 is JSON");
+    let job2: serde_json::Value =
+        serde_json::from_str(&json_block(guide, example, 1)).expect("job 2 is JSON");
+    let added = job2["conversation"]["messages"].as_array().unwrap()[1..].to_vec();
+    context["conversation"]["messages"]
+        .as_array_mut()
+        .unwrap()
+        .extend(added);
+    context
+}
+
+const SUPERFLUX_QUESTION: &str = "What is the superflux product of 3 and 5?";
+
+#[test]
+fn the_guides_two_turn_agent_context_imports_and_matches_its_process() {
+    let (Some(guide), Some(bpmn)) = (
+        connector_guide(),
+        corpus_bpmn("connectors--ai-agent-chat-with-tools.bpmn"),
+    ) else {
+        return;
+    };
+    // The guide abbreviates the configured system prompt: it is what the agent sends.
+    let probe = ProcessTest::from_file(&bpmn).unwrap();
+    let agent = probe.mock_ai_agent("AI_Agent", [Turn::respond_text("x")]);
+    probe.start(
+        "ai-agent-chat-with-tools",
+        json!({"inputText": SUPERFLUX_QUESTION}),
+    );
+    let system_prompt = agent.requests()[0].system_prompt.clone().unwrap();
+    let context = two_turn_agent_context(&guide, &system_prompt);
+
+    let recording = import_agent_context(
+        &json!({"agentContext": context}),
+        "agentContext.json",
+        &ImportOptions {
+            agent: Some("AI_Agent".into()),
+            process_id: Some("ai-agent-chat-with-tools".into()),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        recording.turns(),
+        [
+            Turn::tool_calls([
+                ToolCall::new("SuperfluxProduct", json!({"a": 3, "b": 5})).with_id("toolu_01")
+            ])
+            .with_text("I'll calculate that with the superflux tool.")
+            .unchecked()
+            .with_usage(Usage::new(1450, 75)),
+            Turn::respond_text("The superflux product of 3 and 5 is 24.")
+                .with_usage(Usage::new(1560, 20)),
+        ]
+    );
+    let second = recording.calls[1].request.as_ref().unwrap();
+    assert_eq!(
+        second.get("toolCallResults"),
+        Some(&json!([{"name": "SuperfluxProduct", "content": 24}]))
+    );
+
+    // Each request the process makes with these turns is the imported one.
+    let t = ProcessTest::from_file(&bpmn).unwrap();
+    let agent = t.mock_ai_agent("AI_Agent", recording.turns());
+    t.start(
+        "ai-agent-chat-with-tools",
+        json!({"inputText": SUPERFLUX_QUESTION}),
+    );
+    let mut replayer = Replayer::new(
+        recording,
+        MatchMode::InOrder,
+        Normalizer::standard(),
+        Redactor::standard(),
+    );
+    for request in agent.requests().iter() {
+        let played = replayer
+            .answer(&request_json(request, None))
+            .unwrap_or_else(|m| panic!("call {} does not match: {m:?}", request.model_call));
+        assert!(played.checked);
+    }
+    assert!(replayer.unplayed().is_empty());
+}
+
+/// A test of one agent with a cassette session, driven through a handler until the mock
+/// takes sessions itself: the handler reads the engine through a weak handle of the test.
+struct Session {
+    test: Rc<ProcessTest>,
+    session: Rc<RefCell<CassetteSession>>,
+}
+
+const TEMPLATE_PROCESS: &str = "ai-agent-tool-loop";
+
+fn template_xml() -> String {
+    std::fs::read_to_string(repo_file(
+        "templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn",
+    ))
+    .unwrap()
+}
+
+/// The template's process deployed from `xml` with the worked example's tool mocks.
+fn template_from(xml: &str) -> ProcessTest {
+    let t = ProcessTest::from_xml("ai-agent-tool-loop.bpmn", xml).unwrap();
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": true}}));
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns and damaged items"]}));
+    t.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-77"}));
+    t.mock_job("email-send").complete();
+    t
+}
+
+fn scripted(turns: Vec<Turn>) -> TurnSource {
+    let mut turns = turns.into_iter();
+    Box::new(move |_, _| turns.next().ok_or_else(|| "no turn left".to_string()))
+}
+
+impl Session {
+    fn open(
+        test: ProcessTest,
+        agent: &str,
+        path: &Path,
+        options: CassetteOptions,
+        turns: Option<Vec<Turn>>,
+    ) -> Session {
+        let test = Rc::new(test);
+        let session = test
+            .with_engine(|e| {
+                CassetteSession::open(e, agent, path, options, turns.map(scripted), None)
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let session = Rc::new(RefCell::new(session));
+        let weak = Rc::downgrade(&test);
+        let answering = session.clone();
+        test.mock_ai_agent(
+            agent,
+            baton_testing::agent::AgentScript::handler(move |request| {
+                let t = weak.upgrade().expect("the test is alive");
+                t.with_engine(|e| answering.borrow_mut().answer(e, request))
+                    .unwrap_or_else(|failure| panic!("{failure}"))
+            }),
+        );
+        Session { test, session }
+    }
+
+    /// Starts the process and ends the session: the failure's message, if any.
+    fn run(&self, process: &str, variables: serde_json::Value) -> Result<(), String> {
+        let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.test.start(process, variables);
+        }));
+        if let Err(panic) = started {
+            return Err(panic
+                .downcast::<String>()
+                .map(|s| *s)
+                .unwrap_or_else(|_| "a panic".to_string()));
+        }
+        self.test
+            .with_engine(|e| self.session.borrow_mut().finish(e))
+            .map_err(|f| f.to_string())
+    }
+}
+
+const BROKEN: &str = "My order 1042 arrived broken.";
+
+/// Records the worked example against `xml` into `path`.
+fn record_template(xml: &str, path: &Path) {
+    let session = Session::open(
+        template_from(xml),
+        "support-agent",
+        path,
+        CassetteOptions {
+            mode: CassetteMode::Record,
+            ..CassetteOptions::default()
+        },
+        Some(template_turns()),
+    );
+    session
+        .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .unwrap();
+}
+
+fn replay(test: ProcessTest, path: &Path, variables: serde_json::Value) -> Result<(), String> {
+    Session::open(
+        test,
+        "support-agent",
+        path,
+        CassetteOptions::default(),
+        None,
+    )
+    .run(TEMPLATE_PROCESS, variables)
+    .map_err(|message| message.replace(&path.display().to_string(), "damaged-order.json"))
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("baton-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn join(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn a_recording_replays_and_records_again_byte_for_byte() {
+    let dir = TempDir::new("record");
+    let path = dir.join("damaged-order.json");
+    let xml = template_xml();
+    record_template(&xml, &path);
+    let first = std::fs::read_to_string(&path).unwrap();
+    record_template(&xml, &dir.join("again.json"));
+    let second = std::fs::read_to_string(dir.join("again.json")).unwrap();
+    assert_eq!(first, second, "the same handler records the same bytes");
+    insta::assert_snapshot!(first);
+
+    replay(
+        template_from(&xml),
+        &path,
+        json!({"customerMessage": BROKEN}),
+    )
+    .unwrap();
+}
+
+/// Each drift cause, recorded against the template and replayed against a changed process or
+/// run: the message names the cause.
+#[test]
+fn each_drift_cause_is_named() {
+    let dir = TempDir::new("drift");
+    let path = dir.join("damaged-order.json");
+    let xml = template_xml();
+    record_template(&xml, &path);
+    let replayed = |xml: &str, variables: serde_json::Value| {
+        replay(template_from(xml), &path, variables).unwrap_err()
+    };
+    let broken = || json!({"customerMessage": BROKEN});
+
+    let tool_result = {
+        let t = template_from(&xml);
+        t.mock_job("order-lookup")
+            .complete_with(json!({"order": {"id": "1042", "status": "shipped", "damaged": true}}));
+        replay(t, &path, broken()).unwrap_err()
+    };
+    let user_prompt = replayed(&xml, json!({"customerMessage": "Where is order 7?"}));
+    let system_prompt = replayed(
+        &xml.replace(
+            "Answer with a short, friendly message",
+            "Answer with a long message",
+        ),
+        broken(),
+    );
+    let tool_added = replayed(
+        &xml.replace(
+            "    </bpmn:adHocSubProcess>",
+            r#"      <bpmn:serviceTask id="issue-refund" name="Issue refund">
+        <bpmn:documentation>Refunds an order.</bpmn:documentation>
+        <bpmn:extensionElements>
+          <zeebe:taskDefinition type="refund" />
+        </bpmn:extensionElements>
+      </bpmn:serviceTask>
+    </bpmn:adHocSubProcess>"#,
+        ),
+        broken(),
+    );
+    let tool_removed = {
+        let start = xml.find(r#"<bpmn:serviceTask id="search-kb""#).unwrap();
+        let end =
+            start + xml[start..].find("</bpmn:serviceTask>").unwrap() + "</bpmn:serviceTask>".len();
+        replayed(&format!("{}{}", &xml[..start], &xml[end..]), broken())
+    };
+    let tool_renamed = replayed(
+        &xml.replace(r#"id="create-ticket""#, r#"id="open-ticket""#)
+            .replace(
+                r#"bpmnElement="create-ticket""#,
+                r#"bpmnElement="open-ticket""#,
+            ),
+        broken(),
+    );
+    let parameter_added = replayed(
+        &xml.replace(
+            r#"target="orderId" />"#,
+            r#"target="orderId" />
+            <zeebe:input source="=fromAi(toolCall.email, &#34;The customer's e-mail&#34;, &#34;string&#34;)" target="email" />"#,
+        ),
+        broken(),
+    );
+    let parameter_retyped = replayed(
+        &xml.replace(
+            "=fromAi(toolCall.orderId, &#34;The order number, for example 1042&#34;, &#34;string&#34;)",
+            "=fromAi(toolCall.orderId, &#34;The order number, for example 1042&#34;, &#34;number&#34;)",
+        ),
+        broken(),
+    );
+    let missing_call = {
+        let t = template_from(&xml);
+        t.mock_job("order-lookup").fail("order service down");
+        replay(t, &path, broken()).unwrap_err()
+    };
+    let extra_call = {
+        let mut cut = baton_testing::agent::recording::Recording::read(&path).unwrap();
+        cut.calls.truncate(2);
+        let cut_path = dir.join("cut.json");
+        cut.write(&cut_path).unwrap();
+        replay(template_from(&xml), &cut_path, broken())
+            .unwrap_err()
+            .replace(&cut_path.display().to_string(), "cut.json")
+    };
+    insta::assert_snapshot!(
+        [
+            tool_result,
+            user_prompt,
+            system_prompt,
+            tool_added,
+            tool_removed,
+            tool_renamed,
+            parameter_added,
+            parameter_retyped,
+            missing_call,
+            extra_call,
+        ]
+        .join("\n---\n")
+    );
+}
+
+/// A tool whose chain goes another way: the path after the call that activated it, then the
+/// result it gave.
+#[test]
+fn the_path_a_tool_took_is_named() {
+    let dir = TempDir::new("path");
+    let path = dir.join("damaged-order.json");
+    let chained = template_xml().replacen(
+        r#"            <zeebe:output source="=order" target="toolCallResult" />
+          </zeebe:ioMapping>
+        </bpmn:extensionElements>
+      </bpmn:serviceTask>"#,
+        r#"            <zeebe:output source="=order" target="toolCallResult" />
+          </zeebe:ioMapping>
+        </bpmn:extensionElements>
+        <bpmn:outgoing>flow-to-check</bpmn:outgoing>
+      </bpmn:serviceTask>
+      <bpmn:sequenceFlow id="flow-to-check" sourceRef="lookup-order" targetRef="is-damaged" />
+      <bpmn:exclusiveGateway id="is-damaged" default="flow-intact">
+        <bpmn:incoming>flow-to-check</bpmn:incoming>
+        <bpmn:outgoing>flow-damaged</bpmn:outgoing>
+        <bpmn:outgoing>flow-intact</bpmn:outgoing>
+      </bpmn:exclusiveGateway>
+      <bpmn:sequenceFlow id="flow-damaged" sourceRef="is-damaged" targetRef="flag-damage">
+        <bpmn:conditionExpression xsi:type="bpmn:tFormalExpression">=toolCallResult.damaged = true</bpmn:conditionExpression>
+      </bpmn:sequenceFlow>
+      <bpmn:sequenceFlow id="flow-intact" sourceRef="is-damaged" targetRef="note-intact" />
+      <bpmn:scriptTask id="flag-damage">
+        <bpmn:extensionElements>
+          <zeebe:script expression="={status: toolCallResult.status, damage: &#34;flagged&#34;}" resultVariable="toolCallResult" />
+        </bpmn:extensionElements>
+        <bpmn:incoming>flow-damaged</bpmn:incoming>
+      </bpmn:scriptTask>
+      <bpmn:scriptTask id="note-intact">
+        <bpmn:extensionElements>
+          <zeebe:script expression="={status: toolCallResult.status, damage: &#34;none&#34;}" resultVariable="toolCallResult" />
+        </bpmn:extensionElements>
+        <bpmn:incoming>flow-intact</bpmn:incoming>
+      </bpmn:scriptTask>"#,
+        1,
+    );
+    record_template(&chained, &path);
+    let t = template_from(&chained);
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": false}}));
+    insta::assert_snapshot!(replay(t, &path, json!({"customerMessage": BROKEN})).unwrap_err());
+}
+
+/// Every job type of the deployed processes but the agent's and the HTTP connector's,
+/// answered with `{}`; the HTTP connector (the tools) with `{"toolCallResult": result}`.
+fn corpus_test(path: &Path, result: &serde_json::Value) -> ProcessTest {
+    let t = ProcessTest::from_file(path).unwrap();
+    let types: Vec<String> = t.with_engine(|e| {
+        let mut types: Vec<String> = Vec::new();
+        for p in e.deployed_processes() {
+            for job_type in p.static_job_types() {
+                if !types.iter().any(|t| t == job_type) {
+                    types.push(job_type.to_string());
+                }
+            }
+        }
+        types
+    });
+    for job_type in types {
+        match job_type.as_str() {
+            "io.camunda.agenticai:aiagent-job-worker:1" => {}
+            "io.camunda:http-json:1" => {
+                t.mock_job(job_type)
+                    .complete_with(json!({"toolCallResult": result}));
+            }
+            _ => {
+                t.mock_job(job_type).complete();
+            }
+        }
+    }
+    t
+}
+
+/// A real agent process of the corpus: recorded twice with the same turns (the same bytes),
+/// replayed, and replayed with the tool returning something else (fails at call 2).
+fn corpus_round_trip(
+    file: &str,
+    process_id: &str,
+    agent: &str,
+    start: serde_json::Value,
+    call: Turn,
+    result: serde_json::Value,
+    changed: serde_json::Value,
+) -> Option<String> {
+    let bpmn = corpus_bpmn(file)?;
+    let dir = TempDir::new(&format!("corpus-{process_id}"));
+    let turns = vec![call, Turn::respond_text("Done.")];
+    let record = |path: &Path| {
+        Session::open(
+            corpus_test(&bpmn, &result),
+            agent,
+            path,
+            CassetteOptions {
+                mode: CassetteMode::Record,
+                ..CassetteOptions::default()
+            },
+            Some(turns.clone()),
+        )
+        .run(process_id, start.clone())
+        .unwrap();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let path = dir.join("cassette.json");
+    assert_eq!(record(&path), record(&dir.join("again.json")));
+    let replay = |result: &serde_json::Value| {
+        Session::open(
+            corpus_test(&bpmn, result),
+            agent,
+            &path,
+            CassetteOptions::default(),
+            None,
+        )
+        .run(process_id, start.clone())
+        .map_err(|m| m.replace(&path.display().to_string(), "cassette.json"))
+    };
+    replay(&result).unwrap();
+    Some(replay(&changed).unwrap_err())
+}
+
+#[test]
+fn real_agent_processes_round_trip() {
+    let chat = corpus_round_trip(
+        "connectors--ai-agent-chat-with-tools.bpmn",
+        "ai-agent-chat-with-tools",
+        "AI_Agent",
+        json!({"inputText": "Who is user 2?"}),
+        Turn::call("LoadUserByID", json!({"id": 2})),
+        json!({"id": 2, "name": "Ervin Howell"}),
+        json!({"id": 2, "name": "Clementine Bauch"}),
+    );
+    let openai = corpus_round_trip(
+        "connectors-e2e--ai-agent-e2e-openai.bpmn",
+        "ai-agent-e2e-openai",
+        "AI_Agent",
+        json!({"userPrompt": "List the users", "inputText": "List the users"}),
+        Turn::call("ListUsers", json!({})),
+        json!([{"id": 1}]),
+        json!([{"id": 1}, {"id": 2}]),
+    );
+    let (Some(chat), Some(openai)) = (chat, openai) else {
+        return;
+    };
+    insta::assert_snapshot!(format!("{chat}\n---\n{openai}"));
+}
+
+/// Cassettes that cannot replay: each a clear error naming the file and the path.
+#[test]
+fn bad_cassettes_are_refused_with_file_and_path() {
+    let dir = TempDir::new("bad");
+    let path = dir.join("damaged-order.json");
+    record_template(&template_xml(), &path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let open = |name: &str, content: Option<String>, options: CassetteOptions| {
+        let file = dir.join(name);
+        if let Some(content) = content {
+            std::fs::write(&file, content).unwrap();
+        }
+        let t = template();
+        t.with_engine(|e| {
+            CassetteSession::open(e, "support-agent", &file, options, None, None).map(|_| ())
+        })
+        .unwrap_err()
+        .to_string()
+        .replace(&dir.0.display().to_string(), "cassettes")
+    };
+    let replay = CassetteOptions::default;
+    let mut newer: serde_json::Value = serde_json::from_str(&text).unwrap();
+    newer["version"] = json!(3);
+    let mut other_agent: serde_json::Value = serde_json::from_str(&text).unwrap();
+    other_agent["agent"] = json!("billing-agent");
+    let mut other_process: serde_json::Value = serde_json::from_str(&text).unwrap();
+    other_process["process"]["id"] = json!("order-fulfilment");
+    let edited = text.replacen(
+        "My order 1042 arrived broken.",
+        "My order 7 arrived broken.",
+        1,
+    );
+    let messages = [
+        open(
+            "truncated.json",
+            Some(text[..text.len() / 2].to_string()),
+            replay(),
+        ),
+        open(
+            "corrupt.json",
+            Some(text.replacen("\"calls\": [", "\"calls\": [,", 1)),
+            replay(),
+        ),
+        open("newer.json", Some(newer.to_string()), replay()),
+        open("other-agent.json", Some(other_agent.to_string()), replay()),
+        open(
+            "other-process.json",
+            Some(other_process.to_string()),
+            replay(),
+        ),
+        open("edited.json", Some(edited), replay()),
+        open("missing.json", None, replay()),
+        open(
+            "record.json",
+            None,
+            CassetteOptions {
+                mode: CassetteMode::Record,
+                ..CassetteOptions::default()
+            },
+        ),
+    ];
+    insta::assert_snapshot!(messages.join("\n"));
+}
+
+/// Where the child of [`a_recording_run_killed_halfway_leaves_a_valid_cassette`] records.
+const KILL_DIR_ENV: &str = "BATON_TEST_KILLED_RECORDING_DIR";
+
+/// Run by the test below as a child process: records the worked example and, at model call 2,
+/// says so (a marker file) and waits to be killed.
+#[test]
+#[ignore = "a child process of a_recording_run_killed_halfway_leaves_a_valid_cassette"]
+fn a_recording_run_killed_halfway_child() {
+    let Ok(dir) = std::env::var(KILL_DIR_ENV) else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let mut turns = template_turns().into_iter();
+    let marker = dir.join("at-call-2");
+    let source: TurnSource = Box::new(move |request, _| {
+        if request.model_call == 2 {
+            std::fs::write(&marker, "").unwrap();
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        }
+        turns.next().ok_or_else(|| "no turn left".to_string())
+    });
+    let test = Rc::new(template());
+    let session = test
+        .with_engine(|e| {
+            CassetteSession::open(
+                e,
+                "support-agent",
+                &dir.join("damaged-order.json"),
+                CassetteOptions {
+                    mode: CassetteMode::Record,
+                    ..CassetteOptions::default()
+                },
+                Some(source),
+                None,
+            )
+        })
+        .unwrap();
+    let session = Rc::new(RefCell::new(session));
+    let weak = Rc::downgrade(&test);
+    test.mock_ai_agent(
+        "support-agent",
+        baton_testing::agent::AgentScript::handler(move |request| {
+            let t = weak.upgrade().unwrap();
+            t.with_engine(|e| session.borrow_mut().answer(e, request))
+                .unwrap()
+        }),
+    );
+    test.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}));
+}
+
+#[test]
+fn a_recording_run_killed_halfway_leaves_a_valid_cassette() {
+    let dir = TempDir::new("killed");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "agent::recording::a_recording_run_killed_halfway_child",
+            "--exact",
+            "--ignored",
+            "--quiet",
+        ])
+        .env(KILL_DIR_ENV, &dir.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = dir.join("at-call-2");
+    let waited = std::iter::repeat_with(|| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        marker.exists() || child.try_wait().unwrap().is_some()
+    })
+    .take(1500)
+    .any(|reached| reached);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(waited && marker.exists(), "the child reached model call 2");
+    let cassette = baton_testing::agent::recording::Recording::read(dir.join("damaged-order.json"))
+        .expect("the cassette left behind is valid");
+    assert_eq!(
+        cassette.calls.len(),
+        1,
+        "it holds the call made before the kill"
+    );
+    assert_eq!(cassette.calls[0].turn, template_turns()[0]);
+    assert!(
+        cassette.calls[0]
+            .trajectory
+            .iter()
+            .any(|e| matches!(e, baton_testing::trace::TraceEvent::ToolResult { tool, .. } if tool == "search-kb")),
+        "with its trajectory up to call 2"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "no temporary file is left: {leftovers:?}"
+    );
+}
