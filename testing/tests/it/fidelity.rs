@@ -32,6 +32,7 @@ fn execution_listeners_run_again_after_an_incident() {
 
 /// User task listeners: the trigger table of the user-task-listeners doc.
 #[test]
+#[ignore = "issue 18 rule 2: in progress"]
 fn user_task_listeners_follow_the_trigger_table() {
     passes("user-task-listeners", 6);
 }
@@ -39,6 +40,7 @@ fn user_task_listeners_follow_the_trigger_table() {
 /// Expressions evaluated to a typed value: the result types Zeebe's ExpressionProcessor takes
 /// for timers, dates, numbers, lists and strings, and the incidents for the others.
 #[test]
+#[ignore = "issue 18 rule 3: in progress"]
 fn typed_expressions_take_the_result_types_zeebe_takes() {
     passes("typed-expressions", 29);
 }
@@ -46,6 +48,7 @@ fn typed_expressions_take_the_result_types_zeebe_takes() {
 /// A timer start event's date expression is evaluated when the process is deployed (alone in
 /// its folder: a deployment that fails would fail every case beside it).
 #[test]
+#[ignore = "issue 18 rule 3: in progress"]
 fn a_timer_start_event_takes_a_date_time_value() {
     passes("timer-start-expression", 1);
 }
@@ -53,6 +56,7 @@ fn a_timer_start_event_takes_a_date_time_value() {
 /// An event sub-process inside an ad-hoc sub-process: its result joins the output collection,
 /// which the AI agent reads as an event, in both event behaviours of the connector.
 #[test]
+#[ignore = "issue 18 rule 4: in progress"]
 fn event_sub_processes_inside_an_ad_hoc_sub_process_are_reported() {
     passes("agent-event-sub-process", 3);
 }
@@ -90,6 +94,7 @@ fn customer_writes_again(t: &ProcessTest) {
 }
 
 #[test]
+#[ignore = "issue 18 rule 4: in progress"]
 fn waiting_for_tools_the_model_hears_the_event_after_the_tool_results() {
     let t = agent_test("agent-waits-for-tools.bpmn");
     let agent = t.mock_ai_agent("support-agent", turns());
@@ -124,6 +129,7 @@ fn waiting_for_tools_the_model_hears_the_event_after_the_tool_results() {
 }
 
 #[test]
+#[ignore = "issue 18 rule 4: in progress"]
 fn interrupting_tools_the_model_hears_the_event_at_once_and_the_tool_is_canceled() {
     let t = agent_test("agent-interrupts-tools.bpmn");
     let agent = t.mock_ai_agent("support-agent", turns());
