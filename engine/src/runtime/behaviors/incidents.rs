@@ -10,7 +10,7 @@ use crate::runtime::records::{
     ValueType,
 };
 use crate::runtime::state::incidents::Incident;
-use crate::runtime::state::jobs::JobState;
+use crate::runtime::state::jobs::{JobState, JobTransition};
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::StepFailure;
 
@@ -125,9 +125,9 @@ impl Engine {
         match incident.job_key {
             Some(job_key) => {
                 if let Some(job) = self.jobs.get_mut(&job_key)
-                    && matches!(job.state, JobState::Failed | JobState::ErrorThrown)
+                    && job.state.after(JobTransition::ResolveIncident).is_some()
                 {
-                    job.state = JobState::Activatable;
+                    job.transition(JobTransition::ResolveIncident);
                     self.jobs.feed.push(job_key);
                 }
             }
