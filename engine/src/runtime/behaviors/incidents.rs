@@ -6,7 +6,8 @@ use std::sync::Arc;
 use crate::runtime::behaviors::jobs::truncate_message;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    IncidentValue, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType, ValueType,
+    ErrorType, IncidentValue, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType,
+    ValueType,
 };
 use crate::runtime::state::incidents::Incident;
 use crate::runtime::state::jobs::{JobState, JobTransition};
@@ -131,6 +132,13 @@ impl Engine {
                 }
             }
             None => {
+                // Zeebe's IncidentResolvedApplier: an expression failure starts the listeners
+                // of the transition over; the command is processed again in any case.
+                if incident.error_type == ErrorType::ExtractValueError
+                    && let Some(i) = self.instances.get_mut(&incident.element_instance_key)
+                {
+                    i.listener_index = 0;
+                }
                 let state = self
                     .instances
                     .get(&incident.element_instance_key)

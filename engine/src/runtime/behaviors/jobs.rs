@@ -91,7 +91,7 @@ impl Engine {
             value: Arc::new(JobValue {
                 proc: inst.proc,
                 process_instance_key: inst.process_instance_key,
-                element: inst.element().expect("jobs belong to flow nodes"),
+                element: inst.element_ref,
                 element_instance_key: key,
                 job_type,
                 kind,
