@@ -222,7 +222,9 @@ impl JobFault {
                 *variables = doc
             }
             other => {
-                panic!("with_variables applies to fail and throw_error faults, not to one that {other}")
+                panic!(
+                    "with_variables applies to fail and throw_error faults, not to one that {other}"
+                )
             }
         }
         self
@@ -326,7 +328,11 @@ impl fmt::Display for ModelFaultKind {
                 f.write_str("the model call times out")
             }
             ModelFaultKind::Error(ModelError::Timeout { after, .. }) => {
-                write!(f, "the model call times out after {}", format_duration(*after))
+                write!(
+                    f,
+                    "the model call times out after {}",
+                    format_duration(*after)
+                )
             }
             ModelFaultKind::Error(ModelError::Refusal) => {
                 f.write_str("the provider's content filter blocks the answer")
@@ -334,7 +340,9 @@ impl fmt::Display for ModelFaultKind {
             ModelFaultKind::Error(ModelError::Other { message }) => {
                 write!(f, "the model call fails: {message}")
             }
-            ModelFaultKind::Latency(d) => write!(f, "the model answers after {}", format_duration(*d)),
+            ModelFaultKind::Latency(d) => {
+                write!(f, "the model answers after {}", format_duration(*d))
+            }
             ModelFaultKind::CrashAfterAnswer => f.write_str(
                 "the connector crashes after the model answered, before the job is completed",
             ),
@@ -442,7 +450,9 @@ impl ModelFault {
 /// A fault that cannot be injected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FaultError {
-    #[error("a fault for 0 activations injects nothing: give 1 or more, or leave the count out for all")]
+    #[error(
+        "a fault for 0 activations injects nothing: give 1 or more, or leave the count out for all"
+    )]
     NoActivations,
     #[error("a failure cannot leave {0} retries (0 or more)")]
     NegativeRetries(i32),
@@ -451,7 +461,10 @@ pub enum FaultError {
     #[error("a job timeout must be longer than 0")]
     ZeroJobTimeout,
     #[error("a {what} of {duration} is more than a fault may have (at most 366 days)")]
-    TooLong { what: &'static str, duration: String },
+    TooLong {
+        what: &'static str,
+        duration: String,
+    },
     #[error("model calls count from 1")]
     ModelCallZero,
     #[error("a provider error needs a message")]

@@ -107,7 +107,11 @@ impl Invariant {
 
     /// Checks the invariant against what the test can run: `elements` are the element ids of
     /// the deployed processes, `job_types` their static job types.
-    pub fn validate(&self, elements: &[String], job_types: &[String]) -> Result<(), InvariantError> {
+    pub fn validate(
+        &self,
+        elements: &[String],
+        job_types: &[String],
+    ) -> Result<(), InvariantError> {
         let known = |id: &str| -> Result<(), InvariantError> {
             if elements.iter().any(|e| e == id) {
                 Ok(())
@@ -231,7 +235,11 @@ pub struct Violation {
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invariant \"{}\" broken: {}", self.invariant, self.reason)
+        write!(
+            f,
+            "invariant \"{}\" broken: {}",
+            self.invariant, self.reason
+        )
     }
 }
 
@@ -405,8 +413,9 @@ impl InvariantChecker {
                     if let TraceEvent::SideEffect(effect) = event
                         && effect.performed
                         && effect.job_type == *job_type
-                        && let Some(first) =
-                            self.keys.get(&(effect.job_type.clone(), effect.key.clone()))
+                        && let Some(first) = self
+                            .keys
+                            .get(&(effect.job_type.clone(), effect.key.clone()))
                     {
                         return Some(Violation {
                             invariant: invariant.clone(),

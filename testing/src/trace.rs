@@ -446,7 +446,14 @@ impl TraceEvent {
             "sideEffect" => {
                 let object = fields.object(
                     inner,
-                    &["jobType", "element", "key", "jobKey", "attempt", "performed"],
+                    &[
+                        "jobType",
+                        "element",
+                        "key",
+                        "jobKey",
+                        "attempt",
+                        "performed",
+                    ],
                 )?;
                 let job_type = fields.text(object, "jobType");
                 let element = fields.text(object, "element");
@@ -493,7 +500,9 @@ impl TraceEvent {
                     Some(Value::String(text)) => match crate::clock::parse_instant(text) {
                         Ok(ms) => Some(ms),
                         Err(m) => {
-                            fields.problems.push(&format!("{inner_path}.to"), m);
+                            fields
+                                .problems
+                                .push(&format!("{inner_path}.to"), m.to_string());
                             None
                         }
                     },
@@ -733,17 +742,16 @@ impl TraceReader {
                     let Some(intent) = record.process_instance_intent() else {
                         continue;
                     };
-                    let process = crate::history::process_at(engine, v.proc);
-                    let element = match v.element_ref {
-                        ElementRef::Process => process.bpmn_process_id().to_string(),
-                        ElementRef::Element(e) => process.element_id(e).to_string(),
-                        ElementRef::Flow(_) => continue,
-                    };
                     let key = record.key.unwrap_or_default();
                     let instance = v.process_instance_key;
+                    let process = crate::history::process_at(engine, v.proc);
+                    let element_id = || match v.element_ref {
+                        ElementRef::Process => Some(process.bpmn_process_id().to_string()),
+                        ElementRef::Element(e) => Some(process.element_id(e).to_string()),
+                        ElementRef::Flow(_) => None,
+                    };
                     if v.element_type == BpmnElementType::AdHocSubProcessInnerInstance {
-                        if let Some(scope) = v.flow_scope_key.and_then(|k| self.agents.get(&k))
-                        {
+                        if let Some(scope) = v.flow_scope_key.and_then(|k| self.agents.get(&k)) {
                             if self.detailed {
                                 self.inner_instances.insert(key);
                             }
@@ -778,7 +786,7 @@ impl TraceReader {
                                 self.agents.insert(
                                     key,
                                     AgentScope {
-                                        agent: element.clone(),
+                                        agent: process.element_id(e).to_string(),
                                         output_collection: collection.to_string(),
                                         results: 0,
                                     },
@@ -791,13 +799,19 @@ impl TraceReader {
                                     .flow_scope_key
                                     .is_some_and(|k| self.inner_instances.contains(&k)) =>
                         {
-                            events.push((instance, TraceEvent::ElementActivated { element }));
+                            if let Some(element) = element_id() {
+                                events.push((instance, TraceEvent::ElementActivated { element }));
+                            }
                         }
                         ProcessInstanceIntent::ElementCompleted => {
-                            events.push((instance, TraceEvent::ElementCompleted { element }));
+                            if let Some(element) = element_id() {
+                                events.push((instance, TraceEvent::ElementCompleted { element }));
+                            }
                         }
                         ProcessInstanceIntent::ElementTerminated => {
-                            events.push((instance, TraceEvent::ElementTerminated { element }));
+                            if let Some(element) = element_id() {
+                                events.push((instance, TraceEvent::ElementTerminated { element }));
+                            }
                         }
                         _ => {}
                     }
@@ -855,9 +869,11 @@ impl TraceReader {
                 }
                 RecordValue::Job(job) if self.detailed => {
                     let element = || {
-                        crate::history::process_at(engine, job.proc)
-                            .element_id(job.element)
-                            .to_string()
+                        let process = crate::history::process_at(engine, job.proc);
+                        match job.element {
+                            ElementRef::Element(e) => process.element_id(e).to_string(),
+                            _ => process.bpmn_process_id().to_string(),
+                        }
                     };
                     let instance = job.process_instance_key;
                     match record.intent {

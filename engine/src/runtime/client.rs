@@ -151,7 +151,12 @@ impl Engine {
     /// Hands one activatable job to a worker for `timeout_ms` (Zeebe's job push to a job
     /// stream): the job is activated with a deadline, as [`Engine::activate_jobs`] does, but
     /// only this one. Rejected when the job does not exist or is not activatable.
-    pub fn push_job(&mut self, job_key: Key, worker: &str, timeout_ms: i64) -> Result<(), Rejection> {
+    pub fn push_job(
+        &mut self,
+        job_key: Key,
+        worker: &str,
+        timeout_ms: i64,
+    ) -> Result<(), Rejection> {
         self.apply(Command::PushJob {
             job_key,
             worker: worker.to_owned(),

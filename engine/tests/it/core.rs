@@ -219,7 +219,9 @@ fn pushing_a_job_activates_that_job_alone() {
         .find(|r| r.intent == Intent::Other(OtherIntent::Activated))
         .unwrap();
     match &batch.value {
-        RecordValue::JobBatch { job_keys, timeout, .. } => {
+        RecordValue::JobBatch {
+            job_keys, timeout, ..
+        } => {
             assert_eq!((job_keys.as_slice(), *timeout), (&[second][..], 5_000));
         }
         other => panic!("{other:?}"),
