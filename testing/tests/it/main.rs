@@ -10,6 +10,7 @@ mod engine_810;
 mod events;
 mod failures;
 mod features;
+mod fidelity;
 mod mocks;
 mod process_test;
 mod support;
