@@ -307,6 +307,9 @@ impl Engine {
                 ),
             ));
         };
+        self.check_not_suspended(task.value.process_instance_key, || {
+            format!("complete user task with key '{user_task_key}'")
+        })?;
         if task.state != UserTaskState::Created {
             return Err(Rejection::new(
                 RejectionType::InvalidState,
@@ -378,6 +381,10 @@ impl Engine {
                     "Expected to {action} user task with key '{key}', but no such user task was found"
                 ),
             )),
+            Some(t) if self.is_suspended(t.value.process_instance_key) => self
+                .check_not_suspended(t.value.process_instance_key, || {
+                    format!("{action} user task with key '{key}'")
+                }),
             Some(t) if t.state != UserTaskState::Created || t.pending.is_some() => {
                 Err(Rejection::new(
                     RejectionType::InvalidState,
