@@ -131,6 +131,7 @@ named_enum!(
         ConditionalSubscription => "CONDITIONAL_SUBSCRIPTION",
         ConditionalEvaluation => "CONDITIONAL_EVALUATION",
         Clock => "CLOCK",
+        ClusterVariable => "CLUSTER_VARIABLE",
     }
 );
 
@@ -610,6 +611,13 @@ pub enum RecordValue {
     },
     Clock {
         time: i64,
+    },
+    /// `CLUSTER_VARIABLE`: a cluster variable set, globally (`tenant_id` `None`) or for a
+    /// tenant.
+    ClusterVariable {
+        name: Arc<str>,
+        value: Arc<Json>,
+        tenant_id: Option<Arc<str>>,
     },
 }
 
