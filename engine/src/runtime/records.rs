@@ -540,6 +540,12 @@ pub struct UserTaskValue {
     pub form_key: Option<i64>,
     pub variables: Option<Arc<VariableDocument>>,
     pub action: Option<Arc<str>>,
+    /// The attributes the transition of the record changes (Zeebe's `changedAttributes`:
+    /// `assignee`, `candidateGroupsList`, `candidateUsersList`, `dueDate`, `followUpDate`,
+    /// `priority`, `variables`), sorted.
+    pub changed_attributes: Vec<&'static str>,
+    /// Why a task listener denied the transition (`..._DENIED` records).
+    pub denied_reason: Option<Arc<str>>,
 }
 
 use crate::dmn::EvaluatedDecision;

@@ -26,6 +26,17 @@ use crate::runtime::state::jobs::JobTransition;
 use crate::runtime::state::messages::ProcessSide;
 use crate::runtime::step::{FollowUp, MessageFollowUp};
 
+/// The rejection of a client command on something of the suspended process instance
+/// `process_instance_key`, `what` saying what was asked.
+pub(crate) fn suspended_rejection(process_instance_key: Key, what: &str) -> Rejection {
+    Rejection::new(
+        RejectionType::InvalidState,
+        format!(
+            "Expected to {what}, but its process instance with key '{process_instance_key}' is suspended"
+        ),
+    )
+}
+
 impl Engine {
     /// Whether a process instance is suspended.
     pub(crate) fn is_suspended(&self, process_instance_key: Key) -> bool {
@@ -40,13 +51,7 @@ impl Engine {
         what: impl FnOnce() -> String,
     ) -> Result<(), Rejection> {
         if self.is_suspended(process_instance_key) {
-            return Err(Rejection::new(
-                RejectionType::InvalidState,
-                format!(
-                    "Expected to {}, but its process instance with key '{process_instance_key}' is suspended",
-                    what()
-                ),
-            ));
+            return Err(suspended_rejection(process_instance_key, &what()));
         }
         Ok(())
     }
