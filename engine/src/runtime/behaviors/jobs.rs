@@ -44,7 +44,7 @@ impl Engine {
         })
     }
 
-    fn job_event(
+    pub(crate) fn job_event(
         &mut self,
         intent: OtherIntent,
         key: Key,
@@ -154,6 +154,10 @@ impl Engine {
                 format!("Expected to {action} job with key '{key}', but no such job was found"),
             )
         })?;
+        // Zeebe's suspension gate answers before the job processor does.
+        self.check_not_suspended(job.process_instance_key, || {
+            format!("{action} job with key '{key}'")
+        })?;
         if !job.state.is_answerable() {
             let state = job.state.rejection_name();
             return Err(Rejection::new(
@@ -197,7 +201,8 @@ impl Engine {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
         if kind == JobKind::TaskListener
-            && let Err(rej) = self.check_task_listener_result(job_key, &result)
+            && let Err(rej) =
+                self.check_task_listener_result(job_key, !variables.is_empty(), &result)
         {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
@@ -244,7 +249,7 @@ impl Engine {
                 self.complete_ad_hoc_job(ei, &variables, result);
             }
             JobKind::TaskListener => {
-                self.complete_task_listener_job(ei, &variables, result);
+                self.complete_task_listener_job(ei, result);
             }
         }
         self.run(start)
@@ -326,6 +331,16 @@ impl Engine {
                 ),
             );
             return Err(r);
+        }
+        let pi = self
+            .jobs
+            .get(&job_key)
+            .expect("checked")
+            .process_instance_key;
+        if let Err(r) = self.check_not_suspended(pi, || {
+            format!("update retries for job with key '{job_key}'")
+        }) {
+            return Err(self.reject_job(OtherIntent::RetriesUpdated, job_key, r));
         }
         if retries < 1 {
             return Err(self.reject_job(
@@ -411,8 +426,15 @@ impl Engine {
                 return Err(Rejection::new(
                     RejectionType::InvalidState,
                     format!(
-                        "Expected to push job with key '{job_key}', but it is not activatable (it is {:?})",
-                        j.state
+                        "Expected to push job with key '{job_key}', but it is not activatable (it is {})",
+                        match j.state {
+                            JobState::Activated => "activated by a worker",
+                            JobState::FailedBackoff => "failed, waiting out its retry backoff",
+                            JobState::Failed => "failed with no retries left",
+                            JobState::ErrorThrown => "stopped by a thrown error",
+                            JobState::Suspended => "suspended with its process instance",
+                            JobState::Activatable => "activatable",
+                        }
                     ),
                 ));
             }
@@ -426,7 +448,7 @@ impl Engine {
         let deadline = self.now.saturating_add(timeout_ms);
         let worker: Arc<str> = Arc::from(worker);
         if let Some(j) = self.jobs.get_mut(&job_key) {
-            j.state = JobState::Activated;
+            j.transition(JobTransition::Activate);
             let value = j.value_mut();
             value.deadline = Some(deadline);
             value.worker = Some(worker.clone());
@@ -456,6 +478,7 @@ impl Engine {
             .jobs
             .values()
             .filter(|j| j.state == JobState::Activated && j.deadline.is_some_and(|d| d < now))
+            .filter(|j| !self.is_suspended(j.process_instance_key))
             .map(|j| j.key)
             .collect();
         for k in timed_out {
@@ -476,6 +499,7 @@ impl Engine {
             .filter(|j| {
                 j.state == JobState::FailedBackoff && j.recurring_time.is_some_and(|d| d <= now)
             })
+            .filter(|j| !self.is_suspended(j.process_instance_key))
             .map(|j| j.key)
             .collect();
         for k in recurred {
