@@ -7,6 +7,7 @@ mod coverage_cpt;
 mod coverage_html;
 pub mod cpt;
 mod events;
+mod explore;
 mod failures;
 mod features;
 mod mocks;

@@ -1,0 +1,4 @@
+//! Exploration: every choice of the model within bounds, invariants checked, counterexamples
+//! shrunk and written as a cassette and a CPT case.
+
+mod template;
