@@ -144,7 +144,7 @@ pub(crate) fn apply_answer(
                 job.process_definition_key,
                 &job.element_id,
             )
-            .map_err(AnswerProblem::Failed)?;
+            .map_err(|e| AnswerProblem::Failed(e.to_string()))?;
             engine.complete_job(key, vars)
         }
         Answer::CompleteAdHoc { variables, result } => engine.complete_job_with_result(

@@ -503,7 +503,8 @@ fn tool_definitions(
         let Some(ad_hoc) = process.ad_hoc_sub_process(idx) else {
             continue;
         };
-        let elements = read_elements(&ad_hoc.elements.to_json()).map_err(not_agent)?;
+        let elements =
+            read_elements(&ad_hoc.elements.to_json()).map_err(|e| not_agent(e.to_string()))?;
         let resolved = resolve_tools(&elements).map_err(|e| not_agent(e.message))?;
         if let Some(gateway) = resolved.gateways.first() {
             return Err(not_agent(format!(

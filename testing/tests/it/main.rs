@@ -10,6 +10,7 @@ mod events;
 mod explore;
 mod failures;
 mod features;
+mod fidelity;
 mod mocks;
 mod process_test;
 mod support;
