@@ -12,7 +12,10 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use baton_engine::runtime::{ElementInstanceView, Engine, JsonRef, Key};
+use std::cell::RefCell;
+
+use baton_engine::runtime::shared_json::{Entries, Items};
+use baton_engine::runtime::{ElementInstanceView, Engine, JsonRef, Key, SharedJson};
 use rustc_hash::FxHashMap;
 
 /// The first Zeebe key: partition 1, counter 0.
@@ -156,41 +159,75 @@ fn hash_element(
     children.hash(h);
 }
 
+thread_local! {
+    /// The hashes of shared values this thread hashed, by the address of their content, each
+    /// with the value itself (which keeps the address from being reused while it is here): the
+    /// runs of a search share most of their values (the conversation so far, the tool
+    /// definitions), so each part is hashed once, not once per state.
+    static HASHED: RefCell<FxHashMap<usize, (SharedJson, u64)>> = RefCell::new(FxHashMap::default());
+}
+
+/// How many hashes a thread keeps before it starts over.
+const HASHED_KEPT: usize = 1 << 16;
+
 /// A JSON value with engine keys left out.
 pub(crate) fn hash_json(value: JsonRef<'_>, h: &mut impl Hasher) {
+    value_hash(value).hash(h);
+}
+
+/// A value's hash, composed of its parts' hashes (so a value hashes the same whether it is
+/// plain or built of shared parts); shared values' hashes are looked up.
+fn value_hash(value: JsonRef<'_>) -> u64 {
+    let JsonRef::Shared(shared) = value else {
+        return composed_hash(value);
+    };
+    let address = match (shared.as_plain(), value.entries(), value.items()) {
+        (Some(plain), _, _) => std::ptr::from_ref(plain) as usize,
+        (None, Some(Entries::Shared(entries)), _) => entries.as_slice().as_ptr() as usize,
+        (None, _, Some(Items::Shared(items))) => items.as_slice().as_ptr() as usize,
+        _ => return composed_hash(value),
+    };
+    if let Some(hash) = HASHED.with_borrow(|hashed| hashed.get(&address).map(|(_, hash)| *hash)) {
+        return hash;
+    }
+    let hash = composed_hash(value);
+    HASHED.with_borrow_mut(|hashed| {
+        if hashed.len() >= HASHED_KEPT {
+            hashed.clear();
+        }
+        hashed.insert(address, (shared.clone(), hash));
+    });
+    hash
+}
+
+fn composed_hash(value: JsonRef<'_>) -> u64 {
+    let mut h = DefaultHasher::new();
     if let Some(entries) = value.entries() {
-        b'{'.hash(h);
+        b'{'.hash(&mut h);
         for (k, v) in entries {
-            k.hash(h);
-            hash_json(v, h);
+            k.hash(&mut h);
+            value_hash(v).hash(&mut h);
         }
-        b'}'.hash(h);
-        return;
-    }
-    if let Some(items) = value.items() {
-        b'['.hash(h);
+    } else if let Some(items) = value.items() {
+        b'['.hash(&mut h);
         for item in items {
-            hash_json(item, h);
+            value_hash(item).hash(&mut h);
         }
-        b']'.hash(h);
-        return;
-    }
-    if let Some(text) = value.as_str() {
-        hash_text(text, h);
-        return;
-    }
-    if let Some(n) = value.as_u64() {
+    } else if let Some(text) = value.as_str() {
+        hash_text(text, &mut h);
+    } else if let Some(n) = value.as_u64() {
         if n >= FIRST_KEY {
-            b'k'.hash(h);
+            b'k'.hash(&mut h);
         } else {
-            n.hash(h);
+            n.hash(&mut h);
         }
-        return;
+    } else {
+        match value.plain() {
+            Some(plain) => plain.to_string().hash(&mut h),
+            None => value.to_json().to_string().hash(&mut h),
+        }
     }
-    match value.plain() {
-        Some(plain) => plain.to_string().hash(h),
-        None => value.to_json().to_string().hash(h),
-    }
+    h.finish()
 }
 
 /// A string with every run of 16 to 19 digits (an engine key) hashed as one placeholder.

@@ -46,8 +46,10 @@ impl CheckReport {
 pub struct Counterexample {
     /// What broke, in words.
     pub message: String,
-    /// The choices, in order, in words.
+    /// The choices up to the violation, in order, in words.
     pub steps: Vec<String>,
+    /// The simplest choices after it, to the end of the run (what the replay does next).
+    pub continuation: Vec<String>,
     /// The choice indices (what [`Report`] replays).
     pub choices: Vec<u32>,
     /// Model calls and tool calls of the trajectory.
@@ -104,6 +106,12 @@ impl Counterexample {
         );
         for (i, step) in self.steps.iter().enumerate() {
             let _ = writeln!(out, "{indent}  {}. {step}", i + 1);
+        }
+        if !self.continuation.is_empty() {
+            let _ = writeln!(out, "{indent}then, to the end of the run:");
+            for step in &self.continuation {
+                let _ = writeln!(out, "{indent}  - {step}");
+            }
         }
     }
 }
@@ -309,6 +317,7 @@ fn counterexample_json(cx: &Counterexample) -> Value {
     o.insert("modelCalls".into(), cx.model_calls.into());
     o.insert("toolCalls".into(), cx.tool_calls.into());
     o.insert("steps".into(), json!(cx.steps));
+    o.insert("continuation".into(), json!(cx.continuation));
     o.insert("choices".into(), json!(cx.choices));
     o.insert("trace".into(), crate::trace::events_to_json(&cx.trace));
     Value::Object(o)
@@ -330,11 +339,19 @@ impl fmt::Display for Report {
         );
         for c in &self.checks {
             let verdict = match (c.invariant.is_goal(), c.holds()) {
-                (true, true) => format!("reached by {} run{}", c.count, plural(c.count as usize)),
+                (true, true) => format!(
+                    "reached on {} explored path{}",
+                    c.count,
+                    plural(c.count as usize)
+                ),
                 (true, false) => "NOT REACHED by any explored run".to_string(),
                 (false, true) => "holds".to_string(),
                 (false, false) => {
-                    format!("VIOLATED by {} run{}", c.count, plural(c.count as usize))
+                    format!(
+                        "VIOLATED on {} explored path{}",
+                        c.count,
+                        plural(c.count as usize)
+                    )
                 }
             };
             let _ = writeln!(out, "\n{}: {verdict}", c.invariant);
@@ -402,7 +419,8 @@ pub(crate) fn build(pristine: &Fork, outcome: Outcome, space: &Space, elapsed: D
         };
         match &tally.cut {
             Some(at) if !at.is_empty() => {
-                let steps = describe(pristine, &at.iter().map(|c| c.index).collect::<Vec<_>>());
+                let mut steps = describe(pristine, &at.iter().map(|c| c.index).collect::<Vec<_>>());
+                steps.truncate(at.len());
                 format!(
                     "{why}; the first part left unexplored begins after: {}",
                     steps.join("; ")
@@ -488,6 +506,7 @@ fn counterexample(
         &mut |engine| trace.extend(reader.read(engine)),
     );
     let recorder = end.recorder.clone().unwrap_or_default();
+    let continuation = steps.split_off(found.choices.len().min(steps.len()));
     let (model_calls, tool_calls, _, _) = search::simplicity(&found.choices);
     let cassettes: Vec<Cassette> = plan
         .agents
@@ -515,6 +534,7 @@ fn counterexample(
     Counterexample {
         message: found.message.clone(),
         steps,
+        continuation,
         choices,
         model_calls,
         tool_calls,
@@ -541,7 +561,7 @@ fn violation_point(
         report.broken.iter().any(|b| {
             invariant.is_none_or(|inv| fork.plan.checks[b.invariant].invariant == *inv)
                 && b.message == found.message
-        }) || (invariant.is_none() && fork.errors.iter().any(|e| *e == found.message))
+        }) || (invariant.is_none() && fork.errors.contains(&found.message))
     };
     loop {
         if matches(&report, &fork) {

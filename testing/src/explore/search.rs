@@ -72,11 +72,11 @@ fn step(
 
 /// Counts a run that ended (or was cut at the model-call bound).
 fn leaf(fork: &Fork, status: Status, tally: &mut Tally) {
+    let _ = fork;
     tally.trajectories += 1;
     if status == Status::Cut {
         tally.cut_at_bound += 1;
     }
-    tally.states.insert(fork_fingerprint(fork));
 }
 
 pub(crate) fn fork_fingerprint(fork: &Fork) -> u64 {
@@ -169,10 +169,13 @@ fn exhaustive(root: Fork, mut tally: Tally, settings: &Settings) -> Outcome {
                 }
                 _ => leaf(&child, status, &mut tally),
             }
+            if tally.trajectories >= settings.trajectories && i + 1 < n {
+                stopped = Some(Stop::Trajectories);
+                tally.cut_at(&fork.choices);
+                break;
+            }
         }
-        if tally.trajectories >= settings.trajectories {
-            stopped = Some(Stop::Trajectories);
-            tally.cut_at(&fork.choices);
+        if stopped.is_some() {
             break;
         }
     }
@@ -211,10 +214,10 @@ fn exhaustive(root: Fork, mut tally: Tally, settings: &Settings) -> Outcome {
     });
     for (part_tally, stop) in results {
         tally.merge(part_tally);
-        if let Some(stop) = stop {
-            if matches!(stop, Stop::Fatal(_)) || stopped.is_none() {
-                stopped = Some(stop);
-            }
+        if let Some(stop) = stop
+            && (matches!(stop, Stop::Fatal(_)) || stopped.is_none())
+        {
+            stopped = Some(stop);
         }
     }
     Outcome { tally, stopped }
@@ -230,6 +233,10 @@ fn depth_first(
     cancel: &AtomicBool,
 ) -> Option<Stop> {
     let start = tally.trajectories;
+    if budget == 0 {
+        tally.cut_at(&root.choices);
+        return Some(Stop::Trajectories);
+    }
     let mut stack: Vec<(Fork, u32, u32)> = Vec::new();
     if let Status::Choice(n) = root.status() {
         stack.push((root, 0, n));
@@ -268,7 +275,7 @@ fn depth_first(
                     }
                     return None;
                 }
-                if done % 64 == 0 {
+                if done.is_multiple_of(64) {
                     if cancel.load(Ordering::Relaxed) {
                         return Some(Stop::Time);
                     }

@@ -326,7 +326,11 @@ mod tests {
         // 2 answers; one tool: 1 + 1 + 4 (priority left out, low, normal, high); two tools in
         // each order: 2 × (1·1 + 1·4 + 1·4) = 18.
         assert_eq!(all.len(), 2 + 6 + 18);
-        let described: Vec<String> = all.iter().take(5).map(super::super::fork::describe_turn).collect();
+        let described: Vec<String> = all
+            .iter()
+            .take(5)
+            .map(super::super::fork::describe_turn)
+            .collect();
         insta::assert_debug_snapshot!(described);
     }
 
