@@ -4,7 +4,7 @@
 //!
 //! An [`Invariant`] is plain data; an [`InvariantChecker`] reads a run's trace as it grows
 //! ([`RunEvent`]s: trace events with the root instance they belong to) and the state a
-//! [`RunState`] shows, and names the first [`Violation`]. The process test checks after every
+//! [`RunView`] shows, and names the first [`Violation`]. The process test checks after every
 //! step (each command it sends and what the engine did about it); exploration checks every
 //! trajectory it forks. Bad input (an unknown element, a condition that is not FEEL) is refused
 //! by [`Invariant::validate`] before the run starts.
@@ -25,32 +25,39 @@ pub struct RunEvent {
     pub event: TraceEvent,
 }
 
-/// A property of a run.
+/// A property of a run (or, for exploration, a goal some run must reach).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invariant {
     /// `element` (an element, or a tool of an AI agent) is never activated, and no side effect
-    /// happens at it, before `until` completed in the same run (root instance): an approval
+    /// happens at it, before `before` completed in the same run (root instance): an approval
     /// before a write tool.
-    NeverBefore { element: String, until: String },
+    NeverBefore { element: String, before: String },
     /// No two side effects of `job_type` that were performed share an idempotency key (see
     /// [`crate::side_effects`]).
     AtMostOncePerKey { job_type: String },
-    /// No incident is created (at `element`, or anywhere).
-    NoIncident { element: Option<String> },
+    /// No incident is ever created.
+    NoIncident,
+    /// No incident is created at `element`.
+    NoIncidentAt { element: String },
     /// A FEEL expression over the root instance's variables is `true` after every step.
     Condition { expression: String },
-    /// When the test ends, every run is in one of these states (rather than stuck silently).
+    /// A run that ends is in one of these states (rather than stuck silently).
     EndsIn(Vec<EndState>),
+    /// `element` is activated: for a process test, by the end of the test; for exploration, a
+    /// goal some trajectory must reach.
+    Reaches { element: String },
 }
 
 /// Where a run may end (see [`Invariant::EndsIn`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EndState {
+    /// The root instance completed.
     Completed,
+    /// The root instance was terminated (cancelled, or a terminate end event).
     Terminated,
-    /// Active, waiting at this element (a user task, a message catch event, ...).
+    /// The root instance waits at this element (a user task, a message catch event, ...).
     WaitingAt(String),
-    /// Active with an open incident.
+    /// The root instance is active with an open incident.
     Incident,
 }
 
@@ -59,18 +66,18 @@ impl fmt::Display for EndState {
         match self {
             EndState::Completed => f.write_str("completed"),
             EndState::Terminated => f.write_str("terminated"),
-            EndState::WaitingAt(element) => write!(f, "waiting at {element}"),
+            EndState::WaitingAt(element) => write!(f, "waiting at \"{element}\""),
             EndState::Incident => f.write_str("with an open incident"),
         }
     }
 }
 
 impl Invariant {
-    /// `element` never before `until` completed.
-    pub fn never_before(element: impl Into<String>, until: impl Into<String>) -> Invariant {
+    /// `element` never before `before` completed.
+    pub fn never_before(element: impl Into<String>, before: impl Into<String>) -> Invariant {
         Invariant::NeverBefore {
             element: element.into(),
-            until: until.into(),
+            before: before.into(),
         }
     }
 
@@ -83,13 +90,13 @@ impl Invariant {
 
     /// No incident anywhere.
     pub fn no_incident() -> Invariant {
-        Invariant::NoIncident { element: None }
+        Invariant::NoIncident
     }
 
     /// No incident at `element`.
     pub fn no_incident_at(element: impl Into<String>) -> Invariant {
-        Invariant::NoIncident {
-            element: Some(element.into()),
+        Invariant::NoIncidentAt {
+            element: element.into(),
         }
     }
 
@@ -105,6 +112,36 @@ impl Invariant {
         Invariant::EndsIn(states.into_iter().collect())
     }
 
+    /// `element` is reached (see [`Invariant::Reaches`]).
+    pub fn reaches(element: impl Into<String>) -> Invariant {
+        Invariant::Reaches {
+            element: element.into(),
+        }
+    }
+
+    /// Whether this is a goal (some run) rather than an invariant (every run), for exploration.
+    pub fn is_goal(&self) -> bool {
+        matches!(self, Invariant::Reaches { .. })
+    }
+
+    /// The elements it names.
+    pub fn elements(&self) -> Vec<&str> {
+        match self {
+            Invariant::NeverBefore { element, before } => vec![element, before],
+            Invariant::EndsIn(states) => states
+                .iter()
+                .filter_map(|s| match s {
+                    EndState::WaitingAt(e) => Some(e.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            Invariant::Reaches { element } | Invariant::NoIncidentAt { element } => vec![element],
+            Invariant::NoIncident
+            | Invariant::Condition { .. }
+            | Invariant::AtMostOncePerKey { .. } => Vec::new(),
+        }
+    }
+
     /// Checks the invariant against what the test can run: `elements` are the element ids of
     /// the deployed processes, `job_types` their static job types.
     pub fn validate(
@@ -112,75 +149,57 @@ impl Invariant {
         elements: &[String],
         job_types: &[String],
     ) -> Result<(), InvariantError> {
-        let known = |id: &str| -> Result<(), InvariantError> {
-            if elements.iter().any(|e| e == id) {
-                Ok(())
-            } else {
-                Err(InvariantError::UnknownElement {
+        for id in self.elements() {
+            if !elements.iter().any(|e| e == id) {
+                return Err(InvariantError::UnknownElement {
                     invariant: self.to_string(),
                     element: id.to_string(),
                     closest: closest(id, elements),
+                });
+            }
+        }
+        match self {
+            Invariant::AtMostOncePerKey { job_type }
+                if !job_types.iter().any(|t| t == job_type) =>
+            {
+                Err(InvariantError::UnknownJobType {
+                    invariant: self.to_string(),
+                    job_type: job_type.clone(),
+                    known: job_types.to_vec(),
                 })
             }
-        };
-        match self {
-            Invariant::NeverBefore { element, until } => {
-                known(element)?;
-                known(until)
-            }
-            Invariant::AtMostOncePerKey { job_type } => {
-                if job_types.iter().any(|t| t == job_type) {
-                    Ok(())
-                } else {
-                    Err(InvariantError::UnknownJobType {
-                        invariant: self.to_string(),
-                        job_type: job_type.clone(),
-                        known: job_types.to_vec(),
-                    })
-                }
-            }
-            Invariant::NoIncident { element } => element.as_deref().map_or(Ok(()), known),
             Invariant::Condition { expression } => baton_feel::Expression::parse(expression)
                 .map(|_| ())
                 .map_err(|e| InvariantError::InvalidCondition {
                     expression: expression.clone(),
                     message: e.to_string(),
                 }),
-            Invariant::EndsIn(states) => {
-                if states.is_empty() {
-                    return Err(InvariantError::NoEndState);
-                }
-                for state in states {
-                    if let EndState::WaitingAt(element) = state {
-                        known(element)?;
-                    }
-                }
-                Ok(())
-            }
+            Invariant::EndsIn(states) if states.is_empty() => Err(InvariantError::NoEndState),
+            _ => Ok(()),
         }
     }
 }
 
-/// `never create-ticket before approve completed`, `at most one side effect per key of ticket-create`.
+/// `"create-ticket" never before "approve" completed`, `no incident`, `ends completed or
+/// waiting at "queue"`.
 impl fmt::Display for Invariant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Invariant::NeverBefore { element, until } => {
-                write!(f, "never {element} before {until} completed")
+            Invariant::NeverBefore { element, before } => {
+                write!(f, "\"{element}\" never before \"{before}\" completed")
             }
             Invariant::AtMostOncePerKey { job_type } => write!(
                 f,
-                "at most one side effect per idempotency key of job type {job_type}"
+                "at most one side effect per idempotency key of \"{job_type}\""
             ),
-            Invariant::NoIncident { element: None } => f.write_str("no incident"),
-            Invariant::NoIncident {
-                element: Some(element),
-            } => write!(f, "no incident at {element}"),
+            Invariant::NoIncident => f.write_str("no incident"),
+            Invariant::NoIncidentAt { element } => write!(f, "no incident at \"{element}\""),
             Invariant::Condition { expression } => write!(f, "always {expression}"),
             Invariant::EndsIn(states) => {
                 let states: Vec<String> = states.iter().map(ToString::to_string).collect();
                 write!(f, "ends {}", states.join(" or "))
             }
+            Invariant::Reaches { element } => write!(f, "reaches \"{element}\""),
         }
     }
 }
@@ -189,7 +208,7 @@ impl fmt::Display for Invariant {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InvariantError {
     #[error(
-        "invariant \"{invariant}\" names the element \"{element}\", which no deployed process has{}",
+        "the invariant {invariant} names the element \"{element}\", which no deployed process has{}",
         closest.as_ref().map(|c| format!(" (did you mean \"{c}\"?)")).unwrap_or_default()
     )]
     UnknownElement {
@@ -198,7 +217,7 @@ pub enum InvariantError {
         closest: Option<String>,
     },
     #[error(
-        "invariant \"{invariant}\" names the job type \"{job_type}\", which no deployed process has (job types: {})",
+        "the invariant {invariant} names the job type \"{job_type}\", which no deployed process has (job types: {})",
         if known.is_empty() { "none".to_string() } else { known.join(", ") }
     )]
     UnknownJobType {
@@ -237,14 +256,14 @@ impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "invariant \"{}\" broken: {}",
+            "the invariant {} is broken: {}",
             self.invariant, self.reason
         )
     }
 }
 
 /// What a state invariant reads of a run.
-pub trait RunState {
+pub trait RunView {
     /// The root process instances, oldest first.
     fn roots(&self) -> Vec<Key>;
     /// The variables of a root instance (also after it ended).
@@ -258,7 +277,7 @@ pub trait RunState {
     fn describe_root(&self, root: Key) -> String;
 }
 
-/// How a root instance stands (see [`RunState::root_end`]).
+/// How a root instance stands (see [`RunView::root_end`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RootEnd {
     Completed,
@@ -294,6 +313,8 @@ pub struct InvariantChecker {
     completed: FxHashMap<Key, FxHashSet<String>>,
     /// Per (job type, key): the first performed side effect.
     keys: FxHashMap<(String, String), FirstSeen>,
+    /// (root, element) activated so far.
+    reached: FxHashSet<(Key, String)>,
     /// How many trace events were read.
     read: usize,
 }
@@ -325,6 +346,7 @@ impl InvariantChecker {
             conditions,
             completed: FxHashMap::default(),
             keys: FxHashMap::default(),
+            reached: FxHashSet::default(),
             read: 0,
         })
     }
@@ -377,34 +399,40 @@ impl InvariantChecker {
         };
         for invariant in &self.invariants {
             match invariant {
-                Invariant::NeverBefore { element, until } => {
+                Invariant::NeverBefore { element, before } => {
                     if let Some((at, what)) = acting_at
                         && at == element
                         && !self
                             .completed
                             .get(&root)
-                            .is_some_and(|done| done.contains(until))
+                            .is_some_and(|done| done.contains(before))
                     {
                         return Some(Violation {
                             invariant: invariant.clone(),
                             root: Some(root),
-                            reason: format!("{element} {what} ({event}) before {until} completed"),
+                            reason: format!(
+                                "\"{element}\" {what} ({event}) before \"{before}\" completed"
+                            ),
                             event: Some(index),
                         });
                     }
                 }
-                Invariant::NoIncident { element } => {
+                Invariant::NoIncident | Invariant::NoIncidentAt { .. } => {
+                    let only = match invariant {
+                        Invariant::NoIncidentAt { element } => Some(element),
+                        _ => None,
+                    };
                     if let TraceEvent::IncidentCreated {
                         element: at,
                         error_type,
                         message,
                     } = event
-                        && element.as_ref().is_none_or(|e| e == at)
+                        && only.is_none_or(|e| e == at)
                     {
                         return Some(Violation {
                             invariant: invariant.clone(),
                             root: Some(root),
-                            reason: format!("an incident at {at} ({error_type}): {message}"),
+                            reason: format!("an incident at \"{at}\" ({error_type}): {message}"),
                             event: Some(index),
                         });
                     }
@@ -425,10 +453,16 @@ impl InvariantChecker {
                         });
                     }
                 }
-                Invariant::Condition { .. } | Invariant::EndsIn(_) => {}
+                Invariant::Condition { .. } | Invariant::EndsIn(_) | Invariant::Reaches { .. } => {}
             }
         }
         match event {
+            TraceEvent::ElementActivated { element } => {
+                self.reached.insert((root, element.clone()));
+            }
+            TraceEvent::ToolActivated { tool, .. } => {
+                self.reached.insert((root, tool.clone()));
+            }
             TraceEvent::ElementCompleted { element } => {
                 self.completed
                     .entry(root)
@@ -446,7 +480,7 @@ impl InvariantChecker {
     }
 
     /// Checks the conditions against the state now.
-    pub fn check_state(&self, state: &dyn RunState) -> Option<Violation> {
+    pub fn check_state(&self, state: &dyn RunView) -> Option<Violation> {
         if self.conditions.is_empty() {
             return None;
         }
@@ -482,9 +516,25 @@ impl InvariantChecker {
         None
     }
 
-    /// Checks how the runs ended ([`Invariant::EndsIn`]): call when the test is over.
-    pub fn check_end(&self, state: &dyn RunState) -> Option<Violation> {
+    /// Checks how the runs ended ([`Invariant::EndsIn`]) and what they reached
+    /// ([`Invariant::Reaches`]): call when the test is over.
+    pub fn check_end(&self, state: &dyn RunView) -> Option<Violation> {
         for invariant in &self.invariants {
+            if let Invariant::Reaches { element } = invariant {
+                for root in state.roots() {
+                    if !self.reached.contains(&(root, element.clone())) {
+                        return Some(Violation {
+                            invariant: invariant.clone(),
+                            root: Some(root),
+                            reason: format!(
+                                "{} never activated \"{element}\"",
+                                state.describe_root(root)
+                            ),
+                            event: None,
+                        });
+                    }
+                }
+            }
             let Invariant::EndsIn(allowed) = invariant else {
                 continue;
             };
@@ -636,7 +686,7 @@ mod tests {
         let violation = checker.observe(&trace).unwrap();
         assert_eq!(violation.event, Some(4));
         insta::assert_snapshot!(violation.to_string(), @r#"
-        invariant "at most one side effect per idempotency key of job type ticket-create" broken: the key "1042" of ticket-create was acted on twice:
+        the invariant at most one side effect per idempotency key of "ticket-create" is broken: the key "1042" of ticket-create was acted on twice:
           1. side effect of ticket-create at create-ticket, key "1042" (job 7, activation 1)
              then fault at create-ticket (activation 1): crashes after its side effect
              then the clock moved to 2025-01-01T00:05:00.001Z (time skipping)
@@ -662,7 +712,7 @@ mod tests {
         ];
         let violation = checker.observe(&trace).unwrap();
         assert_eq!((violation.root, violation.event), (Some(2), Some(2)));
-        insta::assert_snapshot!(violation.to_string(), @r#"invariant "never create-ticket before approve completed" broken: create-ticket acted on the outside world (side effect of ticket-create at create-ticket, key "b" (job 7, activation 1)) before approve completed"#);
+        insta::assert_snapshot!(violation.to_string(), @r#"the invariant "create-ticket" never before "approve" completed is broken: "create-ticket" acted on the outside world (side effect of ticket-create at create-ticket, key "b" (job 7, activation 1)) before "approve" completed"#);
     }
 
     #[test]
@@ -680,11 +730,11 @@ mod tests {
         .map(|i| i.validate(&elements, &types).unwrap_err().to_string())
         .collect();
         insta::assert_snapshot!(errors.join("\n"), @r#"
-        invariant "never create-tiket before approve completed" names the element "create-tiket", which no deployed process has (did you mean "create-ticket"?)
-        invariant "at most one side effect per idempotency key of job type tickets" names the job type "tickets", which no deployed process has (job types: ticket-create)
+        the invariant "create-tiket" never before "approve" completed names the element "create-tiket", which no deployed process has (did you mean "create-ticket"?)
+        the invariant at most one side effect per idempotency key of "tickets" names the job type "tickets", which no deployed process has (job types: ticket-create)
         the invariant condition count < is not valid FEEL: failed to parse expression 'count <': expected expression at 1:8, found end of input
         an invariant on how the run ends needs at least one end state
-        invariant "ends waiting at aprove" names the element "aprove", which no deployed process has (did you mean "approve"?)
+        the invariant ends waiting at "aprove" names the element "aprove", which no deployed process has (did you mean "approve"?)
         "#);
     }
 }
