@@ -1,13 +1,11 @@
 //! Record, replay and drift: the run trace, cassettes of format 2, imports from real runs.
 
-use std::cell::RefCell;
 use std::path::Path;
-use std::rc::Rc;
 
 use baton_testing::ProcessTest;
 use baton_testing::agent::recording::{
-    CassetteMode, CassetteOptions, CassetteSession, ImportOptions, MatchMode, Normalizer, Redactor,
-    Replayer, TurnSource, import_agent_context, request_json,
+    CassetteMode, CassetteOptions, CassetteScript, CassetteSession, ImportOptions, MatchMode,
+    Normalizer, Redactor, Replayer, import_agent_context, request_json,
 };
 use baton_testing::agent::{ToolCall, Turn, Usage};
 use baton_testing::trace::{TraceReader, render};
@@ -205,18 +203,17 @@ fn the_guides_two_turn_agent_context_imports_and_matches_its_process() {
     );
     for request in agent.requests().iter() {
         let played = replayer
-            .answer(&request_json(request, None))
+            .answer(&request_json(request))
             .unwrap_or_else(|m| panic!("call {} does not match: {m:?}", request.model_call));
         assert!(played.checked);
     }
     assert!(replayer.unplayed().is_empty());
 }
 
-/// A test of one agent with a cassette session, driven through a handler until the mock
-/// takes sessions itself: the handler reads the engine through a weak handle of the test.
+/// A test of one agent whose mock plays a cassette script.
 struct Session {
-    test: Rc<ProcessTest>,
-    session: Rc<RefCell<CassetteSession>>,
+    test: ProcessTest,
+    agent: baton_testing::agent::AiAgentHandle,
 }
 
 const TEMPLATE_PROCESS: &str = "ai-agent-tool-loop";
@@ -241,56 +238,29 @@ fn template_from(xml: &str) -> ProcessTest {
     t
 }
 
-fn scripted(turns: Vec<Turn>) -> TurnSource {
+/// A script recording `turns` in order.
+fn recording(path: &Path, turns: Vec<Turn>) -> CassetteScript {
     let mut turns = turns.into_iter();
-    Box::new(move |_, _| turns.next().ok_or_else(|| "no turn left".to_string()))
+    CassetteScript::new(path)
+        .mode(CassetteMode::Record)
+        .record_with(move |_| turns.next().expect("a turn left"))
 }
 
 impl Session {
-    fn open(
-        test: ProcessTest,
-        agent: &str,
-        path: &Path,
-        options: CassetteOptions,
-        turns: Option<Vec<Turn>>,
-    ) -> Session {
-        let test = Rc::new(test);
-        let session = test
-            .with_engine(|e| {
-                CassetteSession::open(e, agent, path, options, turns.map(scripted), None)
-            })
-            .unwrap_or_else(|e| panic!("{e}"));
-        let session = Rc::new(RefCell::new(session));
-        let weak = Rc::downgrade(&test);
-        let answering = session.clone();
-        test.mock_ai_agent(
-            agent,
-            baton_testing::agent::AgentScript::handler(move |request| {
-                let t = weak.upgrade().expect("the test is alive");
-                let mut session = answering.borrow_mut();
-                t.with_engine(|e| session.sync(e)).unwrap();
-                session
-                    .answer(request)
-                    .unwrap_or_else(|failure| panic!("{failure}"))
-            }),
-        );
-        Session { test, session }
+    fn open(test: ProcessTest, agent: &str, script: CassetteScript) -> Session {
+        let agent = test.mock_ai_agent(agent, script);
+        Session { test, agent }
     }
 
-    /// Starts the process and ends the session: the failure's message, if any.
+    /// Starts the process and ends the cassette: the run's errors, or the cassette's complaint
+    /// about recorded calls the run did not make.
     fn run(&self, process: &str, variables: serde_json::Value) -> Result<(), String> {
-        let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.test.start(process, variables);
-        }));
-        if let Err(panic) = started {
-            return Err(panic
-                .downcast::<String>()
-                .map(|s| *s)
-                .unwrap_or_else(|_| "a panic".to_string()));
+        self.test.start(process, variables);
+        let errors: Vec<String> = self.test.errors().into_iter().map(|e| e.message).collect();
+        if !errors.is_empty() {
+            return Err(errors.join("\n"));
         }
-        self.test
-            .with_engine(|e| self.session.borrow_mut().finish(e))
-            .map_err(|f| f.to_string())
+        self.agent.check_all_turns_used()
     }
 }
 
@@ -301,12 +271,7 @@ fn record_template(xml: &str, path: &Path) {
     let session = Session::open(
         template_from(xml),
         "support-agent",
-        path,
-        CassetteOptions {
-            mode: CassetteMode::Record,
-            ..CassetteOptions::default()
-        },
-        Some(template_turns()),
+        recording(path, template_turns()),
     );
     session
         .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
@@ -314,15 +279,9 @@ fn record_template(xml: &str, path: &Path) {
 }
 
 fn replay(test: ProcessTest, path: &Path, variables: serde_json::Value) -> Result<(), String> {
-    Session::open(
-        test,
-        "support-agent",
-        path,
-        CassetteOptions::default(),
-        None,
-    )
-    .run(TEMPLATE_PROCESS, variables)
-    .map_err(|message| message.replace(&path.display().to_string(), "damaged-order.json"))
+    Session::open(test, "support-agent", CassetteScript::new(path))
+        .run(TEMPLATE_PROCESS, variables)
+        .map_err(|message| message.replace(&path.display().to_string(), "damaged-order.json"))
 }
 
 struct TempDir(std::path::PathBuf);
@@ -560,12 +519,7 @@ fn corpus_round_trip(
         Session::open(
             corpus_test(&bpmn, &result),
             agent,
-            path,
-            CassetteOptions {
-                mode: CassetteMode::Record,
-                ..CassetteOptions::default()
-            },
-            Some(turns.clone()),
+            recording(path, turns.clone()),
         )
         .run(process_id, start.clone())
         .unwrap();
@@ -577,9 +531,7 @@ fn corpus_round_trip(
         Session::open(
             corpus_test(&bpmn, result),
             agent,
-            &path,
-            CassetteOptions::default(),
-            None,
+            CassetteScript::new(&path),
         )
         .run(process_id, start.clone())
         .map_err(|m| m.replace(&path.display().to_string(), "cassette.json"))
@@ -628,7 +580,7 @@ fn bad_cassettes_are_refused_with_file_and_path() {
         }
         let t = template();
         t.with_engine(|e| {
-            CassetteSession::open(e, "support-agent", &file, options, None, None).map(|_| ())
+            CassetteSession::open(e, "support-agent", &file, options, None).map(|_| ())
         })
         .unwrap_err()
         .to_string()
@@ -692,39 +644,18 @@ fn a_recording_run_killed_halfway_child() {
     let dir = std::path::PathBuf::from(dir);
     let mut turns = template_turns().into_iter();
     let marker = dir.join("at-call-2");
-    let source: TurnSource = Box::new(move |request, _| {
-        if request.model_call == 2 {
-            std::fs::write(&marker, "").unwrap();
-            std::thread::sleep(std::time::Duration::from_secs(60));
-        }
-        turns.next().ok_or_else(|| "no turn left".to_string())
-    });
-    let test = Rc::new(template());
-    let session = test
-        .with_engine(|e| {
-            CassetteSession::open(
-                e,
-                "support-agent",
-                &dir.join("damaged-order.json"),
-                CassetteOptions {
-                    mode: CassetteMode::Record,
-                    ..CassetteOptions::default()
-                },
-                Some(source),
-                None,
-            )
-        })
-        .unwrap();
-    let session = Rc::new(RefCell::new(session));
-    let weak = Rc::downgrade(&test);
+    let test = template();
     test.mock_ai_agent(
         "support-agent",
-        baton_testing::agent::AgentScript::handler(move |request| {
-            let t = weak.upgrade().unwrap();
-            let mut session = session.borrow_mut();
-            t.with_engine(|e| session.sync(e)).unwrap();
-            session.answer(request).unwrap()
-        }),
+        CassetteScript::new(dir.join("damaged-order.json"))
+            .mode(CassetteMode::Record)
+            .record_with(move |request| {
+                if request.model_call == 2 {
+                    std::fs::write(&marker, "").unwrap();
+                    std::thread::sleep(std::time::Duration::from_secs(60));
+                }
+                turns.next().expect("a turn left")
+            }),
     );
     test.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}));
 }
