@@ -38,6 +38,8 @@ pub struct ProcessInstanceView {
     pub process_definition_key: Key,
     pub state: State,
     pub parent_process_instance_key: Option<Key>,
+    /// Suspended (Zeebe 8.10, see [`Engine::suspend_instance`]); the element state stays as it is.
+    pub suspended: bool,
 }
 
 /// A variable of a scope.
@@ -154,6 +156,7 @@ impl Engine {
             process_definition_key: p.key,
             state: s.state,
             parent_process_instance_key: s.parent_process_instance_key,
+            suspended: self.is_suspended(key),
         })
     }
 
@@ -205,7 +208,10 @@ impl Engine {
             retries: j.retries,
             process_instance_key: j.process_instance_key,
             bpmn_process_id: p.bpmn_process_id.clone(),
-            element_id: p.element(j.element).id.clone(),
+            element_id: match j.element {
+                ElementRef::Element(e) => p.element(e).id.clone(),
+                _ => p.bpmn_process_id.clone(),
+            },
             element_instance_key: j.element_instance_key,
             custom_headers: j.custom_headers.clone(),
             error_message: j.error_message.clone(),
@@ -347,7 +353,9 @@ impl Engine {
             RecordValue::ProcessInstance(v) => {
                 Some(self.element_id_text(v.proc, v.element_ref, v.element_type))
             }
-            RecordValue::Job(j) => Some(self.process(j.proc).element(j.element).id.to_string()),
+            RecordValue::Job(j) => {
+                Some(self.element_id_text(j.proc, j.element, BpmnElementType::Unspecified))
+            }
             RecordValue::Incident(i) => {
                 Some(self.element_id_text(i.proc, i.element, BpmnElementType::Unspecified))
             }
@@ -361,14 +369,20 @@ impl Engine {
     /// retry backoff, a buffered message's expiry. A test moving the clock steps to each due
     /// time in turn, so what fires first can change what is due next.
     pub fn next_due_time(&self) -> Option<i64> {
-        let timers = self.timers().into_iter().map(|t| t.due);
-        let jobs = self.jobs.values().filter_map(|j| match j.state {
+        // A timer held for a suspended instance is out of the due dates, and the time-outs and
+        // backoffs of its jobs wait for the resume.
+        let timers = self.timers.by_due.first().map(|(due, _)| *due);
+        let jobs = self
+            .jobs
+            .values()
+            .filter(|j| !self.is_suspended(j.process_instance_key));
+        let jobs = jobs.filter_map(|j| match j.state {
             JobState::Activated => j.deadline,
             JobState::FailedBackoff => j.recurring_time,
             _ => None,
         });
         let messages = self.buffered_messages().into_iter().map(|m| m.deadline);
-        timers.chain(jobs).chain(messages).min()
+        timers.into_iter().chain(jobs).chain(messages).min()
     }
 }
 

@@ -786,8 +786,12 @@ fn baton_record_records_a_replaying_test() {
         baton_testing::agent::recording::Recording::read(dir.join("damaged-order.json")).unwrap();
     assert_eq!(cassette.calls.len(), 3);
     // Without the variable, the same test replays what it recorded.
-    replay(template(), &dir.join("damaged-order.json"), json!({"customerMessage": BROKEN}))
-        .unwrap();
+    replay(
+        template(),
+        &dir.join("damaged-order.json"),
+        json!({"customerMessage": BROKEN}),
+    )
+    .unwrap();
 }
 
 /// Two runs recorded one after the other replay in the other order by request (their keys
@@ -811,8 +815,11 @@ fn by_request_matches_calls_in_any_order() {
     );
     t.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
         .assert_completed();
-    t.start(TEMPLATE_PROCESS, json!({"customerMessage": "Order 1042 is broken."}))
-        .assert_completed();
+    t.start(
+        TEMPLATE_PROCESS,
+        json!({"customerMessage": "Order 1042 is broken."}),
+    )
+    .assert_completed();
     agent.assert_all_turns_used();
 
     let reversed = |matching: MatchMode| {
@@ -821,7 +828,10 @@ fn by_request_matches_calls_in_any_order() {
             "support-agent",
             CassetteScript::new(&path).matching(matching),
         );
-        t.start(TEMPLATE_PROCESS, json!({"customerMessage": "Order 1042 is broken."}));
+        t.start(
+            TEMPLATE_PROCESS,
+            json!({"customerMessage": "Order 1042 is broken."}),
+        );
         t.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}));
         let errors: Vec<String> = t.errors().into_iter().map(|e| e.message).collect();
         (errors, agent.check_all_turns_used())
@@ -830,7 +840,10 @@ fn by_request_matches_calls_in_any_order() {
     assert!(errors.is_empty(), "{errors:?}");
     unused.unwrap();
     let (errors, _) = reversed(MatchMode::InOrder);
-    assert!(errors[0].contains("first difference at request.userPrompt"), "{errors:?}");
+    assert!(
+        errors[0].contains("first difference at request.userPrompt"),
+        "{errors:?}"
+    );
     // Turns only: nothing is compared.
     let (errors, unused) = reversed(MatchMode::TurnsOnly);
     assert!(errors.is_empty(), "{errors:?}");
@@ -855,7 +868,10 @@ fn drift_mode_replays_on_and_reports() {
     let drifts: Vec<String> = agent
         .drifts()
         .iter()
-        .map(|d| d.to_string().replace(&path.display().to_string(), "damaged-order.json"))
+        .map(|d| {
+            d.to_string()
+                .replace(&path.display().to_string(), "damaged-order.json")
+        })
         .collect();
     insta::assert_snapshot!(format!(
         "{}\n---\n{}",
@@ -903,7 +919,10 @@ fn secrets_are_redacted_when_writing_and_matching() {
     .unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(!text.contains("sk-ant-api03"), "the key is not written");
-    assert!(!text.contains("4111111111111111"), "the card is not written");
+    assert!(
+        !text.contains("4111111111111111"),
+        "the card is not written"
+    );
     assert!(text.contains("My key is [REDACTED], card [REDACTED]."));
     Session::open(
         template(),

@@ -63,7 +63,8 @@ struct Suite(PathBuf);
 
 impl Suite {
     fn new(name: &str, xml: &str, test: &str) -> Suite {
-        let dir = std::env::temp_dir().join(format!("baton-replay-cli-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("baton-replay-cli-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("cassettes")).unwrap();
         std::fs::write(dir.join("ai-agent-tool-loop.bpmn"), xml).unwrap();
@@ -124,7 +125,11 @@ fn failure(output: &str) -> String {
 
 #[test]
 fn baton_test_records_then_replays_and_records_the_same_bytes() {
-    let suite = Suite::new("round-trip", &template_xml(), &test_file(ORDER, BROKEN, "", None));
+    let suite = Suite::new(
+        "round-trip",
+        &template_xml(),
+        &test_file(ORDER, BROKEN, "", None),
+    );
     let (code, output) = suite.run(&[]);
     assert_eq!(code, 1, "nothing to replay yet: {output}");
     let (code, recorded) = suite.record(&suite.model());
@@ -152,7 +157,10 @@ fn baton_test_records_then_replays_and_records_the_same_bytes() {
         let (code, output) = suite.run(&[]);
         assert_eq!(code, 0, "{matching}: {output}");
     }
-    insta::assert_snapshot!(format!("{}\n---\n{recorded}\n---\n{replayed}", failure(&output_of_missing(&suite))));
+    insta::assert_snapshot!(format!(
+        "{}\n---\n{recorded}\n---\n{replayed}",
+        failure(&output_of_missing(&suite))
+    ));
 }
 
 /// The failure of a replay without a cassette.
@@ -305,14 +313,24 @@ fn baton_test_drift_reports_how_each_case_left_its_cassette() {
 /// the call, and the cassette holds the calls before it (never half a file).
 #[test]
 fn baton_test_record_refuses_a_failing_agent_command() {
-    let suite = Suite::new("command", &template_xml(), &test_file(ORDER, BROKEN, "", None));
+    let suite = Suite::new(
+        "command",
+        &template_xml(),
+        &test_file(ORDER, BROKEN, "", None),
+    );
     let script = |name: &str, body: &str| {
         let path = suite.0.join(name);
         std::fs::write(&path, body).unwrap();
         format!("sh {}", path.display())
     };
-    let fails = script("fails.sh", "cat > /dev/null\necho 'model unavailable: 503' >&2\nexit 7\n");
-    let no_json = script("no-json.sh", "cat > /dev/null\necho 'Sure! Here is my answer.'\n");
+    let fails = script(
+        "fails.sh",
+        "cat > /dev/null\necho 'model unavailable: 503' >&2\nexit 7\n",
+    );
+    let no_json = script(
+        "no-json.sh",
+        "cat > /dev/null\necho 'Sure! Here is my answer.'\n",
+    );
     let hangs_at_2 = script(
         "hangs.sh",
         &MODEL.replace(
@@ -351,10 +369,17 @@ fn mock_ai_agent_cassette_settings_are_checked() {
     for (name, settings) in [
         ("mode", r#", "mode": "sometimes""#),
         ("match", r#", "match": "loosely""#),
-        ("regex", r#", "replace": [ { "pattern": "user-(\\d+", "with": "user-N" } ]"#),
+        (
+            "regex",
+            r#", "replace": [ { "pattern": "user-(\\d+", "with": "user-N" } ]"#,
+        ),
         ("pointer", r#", "ignore": [ "toolCallResults/0" ]"#),
     ] {
-        let suite = Suite::new(name, &template_xml(), &test_file(ORDER, BROKEN, settings, None));
+        let suite = Suite::new(
+            name,
+            &template_xml(),
+            &test_file(ORDER, BROKEN, settings, None),
+        );
         let (code, output) = suite.run(&[]);
         assert_eq!(code, 1, "{output}");
         outputs.push(failure(&output));
