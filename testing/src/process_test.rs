@@ -28,7 +28,7 @@ use crate::clock::IntoDuration;
 use crate::deployment::{self, DeployError};
 use crate::history::History;
 use crate::instance::Run;
-use crate::mocks::{Answer, AnswerJob, JobMock, MockBuilder, MockState, TestJob};
+use crate::mocks::{Answer, AnswerJob, CallCountMissed, JobMock, MockBuilder, MockState, TestJob};
 use crate::variables::{IntoVariables, to_object, variables_or_panic};
 
 /// An error of a run: a mock that could not answer, an answer the engine rejected, the AI agent
@@ -928,6 +928,31 @@ impl ProcessTest {
         }
     }
 
+    /// Sets cluster variables (Camunda 8.10) for this test's engine: FEEL reads them as
+    /// `camunda.vars.cluster.NAME` and `camunda.vars.env.NAME` (after the process variables:
+    /// a variable named `camunda` hides them). Set again, a variable is replaced.
+    #[track_caller]
+    pub fn set_cluster_variables(&self, variables: impl IntoVariables) {
+        self.set_cluster_variables_of(None, variables);
+    }
+
+    /// Sets cluster variables of a tenant: `camunda.vars.tenant.NAME`, and
+    /// `camunda.vars.env.NAME` over a global variable of the same name. baton's process
+    /// instances belong to Zeebe's default tenant, `"<default>"`
+    /// ([`DEFAULT_TENANT`](crate::DEFAULT_TENANT)): only its variables are read.
+    #[track_caller]
+    pub fn set_tenant_cluster_variables(&self, tenant_id: &str, variables: impl IntoVariables) {
+        self.set_cluster_variables_of(Some(tenant_id), variables);
+    }
+
+    #[track_caller]
+    fn set_cluster_variables_of(&self, tenant_id: Option<&str>, variables: impl IntoVariables) {
+        let vars = variables_or_panic(variables);
+        if let Err(r) = self.act(|e| e.set_cluster_variables(tenant_id, vars)) {
+            panic!("cannot set cluster variables: {}", r.message);
+        }
+    }
+
     /// The virtual clock as an ISO-8601 instant.
     pub fn now(&self) -> String {
         crate::clock::format_instant(self.inner.borrow().engine.now())
@@ -969,17 +994,17 @@ impl ProcessTest {
     }
 
     /// Checks every mock's expected call count; lists every mock that missed it.
-    pub fn verify(&self) -> Result<(), String> {
+    pub fn verify(&self) -> Result<(), UnmetExpectations> {
         let inner = self.inner.borrow();
-        let problems: Vec<String> = inner
+        let missed: Vec<CallCountMissed> = inner
             .all_mocks
             .iter()
             .filter_map(|m| m.borrow().verify().err())
             .collect();
-        if problems.is_empty() {
+        if missed.is_empty() {
             Ok(())
         } else {
-            Err(problems.join("\n"))
+            Err(UnmetExpectations { missed })
         }
     }
 
@@ -1029,6 +1054,13 @@ impl Drop for ProcessTest {
             panic!("{problems}");
         }
     }
+}
+
+/// The job mocks called another number of times than expected, one per line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .missed.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+pub struct UnmetExpectations {
+    pub missed: Vec<CallCountMissed>,
 }
 
 /// A stand-in process: start → a service task answered by the child mock → end.

@@ -131,6 +131,7 @@ named_enum!(
         ConditionalSubscription => "CONDITIONAL_SUBSCRIPTION",
         ConditionalEvaluation => "CONDITIONAL_EVALUATION",
         Clock => "CLOCK",
+        ClusterVariable => "CLUSTER_VARIABLE",
     }
 );
 
@@ -386,7 +387,8 @@ pub struct DecisionValue {
 pub struct JobValue {
     pub proc: ProcIdx,
     pub process_instance_key: Key,
-    pub element: ElementIdx,
+    /// A flow node, or the process itself (the jobs of its execution listeners).
+    pub element: ElementRef,
     pub element_instance_key: Key,
     pub job_type: Arc<str>,
     pub kind: JobKind,
@@ -530,6 +532,12 @@ pub struct UserTaskValue {
     pub form_key: Option<i64>,
     pub variables: Option<Arc<VariableDocument>>,
     pub action: Option<Arc<str>>,
+    /// The attributes the transition of the record changes (Zeebe's `changedAttributes`:
+    /// `assignee`, `candidateGroupsList`, `candidateUsersList`, `dueDate`, `followUpDate`,
+    /// `priority`, `variables`), sorted.
+    pub changed_attributes: Vec<&'static str>,
+    /// Why a task listener denied the transition (`..._DENIED` records).
+    pub denied_reason: Option<Arc<str>>,
 }
 
 use crate::dmn::EvaluatedDecision;
@@ -603,6 +611,13 @@ pub enum RecordValue {
     },
     Clock {
         time: i64,
+    },
+    /// `CLUSTER_VARIABLE`: a cluster variable set, globally (`tenant_id` `None`) or for a
+    /// tenant.
+    ClusterVariable {
+        name: Arc<str>,
+        value: Arc<Json>,
+        tenant_id: Option<Arc<str>>,
     },
 }
 

@@ -44,7 +44,7 @@ impl Engine {
                 " type=\"{}\" kind={} element=\"{}\" retries={} key={}{}{}",
                 j.job_type,
                 j.kind,
-                self.process(j.proc).element(j.element).id,
+                self.record_element_id(r).unwrap_or_default(),
                 j.retries,
                 key_text(r.key),
                 j.variables
@@ -174,6 +174,14 @@ impl Engine {
                 format!(" afterElement=\"{element_id}\" key={}", key_text(r.key))
             }
             RecordValue::Clock { time } => format!(" time={time}"),
+            RecordValue::ClusterVariable {
+                name,
+                value,
+                tenant_id,
+            } => match tenant_id {
+                Some(t) => format!(" name=\"{name}\" value={value} scope=TENANT tenant=\"{t}\""),
+                None => format!(" name=\"{name}\" value={value} scope=GLOBAL"),
+            },
             _ => format!(" key={}", key_text(r.key)),
         };
         line.push_str(&detail);
@@ -249,7 +257,7 @@ impl Engine {
                     "variables".into(),
                     json!(j.variables.as_deref().cloned().unwrap_or_default()),
                 );
-                value.insert("elementId".into(), json!(&*p.element(j.element).id));
+                value.insert("elementId".into(), json!(self.record_element_id(r)));
                 value.insert("elementInstanceKey".into(), json!(j.element_instance_key));
                 value.insert("processInstanceKey".into(), json!(j.process_instance_key));
                 value.insert("bpmnProcessId".into(), json!(&*p.bpmn_process_id));
@@ -268,6 +276,21 @@ impl Engine {
             }
             RecordValue::DecisionEvaluation(d) => {
                 value = self.decision_record_json(r.key, d);
+            }
+            RecordValue::ClusterVariable {
+                name,
+                value: v,
+                tenant_id,
+            } => {
+                value.insert("name".into(), json!(&**name));
+                value.insert("value".into(), json!(v.to_string()));
+                let scope = if tenant_id.is_some() {
+                    "TENANT"
+                } else {
+                    "GLOBAL"
+                };
+                value.insert("scope".into(), json!(scope));
+                value.insert("tenantId".into(), json!(tenant_id.as_deref()));
             }
             _ => {
                 value.insert("text".into(), json!(self.render_record(r)));

@@ -1,6 +1,7 @@
 //! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod builder;
+mod camunda_namespace;
 mod commands;
 mod compensation;
 mod conditionals;
@@ -9,6 +10,7 @@ mod corpus;
 mod deployment;
 mod dmn;
 mod feel_wired;
+mod fidelity;
 mod fixtures;
 mod forms;
 mod golden;

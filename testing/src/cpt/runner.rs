@@ -517,12 +517,13 @@ fn run_step(
                 })
         }
         I::IncreaseTime(t) => {
-            let ms = crate::clock::parse_duration(&t.duration).map_err(|m| failure(state, m))?;
+            let ms = crate::clock::parse_duration(&t.duration)
+                .map_err(|m| failure(state, m.to_string()))?;
             test.advance_time(Duration::from_millis(ms.max(0) as u64));
             Ok(Done::Ok)
         }
         I::SetTime(t) => {
-            crate::clock::parse_instant(&t.time).map_err(|m| failure(state, m))?;
+            crate::clock::parse_instant(&t.time).map_err(|m| failure(state, m.to_string()))?;
             test.set_time(&t.time);
             Ok(Done::Ok)
         }
@@ -545,9 +546,22 @@ fn run_step(
             Ok(Done::Ok)
         }
         I::AssertIncident(a) => super::incident::assert_incident(&mut ctx, a).map(|()| Done::Ok),
+        I::SetClusterVariables(s) => {
+            let vars = exec::document(&s.variables);
+            ctx.command(|engine| engine.set_cluster_variables(s.tenant_id.as_deref(), vars))
+                .map(|()| Done::Ok)
+                .map_err(|r| {
+                    failure(
+                        state,
+                        format!(
+                            "setting cluster variables: the engine rejected it: {}",
+                            r.message
+                        ),
+                    )
+                })
+        }
         I::SuspendProcessInstance(_)
         | I::ResumeProcessInstance(_)
-        | I::SetClusterVariables(_)
         | I::CreateGlobalTaskListener(_) => Err(failure(
             state,
             exec::not_supported_yet(instruction.type_name()),
@@ -802,7 +816,7 @@ fn assert_ai_agent(
             Err(m) => return Err(failure(state, format!("ASSERT_AI_AGENT {m}"))),
             Ok(expected) => {
                 if let Err(m) = handle.check_called_tools(expected) {
-                    problems.push(m);
+                    problems.push(m.to_string());
                 }
             }
         }

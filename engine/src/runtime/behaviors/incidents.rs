@@ -6,10 +6,11 @@ use std::sync::Arc;
 use crate::runtime::behaviors::jobs::truncate_message;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    IncidentValue, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType, ValueType,
+    ErrorType, IncidentValue, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType,
+    ValueType,
 };
 use crate::runtime::state::incidents::Incident;
-use crate::runtime::state::jobs::JobState;
+use crate::runtime::state::jobs::JobTransition;
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::StepFailure;
 
@@ -106,7 +107,6 @@ impl Engine {
         if let Some(job_key) = incident.job_key
             && let Some(job) = self.jobs.get(&job_key)
             && job.retries <= 0
-            && job.state == JobState::Failed
         {
             let value = RecordValue::Incident(Box::new(self.incident_value(incident)));
             return Err(self.reject(
@@ -116,7 +116,7 @@ impl Engine {
                 value,
                 Rejection::new(
                     RejectionType::InvalidState,
-                    format!("Expected to resolve incident with key '{incident_key}', but job with key '{job_key}' has no retries left. Update the job retries first."),
+                    format!("Expected to resolve incident with key '{incident_key}', but job with key '{job_key}' has no retries left. Please update the job retries and retry resolving the incident"),
                 ),
             ));
         }
@@ -124,23 +124,28 @@ impl Engine {
         match incident.job_key {
             Some(job_key) => {
                 if let Some(job) = self.jobs.get_mut(&job_key)
-                    && matches!(job.state, JobState::Failed | JobState::ErrorThrown)
+                    && job.state.after(JobTransition::ResolveIncident).is_some()
                 {
-                    job.state = JobState::Activatable;
+                    job.transition(JobTransition::ResolveIncident);
                     self.jobs.feed.push(job_key);
                 }
             }
             None => {
-                let state = self
-                    .instances
-                    .get(&incident.element_instance_key)
-                    .map(|i| i.state);
+                // Zeebe's IncidentResolvedApplier: an expression failure starts the listeners
+                // of the transition over; the command is processed again in any case.
+                let key = incident.element_instance_key;
+                let expression_failure = incident.error_type == ErrorType::ExtractValueError;
+                if expression_failure && let Some(i) = self.instances.get_mut(&key) {
+                    i.listener_index = 0;
+                }
+                let state = self.instances.get(&key).map(|i| i.state);
                 match state {
-                    Some(State::Activating) => self.run_activation(incident.element_instance_key),
-                    Some(State::Completing) => self.run_completion(incident.element_instance_key),
-                    Some(State::Activated) => {
-                        self.retry_activated_step(incident.element_instance_key)
-                    }
+                    // A task listener's expression failed: the transition runs again.
+                    Some(State::Activated | State::Terminating)
+                        if expression_failure && self.retry_task_transition(key) => {}
+                    Some(State::Activating) => self.run_activation(key),
+                    Some(State::Completing) => self.run_completion(key),
+                    Some(State::Activated) => self.retry_activated_step(key),
                     _ => {}
                 }
             }
