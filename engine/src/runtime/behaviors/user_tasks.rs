@@ -13,6 +13,7 @@ use serde_json::Value as Json;
 
 use crate::runtime::command::JobResult;
 use crate::runtime::compile::definitions::ListenerDef;
+use crate::runtime::behaviors::suspension::suspended_rejection;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     JobKind, Key, ListenerEventType, OtherIntent, RecordValue, Rejection, RejectionType,
@@ -588,6 +589,10 @@ impl Engine {
                 format!(
                     "Expected to {action} user task with key '{key}', but no such user task was found"
                 ),
+            )),
+            Some(t) if self.is_suspended(t.value.process_instance_key) => Err(suspended_rejection(
+                t.value.process_instance_key,
+                &format!("{action} user task with key '{key}'"),
             )),
             Some(t) if t.state != UserTaskState::Created || t.pending.is_some() => {
                 Err(Rejection::new(
