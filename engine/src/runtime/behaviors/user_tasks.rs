@@ -11,9 +11,9 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
+use crate::runtime::behaviors::suspension::suspended_rejection;
 use crate::runtime::command::JobResult;
 use crate::runtime::compile::definitions::ListenerDef;
-use crate::runtime::behaviors::suspension::suspended_rejection;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     JobKind, Key, ListenerEventType, OtherIntent, RecordValue, Rejection, RejectionType,
