@@ -330,7 +330,17 @@ mod tests {
         .iter()
         .map(|e| ledger.check(e).unwrap_err().to_string())
         .collect();
-        insta::assert_snapshot!(messages.join("\n"), @"");
+        insta::assert_snapshot!(messages.join("\n"), @r#"
+        expected exactly 1 side effect(s) of "ticket-create", but the outside world received 2:
+          1. key "1042" at create-ticket (job 2251799813685260, activation 1, run 1) at 2025-01-01T00:05:00.001Z
+          2. key "1042" at create-ticket (job 2251799813685260, activation 2, run 2) at 2025-01-01T00:10:00.002Z
+        expected at most one side effect of "ticket-create" per idempotency key, but the key "1042" was acted on 2 times:
+          1. key "1042" at create-ticket (job 2251799813685260, activation 1, run 1) at 2025-01-01T00:05:00.001Z
+          2. key "1042" at create-ticket (job 2251799813685260, activation 2, run 2) at 2025-01-01T00:10:00.002Z
+        expected no side effect of "ticket-create" before "approve" completed, but one happened before it:
+          1. key "1042" at create-ticket (job 2251799813685260, activation 2, run 2) at 2025-01-01T00:10:00.002Z
+        expected at least 1 side effect(s) of "email-send", but the outside world received 0
+        "#);
         assert_eq!(
             ledger.check(&SideEffectExpectation::of("ticket-create").count(2)),
             Ok(())
@@ -342,6 +352,6 @@ mod tests {
     #[test]
     fn a_key_expression_that_is_not_feel_is_refused() {
         let error = DeclaredSideEffect::keyed_by("order.").unwrap_err();
-        insta::assert_snapshot!(error.to_string(), @"");
+        insta::assert_snapshot!(error.to_string(), @"the idempotency key order. is not valid FEEL: failed to parse expression 'order.': expected name at 1:7, found end of input");
     }
 }
