@@ -46,11 +46,13 @@ pub mod cpt;
 mod deployment;
 pub mod example_data;
 mod explain;
+pub mod explore;
 mod files;
 mod history;
 mod instance;
 pub mod mocks;
 mod process_test;
+mod settle;
 pub mod trace;
 pub mod variables;
 

@@ -60,6 +60,32 @@ impl Engine {
         .map(drop)
     }
 
+    /// Suspends a process instance (Zeebe 8.10): it keeps its state and makes no progress
+    /// until [`resume_instance`](Engine::resume_instance). What the engine would do for it
+    /// meanwhile (the next element, a timer that comes due, a condition that holds) is held back
+    /// and carried out on resume, in order; its jobs are parked (no worker gets them, and
+    /// completing or failing one is rejected), its user tasks and incidents cannot be acted on,
+    /// its message and signal subscriptions are closed: a signal broadcast meanwhile is lost, a
+    /// message correlates after the resume only if it is still buffered (its time to live).
+    /// Variables can be set, except on a user task; cancelling works and drops what was held
+    /// back. A called child instance is not suspended with its parent.
+    pub fn suspend_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
+        self.apply(Command::SuspendInstance {
+            process_instance_key,
+        })
+        .map(drop)
+    }
+
+    /// Resumes a suspended process instance: its subscriptions open again, what was held back
+    /// runs (a cycle timer that missed several firings fires once), then its jobs are handed
+    /// out again.
+    pub fn resume_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
+        self.apply(Command::ResumeInstance {
+            process_instance_key,
+        })
+        .map(drop)
+    }
+
     /// Sets variables on a scope (an element instance or the process instance): with `local`,
     /// in exactly that scope; otherwise Zeebe's propagating merge.
     pub fn set_variables(

@@ -33,6 +33,14 @@ pub enum Command {
     CancelInstance {
         process_instance_key: Key,
     },
+    /// Suspend a process instance (Zeebe 8.10, `POST /v2/process-instances/{key}/suspension`).
+    SuspendInstance {
+        process_instance_key: Key,
+    },
+    /// Resume a suspended process instance (`POST /v2/process-instances/{key}/resumption`).
+    ResumeInstance {
+        process_instance_key: Key,
+    },
     SetVariables {
         scope_key: Key,
         #[serde(default)]

@@ -67,6 +67,9 @@ pub struct Engine {
     pub(crate) log: RecordLog,
     /// Follow-up commands waiting to be processed, in order.
     pub(crate) queue: VecDeque<FollowUp>,
+    /// Suspended process instances, each with the follow-up commands held back until it
+    /// resumes, in order (see `behaviors::suspension`).
+    pub(crate) suspended: BTreeMap<Key, VecDeque<FollowUp>>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
     pub(crate) instances: InstanceStore,
@@ -119,6 +122,7 @@ impl Engine {
             deployed: Deployments::default(),
             log: RecordLog::default(),
             queue: VecDeque::new(),
+            suspended: BTreeMap::new(),
             steps: 0,
             instances: InstanceStore::default(),
             process_instances: BTreeMap::new(),
@@ -262,6 +266,13 @@ impl Engine {
                 self.check_conditionals();
             }
             while let Some(follow_up) = self.queue.pop_front() {
+                if !self.suspended.is_empty()
+                    && let Some(pi) = self.held_back_by(&follow_up)
+                    && let Some(held) = self.suspended.get_mut(&pi)
+                {
+                    held.push_back(follow_up);
+                    continue;
+                }
                 self.steps += 1;
                 if self.steps > self.config.step_limit {
                     self.queue.clear();
@@ -346,6 +357,12 @@ impl Engine {
             Command::CancelInstance {
                 process_instance_key,
             } => self.apply_cancel_instance(process_instance_key).map(done),
+            Command::SuspendInstance {
+                process_instance_key,
+            } => self.apply_suspend_instance(process_instance_key).map(done),
+            Command::ResumeInstance {
+                process_instance_key,
+            } => self.apply_resume_instance(process_instance_key).map(done),
             Command::SetVariables {
                 scope_key,
                 variables,

@@ -255,6 +255,12 @@ named_enum!(
         ElementCompleted => "ELEMENT_COMPLETED",
         ElementTerminating => "ELEMENT_TERMINATING",
         ElementTerminated => "ELEMENT_TERMINATED",
+        Suspend => "SUSPEND",
+        Suspending => "SUSPENDING",
+        Suspended => "SUSPENDED",
+        Resume => "RESUME",
+        Resuming => "RESUMING",
+        Resumed => "RESUMED",
     }
 );
 
@@ -309,6 +315,8 @@ named_enum!(
         Activate => "ACTIVATE",
         Pinned => "PINNED",
         Modified => "MODIFIED",
+        Suspended => "SUSPENDED",
+        Resumed => "RESUMED",
     }
 );
 

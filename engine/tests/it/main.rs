@@ -18,5 +18,6 @@ mod hostile;
 mod listeners;
 mod messages;
 mod signals;
+mod suspension;
 mod timers;
 mod xml;

@@ -560,9 +560,14 @@ fn run_step(
                     )
                 })
         }
-        I::SuspendProcessInstance(_)
-        | I::ResumeProcessInstance(_)
-        | I::CreateGlobalTaskListener(_) => Err(failure(
+        I::SuspendProcessInstance(c) => {
+            exec::suspend_or_resume(&mut ctx, &c.process_instance_selector, true).map(|()| Done::Ok)
+        }
+        I::ResumeProcessInstance(c) => {
+            exec::suspend_or_resume(&mut ctx, &c.process_instance_selector, false)
+                .map(|()| Done::Ok)
+        }
+        I::CreateGlobalTaskListener(_) => Err(failure(
             state,
             exec::not_supported_yet(instruction.type_name()),
         )),

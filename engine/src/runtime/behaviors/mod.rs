@@ -20,6 +20,7 @@ pub(crate) mod mappings;
 pub(crate) mod messages;
 pub(crate) mod process_instances;
 pub(crate) mod signals;
+pub(crate) mod suspension;
 pub(crate) mod timers;
 pub(crate) mod user_tasks;
 pub(crate) mod variables;

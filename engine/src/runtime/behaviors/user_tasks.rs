@@ -11,6 +11,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
+use crate::runtime::behaviors::suspension::suspended_rejection;
 use crate::runtime::command::JobResult;
 use crate::runtime::compile::definitions::ListenerDef;
 use crate::runtime::engine::Engine;
@@ -588,6 +589,10 @@ impl Engine {
                 format!(
                     "Expected to {action} user task with key '{key}', but no such user task was found"
                 ),
+            )),
+            Some(t) if self.is_suspended(t.value.process_instance_key) => Err(suspended_rejection(
+                t.value.process_instance_key,
+                &format!("{action} user task with key '{key}'"),
             )),
             Some(t) if t.state != UserTaskState::Created || t.pending.is_some() => {
                 Err(Rejection::new(
