@@ -5,7 +5,7 @@ use std::cell::{Ref, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
-use baton_engine::runtime::{AdHocJobResult, Engine};
+use baton_engine::runtime::Engine;
 
 use super::cassette::Cassette;
 use super::connector::{AgentJob, JobAnswer, fetch_variables};
@@ -126,18 +126,10 @@ impl AnswerJob for AgentAnswerer {
             now: Some(&now),
         };
         match self.0.borrow_mut().answer_job(agent_job) {
-            Ok(JobAnswer::Complete(completion)) => Answer::CompleteAdHoc {
-                variables: completion.variables,
-                result: AdHocJobResult {
-                    activate_elements: completion
-                        .activate_elements
-                        .into_iter()
-                        .map(|a| (a.element_id, a.variables))
-                        .collect(),
-                    completion_condition_fulfilled: completion.completion_condition_fulfilled,
-                    cancel_remaining_instances: completion.cancel_remaining_instances,
-                },
-            },
+            Ok(JobAnswer::Complete(completion)) => {
+                let (variables, result) = completion.into_job_result();
+                Answer::CompleteAdHoc { variables, result }
+            }
             Ok(JobAnswer::Fail(failure)) => Answer::Fail(FailJob {
                 retries: Some(failure.retries),
                 message: failure.error_message,
