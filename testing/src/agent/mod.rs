@@ -41,8 +41,8 @@ pub use connector::{
 };
 pub use handle::{AiAgentHandle, MockAiAgentError};
 pub use matchers::{
-    ExpectedCall, Matcher, Mismatch, ToolCallsDiffer, any_number, any_string, anything, call,
-    contains, matches_regex, object, object_containing, predicate, tool,
+    ExpectedCall, Matcher, MatcherMismatch, ToolCallsDiffer, any_number, any_string, anything,
+    call, contains, matches_regex, object, object_containing, predicate, tool,
 };
 pub use mock::{
     AgentMockFailure, AgentMockFailureKind, AgentRequest, AgentScript, AiAgentMock, OnExhausted,
