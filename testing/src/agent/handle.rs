@@ -46,7 +46,10 @@ impl ProcessTest {
                 element_id: element_id.to_string(),
                 message,
             })?;
-        let mock = AiAgentMock::new(element_id, script)?.with_tool_order(tool_order);
+        let tool_cache = self.inner.borrow().tool_cache.clone();
+        let mock = AiAgentMock::new(element_id, script)?
+            .with_tool_order(tool_order)
+            .with_tool_cache(tool_cache);
         let shared = Rc::new(RefCell::new(mock));
         self.answer_jobs_of_element(
             element_id,
