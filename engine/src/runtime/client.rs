@@ -60,6 +60,32 @@ impl Engine {
         .map(drop)
     }
 
+    /// Suspends a process instance (Zeebe 8.10): it keeps its state and makes no progress
+    /// until [`resume_instance`](Engine::resume_instance). What the engine would do for it
+    /// meanwhile (the next element, a timer that comes due, a condition that holds) is held back
+    /// and carried out on resume, in order; its jobs are parked (no worker gets them, and
+    /// completing or failing one is rejected), its user tasks and incidents cannot be acted on,
+    /// its message and signal subscriptions are closed: a signal broadcast meanwhile is lost, a
+    /// message correlates after the resume only if it is still buffered (its time to live).
+    /// Variables can be set, except on a user task; cancelling works and drops what was held
+    /// back. A called child instance is not suspended with its parent.
+    pub fn suspend_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
+        self.apply(Command::SuspendInstance {
+            process_instance_key,
+        })
+        .map(drop)
+    }
+
+    /// Resumes a suspended process instance: its subscriptions open again, what was held back
+    /// runs (a cycle timer that missed several firings fires once), then its jobs are handed
+    /// out again.
+    pub fn resume_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
+        self.apply(Command::ResumeInstance {
+            process_instance_key,
+        })
+        .map(drop)
+    }
+
     /// Sets variables on a scope (an element instance or the process instance): with `local`,
     /// in exactly that scope; otherwise Zeebe's propagating merge.
     pub fn set_variables(
@@ -313,6 +339,23 @@ impl Engine {
     /// Sets the clock to an absolute time (epoch milliseconds) and fires what fell due.
     pub fn set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
         self.apply(Command::SetClock { epoch_millis }).map(drop)
+    }
+
+    /// Sets cluster variables (Zeebe 8.10): global ones (`tenant_id` `None`), read in FEEL as
+    /// `camunda.vars.cluster.NAME`, or a tenant's, read as `camunda.vars.tenant.NAME` by the
+    /// process instances of that tenant; `camunda.vars.env.NAME` reads the tenant's value, else
+    /// the global one. baton's process instances belong to Zeebe's default tenant
+    /// [`DEFAULT_TENANT`](crate::runtime::DEFAULT_TENANT). A variable set again is replaced.
+    pub fn set_cluster_variables(
+        &mut self,
+        tenant_id: Option<&str>,
+        variables: VariableDocument,
+    ) -> Result<(), Rejection> {
+        self.apply(Command::SetClusterVariables {
+            tenant_id: tenant_id.map(str::to_owned),
+            variables,
+        })
+        .map(drop)
     }
 }
 

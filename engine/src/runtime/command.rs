@@ -33,6 +33,14 @@ pub enum Command {
     CancelInstance {
         process_instance_key: Key,
     },
+    /// Suspend a process instance (Zeebe 8.10, `POST /v2/process-instances/{key}/suspension`).
+    SuspendInstance {
+        process_instance_key: Key,
+    },
+    /// Resume a suspended process instance (`POST /v2/process-instances/{key}/resumption`).
+    ResumeInstance {
+        process_instance_key: Key,
+    },
     SetVariables {
         scope_key: Key,
         #[serde(default)]
@@ -123,6 +131,12 @@ pub enum Command {
     MockDecision {
         decision_id: String,
         output: Json,
+    },
+    /// Set cluster variables (Zeebe 8.10), read in FEEL as `camunda.vars.cluster.*` (no
+    /// tenant) or `camunda.vars.tenant.*` (that tenant's), and both as `camunda.vars.env.*`.
+    SetClusterVariables {
+        tenant_id: Option<String>,
+        variables: VariableDocument,
     },
 }
 

@@ -13,6 +13,7 @@ use crate::runtime::records::{
     ProcessInstanceValue, Record, RecordType, RecordValue, Rejection, RejectionType,
     SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
+use crate::runtime::state::cluster_variables::ClusterVariables;
 use crate::runtime::state::compensation::CompensationState;
 use crate::runtime::state::conditionals::ConditionalState;
 use crate::runtime::state::deployments::Deployments;
@@ -66,6 +67,9 @@ pub struct Engine {
     pub(crate) log: RecordLog,
     /// Follow-up commands waiting to be processed, in order.
     pub(crate) queue: VecDeque<FollowUp>,
+    /// Suspended process instances, each with the follow-up commands held back until it
+    /// resumes, in order (see `behaviors::suspension`).
+    pub(crate) suspended: BTreeMap<Key, VecDeque<FollowUp>>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
     pub(crate) instances: InstanceStore,
@@ -85,6 +89,8 @@ pub struct Engine {
     pub(crate) conditionals: ConditionalState,
     pub(crate) compensation: CompensationState,
     pub(crate) feel: FeelState,
+    /// What `camunda.vars.*` reads in FEEL.
+    pub(crate) cluster_variables: ClusterVariables,
     pub(crate) empty: SharedEmpties,
     /// The commands carried out, when recording (see [`Engine::record_commands`]).
     pub(crate) recorded: RecordedCommands,
@@ -116,6 +122,7 @@ impl Engine {
             deployed: Deployments::default(),
             log: RecordLog::default(),
             queue: VecDeque::new(),
+            suspended: BTreeMap::new(),
             steps: 0,
             instances: InstanceStore::default(),
             process_instances: BTreeMap::new(),
@@ -130,6 +137,7 @@ impl Engine {
             conditionals: ConditionalState::default(),
             compensation: CompensationState::default(),
             feel: FeelState::default(),
+            cluster_variables: ClusterVariables::default(),
             empty: SharedEmpties::default(),
             recorded: RecordedCommands::default(),
         }
@@ -258,6 +266,13 @@ impl Engine {
                 self.check_conditionals();
             }
             while let Some(follow_up) = self.queue.pop_front() {
+                if !self.suspended.is_empty()
+                    && let Some(pi) = self.held_back_by(&follow_up)
+                    && let Some(held) = self.suspended.get_mut(&pi)
+                {
+                    held.push_back(follow_up);
+                    continue;
+                }
                 self.steps += 1;
                 if self.steps > self.config.step_limit {
                     self.queue.clear();
@@ -342,6 +357,12 @@ impl Engine {
             Command::CancelInstance {
                 process_instance_key,
             } => self.apply_cancel_instance(process_instance_key).map(done),
+            Command::SuspendInstance {
+                process_instance_key,
+            } => self.apply_suspend_instance(process_instance_key).map(done),
+            Command::ResumeInstance {
+                process_instance_key,
+            } => self.apply_resume_instance(process_instance_key).map(done),
             Command::SetVariables {
                 scope_key,
                 variables,
@@ -438,6 +459,12 @@ impl Engine {
                 .map(Applied::Evaluated),
             Command::AdvanceClock { millis } => self.apply_advance_clock(millis).map(done),
             Command::SetClock { epoch_millis } => self.apply_set_clock(epoch_millis).map(done),
+            Command::SetClusterVariables {
+                tenant_id,
+                variables,
+            } => self
+                .apply_set_cluster_variables(tenant_id, variables)
+                .map(done),
             Command::MockDecision {
                 decision_id,
                 output,

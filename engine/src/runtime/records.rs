@@ -131,6 +131,7 @@ named_enum!(
         ConditionalSubscription => "CONDITIONAL_SUBSCRIPTION",
         ConditionalEvaluation => "CONDITIONAL_EVALUATION",
         Clock => "CLOCK",
+        ClusterVariable => "CLUSTER_VARIABLE",
     }
 );
 
@@ -254,6 +255,12 @@ named_enum!(
         ElementCompleted => "ELEMENT_COMPLETED",
         ElementTerminating => "ELEMENT_TERMINATING",
         ElementTerminated => "ELEMENT_TERMINATED",
+        Suspend => "SUSPEND",
+        Suspending => "SUSPENDING",
+        Suspended => "SUSPENDED",
+        Resume => "RESUME",
+        Resuming => "RESUMING",
+        Resumed => "RESUMED",
     }
 );
 
@@ -308,6 +315,8 @@ named_enum!(
         Activate => "ACTIVATE",
         Pinned => "PINNED",
         Modified => "MODIFIED",
+        Suspended => "SUSPENDED",
+        Resumed => "RESUMED",
     }
 );
 
@@ -531,6 +540,12 @@ pub struct UserTaskValue {
     pub form_key: Option<i64>,
     pub variables: Option<Arc<VariableDocument>>,
     pub action: Option<Arc<str>>,
+    /// The attributes the transition of the record changes (Zeebe's `changedAttributes`:
+    /// `assignee`, `candidateGroupsList`, `candidateUsersList`, `dueDate`, `followUpDate`,
+    /// `priority`, `variables`), sorted.
+    pub changed_attributes: Vec<&'static str>,
+    /// Why a task listener denied the transition (`..._DENIED` records).
+    pub denied_reason: Option<Arc<str>>,
 }
 
 use crate::dmn::EvaluatedDecision;
@@ -604,6 +619,13 @@ pub enum RecordValue {
     },
     Clock {
         time: i64,
+    },
+    /// `CLUSTER_VARIABLE`: a cluster variable set, globally (`tenant_id` `None`) or for a
+    /// tenant.
+    ClusterVariable {
+        name: Arc<str>,
+        value: Arc<Json>,
+        tenant_id: Option<Arc<str>>,
     },
 }
 

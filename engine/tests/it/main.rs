@@ -1,6 +1,7 @@
 //! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod builder;
+mod camunda_namespace;
 mod commands;
 mod compensation;
 mod conditionals;
@@ -17,5 +18,6 @@ mod hostile;
 mod listeners;
 mod messages;
 mod signals;
+mod suspension;
 mod timers;
 mod xml;

@@ -218,6 +218,22 @@ fn instance(ctx: &mut impl Ctx, sel: &ProcessSelector) -> Result<Key, Instructio
     }
 }
 
+/// SUSPEND_PROCESS_INSTANCE / RESUME_PROCESS_INSTANCE (baton's extension): the first instance of
+/// the selected process.
+pub(crate) fn suspend_or_resume(
+    ctx: &mut impl Ctx,
+    sel: &ProcessSelector,
+    suspend: bool,
+) -> Result<(), InstructionFailure> {
+    let key = instance(ctx, sel)?;
+    let (what, result) = if suspend {
+        ("suspending", ctx.command(|e| e.suspend_instance(key)))
+    } else {
+        ("resuming", ctx.command(|e| e.resume_instance(key)))
+    };
+    result.map_err(|r| rejected(ctx, &format!("{what} the process instance"), r))
+}
+
 fn check(ctx: &mut impl Ctx, instance: Key, check: &Check) -> Result<(), InstructionFailure> {
     ctx.check(instance, check)
         .map_err(InstructionFailure::from_assertion)
@@ -254,9 +270,12 @@ fn find_job(
                 .is_none_or(|t| *j.bpmn_process_id == *t)
             && kind.is_none_or(|k| j.kind == k)
     };
-    let (found, open) = ctx.read(|e| {
+    let (found, open, parked) = ctx.read(|e| {
         let jobs = e.jobs();
         let found = jobs.iter().find(|j| takeable(j) && matches(j)).cloned();
+        let parked = jobs
+            .iter()
+            .any(|j| j.state == JobState::Suspended && matches(j));
         let open: Vec<String> = jobs
             .iter()
             .filter(|j| takeable(j))
@@ -272,7 +291,7 @@ fn find_job(
                 )
             })
             .collect();
-        (found, open)
+        (found, open, parked)
     });
     if let Some(job) = found {
         return Ok(job);
@@ -292,6 +311,11 @@ fn find_job(
     } else {
         format!("waiting jobs: {}", open.join(", "))
     };
+    if parked {
+        listing.push_str(
+            "; a matching job is parked: its process instance is suspended (RESUME_PROCESS_INSTANCE hands it out again)",
+        );
+    }
     if let Some(t) = &sel.job_type
         && ctx.mocked(t)
     {
@@ -476,9 +500,7 @@ fn assert_process_instance(
             model::ProcessInstanceState::Completed => InstanceState::Completed,
             model::ProcessInstanceState::Created => InstanceState::Created,
             model::ProcessInstanceState::Terminated => InstanceState::Terminated,
-            model::ProcessInstanceState::Suspended => {
-                return Err(fail(ctx, not_supported_yet("the state IS_SUSPENDED")));
-            }
+            model::ProcessInstanceState::Suspended => InstanceState::Suspended,
         };
         check(ctx, key, &Check::InstanceState(state))?;
     }

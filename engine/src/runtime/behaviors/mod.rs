@@ -4,6 +4,7 @@
 //! decisions, forms and Camunda user tasks. Client commands that belong to one behaviour are
 //! carried out here (`apply_*`).
 
+pub(crate) mod camunda_namespace;
 pub(crate) mod compensation;
 pub(crate) mod conditionals;
 pub(crate) mod cron;
@@ -18,6 +19,7 @@ pub(crate) mod mappings;
 pub(crate) mod messages;
 pub(crate) mod process_instances;
 pub(crate) mod signals;
+pub(crate) mod suspension;
 pub(crate) mod timers;
 pub(crate) mod user_tasks;
 pub(crate) mod variables;

@@ -31,8 +31,28 @@ impl Engine {
                 ),
             ));
         }
-        let doc_key = self.new_key();
+        // Zeebe's VariableDocumentUpdateWhileSuspendedTest: a user task scope would start the
+        // task's update lifecycle, whose listeners cannot run while suspended.
+        if let Some(i) = self.instances.get(&scope_key)
+            && i.user_task().is_some()
+        {
+            self.check_not_suspended(i.process_instance_key, || {
+                format!("update variables for the user task element with key '{scope_key}'")
+            })?;
+        }
         let vars = Arc::new(variables);
+        if let Some(update) = self.update_user_task_variables(scope_key, &vars, local) {
+            update?;
+            return self.run(start);
+        }
+        // VariableDocumentUpdateProcessor: the variables are merged, then the document is
+        // UPDATED (with the key that follows theirs).
+        if local {
+            self.merge_local(scope_key, &vars);
+        } else {
+            self.merge_propagating(scope_key, &vars);
+        }
+        let doc_key = self.new_key();
         self.event(
             ValueType::VariableDocument,
             OtherIntent::Updated,
@@ -40,14 +60,9 @@ impl Engine {
             RecordValue::VariableDocument {
                 scope_key,
                 local,
-                variables: vars.clone(),
+                variables: vars,
             },
         );
-        if local {
-            self.merge_local(scope_key, &vars);
-        } else {
-            self.merge_propagating(scope_key, &vars);
-        }
         self.run(start)
     }
     /// The value of a variable as seen from `scope` (the scope itself, then its flow scopes up to

@@ -1,0 +1,134 @@
+//! Camunda 8.10 engine rules as a test uses them: cluster variables (and
+//! `camunda.processInstance.key`), process instance suspension, from Rust and from CPT JSON
+//! (`fixtures/cpt/v810-engine`, baton's extension instructions for what CPT 8.10 has no
+//! instruction for).
+
+use std::path::{Path, PathBuf};
+
+use baton_testing::cpt::Outcome;
+use baton_testing::cpt::{self, Options};
+use baton_testing::{DEFAULT_TENANT, ProcessTest, RunState};
+use serde_json::json;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn shipping() -> ProcessTest {
+    ProcessTest::from_file(root().join("fixtures/cpt/v810-engine/shipping.bpmn")).unwrap()
+}
+
+/// Cluster variables set per test (camunda/camunda ClusterVariableEvaluationContextTest: the
+/// tenant's value wins in `env`, the global one is the fallback); the start event's output maps
+/// `camunda.processInstance.key` (ProcessInstanceExpressionContextTest case 2).
+#[test]
+fn cluster_variables_are_set_per_test() {
+    let test = shipping();
+    test.set_cluster_variables(json!({"CARRIER": {"jobType": "book-dhl", "retries": 5}}));
+    test.set_tenant_cluster_variables(DEFAULT_TENANT, json!({"REGION": "eu"}));
+    let dhl = test.mock_job("book-dhl").complete();
+    let run = test.start("shipping", ());
+    dhl.assert_called(1);
+    assert_eq!(dhl.invocations()[0].variables()["region"], json!("eu"));
+    assert_eq!(
+        run.variable("trackingRef"),
+        Some(json!(run.key().to_string()))
+    );
+    run.assert_waiting_at(["delivered"]);
+
+    // Another test of the same process sees none of them: the job type is null there.
+    let other = shipping();
+    let run = other.start("shipping", ());
+    run.assert_has_incidents();
+}
+
+#[test]
+fn the_8_10_engine_fixture_passes_without_notes() {
+    let report = cpt::run(
+        &[root().join("fixtures/cpt/v810-engine")],
+        &Options::default(),
+    )
+    .unwrap();
+    report.assert_success();
+    assert!(
+        report.suites.iter().all(|s| s.notes.is_empty()),
+        "{:?}",
+        report.suites
+    );
+}
+
+fn order_hold() -> ProcessTest {
+    ProcessTest::from_file(root().join("fixtures/cpt/v810-engine/order-hold.bpmn")).unwrap()
+}
+
+/// A suspended run makes no progress: its job is parked (the mock answers it after the
+/// resume), a timer that comes due waits, and the run is not active meanwhile (Camunda's search
+/// filters a SUSPENDED instance out of ACTIVE). Sources: camunda/camunda
+/// ProcessInstanceSuspendResumeTest, the ADRs 0008 (suspended job state) and 0009 (suspended
+/// timer buffering).
+#[test]
+fn a_suspended_run_waits_until_it_is_resumed() {
+    let test = order_hold();
+    let run = test.start("order-hold", json!({"orderId": "A-1"}));
+    run.suspend();
+    let reserve = test.mock_job("reserve").complete();
+    assert_eq!(run.state(), RunState::Suspended);
+    run.assert_suspended().assert_waiting_at(["reserve"]);
+    reserve.assert_called(0);
+    let not_active = crate::support::panic_message(|| {
+        run.assert_active();
+    });
+    assert!(not_active.contains("it is suspended"), "{not_active}");
+    run.resume();
+    reserve.assert_called(1);
+    run.assert_active().assert_waiting_at(["cooling-off"]);
+
+    run.suspend().advance_time("PT2H");
+    run.assert_waiting_at(["cooling-off"]);
+    run.resume().assert_waiting_at(["paid"]);
+}
+
+/// COMPLETE_JOB on a parked job fails saying why; IS_ACTIVE on a suspended instance fails.
+#[test]
+fn acting_on_a_suspended_instance_from_json_says_it_is_suspended() {
+    let dir = crate::cpt::temp_dir("suspended-job");
+    std::fs::copy(
+        root().join("fixtures/cpt/v810-engine/order-hold.bpmn"),
+        dir.join("order-hold.bpmn"),
+    )
+    .unwrap();
+    let pi = r#""processInstanceSelector": { "processDefinitionId": "order-hold" }"#;
+    let cases = [
+        r#"{ "type": "COMPLETE_JOB", "jobSelector": { "jobType": "reserve" } }"#.to_owned(),
+        format!(r#"{{ "type": "ASSERT_PROCESS_INSTANCE", {pi}, "state": "IS_ACTIVE" }}"#),
+        format!(r#"{{ "type": "RESUME_PROCESS_INSTANCE", {pi} }}, {{ "type": "RESUME_PROCESS_INSTANCE", {pi} }}"#),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, then)| {
+        format!(
+            r#"{{ "name": "{i}", "instructions": [
+              {{ "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {{ "processDefinitionId": "order-hold" }} }},
+              {{ "type": "SUSPEND_PROCESS_INSTANCE", {pi} }}, {then} ] }}"#
+        )
+    })
+    .collect::<Vec<_>>()
+    .join(",");
+    std::fs::write(
+        dir.join("order-hold.test.json"),
+        format!(r#"{{ "testCases": [ {cases} ] }}"#),
+    )
+    .unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(report.summary(), "0 passed, 3 failed");
+    let messages: Vec<String> = report
+        .cases
+        .iter()
+        .map(|c| match &c.outcome {
+            Outcome::Failed(f) => f.message.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    insta::assert_snapshot!(messages.join("\n---\n"));
+}
