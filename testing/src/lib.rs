@@ -67,7 +67,8 @@ pub use assertions::{
     VariableScope,
 };
 pub use baton_engine::runtime::{
-    CreateInstance, DEFAULT_TENANT, ErrorType, Key, PublishMessage, UserTaskState,
+    CreateInstance, DEFAULT_TENANT, ErrorType, GlobalTaskListener, Key, PublishMessage,
+    UserTaskState,
 };
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};
 pub use deployment::{DeployError, Deployment};

@@ -138,6 +138,8 @@ pub enum Command {
         tenant_id: Option<String>,
         variables: VariableDocument,
     },
+    /// Create a global user task listener (`POST /v2/global-task-listeners`).
+    CreateGlobalTaskListener(crate::runtime::records::GlobalTaskListener),
 }
 
 /// What an applied [`Command`] answered, as the matching engine method returns it.

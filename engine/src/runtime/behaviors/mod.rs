@@ -13,6 +13,7 @@ pub(crate) mod deployment;
 pub(crate) mod events;
 pub(crate) mod expressions;
 pub(crate) mod forms;
+pub(crate) mod global_listeners;
 pub(crate) mod incidents;
 pub(crate) mod jobs;
 pub(crate) mod mappings;
