@@ -37,7 +37,7 @@ pub mod turn;
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
     AgentJob, AgentState, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
-    JobFailure, ResponseFormat, SharedVariables, ThrownError, ToolCache, Variables,
+    JobFailure, Limits, ResponseFormat, SharedVariables, ThrownError, ToolCache, Variables,
     fetch_variables,
 };
 pub use handle::{AiAgentHandle, MockAiAgentError};
