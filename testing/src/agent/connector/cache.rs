@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::config::{Config, read_config};
 use super::context::{AgentTools, read_tool_definitions};
+use super::flavour::Kind;
 use super::job::AgentJob;
 use crate::agent::tools::ToolDefinition;
 
@@ -79,6 +80,7 @@ impl ElementEntry {
         &mut self,
         provider: Option<&SharedJson>,
         data: Option<&SharedJson>,
+        kind: Kind,
     ) -> Result<Arc<Config>, Vec<String>> {
         if let Some(read) = &self.config
             && read.provider.as_ref() == provider
@@ -86,7 +88,11 @@ impl ElementEntry {
         {
             return Ok(read.config.clone());
         }
-        let config = Arc::new(read_config(provider.map(|p| &**p), data.map(|d| &**d))?);
+        let config = Arc::new(read_config(
+            provider.map(|p| &**p),
+            data.map(|d| &**d),
+            kind,
+        )?);
         self.config = Some(ConfigRead {
             provider: provider.cloned(),
             data: data.cloned(),

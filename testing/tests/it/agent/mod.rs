@@ -10,4 +10,5 @@ mod matchers;
 mod messages;
 mod recording;
 mod seed;
+mod task;
 mod tools;
