@@ -41,8 +41,8 @@ pub mod turn;
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
     AgentJob, AgentState, ElementActivation, FetchedVariables, Flavour, JobAnswer, JobCompletion,
-    JobFailure, ResponseFormat, SharedVariables, ThrownError, ToolContainerError, ToolContainers,
-    Variables, fetch_variables,
+    JobFailure, Limits, ResponseFormat, SharedVariables, ThrownError, ToolContainerError,
+    ToolContainers, Variables, fetch_variables,
 };
 pub use handle::{AiAgentHandle, MockAiAgentError};
 pub use matchers::{

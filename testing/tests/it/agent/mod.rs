@@ -9,6 +9,7 @@ mod harness;
 mod matchers;
 mod messages;
 mod recording;
+mod replay_cli;
 mod seed;
 mod task;
 mod tools;
