@@ -725,7 +725,7 @@ pub(crate) fn with_result_mapping(
         JobAnswer::Complete(mut completion) if completion.plain => {
             match result_mapping::map_result(headers, &mut completion) {
                 Ok(()) => JobAnswer::Complete(completion),
-                Err(failure) => JobAnswer::Fail(failure),
+                Err(failure) => JobAnswer::Fail(*failure),
             }
         }
         other => other,

@@ -24,7 +24,7 @@ pub const RESULT_EXPRESSION_HEADER: &str = "resultExpression";
 pub fn map_result(
     headers: &IndexMap<String, String>,
     completion: &mut JobCompletion,
-) -> Result<(), JobFailure> {
+) -> Result<(), Box<JobFailure>> {
     let response = completion
         .response
         .clone()
@@ -42,7 +42,7 @@ pub fn map_result(
         return Ok(());
     };
     let entries = evaluate(header, &response.to_json())
-        .map_err(|(exception, message)| final_result_failure(exception, message))?;
+        .map_err(|(exception, message)| Box::new(final_result_failure(exception, message)))?;
     for (name, value) in entries {
         completion.variables.insert(name, SharedJson::new(value));
     }
