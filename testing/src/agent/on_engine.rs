@@ -6,8 +6,7 @@
 
 use baton_engine::model::ElementKind;
 use baton_engine::runtime::{
-    AdHocJobResult, Engine, ExecutableProcess, JobKind, JobResult, Key, Rejection, SharedJson,
-    VariableDocument,
+    Engine, ExecutableProcess, JobKind, JobResult, Key, Rejection, SharedJson, VariableDocument,
 };
 use serde_json::{Map, Value};
 
@@ -88,19 +87,11 @@ pub fn answer_agent_job(
             .map(|()| AgentJobOutcome::Completed { no_op: false }),
         JobAnswer::Complete(completion) => {
             let no_op = completion.is_no_op();
-            let result = AdHocJobResult {
-                activate_elements: completion
-                    .activate_elements
-                    .into_iter()
-                    .map(|a| (a.element_id, a.variables))
-                    .collect(),
-                completion_condition_fulfilled: completion.completion_condition_fulfilled,
-                cancel_remaining_instances: completion.cancel_remaining_instances,
-            };
+            let (variables, result) = completion.into_job_result();
             engine
                 .complete_job_with_result(
                     job_key,
-                    completion.variables,
+                    variables,
                     Some(JobResult::AdHocSubProcess(result)),
                 )
                 .map(|()| AgentJobOutcome::Completed { no_op })
