@@ -112,6 +112,11 @@ impl Workers {
         (attempt, fault)
     }
 
+    /// How many times a job was activated so far.
+    pub fn attempt_of(&self, key: Key) -> u32 {
+        self.attempts.get(&key).copied().unwrap_or(0)
+    }
+
     /// Whether a fault would take the next activation of a job.
     pub fn has_fault_for(&self, job_type: &str, element: &str) -> bool {
         self.faults

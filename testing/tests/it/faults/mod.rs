@@ -2,4 +2,5 @@
 //! invariants, time skipping, snapshots and restarts.
 
 mod invariants;
+mod models;
 mod tools;
