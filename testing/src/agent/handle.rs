@@ -5,10 +5,14 @@ use std::cell::{Ref, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
-use baton_engine::runtime::{AdHocJobResult, Engine};
+use baton_engine::runtime::{AdHocJobResult, Engine, SharedJson};
 
 use super::cassette::Cassette;
 use super::connector::{AgentJob, JobAnswer, fetch_variables};
+use super::instances::{
+    self, AgentInstance, AgentInstanceMismatch, AgentStatus, ExpectedAgentInstance,
+    ExpectedMetrics, HandedJob, HistoryRole,
+};
 use super::matchers::{ExpectedCall, ToolCallsDiffer};
 use super::mock::{AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
 use crate::ProcessTest;
@@ -48,14 +52,20 @@ impl ProcessTest {
             })?;
         let mock = AiAgentMock::new(element_id, script)?.with_tool_order(tool_order);
         let shared = Rc::new(RefCell::new(mock));
+        let jobs = Rc::new(RefCell::new(Vec::new()));
         self.answer_jobs_of_element(
             element_id,
             format!("AI agent mock \"{element_id}\""),
-            AgentAnswerer(shared.clone()),
+            AgentAnswerer {
+                mock: shared.clone(),
+                jobs: jobs.clone(),
+            },
         );
         Ok(AiAgentHandle {
             element_id: element_id.to_string(),
             mock: shared,
+            jobs,
+            test: self.inner.clone(),
         })
     }
 }
@@ -108,11 +118,28 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<Strin
     }))
 }
 
-struct AgentAnswerer(Rc<RefCell<AiAgentMock>>);
+/// Answers the agent's jobs with the mock, and notes each job handed to it (what the agent
+/// instances are derived from).
+struct AgentAnswerer {
+    mock: Rc<RefCell<AiAgentMock>>,
+    jobs: Rc<RefCell<Vec<HandedJob>>>,
+}
 
 impl AnswerJob for AgentAnswerer {
     fn answer(&mut self, job: &TestJob) -> Answer {
         let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, v)));
+        let context = variables.get("agentContext");
+        let mut handed = HandedJob::read(
+            job.key,
+            job.element_instance_key,
+            job.process_instance_key,
+            job.log_position,
+            context.map(SharedJson::view),
+            variables.get("data").map(SharedJson::view),
+        );
+        let context_state = context
+            .and_then(|c| c.view().get("state"))
+            .and_then(|s| s.as_str().map(str::to_string));
         let now = job.now_iso();
         let agent_job = AgentJob {
             job_key: job.key,
@@ -125,7 +152,23 @@ impl AnswerJob for AgentAnswerer {
             headers: &job.headers,
             now: Some(&now),
         };
-        match self.0.borrow_mut().answer_job(agent_job) {
+        let mut mock = self.mock.borrow_mut();
+        let requests_before = mock.requests().len();
+        let answer = mock.answer_job(agent_job);
+        if mock.requests().len() > requests_before {
+            handed.request = Some(requests_before);
+        }
+        if let Ok(JobAnswer::Complete(completion)) = &answer {
+            let new_state = completion
+                .variables
+                .get("agentContext")
+                .and_then(|c| c.view().get("state"))
+                .and_then(|s| s.as_str().map(str::to_string));
+            handed.started_discovery = new_state.as_deref() == Some("TOOL_DISCOVERY")
+                && context_state.as_deref() != Some("TOOL_DISCOVERY");
+        }
+        self.jobs.borrow_mut().push(handed);
+        match answer {
             Ok(answer) => job_answer(answer),
             Err(failure) => Answer::FailRun(failure.message),
         }
@@ -161,11 +204,15 @@ pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
     }
 }
 
-/// The handle of an AI agent mock: what the model saw, the tools it called, the turns left.
+/// The handle of an AI agent mock: what the model saw, the tools it called, the turns left,
+/// and the agent instances the engine holds for it.
 #[derive(Clone)]
 pub struct AiAgentHandle {
     element_id: String,
     mock: Rc<RefCell<AiAgentMock>>,
+    /// Every job handed to the mock, in order.
+    jobs: Rc<RefCell<Vec<HandedJob>>>,
+    test: Rc<RefCell<crate::process_test::Inner>>,
 }
 
 impl std::fmt::Debug for AiAgentHandle {
@@ -227,6 +274,60 @@ impl AiAgentHandle {
         self.mock
             .borrow_mut()
             .set_on_exhausted(super::mock::OnExhausted::RepeatLast);
+        self
+    }
+
+    /// The agent instances of this agent, in the order they were created (one per element
+    /// instance the agent started in), as the engine holds them now.
+    pub fn agent_instances(&self) -> Vec<AgentInstance> {
+        let inner = self.test.borrow();
+        instances::derive(
+            &inner.engine,
+            &self.element_id,
+            &self.jobs.borrow(),
+            self.mock.borrow().requests(),
+        )
+    }
+
+    /// The latest agent instance of this agent, `None` before its first job.
+    pub fn agent_instance(&self) -> Option<AgentInstance> {
+        self.agent_instances().pop()
+    }
+
+    /// `Err` unless the latest agent instance matches `expected`.
+    pub fn check_agent_instance(
+        &self,
+        expected: &ExpectedAgentInstance,
+    ) -> Result<(), AgentInstanceMismatch> {
+        expected.check(&self.element_id, &self.agent_instances())
+    }
+
+    /// Panics unless the latest agent instance has this status.
+    #[track_caller]
+    pub fn assert_agent_status(&self, status: AgentStatus) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().status(status))
+    }
+
+    /// Panics unless the latest agent instance's metrics are these (the fields left `None` are
+    /// not checked).
+    #[track_caller]
+    pub fn assert_agent_metrics(&self, metrics: ExpectedMetrics) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().metrics(metrics))
+    }
+
+    /// Panics unless the roles of the latest agent instance's committed history are `roles`, in
+    /// order.
+    #[track_caller]
+    pub fn assert_history_roles(&self, roles: impl IntoIterator<Item = HistoryRole>) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().history_roles(roles))
+    }
+
+    /// Panics unless the latest agent instance matches `expected`.
+    #[track_caller]
+    pub fn assert_agent_instance(&self, expected: ExpectedAgentInstance) -> &Self {
+        if let Err(mismatch) = self.check_agent_instance(&expected) {
+            panic!("{mismatch}");
+        }
         self
     }
 
