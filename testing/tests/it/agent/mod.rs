@@ -12,4 +12,5 @@ mod messages;
 mod recording;
 mod replay_cli;
 mod seed;
+mod task;
 mod tools;
