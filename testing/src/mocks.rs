@@ -46,6 +46,9 @@ pub struct TestJob {
     pub headers: IndexMap<String, String>,
     /// The engine clock when the job was answered, epoch milliseconds.
     pub now_ms: i64,
+    /// The engine's log position when the job was handed out: what the engine writes after it
+    /// is what became of this answer (the agent instances read it).
+    pub(crate) log_position: u64,
 }
 
 /// The variables of a job: the engine's values (shared, not copied) as they were when the job

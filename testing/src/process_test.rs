@@ -241,6 +241,7 @@ impl Inner {
                 (*job.custom_headers).clone()
             },
             now_ms: self.engine.now(),
+            log_position: self.engine.position(),
         }
     }
 }
