@@ -660,6 +660,7 @@ mod tests {
                 context_window_size: 20,
             },
             turn: None,
+            fault: None,
         }
     }
 }
