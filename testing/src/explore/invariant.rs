@@ -86,6 +86,30 @@ impl Invariant {
         }
     }
 
+    /// The form exploration files write it in (`{"neverBefore": {...}}`, `"noIncident"`, ...).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Invariant::NeverBefore { element, before } => {
+                json!({"neverBefore": {"element": element, "before": before}})
+            }
+            Invariant::NoIncident => json!("noIncident"),
+            Invariant::Condition { expression } => json!({"condition": expression}),
+            Invariant::EndsIn(states) => {
+                let states: Vec<serde_json::Value> = states
+                    .iter()
+                    .map(|s| match s {
+                        EndState::Completed => json!("completed"),
+                        EndState::Terminated => json!("terminated"),
+                        EndState::WaitingAt(e) => json!({"waitingAt": e}),
+                    })
+                    .collect();
+                json!({"endsIn": states})
+            }
+            Invariant::Reaches { element } => json!({"reaches": element}),
+        }
+    }
+
     /// Whether this is a goal (some run) rather than an invariant (every run).
     pub fn is_goal(&self) -> bool {
         matches!(self, Invariant::Reaches { .. })
