@@ -47,9 +47,11 @@ mod deployment;
 pub mod example_data;
 mod explain;
 pub mod explore;
+pub mod faults;
 mod files;
 mod history;
 mod instance;
+pub mod invariants;
 pub mod mocks;
 mod process_test;
 mod settle;
@@ -67,7 +69,8 @@ pub use assertions::{
     VariableScope,
 };
 pub use baton_engine::runtime::{
-    CreateInstance, DEFAULT_TENANT, ErrorType, Key, PublishMessage, UserTaskState,
+    CreateInstance, DEFAULT_TENANT, ErrorType, GlobalTaskListener, Key, PublishMessage,
+    UserTaskState,
 };
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};
 pub use deployment::{DeployError, Deployment};

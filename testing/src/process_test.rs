@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use baton_engine::runtime::{
-    Command, CreateInstance, Engine, EngineConfig, JobKind, JobView, Key, PublishMessage,
-    Rejection, UnrecordedCommands, VariableDocument,
+    Command, CreateInstance, Engine, EngineConfig, GlobalTaskListener, JobKind, JobView, Key,
+    PublishMessage, Rejection, UnrecordedCommands, VariableDocument,
 };
 use indexmap::IndexMap;
 
@@ -877,6 +877,18 @@ impl ProcessTest {
         let vars = variables_or_panic(variables);
         if let Err(r) = self.act(|e| e.set_cluster_variables(tenant_id, vars)) {
             panic!("cannot set cluster variables: {}", r.message);
+        }
+    }
+
+    /// Creates a global user task listener for this test's engine (Camunda 8.9+): a task
+    /// listener of every Camunda user task, for the events it names, run before the task's own
+    /// listeners (after them when `after_non_global`), higher `priority` first. Its jobs are
+    /// task listener jobs of its job type: a mock of that type answers them.
+    #[track_caller]
+    pub fn create_global_task_listener(&self, listener: GlobalTaskListener) {
+        let id = listener.id.clone();
+        if let Err(r) = self.act(|e| e.create_global_task_listener(listener)) {
+            panic!("cannot create global task listener \"{id}\": {}", r.message);
         }
     }
 

@@ -10,7 +10,7 @@ use crate::runtime::command::{
 };
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    Key, Rejection, SharedVariableDocument, VariableDocument, plain_document,
+    GlobalTaskListener, Key, Rejection, SharedVariableDocument, VariableDocument, plain_document,
 };
 
 /// The variables of a job completion: a plain document, or one whose values are shared.
@@ -172,6 +172,23 @@ impl Engine {
         })
         .map(Applied::into_keys)
         .unwrap_or_default()
+    }
+
+    /// Hands one activatable job to a worker for `timeout_ms` (Zeebe's job push to a job
+    /// stream): the job is activated with a deadline, as [`Engine::activate_jobs`] does, but
+    /// only this one. Rejected when the job does not exist or is not activatable.
+    pub fn push_job(
+        &mut self,
+        job_key: Key,
+        worker: &str,
+        timeout_ms: i64,
+    ) -> Result<(), Rejection> {
+        self.apply(Command::PushJob {
+            job_key,
+            worker: worker.to_owned(),
+            timeout_ms,
+        })
+        .map(|_| ())
     }
 
     /// Completes a job with variables.
@@ -339,6 +356,19 @@ impl Engine {
     /// Sets the clock to an absolute time (epoch milliseconds) and fires what fell due.
     pub fn set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
         self.apply(Command::SetClock { epoch_millis }).map(drop)
+    }
+
+    /// Creates a global user task listener: from now on a listener of every Camunda user task,
+    /// for the events it names, before the task's own listeners (or after them, when
+    /// `after_non_global`), higher priority first. Rejected as Zeebe rejects it: no id, an id
+    /// taken, no job type, no or unknown event types (retries must be positive, priority 0 to
+    /// 100).
+    pub fn create_global_task_listener(
+        &mut self,
+        listener: GlobalTaskListener,
+    ) -> Result<(), Rejection> {
+        self.apply(Command::CreateGlobalTaskListener(listener))
+            .map(drop)
     }
 
     /// Sets cluster variables (Zeebe 8.10): global ones (`tenant_id` `None`), read in FEEL as

@@ -91,6 +91,8 @@ pub struct Engine {
     pub(crate) feel: FeelState,
     /// What `camunda.vars.*` reads in FEEL.
     pub(crate) cluster_variables: ClusterVariables,
+    /// Global user task listeners, in creation order (a transition keeps the list it began with).
+    pub(crate) global_task_listeners: Arc<Vec<crate::runtime::records::GlobalTaskListener>>,
     pub(crate) empty: SharedEmpties,
     /// The commands carried out, when recording (see [`Engine::record_commands`]).
     pub(crate) recorded: RecordedCommands,
@@ -138,6 +140,7 @@ impl Engine {
             compensation: CompensationState::default(),
             feel: FeelState::default(),
             cluster_variables: ClusterVariables::default(),
+            global_task_listeners: Arc::default(),
             empty: SharedEmpties::default(),
             recorded: RecordedCommands::default(),
         }
@@ -397,6 +400,11 @@ impl Engine {
             } => Ok(Applied::Keys(
                 self.apply_activate_jobs(&job_type, &worker, timeout_ms, max_jobs),
             )),
+            Command::PushJob {
+                job_key,
+                worker,
+                timeout_ms,
+            } => self.apply_push_job(job_key, &worker, timeout_ms).map(done),
             Command::CompleteJob {
                 job_key,
                 variables,
@@ -459,6 +467,9 @@ impl Engine {
                 .map(Applied::Evaluated),
             Command::AdvanceClock { millis } => self.apply_advance_clock(millis).map(done),
             Command::SetClock { epoch_millis } => self.apply_set_clock(epoch_millis).map(done),
+            Command::CreateGlobalTaskListener(listener) => {
+                self.apply_create_global_task_listener(listener).map(done)
+            }
             Command::SetClusterVariables {
                 tenant_id,
                 variables,

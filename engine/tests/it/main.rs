@@ -13,6 +13,7 @@ mod feel_wired;
 mod fidelity;
 mod fixtures;
 mod forms;
+mod global_listeners;
 mod golden;
 mod hostile;
 mod listeners;

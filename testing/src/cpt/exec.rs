@@ -1053,14 +1053,6 @@ fn update_variables(
         .map_err(|r| rejected(ctx, "updating variables", r))
 }
 
-/// The failure of an instruction (or field) for an 8.10 engine feature baton's engine does not
-/// have yet: it never passes silently.
-pub(crate) fn not_supported_yet(what: &str) -> String {
-    format!(
-        "{what} is not supported yet: baton's engine does not have this Camunda 8.10 feature yet (the instruction is read and checked, but cannot run)"
-    )
-}
-
 /// The types CPT's runner allows as conditions of a conditional behaviour (sorted).
 pub(crate) const CONDITION_TYPES: &[&str] = &[
     "ASSERT_DECISION",

@@ -1,5 +1,6 @@
 //! Camunda 8.10 engine rules as a test uses them: cluster variables (and
-//! `camunda.processInstance.key`), process instance suspension, from Rust and from CPT JSON
+//! `camunda.processInstance.key`), process instance suspension, global user task listeners,
+//! from Rust and from CPT JSON
 //! (`fixtures/cpt/v810-engine`, baton's extension instructions for what CPT 8.10 has no
 //! instruction for).
 
@@ -7,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use baton_testing::cpt::Outcome;
 use baton_testing::cpt::{self, Options};
-use baton_testing::{DEFAULT_TENANT, ProcessTest, RunState};
+use baton_testing::{DEFAULT_TENANT, GlobalTaskListener, ProcessTest, RunState};
 use serde_json::json;
 
 fn root() -> PathBuf {
@@ -131,4 +132,39 @@ fn acting_on_a_suspended_instance_from_json_says_it_is_suspended() {
         })
         .collect();
     insta::assert_snapshot!(messages.join("\n---\n"));
+}
+
+/// Global user task listeners of a test: they run before the task's own listeners, or after
+/// them (`after_non_global`), and a mock of their job type answers them (camunda-docs
+/// "Global user task listeners", Execution order).
+#[test]
+fn global_task_listeners_run_around_the_tasks_own_listeners() {
+    let test = ProcessTest::from_file(root().join("fixtures/cpt/v810-engine/review.bpmn")).unwrap();
+    let mut audit = GlobalTaskListener::new("audit", "audit", ["completing"]);
+    audit.after_non_global = true;
+    test.create_global_task_listener(audit);
+    test.create_global_task_listener(GlobalTaskListener::new("precheck", "precheck", ["all"]));
+    let order = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    for job_type in ["audit", "precheck", "check-approval"] {
+        let seen = order.clone();
+        test.mock_job(job_type).complete_with_fn(move |job| {
+            seen.borrow_mut().push(job.job_type.clone());
+            json!({})
+        });
+    }
+    let run = test.start("review", ());
+    run.complete_user_task("approve", ());
+    run.assert_completed();
+    assert_eq!(
+        *order.borrow(),
+        ["precheck", "precheck", "check-approval", "audit"],
+        "creating: precheck; completing: precheck, the task's own, audit"
+    );
+    let duplicate = crate::support::panic_message(|| {
+        test.create_global_task_listener(GlobalTaskListener::new("audit", "x", ["all"]));
+    });
+    assert_eq!(
+        duplicate,
+        "cannot create global task listener \"audit\": Expected a global USER_TASK listener with id 'audit' to not exist, but a listener with the same id was found"
+    );
 }

@@ -203,8 +203,20 @@ fn listener_headers(
 }
 
 impl Engine {
-    /// The task listeners of a user task for one event, in declared order.
+    /// The task listeners of a user task for one event, in the order they run: the global ones
+    /// (see [`GlobalTaskListener`](crate::runtime::records::GlobalTaskListener)), the task's own
+    /// in declared order, the global ones that run after them.
     pub(crate) fn task_listeners(&self, task: Key, event: ListenerEventType) -> Vec<ListenerDef> {
+        let own = self.own_task_listeners(task, event);
+        if self.global_task_listeners.is_empty() {
+            return own;
+        }
+        let (before, after) = self.global_listeners_of(event);
+        before.into_iter().chain(own).chain(after).collect()
+    }
+
+    /// The task listeners a user task's model declares for one event, in declared order.
+    fn own_task_listeners(&self, task: Key, event: ListenerEventType) -> Vec<ListenerDef> {
         let Some(t) = self.user_tasks.get(&task) else {
             return Vec::new();
         };
@@ -256,11 +268,13 @@ impl Engine {
     ) {
         let starting = task_transition(event).starting;
         self.user_task_event(task, starting, record.clone());
+        let listeners = self.task_listeners(task, event).into();
         let Some(t) = self.user_tasks.get_mut(&task) else {
             return;
         };
         t.pending = Some(Box::new(PendingTransition {
             event,
+            listeners,
             next_listener: 0,
             record,
             variable_update,
@@ -276,8 +290,7 @@ impl Engine {
         let Some(pending) = t.pending.as_deref() else {
             return;
         };
-        let listeners = self.task_listeners(task, pending.event);
-        let Some(listener) = listeners.get(pending.next_listener) else {
+        let Some(listener) = pending.listeners.get(pending.next_listener) else {
             self.finish_task_transition(task);
             return;
         };
