@@ -527,13 +527,10 @@ impl Report {
                 dead_tools: list("deadTools")?,
             });
         }
-        let shard = match o.get("shard") {
-            Some(s) => Some(Shard {
-                index: s.get("index").and_then(Value::as_u64).unwrap_or(0) as usize,
-                count: s.get("count").and_then(Value::as_u64).unwrap_or(0) as usize,
-            }),
-            None => None,
-        };
+        let shard = o.get("shard").map(|s| Shard {
+            index: s.get("index").and_then(Value::as_u64).unwrap_or(0) as usize,
+            count: s.get("count").and_then(Value::as_u64).unwrap_or(0) as usize,
+        });
         let state_fingerprints = match o.get("stateFingerprints").and_then(Value::as_str) {
             Some(text) => {
                 use base64::Engine as _;

@@ -88,6 +88,25 @@ fn json_without_time(report: &baton_testing::explore::Report) -> serde_json::Val
     json
 }
 
+/// The whole space: up to 4 model calls. 228 116 trajectories take seconds in a release
+/// build and minutes in a debug one, so `cargo test` skips it; `cargo test --release` runs it.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "minutes in a debug build: run with cargo test --release"
+)]
+fn the_template_with_four_model_calls_is_searched_to_the_end() {
+    let report = template().explore(&space(4), invariants()).unwrap();
+    assert_eq!(
+        report.counts(),
+        "228116 trajectories (119616 cut at the model-call bound), 87805 distinct states, 43680 pruned"
+    );
+    assert!(report.cut_off.is_none());
+    let ticket_first = report.counterexample(0).unwrap();
+    assert_eq!((ticket_first.model_calls, ticket_first.tool_calls), (1, 1));
+    assert!(report.checks[1..3].iter().all(|c| c.holds()));
+}
+
 #[test]
 fn the_report_is_the_same_for_any_number_of_threads() {
     let one = template()
