@@ -22,13 +22,14 @@ use indexmap::IndexMap;
 /// Lookups by job type or element id: insertion order is kept (IndexMap), the hash only finds.
 type FxIndexMap<K, V> = IndexMap<K, V, rustc_hash::FxBuildHasher>;
 
+use crate::agent::ToolCache;
 use crate::assertions::{AssertionFailure, Check, Subject};
 use crate::clock::IntoDuration;
 use crate::deployment::{self, DeployError};
 use crate::history::History;
 use crate::instance::Run;
 use crate::mocks::{Answer, AnswerJob, CallCountMissed, JobMock, MockBuilder, MockState, TestJob};
-use crate::settle::{Harness, JobFacts, JobFeed, apply_answer};
+use crate::settle::{Harness, JobFacts, JobFeed};
 use crate::variables::{IntoVariables, to_object, variables_or_panic};
 
 /// An error of a run: a mock that could not answer, an answer the engine rejected, the AI agent
@@ -112,6 +113,9 @@ pub(crate) enum Answerer {
         label: Rc<str>,
         answerer: Rc<RefCell<dyn AnswerJob>>,
     },
+    /// No mock, but a fault for the job's next activation: the fault is the worker (its
+    /// latency or crash holds a job nobody would answer).
+    Fault,
 }
 
 impl Answerer {
@@ -119,6 +123,7 @@ impl Answerer {
         match self {
             Answerer::Mock(m) => m.borrow().label(),
             Answerer::Element { label, .. } => label.to_string(),
+            Answerer::Fault => "the injected fault".to_string(),
         }
     }
 }
@@ -144,7 +149,16 @@ pub(crate) struct Inner {
     pub errors: Vec<RunError>,
     /// Root process instances started through the test, in order.
     pub roots: Vec<Key>,
+    /// The AI agent tools resolved by the mocks of this test's deployment.
+    pub tool_cache: ToolCache,
     pub settings: Settings,
+    /// Faults, side effects, answers on their way, the ledger.
+    pub(crate) workers: crate::workers::Workers,
+    /// The run trace and the invariants checked over it.
+    pub(crate) trace: crate::workers::RunTrace,
+    /// Jump the clock when nothing but time can make the run go on (see
+    /// [`ProcessTest::time_skipping`]).
+    pub(crate) time_skipping: bool,
 }
 
 impl Inner {
@@ -227,6 +241,7 @@ impl Inner {
                 (*job.custom_headers).clone()
             },
             now_ms: self.engine.now(),
+            log_position: self.engine.position(),
         }
     }
 }
@@ -246,7 +261,12 @@ impl Harness for SharedTest<'_> {
         let mut inner = self.0.borrow_mut();
         let inner = &mut *inner;
         let (view, answerer) = inner.feed.next(&inner.engine, |view| {
-            inner_answerer(&inner.element_answerers, &inner.job_mocks, view)
+            inner_answerer(&inner.element_answerers, &inner.job_mocks, view).or_else(|| {
+                inner
+                    .workers
+                    .has_fault_for(&view.job_type, &view.element_id)
+                    .then_some(Answerer::Fault)
+            })
         })?;
         let job = inner.test_job(&view);
         let facts = JobFacts {
@@ -265,20 +285,48 @@ impl Harness for SharedTest<'_> {
         _job: &JobView,
         (answerer, job): &Self::Answerer,
     ) -> Option<Answer> {
+        let begun = crate::workers::begin_activation(&mut self.0.borrow_mut(), job);
+        let (activation, fault) = match begun {
+            Ok(begun) => begun,
+            Err(message) => return Some(Answer::FailRun(message)),
+        };
+        self.0.borrow_mut().workers.current = Some(activation);
         // Called without the test borrowed, so a handle may be read inside.
-        Some(match answerer {
+        let ask = || match answerer {
             Answerer::Mock(m) => m.borrow_mut().answer_job(job.clone()),
             Answerer::Element { answerer, .. } => answerer.borrow_mut().answer(job),
+            Answerer::Fault => Answer::Wait,
+        };
+        Some(match fault {
+            Some(fault) => crate::workers::faulted_answer(&fault, ask),
+            None => ask(),
         })
     }
 
-    fn apply(&mut self, facts: &JobFacts, answer: Answer, (answerer, _): &Self::Answerer) {
+    fn apply(&mut self, facts: &JobFacts, answer: Answer, (answerer, job): &Self::Answerer) {
         let mut inner = self.0.borrow_mut();
-        if let Err(problem) = apply_answer(&mut inner.engine, facts, answer) {
-            inner.sync();
-            let message = problem.message(&answerer.label());
-            inner.add_error(Some(facts.process_instance_key), message);
-        }
+        let label = answerer.label();
+        let step = crate::workers::answered(&label, &facts.element_id, &answer);
+        let activation =
+            inner
+                .workers
+                .current
+                .take()
+                .unwrap_or_else(|| crate::workers::Activation {
+                    attempt: 1,
+                    job_type: job.job_type.clone(),
+                    job_timeout: inner.workers.job_timeout,
+                    effect: None,
+                });
+        crate::workers::deliver(
+            &mut inner,
+            facts,
+            answer,
+            &label,
+            activation,
+            crate::workers::Arrival::AtOnce,
+        );
+        inner.check_invariants(|| step);
     }
 
     fn run_error(&mut self, instance: Option<Key>, message: String) {
@@ -308,6 +356,9 @@ impl Harness for SharedTest<'_> {
         let mut inner = cell.borrow_mut();
         hooks.append(&mut inner.hooks);
         inner.hooks = hooks;
+        if fired {
+            inner.check_invariants(|| "a behaviour at quiescence acted".to_string());
+        }
         fired
     }
 }
@@ -326,16 +377,57 @@ fn inner_answerer(
     m.borrow().active.then(|| Answerer::Mock(m.clone()))
 }
 
-/// Runs mocks and hooks until nothing is left to do. See the module documentation.
+/// After an action of the test: checks the invariants, runs mocks and hooks until nothing is
+/// left to do, and with time skipping on jumps the clock while only time can make the run go
+/// on. See the module documentation.
 pub(crate) fn settle(cell: &RefCell<Inner>) {
+    settle_step(cell, || "the test's action".to_string());
+    crate::workers::skip_time(cell);
+}
+
+/// Runs mocks and hooks after one step (named by `step` if an invariant breaks at it).
+pub(crate) fn settle_step(cell: &RefCell<Inner>, step: impl FnOnce() -> String) {
+    cell.borrow_mut().check_invariants(step);
     crate::settle::settle(&mut SharedTest(cell));
     cell.borrow_mut().sync();
 }
 
-/// Moves the clock to `target` one due time at a time (timers, job timeouts and backoffs,
-/// message expiries), settling after each, so that what fires first (and what the mocks do
-/// about it) can schedule what fires next.
-pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
+/// Moves the clock to `target`: the engine's due items (timers, job timeouts and backoffs,
+/// message expiries) and the answers on their way fire in due order, the engine's first at the
+/// same instant, the mocks settling after each.
+pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64, cause: crate::trace::ClockCause) {
+    loop {
+        let stop = match cell.borrow().workers.next_due() {
+            Some(due) if due <= target => due,
+            _ => target,
+        };
+        move_engine_clock(cell, stop, cause);
+        loop {
+            let now = cell.borrow().engine.now();
+            let Some(pending) = cell.borrow_mut().workers.pop_due(now) else {
+                break;
+            };
+            crate::workers::deliver_late(cell, pending);
+        }
+        let now = cell.borrow().engine.now();
+        let more = cell
+            .borrow()
+            .workers
+            .next_due()
+            .is_some_and(|d| d <= target);
+        if (now >= target || stop >= target) && !more {
+            return;
+        }
+        if now < stop {
+            // The engine could not reach `stop` (an error was recorded).
+            return;
+        }
+    }
+}
+
+/// Moves the engine's clock to `target` one due time at a time, settling after each, so that
+/// what fires first (and what the mocks do about it) can schedule what fires next.
+fn move_engine_clock(cell: &RefCell<Inner>, target: i64, cause: crate::trace::ClockCause) {
     // Each step fires at least one due item; a bound stops a schedule that never advances.
     for _ in 0..100_000 {
         let (now, next) = {
@@ -346,13 +438,21 @@ pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
             Some(due) if due <= target => due.max(now),
             _ => target,
         };
+        {
+            let mut inner = cell.borrow_mut();
+            if inner.trace.on && step > inner.engine.now() {
+                inner.trace_push(0, crate::trace::TraceEvent::ClockMoved { to: step, cause });
+            }
+        }
         let result = cell.borrow_mut().engine.set_clock(step);
         if let Err(r) = result {
             let mut inner = cell.borrow_mut();
             inner.sync();
             inner.add_error(None, format!("moving the clock: {}", r.message));
         }
-        settle(cell);
+        settle_step(cell, || {
+            format!("the clock moved to {}", crate::clock::format_instant(step))
+        });
         if step >= target
             && cell
                 .borrow()
@@ -402,10 +502,10 @@ impl std::fmt::Debug for ProcessTest {
 impl ProcessTest {
     /// A test with nothing deployed.
     pub fn new() -> ProcessTest {
-        ProcessTest::from_engine(Engine::new(EngineConfig::default()))
+        ProcessTest::from_engine(Engine::new(EngineConfig::default()), ToolCache::new())
     }
 
-    pub(crate) fn from_engine(engine: Engine) -> ProcessTest {
+    pub(crate) fn from_engine(engine: Engine, tool_cache: ToolCache) -> ProcessTest {
         let feed = JobFeed::from_now(&engine);
         ProcessTest {
             inner: Rc::new(RefCell::new(Inner {
@@ -418,11 +518,15 @@ impl ProcessTest {
                 feed,
                 errors: Vec::new(),
                 roots: Vec::new(),
+                tool_cache,
                 settings: Settings {
                     answer_limit: 10_000,
                     name: None,
                     coverage_dir: None,
                 },
+                workers: crate::workers::Workers::default(),
+                trace: crate::workers::RunTrace::default(),
+                time_skipping: false,
             })),
         }
     }
@@ -529,6 +633,8 @@ impl ProcessTest {
             job_type: job_type.into(),
             name: None,
             expected: None,
+            faults: Vec::new(),
+            side_effect: None,
         }
     }
 
@@ -755,7 +861,8 @@ impl ProcessTest {
     }
 
     fn clock_to(&self, target: i64) {
-        move_clock(&self.inner, target);
+        move_clock(&self.inner, target, crate::trace::ClockCause::Test);
+        crate::workers::skip_time(&self.inner);
     }
 
     /// Publishes a message (buffered for the client's default time to live, one hour): it
@@ -991,6 +1098,11 @@ impl Drop for ProcessTest {
         }
         if let Err(problems) = self.verify() {
             panic!("{problems}");
+        }
+        if let Err(broken) = self.check_invariants()
+            && !self.inner.borrow().trace.reported
+        {
+            panic!("{broken}");
         }
     }
 }

@@ -5,27 +5,35 @@ use std::cell::{Ref, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use baton_engine::runtime::{AdHocJobResult, Engine};
+use baton_engine::model::{ElementKind, TaskKind};
+use baton_engine::runtime::{Engine, ExecutableProcess, SharedJson};
 
 use super::cassette::Cassette;
-use super::connector::{AgentJob, JobAnswer, fetch_variables};
+use super::connector::{AgentJob, Flavour, JobAnswer, fetch_variables};
+use super::instances::{
+    self, AgentInstance, AgentInstanceMismatch, AgentStatus, ExpectedAgentInstance,
+    ExpectedMetrics, HandedJob, HistoryRole,
+};
 use super::matchers::{ExpectedCall, ToolCallsDiffer};
 use super::mock::{AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
+use super::on_engine::{AGENT_SUB_PROCESS_V2_JOB_TYPE, AGENT_TASK_JOB_TYPES, DefinitionTools};
 use super::recording::{CassetteScript, CassetteSession, Drift, SessionFailure};
 use crate::ProcessTest;
 use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
 use crate::process_test::Inner;
 
 impl ProcessTest {
-    /// Plays the AI Agent Sub-process connector for the ad-hoc sub-process `element_id`, with the
-    /// model's turns from `script`: turns (`[Turn::call(…), Turn::respond_json(…)]`), a
-    /// [`Cassette`], a handler ([`AgentScript::handler`]), or a cassette file replayed with
-    /// checks or recorded ([`CassetteScript`]). Turns are used in order across every run of the
-    /// element.
+    /// Plays the AI Agent connector for the agent element `element_id`, with the model's turns
+    /// from `script`: turns (`[Turn::call(…), Turn::respond_json(…)]`), a [`Cassette`], a handler
+    /// ([`AgentScript::handler`]), or a cassette file replayed with checks or recorded
+    /// ([`CassetteScript`]). Turns are used in order across every run of the element. The element
+    /// is an AI Agent Sub-process (a job-worker ad-hoc sub-process with an output collection) or
+    /// an AI Agent Task (a service task of job type `io.camunda.agenticai:aiagent:1` or
+    /// `io.camunda.agenticai:aiagent:task:2`, whose tools are the ad-hoc sub-process
+    /// `data.tools.containerElementId` names).
     ///
-    /// Panics when no deployed process has an AI agent (a job-worker ad-hoc sub-process with an
-    /// output collection) with this id, when a scripted turn is not valid, or when a cassette was
-    /// recorded for another element. Script/process disagreements during a run (an unknown tool,
+    /// Panics when no deployed process has an AI agent with this id, when a scripted turn is not
+    /// valid, or when a cassette was recorded for another element. Script/process disagreements during a run (an unknown tool,
     /// wrong arguments, a script too short) fail the run with a message every assertion prints.
     #[track_caller]
     pub fn mock_ai_agent(&self, element_id: &str, script: impl Into<AgentScript>) -> AiAgentHandle {
@@ -43,8 +51,8 @@ impl ProcessTest {
         element_id: &str,
         script: impl Into<AgentScript>,
     ) -> Result<AiAgentHandle, MockAiAgentError> {
-        let tool_order = self
-            .with_engine(|engine| agent_tools(engine, element_id))
+        let agent = self
+            .with_engine(|engine| agent_element(engine, element_id))
             .map_err(|message| MockAiAgentError::NotAnAgent {
                 element_id: element_id.to_string(),
                 message,
@@ -53,16 +61,24 @@ impl ProcessTest {
             AgentScript::Recording(script) => self.cassette_mock(element_id, script)?,
             script => (AiAgentMock::new(element_id, script)?, None),
         };
-        let shared = Rc::new(RefCell::new(mock.with_tool_order(tool_order)));
+        let tool_cache = self.inner.borrow().tool_cache.clone();
+        let shared = Rc::new(RefCell::new(
+            mock.with_tool_order(agent.tool_order)
+                .with_tool_cache(tool_cache),
+        ));
         let cassette = session.map(|session| CassetteHandle {
             session,
             test: Rc::downgrade(&self.inner),
         });
+        let jobs = Rc::new(RefCell::new(Vec::new()));
+        let definitions = agent.task.then(|| Rc::downgrade(&self.inner));
         self.answer_jobs_of_element(
             element_id,
             format!("AI agent mock \"{element_id}\""),
             AgentAnswerer {
                 mock: shared.clone(),
+                jobs: jobs.clone(),
+                definitions,
                 cassette: cassette.clone(),
             },
         );
@@ -70,6 +86,8 @@ impl ProcessTest {
             element_id: element_id.to_string(),
             mock: shared,
             cassette,
+            jobs,
+            test: Rc::downgrade(&self.inner),
         })
     }
 
@@ -173,20 +191,71 @@ pub enum MockAiAgentError {
     Cassette { file: String, message: String },
 }
 
-/// The tools of the AI agent `element_id` in document order, or why it is not an AI agent.
+/// The tools of the AI Agent Sub-process `element_id` in document order, or why it is not one
+/// (an AI Agent Task included: exploring plays the Sub-process flavour).
 pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<String>, String> {
+    match agent_element(engine, element_id)? {
+        AgentElement {
+            task: false,
+            tool_order,
+        } => Ok(tool_order),
+        AgentElement { task: true, .. } => Err(format!(
+            "\"{element_id}\" is an AI Agent Task; only AI Agent Sub-processes are explored"
+        )),
+    }
+}
+
+/// An element a mock can play: which flavour of the connector, and its tools in document order
+/// (for messages).
+struct AgentElement {
+    /// An AI Agent Task (a service task), not an AI Agent Sub-process.
+    task: bool,
+    tool_order: Vec<String>,
+}
+
+/// The AI agent `element_id`, or why it is not one.
+fn agent_element(engine: &Engine, element_id: &str) -> Result<AgentElement, String> {
     let mut found_other = None;
     for process in engine.deployed_processes() {
         let Some(idx) = process.find(element_id) else {
             continue;
         };
+        let tools = |ad_hoc: baton_engine::runtime::AdHocSubProcessView<'_>| -> Vec<String> {
+            ad_hoc
+                .activities
+                .iter()
+                .map(|&child| process.element_id(child).to_string())
+                .collect()
+        };
+        let element = process.model_element(idx);
+        if let ElementKind::Task(TaskKind::Service) = element.kind {
+            let job_type = process.static_job_type(idx);
+            if job_type.is_some_and(|t| AGENT_TASK_JOB_TYPES.contains(&t)) {
+                let tool_order = task_container(process, idx)
+                    .and_then(|id| process.find(&id))
+                    .and_then(|c| process.ad_hoc_sub_process(c))
+                    .map(tools)
+                    .unwrap_or_default();
+                return Ok(AgentElement {
+                    task: true,
+                    tool_order,
+                });
+            }
+            found_other = Some(format!(
+                "\"{element_id}\" is a service task of job type {}, not an AI Agent Task: apply the AI Agent Task template (zeebe:taskDefinition type=\"io.camunda.agenticai:aiagent:1\")",
+                job_type.map_or_else(
+                    || "given by an expression".to_string(),
+                    |t| format!("\"{t}\"")
+                )
+            ));
+            continue;
+        }
         match process.ad_hoc_sub_process(idx) {
             Some(ad_hoc) if ad_hoc.job_worker && ad_hoc.output_collection.is_some() => {
-                return Ok(ad_hoc
-                    .activities
-                    .iter()
-                    .map(|&child| process.element_id(child).to_string())
-                    .collect());
+                return Ok(AgentElement {
+                    task: false,
+                    tool_order: tools(ad_hoc),
+                });
             }
             Some(ad_hoc) if ad_hoc.job_worker => {
                 found_other = Some(format!(
@@ -195,12 +264,12 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<Strin
             }
             Some(_) => {
                 found_other = Some(format!(
-                    "\"{element_id}\" is an ad-hoc sub-process without a job worker: apply the AI Agent Sub-process template (zeebe:taskDefinition type=\"io.camunda.agenticai:aiagent-job-worker:1\")"
+                    "\"{element_id}\" is an ad-hoc sub-process without a job worker: apply the AI Agent Sub-process template (zeebe:taskDefinition type=\"io.camunda.agenticai:aiagent-job-worker:1\" or \"{AGENT_SUB_PROCESS_V2_JOB_TYPE}\"), or mock the AI Agent Task whose tools it holds"
                 ));
             }
             _ => {
                 found_other = Some(format!(
-                    "\"{element_id}\" is not an ad-hoc sub-process, so it cannot be an AI agent"
+                    "\"{element_id}\" is neither an ad-hoc sub-process nor a service task, so it cannot be an AI agent"
                 ))
             }
         }
@@ -210,8 +279,29 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<Strin
     }))
 }
 
+/// The static `data.tools.containerElementId` input of an AI Agent Task.
+fn task_container(
+    process: &ExecutableProcess,
+    task: baton_engine::model::ElementIdx,
+) -> Option<String> {
+    process
+        .model_element(task)
+        .zeebe
+        .input_mappings
+        .iter()
+        .find(|m| m.target == "data.tools.containerElementId")
+        .and_then(|m| m.source.as_ref())
+        .filter(|s| s.feel().is_none())
+        .map(|s| s.text.trim().to_string())
+}
+
+/// Answers the agent's jobs with the mock, and notes each job handed to it (what the agent
+/// instances are derived from).
 struct AgentAnswerer {
     mock: Rc<RefCell<AiAgentMock>>,
+    jobs: Rc<RefCell<Vec<HandedJob>>>,
+    /// The test's engine, for an AI Agent Task's tools (read from the process definition).
+    definitions: Option<Weak<RefCell<Inner>>>,
     cassette: Option<CassetteHandle>,
 }
 
@@ -224,8 +314,37 @@ impl AnswerJob for AgentAnswerer {
             return Answer::FailRun(message);
         }
         let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, v)));
+        // The stored context: the sub-process's `agentContext`, a task's `data.context`.
+        let data = variables.get("data").map(SharedJson::view);
+        let context = if self.definitions.is_some() {
+            data.and_then(|d| d.get("context"))
+        } else {
+            variables.get("agentContext").map(SharedJson::view)
+        };
+        let mut handed = HandedJob::read(
+            job.key,
+            job.element_instance_key,
+            job.process_instance_key,
+            job.log_position,
+            context,
+            data,
+        );
+        let context_state = context
+            .and_then(|c| c.get("state"))
+            .and_then(|s| s.as_str().map(str::to_string));
         let now = job.now_iso();
+        // Answered while the test is not borrowed: the engine can be read here.
+        let inner = self.definitions.as_ref().and_then(Weak::upgrade);
+        let inner = inner.as_ref().map(|i| i.borrow());
+        let tools = inner
+            .as_ref()
+            .map(|i| DefinitionTools::of(&i.engine, job.process_definition_key));
+        let flavour = match &tools {
+            Some(tools) => Flavour::Task(tools),
+            None => Flavour::SubProcess,
+        };
         let agent_job = AgentJob {
+            flavour,
             job_key: job.key,
             element_id: &job.element_id,
             element_instance_key: job.element_instance_key,
@@ -236,7 +355,26 @@ impl AnswerJob for AgentAnswerer {
             headers: &job.headers,
             now: Some(&now),
         };
-        match self.mock.borrow_mut().answer_job(agent_job) {
+        let mut mock = self.mock.borrow_mut();
+        let requests_before = mock.requests().len();
+        let answer = mock.answer_job(agent_job);
+        if mock.requests().len() > requests_before {
+            handed.request = Some(requests_before);
+        }
+        if let Ok(JobAnswer::Complete(completion)) = &answer {
+            let variables = &completion.variables;
+            let new_context = match variables.get("agentContext") {
+                Some(context) => Some(context.view()),
+                None => variables.get("agent").and_then(|a| a.view().get("context")),
+            };
+            let new_state = new_context
+                .and_then(|c| c.get("state"))
+                .and_then(|s| s.as_str().map(str::to_string));
+            handed.started_discovery = new_state.as_deref() == Some("TOOL_DISCOVERY")
+                && context_state.as_deref() != Some("TOOL_DISCOVERY");
+        }
+        self.jobs.borrow_mut().push(handed);
+        match answer {
             Ok(answer) => job_answer(answer),
             Err(failure) => Answer::FailRun(failure.message),
         }
@@ -246,18 +384,17 @@ impl AnswerJob for AgentAnswerer {
 /// The connector's answer as the answer a job mock gives.
 pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
     match answer {
-        JobAnswer::Complete(completion) => Answer::CompleteAdHoc {
-            variables: completion.variables,
-            result: AdHocJobResult {
-                activate_elements: completion
-                    .activate_elements
-                    .into_iter()
-                    .map(|a| (a.element_id, a.variables))
-                    .collect(),
-                completion_condition_fulfilled: completion.completion_condition_fulfilled,
-                cancel_remaining_instances: completion.cancel_remaining_instances,
-            },
-        },
+        JobAnswer::Complete(completion) if completion.plain => Answer::Complete(
+            completion
+                .variables
+                .into_iter()
+                .map(|(name, value)| (name, value.into_json()))
+                .collect(),
+        ),
+        JobAnswer::Complete(completion) => {
+            let (variables, result) = completion.into_job_result();
+            Answer::CompleteAdHoc { variables, result }
+        }
         JobAnswer::Fail(failure) => Answer::Fail(FailJob {
             retries: Some(failure.retries),
             message: failure.error_message,
@@ -272,11 +409,15 @@ pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
     }
 }
 
-/// The handle of an AI agent mock: what the model saw, the tools it called, the turns left.
+/// The handle of an AI agent mock: what the model saw, the tools it called, the turns left,
+/// and the agent instances the engine holds for it.
 #[derive(Clone)]
 pub struct AiAgentHandle {
     element_id: String,
     mock: Rc<RefCell<AiAgentMock>>,
+    /// Every job handed to the mock, in order.
+    jobs: Rc<RefCell<Vec<HandedJob>>>,
+    test: Weak<RefCell<Inner>>,
     cassette: Option<CassetteHandle>,
 }
 
@@ -405,6 +546,64 @@ impl AiAgentHandle {
         self.mock
             .borrow_mut()
             .set_on_exhausted(super::mock::OnExhausted::RepeatLast);
+        self
+    }
+
+    /// The agent instances of this agent, in the order they were created (one per element
+    /// instance the agent started in), as the engine holds them now; none once the process
+    /// test is gone.
+    pub fn agent_instances(&self) -> Vec<AgentInstance> {
+        let Some(test) = self.test.upgrade() else {
+            return Vec::new();
+        };
+        let inner = test.borrow();
+        instances::derive(
+            &inner.engine,
+            &self.element_id,
+            &self.jobs.borrow(),
+            self.mock.borrow().requests(),
+        )
+    }
+
+    /// The latest agent instance of this agent, `None` before its first job.
+    pub fn agent_instance(&self) -> Option<AgentInstance> {
+        self.agent_instances().pop()
+    }
+
+    /// `Err` unless the latest agent instance matches `expected`.
+    pub fn check_agent_instance(
+        &self,
+        expected: &ExpectedAgentInstance,
+    ) -> Result<(), AgentInstanceMismatch> {
+        expected.check(&self.element_id, &self.agent_instances())
+    }
+
+    /// Panics unless the latest agent instance has this status.
+    #[track_caller]
+    pub fn assert_agent_status(&self, status: AgentStatus) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().status(status))
+    }
+
+    /// Panics unless the latest agent instance's metrics are these (the fields left `None` are
+    /// not checked).
+    #[track_caller]
+    pub fn assert_agent_metrics(&self, metrics: ExpectedMetrics) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().metrics(metrics))
+    }
+
+    /// Panics unless the roles of the latest agent instance's committed history are `roles`, in
+    /// order.
+    #[track_caller]
+    pub fn assert_history_roles(&self, roles: impl IntoIterator<Item = HistoryRole>) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().history_roles(roles))
+    }
+
+    /// Panics unless the latest agent instance matches `expected`.
+    #[track_caller]
+    pub fn assert_agent_instance(&self, expected: ExpectedAgentInstance) -> &Self {
+        if let Err(mismatch) = self.check_agent_instance(&expected) {
+            panic!("{mismatch}");
+        }
         self
     }
 

@@ -99,6 +99,25 @@ fn the_template_test_file_passes_with_full_coverage() {
     );
 }
 
+/// The AI Agent Task variant of the template runs the same cases, turns and assertions (a
+/// `$schema` of 8.10), and its tools count as tools in the coverage.
+#[test]
+fn the_ai_agent_task_template_test_file_passes_with_full_coverage() {
+    let report = cpt::run(
+        &[root().join("templates/ai-agent-task-tool-loop")],
+        &Options::default(),
+    )
+    .unwrap();
+    report.assert_success();
+    assert_eq!(report.summary(), "3 passed, 0 failed");
+    let coverage = report.coverage_report();
+    let p = coverage.process("ai-agent-task-tool-loop").unwrap();
+    assert_eq!(
+        (p.elements.percent, p.flows.percent, p.tools.to_string()),
+        (100.0, 100.0, "3/3 (100.0%)".to_owned())
+    );
+}
+
 /// `--commands-dir`: each case's run written as engine commands, which replay on a fresh
 /// engine to the same end (the template's cases each complete their instance).
 #[test]
@@ -273,6 +292,50 @@ fn assert_ai_agent_compares_the_whole_sequence_and_the_counts() {
             { "responseJson": { "answer": "I could not find it.", "resolved": false } },
             { "responseText": "never used" } ] }"#,
         r#", { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "calledTools": [ "search-kb", { "name": "lookup-order", "arguments": { "orderId": "8" } } ], "modelCalls": 3, "remainingTurns": 0 }"#,
+    );
+    insta::assert_snapshot!(text);
+}
+
+/// The agent instance from JSON: its status, metrics and committed history roles.
+#[test]
+fn assert_ai_agent_checks_the_agent_instance() {
+    let test = agent_case(
+        "agent-instance",
+        r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [
+            { "toolCalls": [ { "name": "lookup-order", "arguments": { "orderId": "7" } } ], "usage": { "inputTokenCount": 100, "outputTokenCount": 10 } },
+            { "responseJson": { "answer": "Order 7 ships tomorrow.", "resolved": true }, "usage": { "inputTokenCount": 150, "outputTokenCount": 20 } } ] }"#,
+    )
+    .replace(
+        "{AFTER}",
+        r#", { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "status": "COMPLETED",
+              "metrics": { "modelCalls": 2, "inputTokens": 250, "outputTokens": 30, "toolCalls": 1 },
+              "historyRoles": [ "USER", "ASSISTANT", "TOOL_RESULT", "ASSISTANT" ] }"#,
+    );
+    let dir = agent_suite("agent-instance", &test);
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    report.assert_success();
+    assert_eq!(report.summary(), "1 passed, 0 failed");
+}
+
+#[test]
+fn a_wrong_agent_instance_fails_the_case_with_its_history() {
+    let text = agent_failure(
+        "wrong-instance",
+        r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [
+            { "toolCalls": [ { "name": "lookup-order", "arguments": { "orderId": "7" } } ] },
+            { "responseJson": { "answer": "Order 7 ships tomorrow.", "resolved": true } } ] }"#,
+        r#", { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "status": "IDLE", "metrics": { "toolCalls": 2 }, "historyRoles": [ "USER", "ASSISTANT" ] }"#,
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn assert_ai_agent_on_an_element_that_is_no_agent_says_so() {
+    let text = agent_failure(
+        "instance-of-no-agent",
+        r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [ { "responseJson": { "answer": "Hi", "resolved": true } } ] }"#,
+        r#", { "type": "ASSERT_AI_AGENT", "elementId": "send-answer", "status": "IDLE" }"#,
     );
     insta::assert_snapshot!(text);
 }

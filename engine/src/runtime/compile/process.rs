@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::model;
 use crate::model::ElementIdx;
-use crate::runtime::compile::definitions::{ExecElement, ListenerDef, ScopeInfo};
+use crate::runtime::compile::definitions::{ExecutableElement, ListenerDef, ScopeInfo};
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::records::{BpmnElementType, Key};
 use crate::runtime::shared_json::SharedJson;
@@ -26,7 +26,7 @@ pub struct ExecutableProcess {
     /// The pool (collaboration participant) that holds this process, if any.
     pub(crate) participant: Option<model::Participant>,
     /// Per element of `model.elements`, same index.
-    pub(crate) elements: Vec<ExecElement>,
+    pub(crate) elements: Vec<ExecutableElement>,
     /// The process as a scope (none start event, event sub-processes, listeners).
     pub(crate) scope: ScopeInfo,
     /// The process's own execution listeners (jobs of the process instance).
@@ -118,12 +118,29 @@ impl ExecutableProcess {
         })
     }
 
-    /// The tools of the process: the activities of every ad-hoc sub-process that a job worker
-    /// (the AI agent) drives, in model order.
+    /// The tools of the process: the activities of every ad-hoc sub-process an AI agent drives,
+    /// in model order. That is one a job worker drives (the AI Agent Sub-process), or one an AI
+    /// Agent Task names in its static `data.tools.containerElementId` input (the Task's tool
+    /// container).
     pub fn ad_hoc_tools(&self) -> impl Iterator<Item = ElementIdx> + '_ {
+        let containers: Vec<&str> = self
+            .model
+            .elements
+            .iter()
+            .flat_map(|e| e.zeebe.input_mappings.iter())
+            .filter(|m| m.target == "data.tools.containerElementId")
+            .filter_map(|m| m.source.as_ref())
+            .filter(|source| source.feel().is_none())
+            .map(|source| source.text.trim())
+            .collect();
         (0..self.elements.len() as u32)
+            .filter(move |&i| {
+                let idx = ElementIdx(i);
+                self.ad_hoc_sub_process(idx).is_some_and(|a| {
+                    a.job_worker || containers.contains(&self.element_id(idx).as_ref())
+                })
+            })
             .filter_map(|i| self.ad_hoc_sub_process(ElementIdx(i)))
-            .filter(|a| a.job_worker)
             .flat_map(|a| a.activities.iter().copied())
     }
 
@@ -138,7 +155,7 @@ impl ExecutableProcess {
         }
     }
 
-    pub(crate) fn element(&self, idx: ElementIdx) -> &ExecElement {
+    pub(crate) fn element(&self, idx: ElementIdx) -> &ExecutableElement {
         &self.elements[idx.0 as usize]
     }
 
