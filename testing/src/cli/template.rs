@@ -27,7 +27,9 @@ const TEMPLATES: &[Template] = &[
             ),
             (
                 "ai-agent-tool-loop.explore.json",
-                include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"),
+                include_str!(
+                    "../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"
+                ),
             ),
         ],
     },
