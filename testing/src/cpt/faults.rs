@@ -275,7 +275,7 @@ pub(super) fn inject_job_fault(
         JobFaultType::ThrowBpmnError => {
             let Some(code) = &raw.error_code else {
                 return Err(error(
-                    &at("errorCode"),
+                    at("errorCode"),
                     "a THROW_BPMN_ERROR fault needs the error code",
                 ));
             };
@@ -285,7 +285,7 @@ pub(super) fn inject_job_fault(
         JobFaultType::Latency => {
             let Some(latency) = &raw.latency else {
                 return Err(error(
-                    &at("latency"),
+                    at("latency"),
                     "a LATENCY fault needs the latency (an ISO-8601 duration such as PT5M)",
                 ));
             };
@@ -296,7 +296,7 @@ pub(super) fn inject_job_fault(
     if !raw.variables.is_empty() {
         if !matches!(raw.fault, JobFaultType::Fail | JobFaultType::ThrowBpmnError) {
             return Err(error(
-                &at("variables"),
+                at("variables"),
                 "only FAIL and THROW_BPMN_ERROR faults send variables",
             ));
         }
@@ -322,7 +322,7 @@ pub(super) fn inject_job_fault(
     ] {
         if given && !kinds.contains(&raw.fault) {
             return Err(error(
-                &at(field),
+                at(field),
                 format!("does not apply to a {} fault", raw.fault.name()),
             ));
         }
@@ -358,7 +358,7 @@ pub(super) fn inject_model_fault(
         ModelFaultType::Error => {
             let Some(message) = &raw.error_message else {
                 return Err(error(
-                    &at("errorMessage"),
+                    at("errorMessage"),
                     "an ERROR fault needs the provider's message",
                 ));
             };
@@ -368,7 +368,7 @@ pub(super) fn inject_model_fault(
             Some(l) => ModelFault::latency(l),
             None => {
                 return Err(error(
-                    &at("latency"),
+                    at("latency"),
                     "a LATENCY fault needs the latency (an ISO-8601 duration such as PT20M)",
                 ));
             }
@@ -378,7 +378,7 @@ pub(super) fn inject_model_fault(
     if latency.is_some() && !matches!(raw.fault, ModelFaultType::Timeout | ModelFaultType::Latency)
     {
         return Err(error(
-            &at("latency"),
+            at("latency"),
             format!("does not apply to a {} fault", raw.fault.name()),
         ));
     }
@@ -392,7 +392,7 @@ pub(super) fn inject_model_fault(
             fault = fault.with_message(message);
         } else {
             return Err(error(
-                &at("errorMessage"),
+                at("errorMessage"),
                 format!("does not apply to a {} fault", raw.fault.name()),
             ));
         }
@@ -418,7 +418,7 @@ pub(super) fn assert_invariant(
         value
             .clone()
             .filter(|v| !v.trim().is_empty())
-            .ok_or_else(|| error(&at(field), format!("{} needs {what}", raw.invariant.name())))
+            .ok_or_else(|| error(at(field), format!("{} needs {what}", raw.invariant.name())))
     };
     let invariant = match raw.invariant {
         InvariantType::NeverBefore => Invariant::never_before(
@@ -464,7 +464,7 @@ pub(super) fn assert_invariant(
             }
             if states.is_empty() {
                 return Err(error(
-                    &at("endStates"),
+                    at("endStates"),
                     "ENDS_IN needs at least one end state",
                 ));
             }
@@ -477,7 +477,7 @@ pub(super) fn assert_invariant(
     if let Invariant::Condition { expression } = &invariant
         && let Err(e) = baton_feel::Expression::parse(expression)
     {
-        return Err(error(&at("expression"), format!("is not valid FEEL: {e}")));
+        return Err(error(at("expression"), format!("is not valid FEEL: {e}")));
     }
     Ok(AssertInvariant { invariant })
 }
