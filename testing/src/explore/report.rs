@@ -879,14 +879,14 @@ fn counterexample(
             let events = reader.read(engine);
             timeline
                 .borrow_mut()
-                .extend(events.into_iter().map(Moment::Event));
+                .extend(events.into_iter().map(|e| Moment::Event(Box::new(e))));
         },
     );
     let timeline = timeline.into_inner();
     let trace: Vec<TraceEvent> = timeline
         .iter()
         .filter_map(|m| match m {
-            Moment::Event(e) => Some(e.clone()),
+            Moment::Event(e) => Some((**e).clone()),
             Moment::Call(_) => None,
         })
         .collect();
@@ -918,7 +918,7 @@ fn counterexample(
 
 /// A moment of a replayed run: a trace event, or a model call of an agent (by index).
 enum Moment {
-    Event(TraceEvent),
+    Event(Box<TraceEvent>),
     Call(usize),
 }
 
@@ -961,7 +961,7 @@ fn recordings(
                 }
                 Moment::Call(_) => {}
                 Moment::Event(event) if started => {
-                    let _ = recorder.extend_trajectory([event.clone()]);
+                    let _ = recorder.extend_trajectory([(**event).clone()]);
                 }
                 Moment::Event(_) => {}
             }
