@@ -1853,6 +1853,14 @@ mod tests {
             json!({"type": "RESUME_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}}),
             json!({"type": "SET_CLUSTER_VARIABLES", "variables": {"KEY": 1}, "tenantId": "acme"}),
             json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "audit", "jobType": "audit-listener", "eventTypes": ["Creating", "completing"], "retries": 2, "afterNonGlobal": true, "priority": 10}),
+            json!({"type": "INJECT_JOB_FAULT", "jobSelector": {"jobType": "t"}, "fault": "FAIL", "times": 2, "retryBackoff": "PT10S", "errorMessage": "503"}),
+            json!({"type": "INJECT_MODEL_FAULT", "elementId": "agent", "modelCall": 2, "fault": "TIMEOUT", "latency": "PT1M"}),
+            json!({"type": "SET_JOB_TIMEOUT", "timeout": "PT30S"}),
+            json!({"type": "SET_TIME_SKIPPING", "enabled": true}),
+            json!({"type": "ASSERT_INVARIANT", "invariant": "NEVER_BEFORE", "elementId": "a", "beforeElementId": "b"}),
+            json!({"type": "ASSERT_SIDE_EFFECTS", "jobType": "t", "count": 1}),
+            json!({"type": "SAVE_SNAPSHOT", "name": "s"}),
+            json!({"type": "RESTORE_SNAPSHOT", "name": "s"}),
         ];
         assert_eq!(samples.len(), INSTRUCTION_TYPES.len());
         for (sample, (name, _)) in samples.iter().zip(INSTRUCTION_TYPES) {
@@ -2061,6 +2069,12 @@ mod tests {
             json!({"type": "RESUME_PROCESS_INSTANCE", "processInstanceSelector": {}}),
             json!({"type": "SET_CLUSTER_VARIABLES", "variables": {}, "tenantId": "t"}),
             json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "l", "jobType": "t", "eventTypes": ["all"], "retries": 1}),
+            json!({"type": "INJECT_JOB_FAULT", "jobSelector": {"jobType": "t"}, "fault": "NO_ANSWER"}),
+            json!({"type": "INJECT_MODEL_FAULT", "elementId": "agent", "modelCall": 1, "fault": "REFUSAL"}),
+            json!({"type": "SET_JOB_TIMEOUT", "timeout": "PT30S"}),
+            json!({"type": "SET_TIME_SKIPPING", "enabled": false}),
+            json!({"type": "ASSERT_INVARIANT", "invariant": "NO_INCIDENT"}),
+            json!({"type": "ASSERT_SIDE_EFFECTS", "jobType": "t", "atMostOncePerKey": true}),
         ];
         assert_eq!(samples.len(), REQUIRED_ATTRIBUTES.len());
         for sample in samples {
