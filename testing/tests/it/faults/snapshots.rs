@@ -254,7 +254,7 @@ fn bad_snapshots_are_refused_with_what_and_where() {
     s.json: a snapshot must be a JSON object
     DIR/missing.json: No such file or directory (os error 2)
     the snapshot was taken with another deployment: ticket.bpmn differs (sha256:0000 in the snapshot, sha256:7c49d648496696e0de7684d69b24896072669e317ec83b13bcaa8c72237b6dad deployed): the file changed since the snapshot was taken
-    the test ran before the restore (1 process instance(s) started): restore a snapshot into a test that only deployed
+    restarted with 1 run(s)
     a snapshot is the engine's commands since the start, but 1 were carried out while it did not record them: call ProcessTest::record_commands() before the first action
     ");
     assert!(matches!(
