@@ -611,6 +611,18 @@ impl AiAgentHandle {
         cassette.session.borrow().drift_report()
     }
 
+    /// The model calls recorded into this agent's cassette so far (0 unless recording).
+    pub fn recorded_calls(&self) -> usize {
+        self.cassette.as_ref().map_or(0, |c| {
+            let session = c.session.borrow();
+            if session.is_recording() {
+                session.run().calls.len()
+            } else {
+                0
+            }
+        })
+    }
+
     /// Whether this agent's cassette is being recorded (mode record, mode auto without the
     /// file, or `BATON_RECORD=1`).
     pub fn is_recording(&self) -> bool {
