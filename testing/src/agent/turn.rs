@@ -22,6 +22,15 @@ pub enum Turn {
     ToolCallAsText(ToolCallAsTextTurn),
     /// The model call fails (the provider answered with an error).
     Error(ErrorTurn),
+    /// The provider blocked the answer by its content filtering (stop reason
+    /// `CONTENT_FILTERED`): the connector fails the job with `MODEL_RESPONSE_CONTENT_FILTERED`.
+    ContentFiltered(ContentFilteredTurn),
+}
+
+/// A turn whose answer the provider's content filtering blocked.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContentFilteredTurn {
+    pub usage: Option<Usage>,
 }
 
 /// A turn that calls tools.
@@ -291,6 +300,11 @@ impl Turn {
         })
     }
 
+    /// The provider's content filtering blocks the answer.
+    pub fn content_filtered() -> Self {
+        Turn::ContentFiltered(ContentFilteredTurn::default())
+    }
+
     /// A tool call written into the text instead of sent as one.
     pub fn tool_call_as_text(
         name: impl Into<String>,
@@ -311,6 +325,7 @@ impl Turn {
             Turn::ToolCalls(turn) => turn.usage = Some(usage),
             Turn::Response(turn) => turn.usage = Some(usage),
             Turn::ToolCallAsText(turn) => turn.usage = Some(usage),
+            Turn::ContentFiltered(turn) => turn.usage = Some(usage),
             Turn::Error(_) => {}
         }
         self
@@ -338,6 +353,7 @@ impl Turn {
             Turn::ToolCalls(turn) => turn.usage,
             Turn::Response(turn) => turn.usage,
             Turn::ToolCallAsText(turn) => turn.usage,
+            Turn::ContentFiltered(turn) => turn.usage,
             Turn::Error(_) => None,
         }
     }
@@ -352,6 +368,7 @@ impl Turn {
             Turn::Response(_) => "a response".to_string(),
             Turn::ToolCallAsText(turn) => format!("a tool call of {} written as text", turn.name),
             Turn::Error(turn) => format!("an error ({})", turn.message),
+            Turn::ContentFiltered(_) => "an answer blocked by content filtering".to_string(),
         }
     }
 
@@ -392,6 +409,7 @@ impl Turn {
             Turn::Response(turn) => turn.text.is_some() || turn.json.is_some(),
             Turn::ToolCallAsText(turn) => named(&turn.name),
             Turn::Error(turn) => named(&turn.message),
+            Turn::ContentFiltered(_) => true,
         }
     }
 
@@ -434,6 +452,9 @@ impl Turn {
             Turn::Error(turn) => {
                 object.insert("error".into(), turn.message.clone().into());
             }
+            Turn::ContentFiltered(_) => {
+                object.insert("contentFiltered".into(), true.into());
+            }
         }
         if let Some(usage) = usage {
             object.insert("usage".into(), usage.to_json());
@@ -473,6 +494,7 @@ impl Turn {
             "responseJson",
             "toolCallAsText",
             "error",
+            "contentFiltered",
         ]
         .into_iter()
         .filter(|k| has(k))
@@ -481,12 +503,13 @@ impl Turn {
         let distinct = usize::from(has("toolCalls"))
             + usize::from(is_response)
             + usize::from(has("toolCallAsText"))
-            + usize::from(has("error"));
+            + usize::from(has("error"))
+            + usize::from(has("contentFiltered"));
         if distinct > 1 {
             problems.push(
                 path,
                 format!(
-                    "mixes {}: a turn either calls tools (toolCalls), answers (responseText and/or responseJson), writes a tool call as text (toolCallAsText) or fails (error)",
+                    "mixes {}: a turn either calls tools (toolCalls), answers (responseText and/or responseJson), writes a tool call as text (toolCallAsText), fails (error) or is blocked (contentFiltered)",
                     kinds.join(" and ")
                 ),
             );
@@ -591,6 +614,19 @@ impl Turn {
                 usage,
             }));
         }
+        if has("contentFiltered") {
+            problems.unknown_fields(path, object, &["contentFiltered", "usage"]);
+            return match &object["contentFiltered"] {
+                Value::Bool(true) => Some(Turn::ContentFiltered(ContentFilteredTurn { usage })),
+                other => {
+                    problems.push(
+                        &format!("{path}.contentFiltered"),
+                        format!("must be true (the provider blocked the answer), got {other}"),
+                    );
+                    None
+                }
+            };
+        }
         if has("error") {
             problems.unknown_fields(path, object, &["error"]);
             return match &object["error"] {
@@ -620,11 +656,12 @@ impl Turn {
                 "responseJson",
                 "toolCallAsText",
                 "error",
+                "contentFiltered",
                 "usage",
             ],
         );
         if problems.len() == before {
-            problems.push(path, "must have toolCalls, or responseText and/or responseJson (or toolCallAsText, or error)".to_string());
+            problems.push(path, "must have toolCalls, or responseText and/or responseJson (or toolCallAsText, error, contentFiltered)".to_string());
         }
         None
     }
