@@ -368,6 +368,7 @@ impl AnswerJob for AgentAnswerer {
             context,
             data,
         );
+        handed.task = self.definitions.is_some();
         let context_state = context
             .and_then(|c| c.get("state"))
             .and_then(|s| s.as_str().map(str::to_string));

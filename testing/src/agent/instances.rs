@@ -17,8 +17,9 @@
 //!   `ASSISTANT` item and the status at `THINKING`.
 //! - When the job is completed: the metrics of the call (model calls, tokens, tool calls) are
 //!   added and the status becomes `TOOL_CALLING` (the model called tools) or `IDLE`. A completion
-//!   the engine refuses (the job is gone) still adds the model call and tokens, with status
-//!   `IDLE`. A job that only started the tool discovery sets `TOOL_DISCOVERY` once completed.
+//!   the engine refuses (the job is gone) still counts: reported before the completion (an AI
+//!   Agent Task, or a turn without tool calls) in full, else by the completion's listener without
+//!   the tool calls and with status `IDLE`. A job that only started the tool discovery sets `TOOL_DISCOVERY` once completed.
 //! - History items are `PENDING` until the job's fate is known: `COMMITTED` when that
 //!   activation completes the job; `DISCARDED` when the job fails, throws an error, is canceled,
 //!   or is activated again (a crashed worker's job times out and is taken again: the earlier
@@ -252,6 +253,10 @@ pub(crate) struct HandedJob {
     pub request: Option<usize>,
     /// The answer started the tool discovery (the context went to `TOOL_DISCOVERY`).
     pub started_discovery: bool,
+    /// An AI Agent Task's job: the connector reports the metrics before it sends the completion
+    /// (`AgentTaskRequestHandler.shouldUpdateAgentInstanceBeforeJobCompletion`), as the
+    /// sub-process does only on a turn without tool calls.
+    pub task: bool,
 }
 
 impl HandedJob {
@@ -278,6 +283,7 @@ impl HandedJob {
             max_model_calls,
             request: None,
             started_discovery: false,
+            task: false,
         }
     }
 }
@@ -316,6 +322,9 @@ fn fate(records: &[Record], jobs: &[HandedJob], index: usize) -> Fate {
         .find(|j| j.job_key == job.job_key)
         .map(|j| j.log_position);
     let start = records.partition_point(|r| r.position <= job.log_position);
+    // A worker that holds the job (an answer that comes late, or never) activates it after it
+    // was asked: that activation is this one. Only one after a time-out takes the job again.
+    let mut timed_out = false;
     for r in &records[start..] {
         if handed_again.is_some_and(|p| r.position > p) {
             return Fate::Superseded;
@@ -325,7 +334,7 @@ fn fate(records: &[Record], jobs: &[HandedJob], index: usize) -> Fate {
         }
         match (&r.value, r.value_type, r.intent) {
             (RecordValue::JobBatch { job_keys, .. }, ValueType::JobBatch, _)
-                if job_keys.contains(&job.job_key) =>
+                if timed_out && job_keys.contains(&job.job_key) =>
             {
                 return Fate::Superseded;
             }
@@ -334,6 +343,7 @@ fn fate(records: &[Record], jobs: &[HandedJob], index: usize) -> Fate {
                     OtherIntent::Completed => return Fate::Completed,
                     OtherIntent::Failed | OtherIntent::ErrorThrown => return Fate::Failed,
                     OtherIntent::Canceled => return Fate::Canceled,
+                    OtherIntent::TimedOut => timed_out = true,
                     _ => {}
                 }
             }
@@ -460,8 +470,14 @@ pub(crate) fn derive(
                 _ => Vec::new(),
             };
             items.push(item(HistoryRole::Assistant, assistant_text(turn), calls));
+            // Reported before the completion is sent, or by the completion's listener: after
+            // a refused completion without the tool calls and `IDLE`.
+            let before_completion = job.task || turn_tool_calls(turn) == 0;
             let reported = match fate {
                 Fate::Completed => Some((turn_tool_calls(turn), tool_status(turn))),
+                Fate::Canceled if before_completion => {
+                    Some((turn_tool_calls(turn), tool_status(turn)))
+                }
                 Fate::Canceled => Some((0, AgentStatus::Idle)),
                 Fate::Failed | Fate::Superseded | Fate::Unknown => None,
             };
