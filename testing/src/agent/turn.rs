@@ -33,6 +33,8 @@ pub enum Turn {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ContentFilteredTurn {
     pub usage: Option<Usage>,
+    /// How long the provider takes to answer.
+    pub latency: Option<Duration>,
 }
 
 /// A turn that calls tools.
@@ -383,6 +385,7 @@ impl Turn {
             Turn::Response(turn) => turn.latency,
             Turn::ToolCallAsText(turn) => turn.latency,
             Turn::Error(turn) => turn.latency,
+            Turn::ContentFiltered(turn) => turn.latency,
         }
     }
 
@@ -392,6 +395,7 @@ impl Turn {
             Turn::Response(turn) => &mut turn.latency,
             Turn::ToolCallAsText(turn) => &mut turn.latency,
             Turn::Error(turn) => &mut turn.latency,
+            Turn::ContentFiltered(turn) => &mut turn.latency,
         }
     }
 
@@ -708,9 +712,12 @@ impl Turn {
             }));
         }
         if has("contentFiltered") {
-            problems.unknown_fields(path, object, &["contentFiltered", "usage"]);
+            problems.unknown_fields(path, object, &["contentFiltered", "usage", "latency"]);
             return match &object["contentFiltered"] {
-                Value::Bool(true) => Some(Turn::ContentFiltered(ContentFilteredTurn { usage })),
+                Value::Bool(true) => Some(Turn::ContentFiltered(ContentFilteredTurn {
+                    usage,
+                    latency,
+                })),
                 other => {
                     problems.push(
                         &format!("{path}.contentFiltered"),
