@@ -177,10 +177,19 @@ fn template_list_and_use() {
     let (code, output) = baton(&["template", "use", "ai-agent-tool-loop", &dir_arg, "--force"]);
     assert_eq!(code, 0, "{output}");
     assert_ne!(std::fs::read_to_string(&bpmn).unwrap(), "mine");
+    // The faults template's cases pass where it was written, also restored at every wait
+    // point.
+    let faults = dir.join("faults");
+    let faults_arg = faults.display().to_string();
+    let (code, output) = baton(&["template", "use", "ai-agent-faults", &faults_arg]);
+    assert_eq!(code, 0, "{output}");
+    let (code, output) = baton(&["test", &faults_arg, "--check-restore"]);
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("6 passed, 0 failed"), "{output}");
     let (code, output) = baton(&["template", "use", "nope", &dir_arg]);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 1, "{output}");
-    insta::assert_snapshot!(output, @"baton template use: no template \"nope\"; templates: ai-agent-tool-loop");
+    insta::assert_snapshot!(output, @r#"baton template use: no template "nope"; templates: ai-agent-tool-loop, ai-agent-faults"#);
 }
 
 #[test]
@@ -332,4 +341,110 @@ fn test_and_coverage_report_write_cpts_coverage_report() {
         assert_eq!(data["processModels"][0]["totalElementCount"], 13);
     }
     assert_eq!(a["decisionModels"], b["decisionModels"]);
+}
+
+/// `baton explore`: the template's exploration file, with fewer model calls to stay quick.
+#[test]
+fn explore_reports_each_invariant_and_writes_counterexamples_that_fail_under_baton_test() {
+    let dir = crate::cpt::temp_dir("explore-cli");
+    let out = dir.join("counterexamples");
+    let out_arg = out.display().to_string();
+    let (code, output) = baton(&[
+        "explore",
+        "templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json",
+        "--max-model-calls",
+        "2",
+        "--counterexamples",
+        &out_arg,
+    ]);
+    assert_eq!(code, 1, "{output}");
+    let output: String = output
+        .lines()
+        .filter(|l| !l.starts_with("time: "))
+        .map(|l| l.replace(&out_arg, "[out]") + "\n")
+        .collect();
+    insta::assert_snapshot!(output);
+    // The counterexample is a CPT test beside a copy of the BPMN: it fails where the invariant broke.
+    std::fs::copy(
+        "../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn",
+        out.join("ai-agent-tool-loop.bpmn"),
+    )
+    .unwrap();
+    let first = out
+        .join("ai-agent-tool-loop-1.test.json")
+        .display()
+        .to_string();
+    let (code, output) = baton(&["test", &first, "--no-coverage"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{output}");
+    assert!(
+        output
+            .contains("expected process \"ai-agent-tool-loop\" to have completed \"lookup-order\""),
+        "{output}"
+    );
+}
+
+/// `baton explore --shard K/N --json FILE` and `baton explore merge`.
+#[test]
+fn explore_shards_merge_into_the_whole_report() {
+    let dir = crate::cpt::temp_dir("explore-shards");
+    let file = "templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json";
+    let (_, whole) = baton(&["explore", file, "--max-model-calls", "2"]);
+    let mut reports = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let report = dir.join(format!("shard-{}.json", &shard[..1]));
+        let report_arg = report.display().to_string();
+        let (code, output) = baton(&[
+            "explore",
+            file,
+            "--max-model-calls",
+            "2",
+            "--shard",
+            shard,
+            "--json",
+            &report_arg,
+        ]);
+        assert_ne!(code, 2, "{output}");
+        reports.push(report_arg);
+    }
+    let mut args = vec!["explore", "merge"];
+    args.extend(reports.iter().map(String::as_str));
+    let (code, merged) = baton(&args);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{merged}");
+    let counts = |text: &str| text.lines().next().unwrap_or_default().to_string();
+    assert_eq!(counts(&merged), counts(&whole));
+    let (code, output) = baton(&["explore", file, "--shard", "3/2"]);
+    assert_eq!(code, 2, "{output}");
+    assert!(output.contains("shard 3/2 is out of range"), "{output}");
+}
+
+/// `baton explore --coverage-dir DIR --html DIR`: the coverage of every explored run, as a file
+/// `baton coverage report` merges and as the HTML report.
+#[test]
+fn explore_writes_the_coverage_of_every_explored_run() {
+    let dir = crate::cpt::temp_dir("explore-coverage");
+    let cov = dir.join("coverage").display().to_string();
+    let html = dir.join("html").display().to_string();
+    let (code, output) = baton(&[
+        "explore",
+        "templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json",
+        "--max-model-calls",
+        "2",
+        "--coverage-dir",
+        &cov,
+        "--html",
+        &html,
+    ]);
+    assert_eq!(code, 1, "{output}");
+    let page = std::fs::read_to_string(dir.join("html/index.html")).unwrap();
+    assert!(page.contains("ai-agent-tool-loop"), "{page}");
+    let (code, report) = baton(&["coverage", "report", "--input", &cov]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{report}");
+    assert!(report.contains("ai-agent-tool-loop"), "{report}");
+    assert!(
+        report.contains("queued"),
+        "the element no choice reaches is listed: {report}"
+    );
 }

@@ -52,6 +52,10 @@ fn a_counterexample_replays_under_the_cpt_runner_and_fails_the_same_way() {
     std::fs::copy(bpmn("refund-agent.bpmn"), dir.join("refund-agent.bpmn")).unwrap();
     let written = found.write_to(&dir, "refund-before-lookup").unwrap();
     assert_eq!(written.cassettes.len(), 1);
+    // Format 2: the replay checks each request against what the model saw while exploring.
+    let cassette = baton_testing::agent::recording::Recording::read(&written.cassettes[0]).unwrap();
+    assert!(cassette.has_requests());
+    assert_eq!(cassette.calls.len(), 3);
     let run = baton_testing::cpt::run(&[&written.test_file], &Options::default()).unwrap();
     let [case] = run.cases.as_slice() else {
         panic!("one case: {:?}", run.cases)
@@ -63,6 +67,42 @@ fn a_counterexample_replays_under_the_cpt_runner_and_fails_the_same_way() {
         failure.instruction_type.as_deref(),
         Some("ASSERT_ELEMENT_INSTANCES")
     );
+    let test_file = std::fs::read_to_string(&written.test_file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     insta::assert_snapshot!(failure.message);
-    insta::assert_snapshot!(std::fs::read_to_string(&written.test_file).unwrap());
+    insta::assert_snapshot!(test_file);
+}
+
+/// With states pruned as seen before, the report still does not depend on the threads.
+#[test]
+fn pruning_does_not_depend_on_the_number_of_threads() {
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+        .max_tools_per_turn(2)
+        .max_model_calls(3);
+    let invariants = || [Invariant::never_before("issue-refund", "lookup-order")];
+    let counts = |threads| {
+        let report = refund_desk()
+            .explore(&space.clone().threads(threads), invariants())
+            .unwrap();
+        assert!(report.pruned > 0);
+        (
+            report.counts(),
+            report.checks[0].count,
+            report.counterexample(0).unwrap().choices.clone(),
+        )
+    };
+    assert_eq!(counts(1), counts(2));
+    assert_eq!(counts(2), counts(3));
+}
+
+/// The time limit cuts a search off and the report says so.
+#[test]
+fn a_time_limit_cuts_the_search_off() {
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+        .max_tools_per_turn(2)
+        .max_model_calls(6)
+        .time_limit(std::time::Duration::from_millis(50));
+    let report = refund_desk().explore(&space, []).unwrap();
+    let why = report.cut_off.expect("cut off");
+    assert!(why.starts_with("the time limit was reached"), "{why}");
 }
