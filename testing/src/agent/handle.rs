@@ -20,11 +20,11 @@ use super::mock::{
 };
 use super::on_engine::{AGENT_SUB_PROCESS_V2_JOB_TYPE, AGENT_TASK_JOB_TYPES, DefinitionTools};
 use super::recording::{CassetteScript, CassetteSession, Drift, SessionFailure};
-use crate::ProcessTest;
 use crate::faults::{FaultError, ModelFault};
 use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
 use crate::process_test::Inner;
 use crate::trace::{ModelCall, TraceEvent};
+use crate::{ProcessTest, Quiescent};
 
 impl ProcessTest {
     /// Plays the AI Agent connector for the agent element `element_id`, with the model's turns
@@ -87,6 +87,20 @@ impl ProcessTest {
                 test: Rc::downgrade(&self.inner),
             },
         );
+        // A recording is rewritten when the run waits, so the file holds the last call's
+        // trajectory too, whatever the test asks after.
+        if let Some(cassette) = &cassette
+            && cassette.session.borrow().is_recording()
+        {
+            let session = cassette.session.clone();
+            self.at_quiescence(move |state: &mut Quiescent<'_>| {
+                let synced = session.borrow_mut().sync(state.engine());
+                if let Err(e) = synced {
+                    state.add_error(None, e.to_string());
+                }
+                false
+            });
+        }
         Ok(AiAgentHandle {
             element_id: element_id.to_string(),
             notes: agent.notes,
@@ -650,6 +664,18 @@ impl AiAgentHandle {
             return vec![message];
         }
         cassette.session.borrow().drift_report()
+    }
+
+    /// The model calls recorded into this agent's cassette so far (0 unless recording).
+    pub fn recorded_calls(&self) -> usize {
+        self.cassette.as_ref().map_or(0, |c| {
+            let session = c.session.borrow();
+            if session.is_recording() {
+                session.run().calls.len()
+            } else {
+                0
+            }
+        })
     }
 
     /// Whether this agent's cassette is being recorded (mode record, mode auto without the
