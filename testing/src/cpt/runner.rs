@@ -954,6 +954,9 @@ fn mock_ai_agent(
         .test
         .try_mock_ai_agent(&m.element_id, script)
         .map_err(|message| failure(state, format!("MOCK_AI_AGENT: {message}")))?;
+    for note in handle.notes() {
+        state.warnings.push(format!("MOCK_AI_AGENT: {note}"));
+    }
     state.agents.insert(m.element_id.clone(), handle);
     Ok(Done::Ok)
 }
