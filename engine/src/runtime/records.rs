@@ -499,6 +499,7 @@ named_enum!(
         Canceling => "CANCELING",
         Interrupted => "INTERRUPTED",
         Activate => "ACTIVATE",
+        Pin => "PIN",
         Pinned => "PINNED",
         Modified => "MODIFIED",
     }

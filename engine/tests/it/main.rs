@@ -13,6 +13,7 @@ mod fixtures;
 mod forms;
 mod golden;
 mod hostile;
+mod limits;
 mod listeners;
 mod messages;
 mod signals;
