@@ -38,8 +38,15 @@ impl IntoDuration for String {
 
 /// Parses an ISO-8601 duration the way Java's `Duration.parse` accepts it (`PnDTnHnMn.nS`).
 pub fn parse_duration(text: &str) -> Result<i64, String> {
-    let span: jiff::Span = text.trim().parse().map_err(|e| {
-        format!("\"{text}\" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: {e}")
+    let span: jiff::Span = text.trim().parse().map_err(|e: jiff::Error| {
+        if e.to_string().contains("not in the required range") {
+            format!(
+                "\"{text}\" is longer than the engine clock can count (it ends at {})",
+                format_instant(baton_engine::runtime::LATEST_CLOCK_MS)
+            )
+        } else {
+            format!("\"{text}\" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: {e}")
+        }
     })?;
     if span.get_years() != 0 || span.get_months() != 0 || span.get_weeks() != 0 {
         return Err(format!(

@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use baton_engine::runtime::{
-    Command, CreateInstance, Engine, EngineConfig, JobKind, JobResult, JobState, JobView, Key,
-    PublishMessage, Rejection, UnrecordedCommands, VariableDocument,
+    Command, CreateInstance, Engine, EngineConfig, Intent, JobKind, JobResult, JobState, JobView,
+    Key, LATEST_CLOCK_MS, OtherIntent, PublishMessage, Rejection, UnrecordedCommands, ValueType,
+    VariableDocument,
 };
 use indexmap::IndexMap;
 
@@ -345,12 +346,18 @@ pub(crate) struct JobFacts {
     pub element_id: std::sync::Arc<str>,
 }
 
+/// How many times in a row a mock may fail the same job, which the engine hands back at once
+/// (retries left, no backoff), before the run stops: such a job never gets anywhere.
+pub(crate) const SAME_JOB_FAILURES: usize = 100;
+
 /// Runs mocks and hooks until nothing is left to do. See the module documentation.
 pub(crate) fn settle(cell: &RefCell<Inner>) {
     let mut answered = 0usize;
     let limit = cell.borrow().settings.answer_limit;
     // The last answers, kept only near the limit, for the runaway message.
     let mut last: Vec<String> = Vec::new();
+    // The job the mocks failed last, and how many times in a row.
+    let mut failing: (Key, usize) = (0, 0);
     loop {
         let next = cell.borrow_mut().next_job();
         if let Some((job, facts, answerer)) = next {
@@ -374,6 +381,28 @@ pub(crate) fn settle(cell: &RefCell<Inner>) {
             };
             if answered + 3 > limit {
                 last.push(format!("\"{}\" ({})", facts.element_id, answer.describe()));
+            }
+            if let Answer::Fail(failure) = &answer {
+                failing = match failing {
+                    (key, n) if key == facts.key => (key, n + 1),
+                    _ => (facts.key, 1),
+                };
+                if failing.1 > SAME_JOB_FAILURES {
+                    let mut inner = cell.borrow_mut();
+                    inner.sync();
+                    inner.add_error(
+                        Some(facts.process_instance_key),
+                        format!(
+                            "stopped after the {} failed the job at \"{}\" {SAME_JOB_FAILURES} times in a row (\"{}\"), each time leaving it retries and no backoff, so the job came straight back: the process makes no progress. Let the failures use up the retries (the job then raises an incident), give them a backoff, or change the mock's answers.",
+                            answerer.label(),
+                            facts.element_id,
+                            failure.message
+                        ),
+                    );
+                    break;
+                }
+            } else {
+                failing = (0, 0);
             }
             cell.borrow_mut().apply(&facts, answer, &answerer);
             continue;
@@ -416,10 +445,26 @@ pub(crate) fn settle(cell: &RefCell<Inner>) {
 
 /// Moves the clock to `target` one due time at a time (timers, job timeouts and backoffs,
 /// message expiries), settling after each, so that what fires first (and what the mocks do
-/// about it) can schedule what fires next.
+/// about it) can schedule what fires next. Each due time fires at least one item; the engine's
+/// timer limit bounds how many one move may fire (a cycle over a long stretch of time).
 pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
-    // Each step fires at least one due item; a bound stops a schedule that never advances.
-    for _ in 0..100_000 {
+    let (start, limit) = {
+        let inner = cell.borrow();
+        (inner.engine.position(), inner.engine.config().timer_limit)
+    };
+    if !(0..=LATEST_CLOCK_MS).contains(&target) {
+        let when = match jiff::Timestamp::from_millisecond(target) {
+            Ok(t) => t.to_string(),
+            Err(_) => format!("{target} ms after 1970"),
+        };
+        let message = format!(
+            "moving the clock: {when} is outside the times the engine clock can show (1970-01-01T00:00:00Z to {})",
+            crate::clock::format_instant(LATEST_CLOCK_MS)
+        );
+        cell.borrow_mut().add_error(None, message);
+        return;
+    }
+    for _ in 0..limit {
         let (now, next) = {
             let inner = cell.borrow();
             (inner.engine.now(), inner.engine.next_due_time())
@@ -433,6 +478,7 @@ pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
             let mut inner = cell.borrow_mut();
             inner.sync();
             inner.add_error(None, format!("moving the clock: {}", r.message));
+            return;
         }
         settle(cell);
         if step >= target
@@ -445,11 +491,42 @@ pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
             return;
         }
     }
-    cell.borrow_mut().add_error(
-        None,
-        "moving the clock: stopped after 100000 due times without reaching the target time"
-            .to_owned(),
-    );
+    let mut inner = cell.borrow_mut();
+    inner.sync();
+    let message = clock_limit_message(&inner.engine, start, limit, target);
+    inner.add_error(None, message);
+}
+
+/// Why a move of the clock stopped at the timer limit: the timers that fired most.
+fn clock_limit_message(engine: &Engine, start: u64, limit: usize, target: i64) -> String {
+    let mut fired: IndexMap<String, usize> = IndexMap::new();
+    for r in engine.records_since(start) {
+        if r.value_type == ValueType::Timer
+            && r.intent == Intent::Other(OtherIntent::Triggered)
+            && let Some(id) = engine.record_element_id(r)
+        {
+            *fired.entry(id).or_default() += 1;
+        }
+    }
+    fired.sort_by(|a, n, b, m| m.cmp(n).then(a.cmp(b)));
+    let timers: Vec<String> = fired
+        .iter()
+        .take(5)
+        .map(|(id, n)| match n {
+            1 => format!("\"{id}\" (once)"),
+            n => format!("\"{id}\" ({n} times)"),
+        })
+        .collect();
+    let which = if timers.is_empty() {
+        String::new()
+    } else {
+        format!("; the timers fired most: {}", timers.join(", "))
+    };
+    format!(
+        "moving the clock: stopped at {} after {limit} due times on the way to {} (the limit is EngineConfig::timer_limit){which}. A cycle fires at each of its due times while the clock moves: move it less far, or raise the limit (ProcessTest::engine_config).",
+        crate::clock::format_instant(engine.now()),
+        crate::clock::format_instant(target)
+    )
 }
 
 /// A process test: deployments, an engine with a virtual clock, job mocks, runs, coverage.
@@ -593,6 +670,14 @@ impl ProcessTest {
     /// (default 10 000).
     pub fn answer_limit(self, limit: usize) -> Self {
         self.inner.borrow_mut().settings.answer_limit = limit;
+        self
+    }
+
+    /// Changes the engine's limits (`EngineConfig`: steps, timers, process instances and
+    /// records per action), e.g. `.engine_config(|c| c.timer_limit = 100_000)` for a test that
+    /// moves the clock over a year of a one-minute cycle.
+    pub fn engine_config(self, change: impl FnOnce(&mut EngineConfig)) -> Self {
+        change(self.inner.borrow_mut().engine.config_mut());
         self
     }
 

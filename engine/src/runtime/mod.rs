@@ -43,6 +43,7 @@ mod step;
 pub use behaviors::decisions::{DecisionInstanceView, rule_id};
 pub use behaviors::messages::{BufferedMessageView, MessageSubscriptionView};
 pub use behaviors::signals::SignalSubscriptionView;
+pub use behaviors::timers::LATEST_CLOCK_MS;
 pub use command::{
     AdHocJobResult, Applied, Command, CommandLogError, CreateInstance, DEFAULT_MESSAGE_TTL_MS,
     DecisionOutcome, DeploymentInfo, JobResult, MessageCorrelation, PublishMessage,

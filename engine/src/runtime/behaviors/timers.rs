@@ -25,7 +25,7 @@ use crate::runtime::step::{FollowUp, StepFailure};
 
 /// The latest engine clock, epoch milliseconds: the last millisecond jiff reads as an instant
 /// (9999-12-30T22:00:00Z), past which no date can be computed.
-pub(crate) const LATEST_CLOCK_MS: i64 = 253_402_207_200_000;
+pub const LATEST_CLOCK_MS: i64 = 253_402_207_200_000;
 
 /// [`LATEST_CLOCK_MS`] as an instant.
 fn latest_clock() -> jiff::Timestamp {
