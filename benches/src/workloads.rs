@@ -59,12 +59,7 @@ impl Default for ConnectorWorkload {
              "parameters": [{"name": "toolCall.orderId", "description": "The order number", "type": "string"}]}
         ]);
         let mut initial = SharedVariables::new();
-        // A constant, as the engine's deployed element hands it out (the connector keeps the
-        // tools it resolved with it).
-        initial.insert(
-            "adHocSubProcessElements".into(),
-            SharedJson::constant(elements),
-        );
+        initial.insert("adHocSubProcessElements".into(), SharedJson::new(elements));
         initial.insert("toolCallResults".into(), SharedJson::new(json!([])));
         initial.insert(
             "provider".into(),

@@ -62,8 +62,10 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Every diagnostic of a rejected deployment, in file order, then position order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Every diagnostic of a rejected deployment, in file order, then position order; shown one per
+/// line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, thiserror::Error)]
+#[error("{}", one_per_line(.0))]
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
@@ -89,13 +91,6 @@ impl<'a> IntoIterator for &'a Diagnostics {
     }
 }
 
-/// One diagnostic per line.
-impl fmt::Display for Diagnostics {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        one_per_line(&self.0).fmt(f)
-    }
-}
-
 /// `diagnostics` shown one per line, as [`Diagnostics`] shows them.
 pub fn one_per_line(diagnostics: &[Diagnostic]) -> impl fmt::Display + '_ {
     struct Lines<'d>(&'d [Diagnostic]);
@@ -112,8 +107,6 @@ pub fn one_per_line(diagnostics: &[Diagnostic]) -> impl fmt::Display + '_ {
     }
     Lines(diagnostics)
 }
-
-impl std::error::Error for Diagnostics {}
 
 macro_rules! rules {
     ($($(#[doc = $doc:literal])* $variant:ident = $id:literal,)*) => {

@@ -110,8 +110,8 @@ impl Deployment {
     pub fn process_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = Vec::new();
         for p in self.engine.deployed_processes() {
-            if !ids.iter().any(|i| **i == *p.bpmn_process_id) {
-                ids.push(p.bpmn_process_id.to_string());
+            if !ids.iter().any(|i| **i == **p.bpmn_process_id()) {
+                ids.push(p.bpmn_process_id().to_string());
             }
         }
         ids

@@ -15,16 +15,16 @@ pub fn example_data(
 ) -> Result<VariableDocument, String> {
     let process = engine
         .deployed_processes()
-        .find(|p| p.key == process_definition_key)
+        .find(|p| p.key() == process_definition_key)
         .ok_or_else(|| format!("no deployed process with key {process_definition_key}"))?;
     let element = process
-        .model
+        .model()
         .find(element_id)
-        .map(|i| process.model.element(i))
+        .map(|i| process.model().element(i))
         .ok_or_else(|| {
             format!(
                 "process \"{}\" has no element \"{element_id}\"",
-                process.bpmn_process_id
+                process.bpmn_process_id()
             )
         })?;
     let Some(text) = element
@@ -36,7 +36,7 @@ pub fn example_data(
     else {
         return Err(format!(
             "element \"{element_id}\" of process \"{}\" has no example data: add a zeebe:property named \"{EXAMPLE_OUTPUT_PROPERTY}\" (Camunda Modeler: \"Example data\")",
-            process.bpmn_process_id
+            process.bpmn_process_id()
         ));
     };
     match serde_json::from_str::<Value>(text) {

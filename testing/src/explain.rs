@@ -10,7 +10,7 @@ use baton_engine::runtime::{
 };
 
 use crate::assertions::Subject;
-use crate::journal::ElementEventKind;
+use crate::history::ElementEventKind;
 use crate::variables::short;
 
 /// Longest value shown per variable.
@@ -49,7 +49,7 @@ pub fn explain(s: &Subject<'_>) -> String {
     if !events.is_empty() {
         section(&mut out, "events", &events);
     }
-    let family = s.journal.descendants(s.instance);
+    let family = s.history.descendants(s.instance);
     let incidents: Vec<String> = s
         .engine
         .incidents()
@@ -72,7 +72,7 @@ pub fn explain(s: &Subject<'_>) -> String {
     if !incidents.is_empty() {
         section(&mut out, "incidents", &incidents);
     }
-    let vars: Vec<String> = match s.journal.scope_variables(s.instance) {
+    let vars: Vec<String> = match s.history.scope_variables(s.instance) {
         Some(v) if !v.is_empty() => {
             let mut lines: Vec<String> = v
                 .iter()
@@ -175,7 +175,7 @@ fn waiting_points(s: &Subject<'_>, instance: Key, prefix: &str, lines: &mut Vec<
         }
         if i.element_type == BpmnElementType::CallActivity
             && let Some((child, log)) = s
-                .journal
+                .history
                 .instances
                 .iter()
                 .find(|(_, l)| l.parent_element == Some(i.key))
@@ -252,10 +252,10 @@ fn open_events(s: &Subject<'_>) -> Vec<String> {
         .collect();
     timers.sort_by_key(|t| (t.due, t.key));
     for t in timers {
-        let p = crate::journal::process_at(s.engine, t.proc);
+        let p = crate::history::process_at(s.engine, t.proc);
         lines.push(format!(
             "timer at \"{}\" due {}",
-            p.element(t.target).id,
+            p.element_id(t.target),
             crate::clock::format_instant(t.due)
         ));
     }

@@ -26,11 +26,11 @@
 //! The guide `docs/testing-processes.md` walks through every feature.
 //!
 //! # Modules
-//! - [`ProcessTest`] (`test`) — deployments, mocks, runs, the clock, the settle loop.
+//! - [`ProcessTest`] (`process_test`) — deployments, mocks, runs, the clock, the settle loop.
 //! - [`Deployment`] — deploy once, clone into each test.
 //! - [`mocks`] — [`Answer`], [`AnswerJob`] (the seam the AI Agent mock plugs into), job mocks.
 //! - [`agent`] — the AI Agent mock (the connector as a state machine, cassettes, matchers).
-//! - [`Run`] (`run`) — one instance: queries, actions, `assert_*`.
+//! - [`Run`] (`instance`) — one process instance: queries, actions, `assert_*`.
 //! - [`assertions`] — the checks ([`Check`]) behind every assertion and the CPT runner.
 //! - [`coverage`] — elements, flows and tools covered; text report; files and merging.
 //! - [`cpt`] — the Camunda Process Test JSON runner behind `baton test`.
@@ -47,10 +47,10 @@ mod deployment;
 pub mod example_data;
 mod explain;
 mod files;
-mod journal;
+mod history;
+mod instance;
 pub mod mocks;
-mod run;
-mod test;
+mod process_test;
 pub mod trace;
 pub mod variables;
 
@@ -67,9 +67,9 @@ pub use assertions::{
 pub use baton_engine::runtime::{CreateInstance, ErrorType, Key, PublishMessage, UserTaskState};
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};
 pub use deployment::{DeployError, Deployment};
+pub use instance::{Run, RunState};
 pub use mocks::{Answer, AnswerJob, JobMock, MockBuilder, TestJob, Times};
-pub use run::{Run, RunState};
-pub use test::{ActionError, AtQuiescence, ProcessTest, Quiescent, RunError};
+pub use process_test::{ActionError, AtQuiescence, ProcessTest, Quiescent, RunError};
 pub use variables::{IntoVariables, Matching};
 
 /// The environment variable naming the folder coverage files are written to.

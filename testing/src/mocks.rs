@@ -133,7 +133,7 @@ pub enum Answer {
         result: AdHocJobResult,
     },
     /// Fail the job.
-    Fail(Failure),
+    Fail(FailJob),
     /// Throw a BPMN error from the job.
     ThrowError {
         code: String,
@@ -148,7 +148,7 @@ pub enum Answer {
 
 /// A FailJob command.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
+pub struct FailJob {
     /// Retries left after the failure; `None`: one fewer than the job has (what a worker does).
     pub retries: Option<i32>,
     pub message: String,
@@ -181,7 +181,7 @@ impl Answer {
 
     /// Fail with one retry fewer than the job has, no backoff.
     pub fn fail(message: impl Into<String>) -> Answer {
-        Answer::Fail(Failure {
+        Answer::Fail(FailJob {
             retries: None,
             message: message.into(),
             backoff: Duration::ZERO,

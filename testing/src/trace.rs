@@ -399,10 +399,10 @@ impl TraceReader {
                     let Some(intent) = record.process_instance_intent() else {
                         continue;
                     };
-                    let process = crate::journal::process_at(engine, v.proc);
+                    let process = crate::history::process_at(engine, v.proc);
                     let element = match v.element_ref {
-                        ElementRef::Process => process.bpmn_process_id.to_string(),
-                        ElementRef::Element(e) => process.element(e).id.to_string(),
+                        ElementRef::Process => process.bpmn_process_id().to_string(),
+                        ElementRef::Element(e) => process.element_id(e).to_string(),
                         ElementRef::Flow(_) => continue,
                     };
                     let key = record.key.unwrap_or_default();
@@ -428,20 +428,19 @@ impl TraceReader {
                     }
                     match intent {
                         ProcessInstanceIntent::ElementActivating => {
-                            if let ElementRef::Element(e) = v.element_ref {
-                                let exec = process.element(e);
-                                if let (Some(ad_hoc), Some(_)) = (&exec.ad_hoc, &exec.job)
-                                    && let Some(collection) = &ad_hoc.output_collection
-                                {
-                                    self.agents.insert(
-                                        key,
-                                        AgentScope {
-                                            agent: element,
-                                            output_collection: collection.to_string(),
-                                            results: 0,
-                                        },
-                                    );
-                                }
+                            if let ElementRef::Element(e) = v.element_ref
+                                && let Some(ad_hoc) = process.ad_hoc_sub_process(e)
+                                && ad_hoc.job_worker
+                                && let Some(collection) = ad_hoc.output_collection
+                            {
+                                self.agents.insert(
+                                    key,
+                                    AgentScope {
+                                        agent: element,
+                                        output_collection: collection.to_string(),
+                                        results: 0,
+                                    },
+                                );
                             }
                         }
                         ProcessInstanceIntent::ElementCompleted => {
@@ -474,10 +473,10 @@ impl TraceReader {
                     }
                 }
                 RecordValue::Incident(incident) => {
-                    let process = crate::journal::process_at(engine, incident.proc);
+                    let process = crate::history::process_at(engine, incident.proc);
                     let element = match incident.element {
-                        ElementRef::Process => process.bpmn_process_id.to_string(),
-                        ElementRef::Element(e) => process.element(e).id.to_string(),
+                        ElementRef::Process => process.bpmn_process_id().to_string(),
+                        ElementRef::Element(e) => process.element_id(e).to_string(),
                         ElementRef::Flow(_) => continue,
                     };
                     match record.intent {

@@ -284,39 +284,36 @@ fn check_deployment_bindings(deployed: &[DeployedResource], diagnostics: &mut Ve
     for resource in deployed {
         for process in resource.executable_processes() {
             for element in &process.elements {
-                if let Some(called) = &element.zeebe.called_decision
-                    && called.binding_type.as_deref() == Some("deployment")
-                {
-                    let decision_id = called.decision_id.as_ref().map_or("", |e| e.text.as_str());
-                    if !decision_ids.contains(&decision_id) {
+                let zeebe = &element.zeebe;
+                let calls = [
+                    zeebe.called_decision.as_ref().map(|called| {
+                        let binding = called.binding_type.as_deref();
+                        (
+                            "decision",
+                            &decision_ids,
+                            binding,
+                            &called.decision_id,
+                            called.span,
+                        )
+                    }),
+                    zeebe.called_element.as_ref().map(|called| {
+                        let binding = called.binding_type.as_deref();
+                        ("process", &ids, binding, &called.process_id, called.span)
+                    }),
+                ];
+                for (kind, deployed_ids, binding, called_id, span) in calls.into_iter().flatten() {
+                    let called_id = called_id.as_ref().map_or("", |e| e.text.as_str());
+                    if binding == Some("deployment") && !deployed_ids.contains(&called_id) {
                         diagnostics.push(Diagnostic::at(
                             &resource.source,
-                            called.span.start,
+                            span.start,
                             Rule::DeploymentBinding,
                             Some(&element.id),
                             format!(
-                                "Expected to find decision with id '{decision_id}' in current deployment, but not found."
+                                "Expected to find {kind} with id '{called_id}' in current deployment, but not found."
                             ),
                         ));
                     }
-                }
-                let Some(called) = &element.zeebe.called_element else {
-                    continue;
-                };
-                if called.binding_type.as_deref() != Some("deployment") {
-                    continue;
-                }
-                let process_id = called.process_id.as_ref().map_or("", |e| e.text.as_str());
-                if !ids.contains(&process_id) {
-                    diagnostics.push(Diagnostic::at(
-                        &resource.source,
-                        called.span.start,
-                        Rule::DeploymentBinding,
-                        Some(&element.id),
-                        format!(
-                            "Expected to find process with id '{process_id}' in current deployment, but not found."
-                        ),
-                    ));
                 }
             }
         }

@@ -9,7 +9,27 @@ use crate::runtime::command::{
     MessageCorrelation, PublishMessage,
 };
 use crate::runtime::engine::Engine;
-use crate::runtime::records::{Key, Rejection, VariableDocument};
+use crate::runtime::records::{
+    Key, Rejection, SharedVariableDocument, VariableDocument, plain_document,
+};
+
+/// The variables of a job completion: a plain document, or one whose values are shared.
+pub enum CompletionVariables {
+    Plain(VariableDocument),
+    Shared(SharedVariableDocument),
+}
+
+impl From<VariableDocument> for CompletionVariables {
+    fn from(variables: VariableDocument) -> CompletionVariables {
+        CompletionVariables::Plain(variables)
+    }
+}
+
+impl From<SharedVariableDocument> for CompletionVariables {
+    fn from(variables: SharedVariableDocument) -> CompletionVariables {
+        CompletionVariables::Shared(variables)
+    }
+}
 
 impl Engine {
     /// Deploys resources (BPMN and `.dmn` files): parses them, runs Zeebe's deploy-time checks,
@@ -137,19 +157,34 @@ impl Engine {
         self.complete_job_with_result(job_key, variables, None)
     }
 
-    /// Completes a job with variables and a result (ad-hoc sub-process, task listener).
+    /// Completes a job with variables and a result (ad-hoc sub-process, task listener). The
+    /// variables are a plain document, or one whose values share parts with other values (a
+    /// worker that builds its answer out of the variables it read, as the AI agent connector
+    /// does): they become the variables as they are, and the command is recorded with their
+    /// plain JSON.
     pub fn complete_job_with_result(
         &mut self,
         job_key: Key,
-        variables: VariableDocument,
+        variables: impl Into<CompletionVariables>,
         result: Option<JobResult>,
     ) -> Result<(), Rejection> {
-        self.apply(Command::CompleteJob {
-            job_key,
-            variables,
-            result,
-        })
-        .map(drop)
+        match variables.into() {
+            CompletionVariables::Plain(variables) => self
+                .apply(Command::CompleteJob {
+                    job_key,
+                    variables,
+                    result,
+                })
+                .map(drop),
+            CompletionVariables::Shared(variables) => {
+                self.recorded.note_with(|| Command::CompleteJob {
+                    job_key,
+                    variables: plain_document(&variables),
+                    result: result.clone(),
+                });
+                self.apply_complete_job(job_key, variables, result)
+            }
+        }
     }
 
     /// Fails a job: with retries left it becomes activatable again (after the backoff); with none

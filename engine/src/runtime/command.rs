@@ -1,5 +1,5 @@
 //! Client commands as data: every request a Zeebe client can make of the engine, as one
-//! [`Command`] value that [`Engine::apply`] carries out.
+//! [`Command`] value that [`Engine::apply`](crate::runtime::Engine::apply) carries out.
 //!
 //! The engine's methods (`create_instance`, `complete_job`, ...) stay the everyday API; a
 //! `Command` is the same request held as a value, so that a run can be kept as the list of what
@@ -119,7 +119,7 @@ pub enum Command {
         epoch_millis: i64,
     },
     /// Give a decision a fixed output, as CPT's `mockDmnDecision` does (see
-    /// [`Engine::register_decision`]).
+    /// [`Engine::register_decision`](crate::runtime::Engine::register_decision)).
     MockDecision {
         decision_id: String,
         output: Json,
@@ -304,7 +304,7 @@ pub enum JobResult {
     },
 }
 
-/// The result of a standalone evaluation ([`Engine::evaluate_decision`]).
+/// The result of a standalone evaluation ([`Engine::evaluate_decision`](crate::runtime::Engine::evaluate_decision)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecisionOutcome {
     /// The key of the `DECISION_EVALUATION` record.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::runtime::command::{Applied, Command, UnrecordedCommands};
-use crate::runtime::compile::executable::ExecutableProcess;
+use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::records::{
     BpmnElementType, ElementRef, FIRST_KEY, Intent, Key, OtherIntent, ProcIdx,
     ProcessInstanceIntent, ProcessInstanceValue, Record, RecordType, RecordValue, Rejection,
@@ -192,6 +192,7 @@ impl Engine {
         k
     }
 
+    /// Appends a record to the log (or only counts its position, when records are not kept).
     pub(crate) fn write(
         &mut self,
         record_type: RecordType,
@@ -199,6 +200,19 @@ impl Engine {
         intent: Intent,
         key: Option<Key>,
         value: RecordValue,
+    ) {
+        self.append(record_type, value_type, intent, key, value, None);
+    }
+
+    #[inline]
+    fn append(
+        &mut self,
+        record_type: RecordType,
+        value_type: ValueType,
+        intent: Intent,
+        key: Option<Key>,
+        value: RecordValue,
+        rejection: Option<Box<Rejection>>,
     ) {
         self.log.position += 1;
         if self.config.keep_records {
@@ -209,7 +223,7 @@ impl Engine {
                 record_type,
                 value_type,
                 intent,
-                rejection: None,
+                rejection,
                 value,
             });
         }
@@ -231,6 +245,7 @@ impl Engine {
         );
     }
 
+    /// Writes a command's rejection and returns it.
     pub(crate) fn reject(
         &mut self,
         value_type: ValueType,
@@ -239,19 +254,18 @@ impl Engine {
         value: RecordValue,
         rejection: Rejection,
     ) -> Rejection {
-        self.log.position += 1;
-        if self.config.keep_records {
-            self.log.records.push(Record {
-                position: self.log.position,
-                key,
-                timestamp: self.now,
-                record_type: RecordType::CommandRejection,
-                value_type,
-                intent,
-                rejection: Some(Box::new(rejection.clone())),
-                value,
-            });
-        }
+        let kept = self
+            .config
+            .keep_records
+            .then(|| Box::new(rejection.clone()));
+        self.append(
+            RecordType::CommandRejection,
+            value_type,
+            intent,
+            key,
+            value,
+            kept,
+        );
         rejection
     }
 
@@ -585,6 +599,20 @@ impl Engine {
             0 => Ok(&self.recorded.commands),
             missed => Err(UnrecordedCommands { missed }),
         }
+    }
+
+    /// The resources of every deployment command this engine carried out, in order, rejected
+    /// ones too (deployments are kept whether or not the engine records): what a coverage
+    /// report shows the deployed BPMN and DMN from.
+    pub fn deployed_resources(&self) -> impl Iterator<Item = &crate::deploy::Resource> {
+        self.recorded
+            .commands
+            .iter()
+            .filter_map(|c| match c {
+                Command::Deploy { resources } => Some(resources.iter()),
+                _ => None,
+            })
+            .flatten()
     }
 
     /// Counts a change no command can replay (see [`Engine::recorded_commands`]).

@@ -44,12 +44,13 @@ pub use behaviors::decisions::{DecisionInstanceView, rule_id};
 pub use behaviors::messages::{BufferedMessageView, MessageSubscriptionView};
 pub use behaviors::signals::SignalSubscriptionView;
 pub use behaviors::timers::LATEST_CLOCK_MS;
+pub use client::CompletionVariables;
 pub use command::{
     AdHocJobResult, Applied, Command, CommandLogError, CreateInstance, DEFAULT_MESSAGE_TTL_MS,
     DecisionOutcome, DeploymentInfo, JobResult, MessageCorrelation, PublishMessage,
     UnrecordedCommands, read_commands,
 };
-pub use compile::{CompileError, ExecutableProcess};
+pub use compile::{AdHocSubProcessView, CompileError, ExecutableProcess};
 pub use elements::INNER_INSTANCE_SUFFIX;
 pub use engine::{Engine, EngineConfig};
 pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView, VariableView};
@@ -57,10 +58,11 @@ pub use records::{
     BpmnElementType, BpmnEventType, DecisionIdx, DrgIdx, ElementRef, ErrorType, Intent, JobKind,
     Key, ListenerEventType, OtherIntent, ProcIdx, ProcessInstanceIntent, Record, RecordType,
     RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument,
-    share_document,
+    plain_document, share_document,
 };
-pub use shared_json::{JsonRef, ObjectKey, SharedJson, SharedObject};
+pub use shared_json::{JsonRef, Part, SharedJson};
 pub use state::messages::CorrelatedMessageView;
+pub use state::timers::Timer;
 pub use state::{
     DeployedDecision, DeployedDrg, DeployedForm, JobState, State, UserTask, UserTaskState,
 };

@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use serde_json::Value as Json;
 
 use crate::model::{ElementIdx, FlowIdx};
-use crate::runtime::shared_json::{ObjectKey, SharedJson};
+use crate::runtime::shared_json::SharedJson;
 
 /// A key as Zeebe writes it: 64 bits, partition 1 in the high bits (see [`FIRST_KEY`]).
 pub type Key = u64;
@@ -34,215 +34,15 @@ pub struct DecisionIdx(pub u32);
 /// A JSON object of variables, in insertion order.
 pub type VariableDocument = IndexMap<String, Json>;
 
-/// A document whose values are shared (with the variables they become, and with records):
-/// what a job completion carries once the engine has it. Names in insertion order, kept in a
-/// small vector and found by scanning (documents hold a few names): no hash table and no
-/// `String` per literal name (`ObjectKey`); setting a name again replaces its value in place.
-/// Collecting or extending with many names makes them unique through a hash index instead, so
-/// a large document is not built in quadratic time.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SharedVariableDocument(Vec<(ObjectKey, SharedJson)>);
-
-impl SharedVariableDocument {
-    pub fn new() -> SharedVariableDocument {
-        SharedVariableDocument(Vec::new())
-    }
-
-    pub fn with_capacity(capacity: usize) -> SharedVariableDocument {
-        SharedVariableDocument(Vec::with_capacity(capacity))
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// Sets `name` (in place when it is there, else at the end); returns the value it replaced.
-    pub fn insert(&mut self, name: ObjectKey, value: SharedJson) -> Option<SharedJson> {
-        match self.0.iter_mut().find(|(k, _)| **k == *name) {
-            Some((_, v)) => Some(std::mem::replace(v, value)),
-            None => {
-                self.0.push((name, value));
-                None
-            }
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<&SharedJson> {
-        self.0.iter().find(|(k, _)| **k == *name).map(|(_, v)| v)
-    }
-
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut SharedJson> {
-        self.0
-            .iter_mut()
-            .find(|(k, _)| **k == *name)
-            .map(|(_, v)| v)
-    }
-
-    pub fn contains_key(&self, name: &str) -> bool {
-        self.get(name).is_some()
-    }
-
-    /// The names and values in insertion order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&ObjectKey, &SharedJson)> {
-        self.0.iter().map(|(k, v)| (k, v))
-    }
-
-    pub fn keys(&self) -> impl ExactSizeIterator<Item = &ObjectKey> {
-        self.0.iter().map(|(k, _)| k)
-    }
-
-    pub fn values(&self) -> impl ExactSizeIterator<Item = &SharedJson> {
-        self.0.iter().map(|(_, v)| v)
-    }
-
-    /// The same document as plain JSON (a copy: what a command holds).
-    pub fn to_plain(&self) -> VariableDocument {
-        self.0
-            .iter()
-            .map(|(name, value)| (name.to_string(), value.to_json()))
-            .collect()
-    }
-}
-
-impl std::ops::Index<&str> for SharedVariableDocument {
-    type Output = SharedJson;
-
-    /// The value of `name`; panics when the document has no such name (as `IndexMap` does).
-    fn index(&self, name: &str) -> &SharedJson {
-        self.get(name)
-            .unwrap_or_else(|| panic!("no variable {name:?} in the document"))
-    }
-}
-
-impl std::ops::IndexMut<&str> for SharedVariableDocument {
-    fn index_mut(&mut self, name: &str) -> &mut SharedJson {
-        self.get_mut(name)
-            .unwrap_or_else(|| panic!("no variable {name:?} in the document"))
-    }
-}
-
-impl<K: Into<ObjectKey>> FromIterator<(K, SharedJson)> for SharedVariableDocument {
-    fn from_iter<I: IntoIterator<Item = (K, SharedJson)>>(iter: I) -> SharedVariableDocument {
-        let mut doc = SharedVariableDocument::new();
-        doc.extend(iter);
-        doc
-    }
-}
-
-impl<K: Into<ObjectKey>> Extend<(K, SharedJson)> for SharedVariableDocument {
-    fn extend<I: IntoIterator<Item = (K, SharedJson)>>(&mut self, iter: I) {
-        let mut iter = iter.into_iter();
-        while self.0.len() < SCANNED_NAMES {
-            let Some((k, v)) = iter.next() else {
-                return;
-            };
-            self.insert(k.into(), v);
-        }
-        // Many names (a called process's variables, a large completion): scanning for each
-        // would be quadratic, so the names are appended and then made unique with a hash index,
-        // with `insert`'s meaning (a name set again keeps its first place, takes the last value).
-        let scanned = self.0.len();
-        self.0.extend(iter.map(|(k, v)| (k.into(), v)));
-        if self.0.len() > scanned {
-            self.dedup_names();
-        }
-    }
-}
-
-/// Up to this many names, a document is extended by scanning for each name (cheaper than
-/// hashing them); beyond it, by a hash index.
-const SCANNED_NAMES: usize = 32;
-
-impl SharedVariableDocument {
-    /// Keeps each name once, where it first stood, with the last value given for it.
-    fn dedup_names(&mut self) {
-        // Where each entry goes: `None` for a name's first entry, else the first entry's index.
-        let mut first_at: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
-        let repeats: Vec<Option<usize>> = self
-            .0
-            .iter()
-            .enumerate()
-            .map(|(at, (name, _))| match first_at.entry(&**name) {
-                std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(at);
-                    None
-                }
-            })
-            .collect();
-        drop(first_at);
-        if repeats.iter().all(Option::is_none) {
-            return;
-        }
-        // The position in the result of each first entry (by its index in the input).
-        let mut place = vec![0; self.0.len()];
-        let mut unique: Vec<(ObjectKey, SharedJson)> = Vec::with_capacity(self.0.len());
-        for (at, ((name, value), repeat)) in std::mem::take(&mut self.0)
-            .into_iter()
-            .zip(repeats)
-            .enumerate()
-        {
-            match repeat {
-                Some(first) => unique[place[first]].1 = value,
-                None => {
-                    place[at] = unique.len();
-                    unique.push((name, value));
-                }
-            }
-        }
-        self.0 = unique;
-    }
-}
-
-impl IntoIterator for SharedVariableDocument {
-    type Item = (ObjectKey, SharedJson);
-    type IntoIter = std::vec::IntoIter<(ObjectKey, SharedJson)>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a SharedVariableDocument {
-    type Item = (&'a ObjectKey, &'a SharedJson);
-    type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (ObjectKey, SharedJson)>,
-        fn(&'a (ObjectKey, SharedJson)) -> (&'a ObjectKey, &'a SharedJson),
-    >;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(k, v)| (k, v))
-    }
-}
-
-impl serde::Serialize for SharedVariableDocument {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            map.serialize_entry(&**k, v)?;
-        }
-        map.end()
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for SharedVariableDocument {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        VariableDocument::deserialize(deserializer).map(share_document)
-    }
-}
+/// A document whose values are shared with the variables they become and with the records
+/// that carry them (a job completion's variables once the engine has them).
+pub type SharedVariableDocument = IndexMap<String, SharedJson>;
 
 /// A document's values moved into shared ones (nothing is copied; the names are moved too).
 pub fn share_document(doc: VariableDocument) -> SharedVariableDocument {
-    SharedVariableDocument(
-        doc.into_iter()
-            .map(|(k, v)| (ObjectKey::from(k), SharedJson::new(v)))
-            .collect(),
-    )
+    doc.into_iter()
+        .map(|(name, value)| (name, SharedJson::new(value)))
+        .collect()
 }
 
 /// A shared document from a shared plain one: its values moved when nobody else holds the
@@ -252,9 +52,16 @@ pub fn share_document_arc(doc: Arc<VariableDocument>) -> SharedVariableDocument 
         Ok(doc) => share_document(doc),
         Err(doc) => doc
             .iter()
-            .map(|(k, v)| (k.clone(), SharedJson::new(v.clone())))
+            .map(|(name, value)| (name.clone(), SharedJson::new(value.clone())))
             .collect(),
     }
+}
+
+/// A shared document as plain JSON (a copy: what a command holds).
+pub fn plain_document(doc: &SharedVariableDocument) -> VariableDocument {
+    doc.iter()
+        .map(|(name, value)| (name.clone(), value.to_json()))
+        .collect()
 }
 
 macro_rules! named_enum {
@@ -855,57 +662,5 @@ impl Record {
             Intent::ProcessInstance(i) => Some(i),
             Intent::Other(_) => None,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What `insert` one name at a time gives.
-    fn inserted(entries: &[(String, i64)]) -> Vec<(String, i64)> {
-        let mut doc = SharedVariableDocument::new();
-        for (name, value) in entries {
-            doc.insert(
-                ObjectKey::from(name.clone()),
-                SharedJson::from(Json::from(*value)),
-            );
-        }
-        doc.iter()
-            .map(|(k, v)| (k.to_string(), v.as_i64().expect("a number")))
-            .collect()
-    }
-
-    #[test]
-    fn a_large_document_collected_keeps_inserts_meaning() {
-        // 300 names, every seventh set again later: the first place stays, the last value wins.
-        let mut entries: Vec<(String, i64)> = (0..300).map(|i| (format!("v{i}"), i)).collect();
-        entries.extend((0..300).step_by(7).map(|i| (format!("v{i}"), -i)));
-        entries.push(("v1".to_owned(), 1000));
-        let collected: SharedVariableDocument = entries
-            .iter()
-            .map(|(name, value)| (name.clone(), SharedJson::from(Json::from(*value))))
-            .collect();
-        let collected: Vec<(String, i64)> = collected
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.as_i64().expect("a number")))
-            .collect();
-        assert_eq!(collected.len(), 300);
-        assert_eq!(collected, inserted(&entries));
-        assert_eq!(collected[7], ("v7".to_owned(), -7));
-        assert_eq!(collected[1], ("v1".to_owned(), 1000));
-    }
-
-    #[test]
-    fn a_small_document_collected_keeps_inserts_meaning() {
-        let entries: Vec<(String, i64)> = [("a", 1), ("b", 2), ("a", 3)]
-            .map(|(n, v)| (n.to_owned(), v))
-            .to_vec();
-        let collected: SharedVariableDocument = entries
-            .iter()
-            .map(|(name, value)| (name.clone(), SharedJson::from(Json::from(*value))))
-            .collect();
-        assert_eq!(collected.len(), 2);
-        assert_eq!(collected["a"], 3);
     }
 }

@@ -54,7 +54,7 @@ impl Engine {
                         " variables={}",
                         Json::Object(
                             v.iter()
-                                .map(|(k, v)| (k.to_string(), (**v).clone()))
+                                .map(|(k, v)| (k.to_string(), v.to_json()))
                                 .collect()
                         )
                     ))

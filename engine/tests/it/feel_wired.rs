@@ -476,6 +476,6 @@ fn ad_hoc_elements_of_the_chat_with_tools_example_match_the_connector_fixture() 
     e.deploy_xml("chat.bpmn", &xml).unwrap();
     let p = e.deployed_processes().next().unwrap();
     let ahsp = p.find("AI_Agent").unwrap();
-    let json = &p.element(ahsp).ad_hoc.as_ref().unwrap().elements_json;
+    let json = p.ad_hoc_sub_process(ahsp).unwrap().elements;
     insta::assert_json_snapshot!(**json);
 }

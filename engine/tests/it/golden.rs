@@ -50,7 +50,7 @@ fn start_all(d: &mut Driver, variables: &serde_json::Value) {
     let processes: Vec<(String, bool)> = d
         .engine
         .deployed_processes()
-        .map(|p| (p.bpmn_process_id.to_string(), p.scope.none_start.is_some()))
+        .map(|p| (p.bpmn_process_id().to_string(), p.has_none_start_event()))
         .collect();
     for (id, has_none_start) in processes {
         if has_none_start {

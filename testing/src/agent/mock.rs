@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
-    self, AgentJob, ConnectorCache, JobAnswer, JobCompletion, ModelInput, ResponseFormat,
+    self, AgentJob, ElementCache, JobAnswer, JobCompletion, ModelInput, ResponseFormat,
     SentMessages, SentToolCall, Step,
 };
 use super::error_expression;
@@ -72,10 +72,10 @@ pub struct AgentRequest {
     pub system_prompt: Option<String>,
     /// The user prompt, when this call carries it.
     pub user_prompt: Option<String>,
-    /// The tools offered, with their input schemas (shared by the requests of one element).
+    /// The tools offered, with their input schemas.
     pub tools: Arc<[ToolDefinition]>,
-    /// This call's tool results in tool-call order: `[{id, name, content}]` (the contents
-    /// shared with the results; reads as `&Value`).
+    /// This call's tool results in tool-call order: `[{id, name, content}]` (reads as
+    /// `&Value`).
     pub tool_call_results: SharedJson,
     /// The contents of this call's events (event sub-process results).
     pub events: Vec<Value>,
@@ -168,7 +168,7 @@ pub struct AiAgentMock {
     tool_calls: OnceCell<Vec<ToolCallRecord>>,
     /// The requests whose turn was played (a handler's invalid turn is recorded, not played).
     played: Vec<usize>,
-    cache: ConnectorCache,
+    cache: ElementCache,
 }
 
 impl fmt::Debug for AiAgentMock {
@@ -228,7 +228,7 @@ impl AiAgentMock {
             requests: Vec::new(),
             tool_calls: OnceCell::new(),
             played: Vec::new(),
-            cache: ConnectorCache::default(),
+            cache: ElementCache::default(),
         })
     }
 
@@ -609,7 +609,7 @@ fn agent_response(completion: &JobCompletion) -> Value {
         .filter_map(|a| a.variables.get("toolCall").map(SharedJson::to_json))
         .collect();
     response.insert("toolCalls".into(), Value::Array(tool_calls));
-    if let Some(agent) = completion.variables.get("agent").map(|a| a.view()) {
+    if let Some(agent) = completion.variables.get("agent").map(SharedJson::view) {
         for key in ["responseMessage", "responseText", "responseJson"] {
             if let Some(value) = agent.get(key) {
                 response.insert(key.into(), value.to_json());

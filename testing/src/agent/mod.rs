@@ -6,7 +6,8 @@
 //! - [`tools`] — `adHocSubProcessElements` → the tool definitions the model is offered, with the
 //!   connector's rules and messages.
 //! - [`arguments`] — a scripted call's arguments against the tool's schema.
-//! - [`connector`] — the connector as a pure state machine: one job in, one answer out.
+//! - [`connector`] — the connector as a state machine over the context's states
+//!   ([`AgentState`]): one job in, one answer out.
 //! - [`error_expression`] — the `errorExpression` header: `bpmnError`/`jobError`/`ignoreError`
 //!   applied to every answer, with the runtime's FEEL functions given only to that expression.
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
@@ -14,7 +15,7 @@
 //! - [`on_engine`] — the one engine-aware part: answer an `Engine`'s agent job with a mock.
 //! - [`recording`] — cassettes of format 2: record, replay that checks each request, drift in
 //!   BPMN terms, import from a real run's `agentContext`.
-//! - `process_test` — `ProcessTest::mock_ai_agent` and its [`AiAgentHandle`], through the
+//! - `handle` — `ProcessTest::mock_ai_agent` and its [`AiAgentHandle`], through the
 //!   element-answerer seam of the process test.
 //!
 //! Nothing else here depends on the engine: a job is JSON variables plus keys ([`AgentJob`]), an
@@ -24,20 +25,21 @@ pub mod arguments;
 pub mod cassette;
 pub mod connector;
 pub mod error_expression;
+mod handle;
 pub mod matchers;
 pub mod mock;
 pub mod on_engine;
 pub(crate) mod problems;
-mod process_test;
 pub mod recording;
 pub mod tools;
 pub mod turn;
 
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
-    AgentJob, ConnectorCache, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
+    AgentJob, AgentState, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
     JobFailure, ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
 };
+pub use handle::AiAgentHandle;
 pub use matchers::{
     ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,
     object_containing, predicate, tool,
@@ -47,6 +49,5 @@ pub use mock::{
     ToolCallRecord,
 };
 pub use problems::{Problem, Problems};
-pub use process_test::AiAgentHandle;
 pub use tools::{ToolDefinition, ToolSchemaError};
 pub use turn::{Arguments, TextCallStyle, ToolCall, Turn, Usage};

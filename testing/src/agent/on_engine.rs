@@ -72,7 +72,7 @@ pub fn answer_agent_job(
                 cancel_remaining_instances: completion.cancel_remaining_instances,
             };
             engine
-                .complete_job_shared(
+                .complete_job_with_result(
                     job_key,
                     completion.variables,
                     Some(JobResult::AdHocSubProcess(result)),
@@ -118,12 +118,12 @@ pub fn tool_order(engine: &Engine, bpmn_process_id: &str, element_id: &str) -> V
     let Some(idx) = process.find(element_id) else {
         return Vec::new();
     };
-    let Some(ad_hoc) = &process.element(idx).ad_hoc else {
+    let Some(ad_hoc) = process.ad_hoc_sub_process(idx) else {
         return Vec::new();
     };
     ad_hoc
-        .activatable
+        .activities
         .iter()
-        .map(|&child| process.element(child).id.to_string())
+        .map(|&child| process.element_id(child).to_string())
         .collect()
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use baton_engine::runtime::{Engine, ErrorType, Key, State, UserTaskState};
 use serde_json::{Map, Value};
 
-use crate::journal::{ElementEventKind, InstanceLog, Journal};
+use crate::history::{ElementEventKind, History, InstanceLog};
 use crate::variables::{Matching, mismatches, short};
 
 pub use failure::AssertionFailure;
@@ -22,7 +22,7 @@ pub use failure::AssertionFailure;
 /// What a check looks at: one process instance of a test, its history and the run's errors.
 pub(crate) struct Subject<'a> {
     pub engine: &'a Engine,
-    pub journal: &'a Journal,
+    pub history: &'a History,
     /// The process instance checked.
     pub instance: Key,
     /// The errors of the run the instance belongs to.
@@ -325,7 +325,7 @@ fn state_word(state: Option<State>) -> &'static str {
 
 impl<'a> Subject<'a> {
     pub(crate) fn log(&self) -> Option<&'a InstanceLog> {
-        self.journal.instance(self.instance)
+        self.history.instance(self.instance)
     }
 
     /// The BPMN process id of the instance.
@@ -353,8 +353,8 @@ impl<'a> Subject<'a> {
                 let Some(log) = self.log() else {
                     return Vec::new();
                 };
-                let p = crate::journal::process_at(self.engine, log.proc);
-                p.model
+                let p = crate::history::process_at(self.engine, log.proc);
+                p.model()
                     .elements
                     .iter()
                     .filter(|e| e.name.as_deref() == Some(name.as_str()))
@@ -432,7 +432,7 @@ impl<'a> Subject<'a> {
     }
 
     fn incidents(&self) -> Vec<baton_engine::runtime::IncidentView> {
-        let family = self.journal.descendants(self.instance);
+        let family = self.history.descendants(self.instance);
         self.engine
             .incidents()
             .into_iter()
@@ -784,7 +784,7 @@ impl<'a> Subject<'a> {
                 m,
             )
         })?;
-        let vars = self.journal.scope_variables(key);
+        let vars = self.history.scope_variables(key);
         let missing: Vec<&String> = names
             .iter()
             .filter(|n| vars.is_none_or(|v| !v.contains_key(n.as_str())))
@@ -821,7 +821,7 @@ impl<'a> Subject<'a> {
         };
         let (key, what) = self.scope(scope);
         let key = key.map_err(|m| (format!("{} {what} {verb} {}", self.who(), want_text()), m))?;
-        let vars = self.journal.scope_variables(key);
+        let vars = self.history.scope_variables(key);
         let mut problems = Vec::new();
         for (name, want) in expected {
             match vars.and_then(|v| v.get(name.as_str())) {
@@ -925,7 +925,7 @@ impl<'a> Subject<'a> {
     }
 
     fn check_user_task(&self, sel: &UserTaskSelector, e: &UserTaskExpectation) -> Outcome {
-        let family = self.journal.descendants(self.instance);
+        let family = self.history.descendants(self.instance);
         let tasks: Vec<_> = self
             .engine
             .user_tasks()
@@ -1089,7 +1089,7 @@ impl<'a> Subject<'a> {
     }
 
     fn check_decision(&self, decision_id: &str, e: &DecisionExpectation) -> Outcome {
-        let family = self.journal.descendants(self.instance);
+        let family = self.history.descendants(self.instance);
         let evaluation = self.engine.records().iter().find_map(|r| match &r.value {
             baton_engine::runtime::RecordValue::DecisionEvaluation(d)
                 if &*d.decision_id == decision_id
@@ -1116,7 +1116,7 @@ impl<'a> Subject<'a> {
             self.who()
         );
         let key = key.map_err(|m| (want.clone(), m))?;
-        let Some(value) = self.journal.scope_variables(key).and_then(|v| v.get(name)) else {
+        let Some(value) = self.history.scope_variables(key).and_then(|v| v.get(name)) else {
             return Err((want, format!("\"{name}\" does not exist")));
         };
         let parsed = baton_feel::Expression::parse(expression).map_err(|e| {

@@ -1,14 +1,16 @@
-//! `baton coverage report --input DIR [--html DIR] [--json FILE]`: merges the coverage files of
-//! many test runs (`baton test --coverage-dir`, or `BATON_COVERAGE_DIR` for Rust tests), prints
-//! the text report and writes the HTML report (`DIR/index.html`, see `coverage::html`). On a
-//! terminal, a status line counts the files read when reading takes long.
+//! `baton coverage report --input DIR [--html DIR] [--json FILE] [--cpt-json FILE]`: merges the
+//! coverage files of many test runs (`baton test --coverage-dir`, or `BATON_COVERAGE_DIR` for
+//! Rust tests), prints the text report and writes the HTML report (`DIR/index.html`, see
+//! `coverage::html`) and CPT's coverage report JSON (each file one run, see
+//! `coverage::cpt_json`). On a terminal, a status line counts the files read when reading takes
+//! long.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use crate::coverage::{CoverageReport, html, merge_dir_with};
+use crate::coverage::{CoverageReport, cpt_json, html, merge, read_dir_with};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -34,6 +36,10 @@ struct ReportArgs {
     /// Also write the merged coverage file here.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Also write the coverage as Camunda Process Test's coverage report JSON here (each
+    /// coverage file one run), for Camunda's coverage viewer.
+    #[arg(long, value_name = "FILE")]
+    cpt_json: Option<PathBuf>,
 }
 
 /// On a terminal, after this long, a status line counts the files read.
@@ -44,7 +50,7 @@ pub fn run(args: &Args) -> ExitCode {
     let terminal = std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut shown = false;
-    let merged = merge_dir_with(&args.input, |read, total| {
+    let files = read_dir_with(&args.input, |read, total| {
         // Every 100th file and the last: a line per file would cost more than reading it.
         if terminal && start.elapsed() >= PROGRESS_AFTER && (read % 100 == 0 || read == total) {
             eprint!("\r\x1b[2Kreading coverage files: {read}/{total}");
@@ -56,13 +62,20 @@ pub fn run(args: &Args) -> ExitCode {
         eprint!("\r\x1b[2K");
         let _ = std::io::stderr().flush();
     }
-    let merged = match merged {
-        Ok(m) => m,
+    let files = match files {
+        Ok(f) => f,
         Err(e) => {
             eprintln!("baton coverage report: {e}");
             return ExitCode::FAILURE;
         }
     };
+    let merged = merge(&files);
+    if let Some(path) = &args.cpt_json
+        && let Err(e) = cpt_json::write(path, &files)
+    {
+        eprintln!("baton coverage report: cannot write the CPT coverage report: {e}");
+        return ExitCode::FAILURE;
+    }
     if let Some(path) = &args.json
         && let Err(e) = std::fs::write(path, merged.to_json())
     {
@@ -82,7 +95,7 @@ pub fn run(args: &Args) -> ExitCode {
         },
         None => None,
     };
-    print!("{}", CoverageReport::from_data(&merged.processes));
+    print!("{}", CoverageReport::from_file(&merged));
     println!(
         "({} test{} merged)",
         merged.tests.len(),

@@ -35,6 +35,10 @@ pub struct Args {
     /// same records) into this folder.
     #[arg(long, value_name = "DIR")]
     commands_dir: Option<PathBuf>,
+    /// Write the coverage as Camunda Process Test's coverage report JSON (CPT writes it as
+    /// target/process-test-coverage/report.json), for Camunda's coverage viewer.
+    #[arg(long, value_name = "FILE")]
+    cpt_json: Option<PathBuf>,
     /// Print the report as one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -121,6 +125,12 @@ pub fn run(args: &Args) -> ExitCode {
         && let Err(e) = std::fs::write(path, cpt::junit::junit_xml(&report))
     {
         eprintln!("baton test: cannot write {}: {e}", path.display());
+        return ExitCode::FAILURE;
+    }
+    if let Some(path) = &args.cpt_json
+        && let Err(e) = crate::coverage::cpt_json::write(path, &report.case_coverage)
+    {
+        eprintln!("baton test: cannot write the CPT coverage report: {e}");
         return ExitCode::FAILURE;
     }
     if args.json {

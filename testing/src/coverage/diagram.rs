@@ -322,7 +322,7 @@ fn artifact_kind(kind: &str) -> Option<ShapeKind> {
 /// The picture of a deployed process; `None` when its file has no BPMN DI for it.
 pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
     let di = p.diagram();
-    let model = &p.model;
+    let model = &p.model();
     if di.shapes.is_empty() {
         return None;
     }
@@ -382,7 +382,7 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
         vertical: s.is_horizontal == Some(false),
     };
 
-    if let Some(participant) = &p.participant
+    if let Some(participant) = &p.participant()
         && let Some(s) = di.shapes.get(&participant.id)
     {
         let shape = blank(

@@ -1,12 +1,14 @@
 //! The HTML coverage report: one self-contained page (inline CSS and SVG, no script, nothing
 //! fetched) for a set of merged coverage files: a summary table per process, each process drawn
 //! from its BPMN DI with covered elements, taken flows and AI agent tools marked, what was not
-//! covered, and the tests that contributed.
+//! covered, each DMN decision table drawn with the rules that matched marked, and the tests that
+//! contributed.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use super::data::{CoverageFile, ProcessCoverageData};
+use super::data::{CoverageFile, DecisionCoverageData, ProcessCoverageData};
+use super::decisions::{DecisionCoverage, rule_label};
 use super::diagram::{Diagram, Plane};
 use super::svg::{self, Marks, escape, palette};
 use super::{CoverageCount, CoverageError, CoverageReport};
@@ -52,11 +54,19 @@ ul.missed li { margin: 2px 0; break-inside: avoid; }
 details summary { cursor: pointer; }
 ul.tests { margin: 8px 0 0; padding-left: 20px; columns: 2 360px; }
 footer { color: #80868c; font-size: 12px; text-align: center; }
+table.dmn { width: auto; min-width: 50%; margin: 12px 0; border: 1px solid #dfe1e5; font-size: 13px; }
+table.dmn th, table.dmn td { border: 1px solid #e3e5e8; padding: 5px 10px; }
+table.dmn th.hit-policy { background: #eef0f3; text-align: center; }
+table.dmn th.input { background: #f1f6fd; } table.dmn th.output { background: #f5f1fb; }
+table.dmn td.entry { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+table.dmn tr.rule.covered td { background: #e6f4e7; } table.dmn tr.rule.covered td.index { border-left: 4px solid #2e7d32; }
+table.dmn tr.rule.missed td { color: #80868c; } table.dmn tr.rule.missed td.index { border-left: 4px solid #d9dcdf; }
+table.dmn td.index { white-space: nowrap; } table.dmn td.state { white-space: nowrap; font-size: 12px; }
 "#;
 
 /// The page for merged coverage data.
 pub fn render(merged: &CoverageFile) -> String {
-    let report = CoverageReport::from_data(&merged.processes);
+    let report = CoverageReport::from_file(merged);
     let mut out = String::with_capacity(16 * 1024);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -83,9 +93,24 @@ pub fn render(merged: &CoverageFile) -> String {
             String::new()
         }
     );
+    if !report.decisions.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=\"muted\">{} decision table{}: rules matched {}.</p>",
+            report.decisions.len(),
+            if report.decisions.len() == 1 { "" } else { "s" },
+            report.rules
+        );
+    }
     summary(&mut out, &report, &merged.processes);
+    if !merged.decisions.is_empty() {
+        decision_summary(&mut out, &report, &merged.decisions);
+    }
     for (i, (data, coverage)) in merged.processes.iter().zip(&report.processes).enumerate() {
         process(&mut out, i, data, coverage, &merged.processes);
+    }
+    for (i, (data, coverage)) in merged.decisions.iter().zip(&report.decisions).enumerate() {
+        decision(&mut out, i, data, coverage, &merged.decisions);
     }
     tests_section(&mut out, &merged.tests);
     let _ = writeln!(
@@ -372,6 +397,134 @@ fn figure(out: &mut String, diagram: &Diagram, plane: &Plane, marks: &Marks<'_>,
         };
     }
     out.push_str("</figure>\n");
+}
+
+fn decision_anchor(i: usize) -> String {
+    format!("decision-{}", i + 1)
+}
+
+/// The decision id, with the model hash when two tables of one decision id were merged apart.
+fn decision_heading(data: &DecisionCoverageData, all: &[DecisionCoverageData]) -> String {
+    let twins = all
+        .iter()
+        .filter(|d| d.decision_id == data.decision_id)
+        .count();
+    let name = if data.name.trim().is_empty() || data.name == data.decision_id {
+        escape(&data.decision_id).to_string()
+    } else {
+        format!(
+            "{} <span class=\"muted\">({})</span>",
+            escape(&data.name),
+            escape(&data.decision_id)
+        )
+    };
+    if twins > 1 {
+        format!(
+            "{name} <span class=\"muted\">(model {})</span>",
+            escape(&data.model_hash)
+        )
+    } else {
+        name
+    }
+}
+
+fn decision_summary(out: &mut String, report: &CoverageReport, all: &[DecisionCoverageData]) {
+    out.push_str("<section id=\"decisions\">\n<h2>Decision tables</h2>\n<table>\n<thead><tr><th>Decision</th><th>Source</th><th>Rules matched</th></tr></thead>\n<tbody>\n");
+    for (i, (d, data)) in report.decisions.iter().zip(all).enumerate() {
+        let _ = write!(
+            out,
+            "<tr><td><a href=\"#{}\">{}</a></td><td class=\"muted\">{}</td>",
+            decision_anchor(i),
+            decision_heading(data, all),
+            escape(&d.source)
+        );
+        count_cell(out, &d.rules);
+        out.push_str("</tr>\n");
+    }
+    if report.decisions.len() > 1 {
+        out.push_str("<tr class=\"total\"><td>Total</td><td></td>");
+        count_cell(out, &report.rules);
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+/// A decision table drawn as the DMN editor lays it out (inputs, then outputs, one row per
+/// rule), each rule marked matched or never matched.
+fn decision(
+    out: &mut String,
+    i: usize,
+    data: &DecisionCoverageData,
+    coverage: &DecisionCoverage,
+    all: &[DecisionCoverageData],
+) {
+    let _ = writeln!(
+        out,
+        "<section class=\"decision\" id=\"{}\" data-decision-id=\"{}\">\n<h2>{}</h2>\n<p class=\"muted\">From <code>{}</code>. Rules matched {}{}.</p>",
+        decision_anchor(i),
+        escape(&data.decision_id),
+        decision_heading(data, all),
+        escape(&data.source),
+        coverage.rules,
+        if data.evaluated {
+            ""
+        } else {
+            "; never evaluated"
+        }
+    );
+    let _ = write!(
+        out,
+        "<table class=\"dmn\">\n<thead><tr><th class=\"hit-policy\" title=\"hit policy\">{}</th>",
+        escape(&data.hit_policy)
+    );
+    for input in &data.inputs {
+        let _ = write!(out, "<th class=\"input\">{}</th>", escape(input));
+    }
+    for output in &data.outputs {
+        let _ = write!(out, "<th class=\"output\">{}</th>", escape(output));
+    }
+    out.push_str("<th></th></tr></thead>\n<tbody>\n");
+    for (r, rule) in data.rules.iter().enumerate() {
+        let matched = data.matched_rules.contains(&(r as u32 + 1));
+        let _ = write!(
+            out,
+            "<tr class=\"rule {}\" data-rule-id=\"{}\" data-rule-index=\"{}\"><td class=\"index\" title=\"{}\">{}</td>",
+            if matched { "covered" } else { "missed" },
+            escape(&rule.id),
+            r + 1,
+            escape(&rule.id),
+            r + 1
+        );
+        for entry in rule.inputs.iter().chain(&rule.outputs) {
+            let _ = write!(out, "<td class=\"entry\">{}</td>", escape(entry));
+        }
+        let _ = writeln!(
+            out,
+            "<td class=\"state\">{}</td></tr>",
+            if matched { "matched" } else { "never matched" }
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
+    if coverage.rules.uncovered.is_empty() {
+        out.push_str("<p class=\"all-covered\">Every rule matched.</p>\n");
+    } else {
+        let _ = write!(
+            out,
+            "<h3>Rules never matched ({})</h3>\n<ul class=\"missed rules\">",
+            coverage.rules.uncovered.len()
+        );
+        for (r, rule) in data.rules.iter().enumerate() {
+            if !data.matched_rules.contains(&(r as u32 + 1)) {
+                let _ = write!(
+                    out,
+                    "<li><code>{}</code></li>",
+                    escape(&rule_label(r, rule))
+                );
+            }
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("</section>\n");
 }
 
 fn tests_section(out: &mut String, tests: &[String]) {

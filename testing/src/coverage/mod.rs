@@ -1,13 +1,19 @@
 //! Coverage: which elements were entered, which sequence flows were taken (recorded from the
-//! engine's log, not inferred) and which AI-agent tools were called, per process.
+//! engine's log, not inferred: also the flow an event-based gateway took, which CPT has to
+//! infer) and which AI-agent tools were called, per process; which rules of each DMN decision
+//! table matched.
 //!
 //! - [`data`] — the serde model of coverage files and [`merge`](data::merge).
 //! - [`diagram`] — the picture of a process (its BPMN DI) that a coverage file carries.
+//! - [`decisions`] — DMN rule coverage.
 //! - [`svg`] — a picture drawn with coverage marked; [`html`] — the report page.
+//! - [`cpt_json`] — the coverage as CPT's coverage report JSON, for Camunda's viewer.
 //! - this module — collecting from a test, the counts ([`CoverageReport`]), the text report in
 //!   the seed's format, writing one file per test and merging a folder of them.
 
+pub mod cpt_json;
 pub mod data;
+pub mod decisions;
 pub mod diagram;
 pub mod html;
 pub mod svg;
@@ -17,11 +23,12 @@ use std::path::{Path, PathBuf};
 
 use baton_engine::runtime::{Engine, ExecutableProcess};
 
-use crate::journal::Journal;
+use crate::history::History;
 pub use data::{
-    COVERAGE_FORMAT, COVERAGE_VERSION, CoverageFile, ElementInfo, FlowInfo, ProcessCoverageData,
-    merge,
+    COVERAGE_FORMAT, COVERAGE_VERSION, CoverageFile, DecisionCoverageData, ElementInfo, FlowInfo,
+    ProcessCoverageData, RuleInfo, merge,
 };
+pub use decisions::DecisionCoverage;
 
 /// Covered out of total, with the ids not covered.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,7 +95,7 @@ pub struct ProcessCoverage {
     pub tools: CoverageCount,
 }
 
-/// Coverage per process and in total. `Display` is the text report:
+/// Coverage per process and decision table, and in total. `Display` is the text report:
 ///
 /// ```text
 /// BPMN coverage
@@ -96,10 +103,13 @@ pub struct ProcessCoverage {
 ///     elements not reached: create-ticket, agent-failed, queue-for-human
 ///     flows not taken: Flow_3, Flow_7
 ///     tools never called: create-ticket
+/// DMN coverage
+///   discount  rules 2/4 (50.0%)
+///     rules never matched: #3 gold-rule, #4
 /// ```
 ///
 /// The `tools` column appears for processes with tools; a `total` line when there are several
-/// processes.
+/// processes; the DMN part when decision tables were deployed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CoverageReport {
     pub processes: Vec<ProcessCoverage>,
@@ -107,10 +117,25 @@ pub struct CoverageReport {
     pub elements: CoverageCount,
     pub flows: CoverageCount,
     pub tools: CoverageCount,
+    /// Per decision table.
+    pub decisions: Vec<DecisionCoverage>,
+    /// The sum over the decision tables.
+    pub rules: CoverageCount,
 }
 
 impl CoverageReport {
-    /// The counts of coverage data (a test's, or merged files').
+    /// The counts of a coverage file (a test's, or merged files'): processes and decisions.
+    pub fn from_file(file: &CoverageFile) -> CoverageReport {
+        CoverageReport::from_data(&file.processes).with_decisions(&file.decisions)
+    }
+
+    fn with_decisions(mut self, decisions: &[DecisionCoverageData]) -> CoverageReport {
+        self.decisions = decisions.iter().map(DecisionCoverage::of).collect();
+        self.rules = CoverageCount::sum(self.decisions.iter().map(|d| &d.rules));
+        self
+    }
+
+    /// The counts of processes' coverage data (a test's, or merged files').
     pub fn from_data(data: &[ProcessCoverageData]) -> CoverageReport {
         let processes: Vec<ProcessCoverage> = data
             .iter()
@@ -132,12 +157,19 @@ impl CoverageReport {
             flows: CoverageCount::sum(processes.iter().map(|p| &p.flows)),
             tools: CoverageCount::sum(processes.iter().map(|p| &p.tools)),
             processes,
+            decisions: Vec::new(),
+            rules: CoverageCount::from_counts(0, 0, Vec::new()),
         }
     }
 
     /// The coverage of one process id.
     pub fn process(&self, process_id: &str) -> Option<&ProcessCoverage> {
         self.processes.iter().find(|p| p.process_id == process_id)
+    }
+
+    /// The coverage of one decision id.
+    pub fn decision(&self, decision_id: &str) -> Option<&DecisionCoverage> {
+        self.decisions.iter().find(|d| d.decision_id == decision_id)
     }
 }
 
@@ -183,64 +215,82 @@ impl fmt::Display for CoverageReport {
             }
             writeln!(f)?;
         }
+        if !self.decisions.is_empty() {
+            writeln!(f, "DMN coverage")?;
+            for d in &self.decisions {
+                writeln!(f, "  {}  rules {}", d.decision_id, d.rules)?;
+                if !d.rules.uncovered.is_empty() {
+                    writeln!(
+                        f,
+                        "    rules never matched: {}",
+                        d.rules.uncovered.join(", ")
+                    )?;
+                }
+            }
+            if self.decisions.len() > 1 {
+                writeln!(f, "  total  rules {}", self.rules)?;
+            }
+        }
         Ok(())
     }
 }
 
 /// The tools of a process: the activatable children of every job-worker ad-hoc sub-process.
 pub fn tools_of(p: &ExecutableProcess) -> Vec<String> {
-    let mut tools = Vec::new();
-    for e in &p.elements {
-        if let (Some(ad_hoc), Some(_)) = (&e.ad_hoc, &e.job) {
-            for t in &ad_hoc.activatable {
-                tools.push(p.element(*t).id.to_string());
-            }
-        }
-    }
-    tools
+    p.ad_hoc_tools()
+        .map(|t| p.element_id(t).to_string())
+        .collect()
 }
 
 /// A stable hash of a process model's structure: ids, kinds, flows.
 fn model_hash(p: &ExecutableProcess) -> String {
     let mut text = String::new();
-    text.push_str(&p.bpmn_process_id);
-    for e in &p.elements {
+    text.push_str(p.bpmn_process_id());
+    for (id, element_type) in p.element_types() {
         text.push('\n');
-        text.push_str(&e.id);
+        text.push_str(id);
         text.push(' ');
-        text.push_str(e.element_type.as_str());
+        text.push_str(element_type.as_str());
     }
-    for f in &p.model.flows {
+    for f in &p.model().flows {
         text.push('\n');
         text.push_str(&f.id);
         text.push(' ');
-        text.push_str(&p.model.element(f.source).id);
+        text.push_str(&p.model().element(f.source).id);
         text.push(' ');
-        text.push_str(&p.model.element(f.target).id);
+        text.push_str(&p.model().element(f.target).id);
     }
     format!("{:016x}", data::fnv1a(text.as_bytes()))
 }
 
-/// Coverage of every deployed process (except baton's generated stand-ins) from the journal.
-pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverageData> {
+/// Coverage of every deployed process (except baton's generated stand-ins) from the history.
+pub(crate) fn collect(engine: &Engine, history: &History) -> Vec<ProcessCoverageData> {
     let mut out: Vec<ProcessCoverageData> = Vec::new();
     for (i, p) in engine.deployed_processes().enumerate() {
-        if p.resource_name
+        if p.resource_name()
             .starts_with(crate::GENERATED_RESOURCE_PREFIX)
         {
             continue;
         }
-        let hits = journal.hits.get(i);
+        let hits = history.hits.get(i);
         let covered_elements = p
-            .model
+            .model()
             .elements
             .iter()
             .enumerate()
             .filter(|(j, _)| hits.is_some_and(|h| h.elements.get(*j) == Some(&true)))
             .map(|(_, e)| e.id.to_string())
             .collect();
+        let completed_elements = p
+            .model()
+            .elements
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| hits.is_some_and(|h| h.completed.get(*j) == Some(&true)))
+            .map(|(_, e)| e.id.to_string())
+            .collect();
         let taken_flows = p
-            .model
+            .model()
             .flows
             .iter()
             .enumerate()
@@ -248,35 +298,60 @@ pub(crate) fn collect(engine: &Engine, journal: &Journal) -> Vec<ProcessCoverage
             .map(|(_, f)| f.id.to_string())
             .collect();
         let data = ProcessCoverageData {
-            process_id: p.bpmn_process_id.to_string(),
+            process_id: p.bpmn_process_id().to_string(),
+            name: p
+                .model()
+                .name
+                .as_deref()
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned),
+            version: Some(p.version()),
             model_hash: model_hash(p),
-            source: p.resource_name.to_string(),
+            source: p.resource_name().to_string(),
             elements: p
-                .elements
-                .iter()
-                .map(|e| ElementInfo {
-                    id: e.id.to_string(),
-                    kind: e.element_type.as_str().to_owned(),
+                .element_types()
+                .map(|(id, element_type)| ElementInfo {
+                    id: id.to_string(),
+                    kind: element_type.as_str().to_owned(),
                 })
                 .collect(),
             flows: p
-                .model
+                .model()
                 .flows
                 .iter()
                 .map(|f| FlowInfo {
                     id: f.id.to_string(),
-                    source: p.model.element(f.source).id.to_string(),
-                    target: p.model.element(f.target).id.to_string(),
+                    source: p.model().element(f.source).id.to_string(),
+                    target: p.model().element(f.target).id.to_string(),
                 })
                 .collect(),
             tools: tools_of(p),
             covered_elements,
+            completed_elements,
             taken_flows,
+            xml: resource_text(
+                engine,
+                p.resource_name(),
+                &format!("\"{}\"", p.bpmn_process_id()),
+            ),
             diagram: diagram::of_process(p),
         };
         data::merge_process(&mut out, &data);
     }
     out
+}
+
+/// The text of the last resource deployed under `name` that mentions `mark` (the model's id in
+/// quotes: a resource of the same name that failed to deploy is passed over).
+pub(crate) fn resource_text(engine: &Engine, name: &str, mark: &str) -> Option<String> {
+    engine
+        .deployed_resources()
+        .filter(|r| r.name == name)
+        .filter_map(|r| std::str::from_utf8(r.content()).ok())
+        .filter(|text| text.contains(mark))
+        .last()
+        .map(str::to_owned)
 }
 
 /// Why coverage files could not be read or written.
@@ -334,8 +409,17 @@ pub fn merge_dir(dir: &Path) -> Result<CoverageFile, CoverageError> {
 /// [`merge_dir`], calling `on_file(read, total)` after each file read (for progress output).
 pub fn merge_dir_with(
     dir: &Path,
-    mut on_file: impl FnMut(usize, usize),
+    on_file: impl FnMut(usize, usize),
 ) -> Result<CoverageFile, CoverageError> {
+    read_dir_with(dir, on_file).map(|files| merge(&files))
+}
+
+/// Reads every `*.json` coverage file of a folder, in name order, calling `on_file(read,
+/// total)` after each.
+pub fn read_dir_with(
+    dir: &Path,
+    mut on_file: impl FnMut(usize, usize),
+) -> Result<Vec<CoverageFile>, CoverageError> {
     let io = |source| CoverageError::Io {
         path: dir.to_path_buf(),
         source,
@@ -362,17 +446,17 @@ pub fn merge_dir_with(
         files.push(file);
         on_file(files.len(), total);
     }
-    Ok(merge(&files))
+    Ok(files)
 }
 
-/// The report straight from the models and the journal (what `coverage()` returns; the same
+/// The report straight from the models and the history (what `coverage()` returns; the same
 /// numbers as `CoverageReport::from_data(&collect(..))`, without building the file data).
-fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
+fn report(engine: &Engine, history: &History) -> CoverageReport {
     let procs: Vec<(usize, &ExecutableProcess)> = engine
         .deployed_processes()
         .enumerate()
         .filter(|(_, p)| {
-            !p.resource_name
+            !p.resource_name()
                 .starts_with(crate::GENERATED_RESOURCE_PREFIX)
         })
         .collect();
@@ -387,14 +471,14 @@ fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
     let mut groups: Vec<(usize, Vec<bool>, Vec<bool>)> = Vec::new();
     for k in 0..procs.len() {
         let (i, p) = procs[k];
-        let hits = journal.hits.get(i);
-        let elements = (0..p.model.elements.len())
+        let hits = history.hits.get(i);
+        let elements = (0..p.model().elements.len())
             .map(|j| hits.is_some_and(|h| h.elements.get(j) == Some(&true)));
         let flows =
-            (0..p.model.flows.len()).map(|j| hits.is_some_and(|h| h.flows.get(j) == Some(&true)));
+            (0..p.model().flows.len()).map(|j| hits.is_some_and(|h| h.flows.get(j) == Some(&true)));
         let mut group = None;
         for (g, (first, _, _)) in groups.iter().enumerate() {
-            if procs[*first].1.bpmn_process_id == p.bpmn_process_id
+            if procs[*first].1.bpmn_process_id() == p.bpmn_process_id()
                 && hash(*first, &mut hashes) == hash(k, &mut hashes)
             {
                 group = Some(g);
@@ -423,7 +507,14 @@ fn report(engine: &Engine, journal: &Journal) -> CoverageReport {
         flows: CoverageCount::sum(processes.iter().map(|p| &p.flows)),
         tools: CoverageCount::sum(processes.iter().map(|p| &p.tools)),
         processes,
+        decisions: Vec::new(),
+        rules: CoverageCount::from_counts(0, 0, Vec::new()),
     }
+    .with_decisions(&decisions::collect(
+        engine,
+        history,
+        decisions::Detail::Counts,
+    ))
 }
 
 fn process_report(p: &ExecutableProcess, elements: &[bool], flows: &[bool]) -> ProcessCoverage {
@@ -437,23 +528,17 @@ fn process_report(p: &ExecutableProcess, elements: &[bool], flows: &[bool]) -> P
         CoverageCount::from_counts(covered.len(), covered.len() - uncovered.len(), uncovered)
     };
     let tool_hits: Vec<(usize, bool)> = p
-        .elements
-        .iter()
-        .filter_map(|e| e.ad_hoc.as_ref().zip(e.job.as_ref()))
-        .flat_map(|(a, _)| {
-            a.activatable
-                .iter()
-                .map(|t| (t.0 as usize, elements[t.0 as usize]))
-        })
+        .ad_hoc_tools()
+        .map(|t| (t.0 as usize, elements[t.0 as usize]))
         .collect();
     let tools_covered: Vec<bool> = tool_hits.iter().map(|(_, c)| *c).collect();
     ProcessCoverage {
-        process_id: p.bpmn_process_id.to_string(),
-        source: p.resource_name.to_string(),
-        elements: count(elements, &|j| p.model.elements[j].id.to_string()),
-        flows: count(flows, &|j| p.model.flows[j].id.to_string()),
+        process_id: p.bpmn_process_id().to_string(),
+        source: p.resource_name().to_string(),
+        elements: count(elements, &|j| p.model().elements[j].id.to_string()),
+        flows: count(flows, &|j| p.model().flows[j].id.to_string()),
         tools: count(&tools_covered, &|j| {
-            p.model.elements[tool_hits[j].0].id.to_string()
+            p.model().elements[tool_hits[j].0].id.to_string()
         }),
     }
 }
@@ -463,20 +548,32 @@ impl crate::ProcessTest {
     pub fn coverage(&self) -> CoverageReport {
         let mut inner = self.inner.borrow_mut();
         inner.sync();
-        report(&inner.engine, &inner.journal)
+        report(&inner.engine, &inner.history)
     }
 
-    /// The coverage data (what a coverage file holds).
+    /// The processes' coverage data.
     pub fn coverage_data(&self) -> Vec<ProcessCoverageData> {
         let mut inner = self.inner.borrow_mut();
         inner.sync();
-        collect(&inner.engine, &inner.journal)
+        collect(&inner.engine, &inner.history)
+    }
+
+    /// The decision tables' coverage data.
+    pub fn decision_coverage_data(&self) -> Vec<DecisionCoverageData> {
+        let mut inner = self.inner.borrow_mut();
+        inner.sync();
+        decisions::collect(&inner.engine, &inner.history, decisions::Detail::File)
+    }
+
+    /// What this test's coverage file holds, named after the test.
+    pub fn coverage_file(&self) -> CoverageFile {
+        CoverageFile::new(self.test_name(), self.coverage_data())
+            .with_decisions(self.decision_coverage_data())
     }
 
     /// Writes this test's coverage file into `dir` now; returns its path.
     pub fn write_coverage_to(&self, dir: &Path) -> Result<PathBuf, CoverageError> {
-        let file = CoverageFile::new(self.test_name(), self.coverage_data());
-        write_file(dir, &file)
+        write_file(dir, &self.coverage_file())
     }
 }
 

@@ -26,14 +26,14 @@ use crate::{ProcessTest, Quiescent};
 
 /// Why an instruction failed: a message, and the run explained.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Failure {
+pub(crate) struct InstructionFailure {
     pub message: String,
     pub explanation: String,
 }
 
-impl Failure {
-    fn from_assertion(f: AssertionFailure) -> Failure {
-        Failure {
+impl InstructionFailure {
+    fn from_assertion(f: AssertionFailure) -> InstructionFailure {
+        InstructionFailure {
             message: format!("expected {}\n    but {}", f.expected, f.actual),
             explanation: f.explanation,
         }
@@ -158,14 +158,14 @@ pub(crate) fn explain_all(test: &ProcessTest) -> String {
     explained
 }
 
-pub(crate) fn fail(ctx: &mut impl Ctx, message: impl Into<String>) -> Failure {
-    Failure {
+pub(crate) fn fail(ctx: &mut impl Ctx, message: impl Into<String>) -> InstructionFailure {
+    InstructionFailure {
         message: message.into(),
         explanation: ctx.explain(),
     }
 }
 
-fn rejected(ctx: &mut impl Ctx, what: &str, r: Rejection) -> Failure {
+fn rejected(ctx: &mut impl Ctx, what: &str, r: Rejection) -> InstructionFailure {
     fail(
         ctx,
         format!(
@@ -213,7 +213,7 @@ fn first_instance(engine: &Engine, process_id: &str) -> Option<Key> {
 }
 
 /// The instance a `processInstanceSelector` selects, or a failure saying there is none.
-fn instance(ctx: &mut impl Ctx, sel: &ProcessSelector) -> Result<Key, Failure> {
+fn instance(ctx: &mut impl Ctx, sel: &ProcessSelector) -> Result<Key, InstructionFailure> {
     let id = process_id(sel).map_err(|m| fail(ctx, m))?;
     let (found, deployed) = ctx.read(|e| (first_instance(e, id), e.latest_process(id).is_some()));
     match found {
@@ -231,8 +231,9 @@ fn instance(ctx: &mut impl Ctx, sel: &ProcessSelector) -> Result<Key, Failure> {
     }
 }
 
-fn check(ctx: &mut impl Ctx, instance: Key, check: &Check) -> Result<(), Failure> {
-    ctx.check(instance, check).map_err(Failure::from_assertion)
+fn check(ctx: &mut impl Ctx, instance: Key, check: &Check) -> Result<(), InstructionFailure> {
+    ctx.check(instance, check)
+        .map_err(InstructionFailure::from_assertion)
 }
 
 /// A job that an action may take: waiting for a worker (created, failed with retries, timed
@@ -247,7 +248,7 @@ fn find_job(
     sel: &JobSelector,
     kind: Option<JobKind>,
     verb: &str,
-) -> Result<JobView, Failure> {
+) -> Result<JobView, InstructionFailure> {
     if sel.job_type.is_none() && sel.element_id.is_none() && sel.process_definition_id.is_none() {
         return Err(fail(
             ctx,
@@ -335,7 +336,7 @@ fn find_user_tasks(
     let mut all = Vec::new();
     let mut found = Vec::new();
     for t in engine.user_tasks() {
-        let p = crate::journal::process_at(engine, t.value.proc);
+        let p = crate::history::process_at(engine, t.value.proc);
         let el = p.model_element(t.value.element);
         let created = t.state == baton_engine::runtime::UserTaskState::Created;
         if !only_created || created {
@@ -352,13 +353,13 @@ fn find_user_tasks(
             && sel
                 .process_definition_id
                 .as_deref()
-                .is_none_or(|i| *p.bpmn_process_id == *i);
+                .is_none_or(|i| **p.bpmn_process_id() == *i);
         if ok {
             found.push(FoundTask {
                 key: t.key,
                 element_id: el.id.to_string(),
                 process_instance: t.value.process_instance_key,
-                process_definition_key: p.key,
+                process_definition_key: p.key(),
             });
         }
     }
@@ -373,7 +374,10 @@ fn task_selector_text(sel: &model::UserTaskSelector) -> String {
     ])
 }
 
-fn check_task_selector(ctx: &mut impl Ctx, sel: &model::UserTaskSelector) -> Result<(), Failure> {
+fn check_task_selector(
+    ctx: &mut impl Ctx,
+    sel: &model::UserTaskSelector,
+) -> Result<(), InstructionFailure> {
     if sel.element_id.is_none() && sel.task_name.is_none() && sel.process_definition_id.is_none() {
         return Err(fail(
             ctx,
@@ -401,7 +405,7 @@ fn root_of(engine: &Engine, mut instance: Key) -> Key {
 pub(crate) fn run_generic(
     ctx: &mut impl Ctx,
     instruction: &Instruction,
-) -> Option<Result<Done, Failure>> {
+) -> Option<Result<Done, InstructionFailure>> {
     use Instruction as I;
     let result = match instruction {
         I::AssertDecision(a) => assert_decision(ctx, a),
@@ -474,7 +478,10 @@ pub(crate) fn run_generic(
     Some(result.map(|()| Done::Ok))
 }
 
-fn assert_process_instance(ctx: &mut impl Ctx, a: &AssertProcessInstance) -> Result<(), Failure> {
+fn assert_process_instance(
+    ctx: &mut impl Ctx,
+    a: &AssertProcessInstance,
+) -> Result<(), InstructionFailure> {
     let key = instance(ctx, &a.process_instance_selector)?;
     if let Some(state) = a.state {
         let state = match state {
@@ -494,7 +501,10 @@ fn assert_process_instance(ctx: &mut impl Ctx, a: &AssertProcessInstance) -> Res
     Ok(())
 }
 
-fn assert_element_instances(ctx: &mut impl Ctx, a: &AssertElementInstances) -> Result<(), Failure> {
+fn assert_element_instances(
+    ctx: &mut impl Ctx,
+    a: &AssertElementInstances,
+) -> Result<(), InstructionFailure> {
     let elements = a
         .element_selectors
         .iter()
@@ -514,7 +524,10 @@ fn assert_element_instances(ctx: &mut impl Ctx, a: &AssertElementInstances) -> R
     check(ctx, key, &Check::Elements { elements, state })
 }
 
-fn assert_element_instance(ctx: &mut impl Ctx, a: &AssertElementInstance) -> Result<(), Failure> {
+fn assert_element_instance(
+    ctx: &mut impl Ctx,
+    a: &AssertElementInstance,
+) -> Result<(), InstructionFailure> {
     let element = element(&a.element_selector).map_err(|m| fail(ctx, m))?;
     let key = instance(ctx, &a.process_instance_selector)?;
     let state = match a.state {
@@ -537,7 +550,7 @@ fn assert_element_instance(ctx: &mut impl Ctx, a: &AssertElementInstance) -> Res
 fn scope(
     ctx: &mut impl Ctx,
     sel: Option<&model::ElementSelector>,
-) -> Result<VariableScope, Failure> {
+) -> Result<VariableScope, InstructionFailure> {
     match sel {
         None => Ok(VariableScope::Root),
         Some(sel) => element(sel)
@@ -553,7 +566,7 @@ fn inner_scope(
     instance: Key,
     sel: Option<&model::InnerInstanceSelector>,
     names: &[String],
-) -> Result<Option<VariableScope>, Failure> {
+) -> Result<Option<VariableScope>, InstructionFailure> {
     let Some(sel) = sel else {
         return Ok(None);
     };
@@ -577,7 +590,7 @@ fn inner_scope(
     }
 }
 
-fn assert_variables(ctx: &mut impl Ctx, a: &AssertVariables) -> Result<(), Failure> {
+fn assert_variables(ctx: &mut impl Ctx, a: &AssertVariables) -> Result<(), InstructionFailure> {
     let scope = scope(ctx, a.element_selector.as_ref())?;
     let key = instance(ctx, &a.process_instance_selector)?;
     let mut names: Vec<String> = a.variable_names.clone().unwrap_or_default();
@@ -612,7 +625,7 @@ fn assert_variables(ctx: &mut impl Ctx, a: &AssertVariables) -> Result<(), Failu
 pub(crate) fn assert_variable(
     ctx: &mut impl Ctx,
     a: &model::AssertVariable,
-) -> Result<Done, Failure> {
+) -> Result<Done, InstructionFailure> {
     let scope = scope(ctx, a.element_selector.as_ref())?;
     let key = instance(ctx, &a.process_instance_selector)?;
     let names = [a.variable_name.clone()];
@@ -657,7 +670,7 @@ pub(crate) fn assert_variable(
 fn assert_message_subscription(
     ctx: &mut impl Ctx,
     a: &AssertMessageSubscription,
-) -> Result<(), Failure> {
+) -> Result<(), InstructionFailure> {
     let key = instance(ctx, &a.process_instance_selector)?;
     let state = match a.state {
         model::MessageSubscriptionState::Waiting => SubscriptionState::Waiting,
@@ -675,7 +688,7 @@ fn assert_message_subscription(
     )
 }
 
-fn assert_user_task(ctx: &mut impl Ctx, a: &AssertUserTask) -> Result<(), Failure> {
+fn assert_user_task(ctx: &mut impl Ctx, a: &AssertUserTask) -> Result<(), InstructionFailure> {
     let sel = &a.user_task_selector;
     check_task_selector(ctx, sel)?;
     let (found, all) = ctx.read(|e| find_user_tasks(e, sel, false));
@@ -738,7 +751,7 @@ fn assert_user_task(ctx: &mut impl Ctx, a: &AssertUserTask) -> Result<(), Failur
     Err(first_failure.expect("a selected task has a root"))
 }
 
-fn assert_decision(ctx: &mut impl Ctx, a: &AssertDecision) -> Result<(), Failure> {
+fn assert_decision(ctx: &mut impl Ctx, a: &AssertDecision) -> Result<(), InstructionFailure> {
     let sel = &a.decision_selector;
     let Some(id) = sel.decision_definition_id.as_deref() else {
         let message = match &sel.decision_definition_name {
@@ -759,7 +772,7 @@ fn assert_decision(ctx: &mut impl Ctx, a: &AssertDecision) -> Result<(), Failure
         no_matched_rules: a.no_matched_rules,
     };
     ctx.read(|e| assertions::check_decision(e, id, &expected))
-        .map_err(Failure::from_assertion)
+        .map_err(InstructionFailure::from_assertion)
 }
 
 // ---- actions --------------------------------------------------------------------------------
@@ -768,7 +781,7 @@ fn example_data(
     ctx: &mut impl Ctx,
     definition: Key,
     element_id: &str,
-) -> Result<VariableDocument, Failure> {
+) -> Result<VariableDocument, InstructionFailure> {
     ctx.read(|e| crate::example_data::example_data(e, definition, element_id))
         .map_err(|m| fail(ctx, m))
 }
@@ -779,7 +792,7 @@ fn definition_of(engine: &Engine, process_instance: Key) -> Key {
         .map_or(0, |p| p.process_definition_key)
 }
 
-fn complete_job(ctx: &mut impl Ctx, c: &model::CompleteJob) -> Result<(), Failure> {
+fn complete_job(ctx: &mut impl Ctx, c: &model::CompleteJob) -> Result<(), InstructionFailure> {
     let job = find_job(ctx, &c.job_selector, None, "complete")?;
     let vars = if c.use_example_data {
         let definition = ctx.read(|e| definition_of(e, job.process_instance_key));
@@ -799,7 +812,7 @@ fn complete_job(ctx: &mut impl Ctx, c: &model::CompleteJob) -> Result<(), Failur
 fn complete_ad_hoc(
     ctx: &mut impl Ctx,
     c: &model::CompleteJobAdHocSubProcess,
-) -> Result<(), Failure> {
+) -> Result<(), InstructionFailure> {
     let job = find_job(
         ctx,
         &c.job_selector,
@@ -834,7 +847,7 @@ fn complete_ad_hoc(
 fn complete_listener(
     ctx: &mut impl Ctx,
     c: &model::CompleteJobUserTaskListener,
-) -> Result<(), Failure> {
+) -> Result<(), InstructionFailure> {
     let job = find_job(
         ctx,
         &c.job_selector,
@@ -878,7 +891,10 @@ fn complete_listener(
         })
 }
 
-fn complete_user_task(ctx: &mut impl Ctx, c: &model::CompleteUserTask) -> Result<(), Failure> {
+fn complete_user_task(
+    ctx: &mut impl Ctx,
+    c: &model::CompleteUserTask,
+) -> Result<(), InstructionFailure> {
     let sel = &c.user_task_selector;
     check_task_selector(ctx, sel)?;
     let (found, open) = ctx.read(|e| find_user_tasks(e, sel, true));
@@ -911,7 +927,10 @@ fn complete_user_task(ctx: &mut impl Ctx, c: &model::CompleteUserTask) -> Result
         })
 }
 
-fn resolve_incident(ctx: &mut impl Ctx, r: &model::ResolveIncident) -> Result<(), Failure> {
+fn resolve_incident(
+    ctx: &mut impl Ctx,
+    r: &model::ResolveIncident,
+) -> Result<(), InstructionFailure> {
     let sel = &r.incident_selector;
     if sel.element_id.is_none() && sel.process_definition_id.is_none() {
         return Err(fail(
@@ -964,7 +983,10 @@ fn resolve_incident(ctx: &mut impl Ctx, r: &model::ResolveIncident) -> Result<()
         })
 }
 
-fn update_variables(ctx: &mut impl Ctx, u: &model::UpdateVariables) -> Result<(), Failure> {
+fn update_variables(
+    ctx: &mut impl Ctx,
+    u: &model::UpdateVariables,
+) -> Result<(), InstructionFailure> {
     let id = process_id(&u.process_instance_selector).map_err(|m| fail(ctx, m))?;
     let Some(key) = ctx.read(|e| first_instance(e, id)) else {
         return Err(fail(
@@ -986,10 +1008,10 @@ fn update_variables(ctx: &mut impl Ctx, u: &model::UpdateVariables) -> Result<()
                         .process_instance(key)
                         .and_then(|pi| {
                             e.deployed_processes()
-                                .find(|p| p.key == pi.process_definition_key)
+                                .find(|p| p.key() == pi.process_definition_key)
                         })
                         .map(|p| {
-                            p.model
+                            p.model()
                                 .elements
                                 .iter()
                                 .filter(|el| el.name.as_deref() == Some(name.as_str()))

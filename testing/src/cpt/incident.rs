@@ -7,7 +7,7 @@
 
 use baton_engine::runtime::{Engine, Intent, Key, OtherIntent, RecordType, RecordValue};
 
-use super::exec::{Ctx, Failure, fail};
+use super::exec::{Ctx, InstructionFailure, fail};
 use super::model::{AssertIncident, IncidentSelector, IncidentState};
 
 /// An incident of the test, as the log tells it.
@@ -43,7 +43,7 @@ fn incidents(engine: &Engine) -> Vec<Incident> {
                 process_definition_id: engine
                     .deployed_processes()
                     .nth(value.proc.0 as usize)
-                    .map(|p| p.bpmn_process_id.to_string())
+                    .map(|p| p.bpmn_process_id().to_string())
                     .unwrap_or_default(),
                 error_type: value.error_type.as_str(),
                 error_message: value.error_message.to_string(),
@@ -105,7 +105,10 @@ fn listing(all: &[Incident]) -> String {
     format!("incidents of the test:\n      {}", lines.join("\n      "))
 }
 
-pub(crate) fn assert_incident(ctx: &mut impl Ctx, a: &AssertIncident) -> Result<(), Failure> {
+pub(crate) fn assert_incident(
+    ctx: &mut impl Ctx,
+    a: &AssertIncident,
+) -> Result<(), InstructionFailure> {
     let sel = &a.incident_selector;
     if sel.element_id.is_none() && sel.process_definition_id.is_none() {
         return Err(fail(

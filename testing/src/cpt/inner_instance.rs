@@ -77,7 +77,7 @@ fn inner_instances(engine: &Engine, process_instance: Key, element_id: &str) -> 
                     let is_it = engine
                         .deployed_processes()
                         .nth(v.proc.0 as usize)
-                        .is_some_and(|p| &*p.element(e).id == element_id);
+                        .is_some_and(|p| &**p.element_id(e) == element_id);
                     if is_it {
                         found.push(Inner {
                             key,

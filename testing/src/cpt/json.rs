@@ -1,5 +1,6 @@
 //! The report as one JSON document (`baton test --json`): every case with its outcome, the
-//! suites with their notes, the counts and the coverage per process.
+//! suites with their notes, the counts, the coverage per process and the rule coverage per
+//! decision table.
 
 use serde_json::{Value, json};
 
@@ -27,6 +28,11 @@ pub fn report_json(report: &Report) -> Value {
             "elements": count(&p.elements),
             "flows": count(&p.flows),
             "tools": count(&p.tools),
+        })).collect::<Vec<_>>(),
+        "decisionCoverage": coverage.decisions.iter().map(|d| json!({
+            "decisionId": d.decision_id,
+            "source": d.source,
+            "rules": count(&d.rules),
         })).collect::<Vec<_>>(),
     })
 }

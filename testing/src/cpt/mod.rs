@@ -13,7 +13,7 @@
 //!
 //! - [`model`] — the format: files, test cases, every instruction (serde, errors with paths).
 //! - [`discover`] — finding test files and the resources deployed with them.
-//! - [`run`](mod@run) — the runner ([`run()`], [`run_with`]) and its [`Options`].
+//! - [`runner`] — the runner ([`run()`], [`run_with`]) and its [`Options`].
 //! - [`results`] — [`CaseResult`], [`Report`], the summary line.
 //! - [`text`], [`junit`], [`json`] — the report as `baton test` prints it, as JUnit XML, as JSON.
 //! - `exec`, `behavior` — running one instruction; CONDITIONAL_BEHAVIOR as a quiescence hook.
@@ -28,10 +28,10 @@ pub mod json;
 pub mod junit;
 pub mod model;
 pub mod results;
-pub mod run;
+pub mod runner;
 pub mod text;
 
 pub use discover::{DiscoverError, Suite, discover};
 pub use model::{Instruction, TestCase, TestFile};
 pub use results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
-pub use run::{Event, Options, run, run_with};
+pub use runner::{Event, Options, run, run_with};

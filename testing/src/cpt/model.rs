@@ -992,6 +992,12 @@ const REQUIRED_ATTRIBUTES: &[(&str, &[&str])] = &[
 /// (field, model class, required attributes).
 const REQUIRED_NESTED: &[(&str, &str, &[&str])] = &[
     ("messageSelector", "MessageSelector", &["messageName"]),
+    ("satisfiesJudge", "JudgeAssertion", &["expectation"]),
+    (
+        "similarTo",
+        "SemanticSimilarityAssertion",
+        &["expectedValue"],
+    ),
     (
         "startInstructions",
         "CreateProcessInstanceStartInstruction",
@@ -1827,6 +1833,10 @@ mod tests {
             (
                 json!({"type": "ASSERT_PROCESS_INSTANCE_MESSAGE_SUBSCRIPTION", "processInstanceSelector": {"processDefinitionId": "p"}, "messageSelector": {}, "state": "IS_WAITING"}),
                 "i.messageSelector: Cannot build MessageSelector, some of required attributes are not set [messageName]",
+            ),
+            (
+                json!({"type": "ASSERT_VARIABLE", "processInstanceSelector": {"processDefinitionId": "p"}, "variableName": "v", "similarTo": {"threshold": 0.5}}),
+                "i.similarTo: Cannot build SemanticSimilarityAssertion, some of required attributes are not set [expectedValue]",
             ),
             (
                 json!({"type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {"processDefinitionId": "p"}, "startInstructions": [{}]}),

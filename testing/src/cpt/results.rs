@@ -97,6 +97,9 @@ pub struct Report {
     pub cases: Vec<CaseResult>,
     /// The coverage of every test case, merged.
     pub coverage: CoverageFile,
+    /// The coverage of each test case, in run order (the runs of CPT's coverage report, see
+    /// `coverage::cpt_json`).
+    pub case_coverage: Vec<CoverageFile>,
     /// Cases left out by the filter.
     pub filtered_out: usize,
     pub duration: Duration,
@@ -132,7 +135,7 @@ impl Report {
 
     /// The merged coverage as counts (what the text report prints).
     pub fn coverage_report(&self) -> CoverageReport {
-        CoverageReport::from_data(&self.coverage.processes)
+        CoverageReport::from_file(&self.coverage)
     }
 
     /// Panics with every failure unless every case passed or was skipped: the one-liner for a

@@ -291,3 +291,45 @@ fn test_writes_each_cases_commands() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--cpt-json FILE` on `baton test` and on `baton coverage report`: CPT's coverage report
+/// document, from the runs or from their coverage files.
+#[test]
+fn test_and_coverage_report_write_cpts_coverage_report() {
+    let dir = crate::cpt::temp_dir("cpt-json");
+    let from_test = dir.join("target/process-test-coverage/report.json");
+    let cov = dir.join("coverage");
+    let (code, output) = baton(&[
+        "test",
+        "fixtures/cpt/coverage",
+        "--cpt-json",
+        &from_test.display().to_string(),
+        "--coverage-dir",
+        &cov.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{output}");
+    assert!(
+        output.contains("DMN coverage\n  customerLevel  rules 3/3 (100.0%)\n"),
+        "{output}"
+    );
+    let from_files = dir.join("from-files.json");
+    let (code, output) = baton(&[
+        "coverage",
+        "report",
+        "--input",
+        &cov.display().to_string(),
+        "--cpt-json",
+        &from_files.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{output}");
+    let read = |p: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let (a, b) = (read(&from_test), read(&from_files));
+    let _ = std::fs::remove_dir_all(&dir);
+    for data in [&a, &b] {
+        assert_eq!(data["suites"][0]["runs"].as_array().unwrap().len(), 4);
+        assert_eq!(data["processModels"][0]["totalElementCount"], 13);
+    }
+    assert_eq!(a["decisionModels"], b["decisionModels"]);
+}

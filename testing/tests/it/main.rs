@@ -3,6 +3,7 @@
 mod agent;
 mod cli;
 mod coverage;
+mod coverage_cpt;
 mod coverage_html;
 pub mod cpt;
 mod events;

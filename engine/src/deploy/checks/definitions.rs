@@ -18,11 +18,9 @@ impl<'a> Checker<'a> {
             self.message_rules(message);
         }
         for signal in &self.definitions.signals {
-            let referenced = self.executable().any(|p| {
-                p.elements.iter().any(|e| {
-                    e.event_definitions.iter().any(|d| {
-                        matches!(d, EventDefinition::Signal { signal_ref: Some(r), .. } if *r == signal.id)
-                    })
+            let referenced = self.executable_elements().any(|e| {
+                e.event_definitions.iter().any(|d| {
+                    matches!(d, EventDefinition::Signal { signal_ref: Some(r), .. } if *r == signal.id)
                 })
             });
             if referenced && is_empty_expr(signal.name.as_ref()) {
@@ -41,13 +39,11 @@ impl<'a> Checker<'a> {
             );
         }
         for escalation in &self.definitions.escalations {
-            let thrown = self.executable().any(|p| {
-                p.elements.iter().any(|e| {
-                    matches!(e.kind, ElementKind::IntermediateThrowEvent | ElementKind::EndEvent)
-                        && e.event_definitions.iter().any(|d| {
-                            matches!(d, EventDefinition::Escalation { escalation_ref: Some(r), .. } if *r == escalation.id)
-                        })
-                })
+            let thrown = self.executable_elements().any(|e| {
+                matches!(e.kind, ElementKind::IntermediateThrowEvent | ElementKind::EndEvent)
+                    && e.event_definitions.iter().any(|d| {
+                        matches!(d, EventDefinition::Escalation { escalation_ref: Some(r), .. } if *r == escalation.id)
+                    })
             });
             if thrown && is_empty_expr(escalation.escalation_code.as_ref()) {
                 self.error(

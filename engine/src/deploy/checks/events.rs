@@ -36,12 +36,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        if element
-            .zeebe
-            .execution_listeners
-            .iter()
-            .any(|l| l.event_type == "start")
-        {
+        if has_execution_listener(element, "start") {
             self.error(
                 at,
                 Rule::ExecutionListener,
@@ -106,13 +101,7 @@ impl<'a> Checker<'a> {
             element.event_definitions.first(),
             Some(EventDefinition::Error { .. } | EventDefinition::Escalation { .. })
         );
-        if first_is_error_or_escalation
-            && element
-                .zeebe
-                .execution_listeners
-                .iter()
-                .any(|l| l.event_type == "end")
-        {
+        if first_is_error_or_escalation && has_execution_listener(element, "end") {
             self.error(
                 at,
                 Rule::ExecutionListener,

@@ -36,12 +36,7 @@ impl<'a> Checker<'a> {
             GatewayKind::EventBased { .. } => self.event_based_gateway(process, idx, element),
             GatewayKind::Parallel => {}
         }
-        if element
-            .zeebe
-            .execution_listeners
-            .iter()
-            .any(|l| l.event_type == "end")
-        {
+        if has_execution_listener(element, "end") {
             self.error(
                 at,
                 Rule::ExecutionListener,

@@ -88,3 +88,12 @@ impl<'a> Checker<'a> {
         let _ = at;
     }
 }
+
+/// Whether an element has an execution listener of `event_type` (some elements refuse one).
+pub(super) fn has_execution_listener(element: &Element, event_type: &str) -> bool {
+    element
+        .zeebe
+        .execution_listeners
+        .iter()
+        .any(|listener| listener.event_type == event_type)
+}

@@ -28,6 +28,8 @@ mod listeners;
 mod process;
 mod zeebe;
 
+use listeners::has_execution_listener;
+
 pub(super) fn check(source: &Source, definitions: &Definitions) -> Vec<Diagnostic> {
     let mut checker = Checker {
         source,
@@ -140,6 +142,11 @@ impl<'a> Checker<'a> {
             .processes
             .iter()
             .filter(|p| p.is_executable)
+    }
+
+    /// Every element of every executable process.
+    fn executable_elements(&self) -> impl Iterator<Item = &'a Element> {
+        self.executable().flat_map(|process| &process.elements)
     }
 }
 

@@ -2,9 +2,23 @@
 //! rules, literal expressions and unary tests (FEEL parsed here, errors at their position),
 //! contexts, lists, relations, invocations and function definitions.
 
+use baton_feel::ParseError;
+
 use super::*;
 
 impl<'s, 'a> Parser<'s, 'a> {
+    /// Reports a problem with the logic of `owner`, and gives the empty logic in its place.
+    pub(super) fn no_logic(
+        &mut self,
+        at: u32,
+        rule: R,
+        owner: &str,
+        message: impl Into<String>,
+    ) -> Logic {
+        self.xml.error(at, rule, Some(owner), message);
+        Logic::Empty
+    }
+
     /// Any boxed expression: decision table, literal expression, context, relation, list,
     /// invocation, function definition.
     pub(super) fn logic(&mut self, node_id: NodeId, owner: &str) -> Logic {
@@ -28,15 +42,12 @@ impl<'s, 'a> Parser<'s, 'a> {
             "relation" => self.relation(node_id, owner),
             "invocation" => self.invocation(node_id, owner),
             "functionDefinition" => self.function_definition(node_id, owner),
-            other => {
-                self.xml.error(
-                    node.start,
-                    R::DecisionLogic,
-                    Some(owner),
-                    format!("unsupported expression found '{other}'"),
-                );
-                Logic::Empty
-            }
+            other => self.no_logic(
+                node.start,
+                R::DecisionLogic,
+                owner,
+                format!("unsupported expression found '{other}'"),
+            ),
         }
     }
 
@@ -63,13 +74,12 @@ impl<'s, 'a> Parser<'s, 'a> {
                 Some(expr_id) => self.logic(expr_id, owner),
                 None => {
                     let entry = self.xml.node(entry_id);
-                    self.xml.error(
+                    self.no_logic(
                         entry.start,
                         R::DecisionLogic,
-                        Some(owner),
+                        owner,
                         "unsupported expression found 'null': a context entry needs an expression",
-                    );
-                    Logic::Empty
+                    )
                 }
             };
             match variable {
@@ -179,38 +189,33 @@ impl<'s, 'a> Parser<'s, 'a> {
                     ));
                 }
                 other if is_expression(other) && callee.is_none() => {
-                    self.xml.error(
+                    return self.no_logic(
                         child.start,
                         R::DecisionLogic,
-                        Some(owner),
+                        owner,
                         format!("expected invocation with literal expression but found '{other}'"),
                     );
-                    return Logic::Empty;
                 }
                 _ => {}
             }
         }
         let Some((at, name)) = callee else {
             let node = self.xml.node(node_id);
-            self.xml.error(
+            return self.no_logic(
                 node.start,
                 R::DecisionLogic,
-                Some(owner),
+                owner,
                 "expected invocation with literal expression but found 'null'",
             );
-            return Logic::Empty;
         };
         match self.bkm_nodes.iter().position(|(_, n, _)| *n == name) {
             Some(bkm) => Logic::Invocation { bkm, bindings },
-            None => {
-                self.xml.error(
-                    at,
-                    R::DecisionRequirements,
-                    Some(owner),
-                    format!("no BKM found with name '{name}'"),
-                );
-                Logic::Empty
-            }
+            None => self.no_logic(
+                at,
+                R::DecisionRequirements,
+                owner,
+                format!("no BKM found with name '{name}'"),
+            ),
         }
     }
 
@@ -232,13 +237,12 @@ impl<'s, 'a> Parser<'s, 'a> {
                         .map(|(_, t)| text_of(self.xml.doc, t).to_owned());
                 }
             } else if is_expression(child.local) && body.is_none() {
-                self.xml.error(
+                return self.no_logic(
                     child.start,
                     R::DecisionLogic,
-                    Some(owner),
+                    owner,
                     format!("expected literal expression but found '{}'", child.local),
                 );
-                return Logic::Empty;
             }
         }
         let Some(body) = body else {
@@ -252,13 +256,12 @@ impl<'s, 'a> Parser<'s, 'a> {
             Some(f @ Value::Function(_)) => Logic::Function(f),
             _ => {
                 let node = self.xml.node(node_id);
-                self.xml.error(
+                self.no_logic(
                     node.start,
                     R::DecisionLogic,
-                    Some(owner),
+                    owner,
                     format!("FEEL expression: failed to build the function '{text}'"),
-                );
-                Logic::Empty
+                )
             }
         }
     }
@@ -461,20 +464,8 @@ impl<'s, 'a> Parser<'s, 'a> {
         if !self.language_ok(node, owner) {
             return None;
         }
-        let source = text_of(self.xml.doc, text);
-        match Expression::parse(source) {
-            Ok(e) => Some(e),
-            Err(error) => {
-                let at = self.text_offset(text, error.offset);
-                self.xml.error(
-                    at,
-                    R::FeelSyntax,
-                    Some(owner),
-                    format!("FEEL expression: {error}"),
-                );
-                None
-            }
-        }
+        let parsed = Expression::parse(text_of(self.xml.doc, text));
+        self.feel(text, owner, "FEEL expression", parsed)
     }
 
     /// An `inputEntry`: unary tests, `None` when the text is empty (matches any input).
@@ -496,19 +487,25 @@ impl<'s, 'a> Parser<'s, 'a> {
         if source.is_empty() {
             return None;
         }
-        match UnaryTests::parse(source) {
-            Ok(tests) => Some(tests),
-            Err(error) => {
+        self.feel(text, owner, "FEEL unary-tests", UnaryTests::parse(source))
+    }
+
+    /// What parsing the FEEL of a `<text>` gave; a syntax error is reported at its position in
+    /// the file, after `what`.
+    fn feel<T>(
+        &mut self,
+        text: &Node<'_>,
+        owner: &str,
+        what: &str,
+        parsed: Result<T, ParseError>,
+    ) -> Option<T> {
+        parsed
+            .map_err(|error| {
                 let at = self.text_offset(text, error.offset);
-                self.xml.error(
-                    at,
-                    R::FeelSyntax,
-                    Some(owner),
-                    format!("FEEL unary-tests: {error}"),
-                );
-                None
-            }
-        }
+                let message = format!("{what}: {error}");
+                self.xml.error(at, R::FeelSyntax, Some(owner), message);
+            })
+            .ok()
     }
 
     /// The source offset of byte `offset` of an element's text: exact when the text is written

@@ -295,15 +295,14 @@ impl<'s, 'a> Parser<'s, 'a> {
                     | "invocation" | "functionDefinition",
                 ) if logic.is_none() => {
                     logic = Some(if child.local == "functionDefinition" {
-                        self.xml.error(
+                        self.no_logic(
                             child.start,
                             R::DecisionLogic,
-                            Some(&id),
+                            &id,
                             "unsupported decision expression 'functionDefinition': a decision \
                              is a decision table, a literal expression, a context, a relation, \
                              a list or an invocation",
-                        );
-                        Logic::Empty
+                        )
                     } else {
                         self.logic(child_id, &id)
                     });
@@ -312,14 +311,13 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
         }
         let logic = logic.unwrap_or_else(|| {
-            self.xml.error(
+            self.no_logic(
                 node.start,
                 R::DecisionLogic,
-                Some(&id),
+                &id,
                 "unsupported decision expression 'null': the decision has no decision table, \
                  literal expression, context, relation, list or invocation",
-            );
-            Logic::Empty
+            )
         });
         let (result_name, result_type) = match variable {
             Some((name, type_ref)) if !name.is_empty() => (name, type_ref),

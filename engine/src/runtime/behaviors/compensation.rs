@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::model::ElementIdx;
-use crate::runtime::compile::executable::EventDef;
+use crate::runtime::compile::definitions::EventDef;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     BpmnElementType, CompensationValue, Key, OtherIntent, RecordValue, ValueType,
@@ -120,11 +120,7 @@ impl Engine {
             let handler_key = self.new_key();
             self.compensation.handlers.insert(handler_key, key);
             let p = self.process(proc);
-            let element_type = if p.element(s.handler).multi_instance.is_some() {
-                BpmnElementType::MultiInstanceBody
-            } else {
-                p.element(s.handler).element_type
-            };
+            let element_type = p.activation_type(s.handler);
             self.queue.push_back(FollowUp::Activate(Activation {
                 key: Some(handler_key),
                 proc,

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use crate::model::ElementIdx;
-use crate::runtime::compile::executable::EventDef;
+use crate::runtime::compile::definitions::EventDef;
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
@@ -119,22 +119,27 @@ impl Engine {
         })
     }
 
-    /// Opens a conditional subscription; a condition that holds already triggers the event.
-    pub(crate) fn open_conditional_subscription(&mut self, owner: Key, plan: PlannedConditional) {
-        let proc = self.instances[&owner].proc;
+    /// A subscription of `owner` (`None`: a root start event) for the conditional event
+    /// `element`, written as `CONDITIONAL_SUBSCRIPTION CREATED`.
+    fn new_conditional_subscription(
+        &mut self,
+        proc: ProcIdx,
+        owner: Option<Key>,
+        element: ElementIdx,
+    ) -> ConditionalSubscription {
         let ConditionParts {
             variables,
             on_create,
             on_update,
             interrupting,
             ..
-        } = self.condition_parts(proc, plan.element);
+        } = self.condition_parts(proc, element);
         let key = self.new_key();
         let s = ConditionalSubscription {
             key,
             proc,
-            owner: Some(owner),
-            element: plan.element,
+            owner,
+            element,
             interrupting,
             variables,
             on_create,
@@ -147,6 +152,14 @@ impl Engine {
             Some(key),
             value,
         );
+        s
+    }
+
+    /// Opens a conditional subscription; a condition that holds already triggers the event.
+    pub(crate) fn open_conditional_subscription(&mut self, owner: Key, plan: PlannedConditional) {
+        let proc = self.instances[&owner].proc;
+        let s = self.new_conditional_subscription(proc, Some(owner), plan.element);
+        let key = s.key;
         self.conditionals.subscriptions.insert(key, s);
         if let Some(i) = self.instances.get_mut(&owner) {
             i.subscriptions.push(key);
@@ -292,32 +305,8 @@ impl Engine {
             if !matches!(p.element(e).event, EventDef::Conditional { .. }) {
                 continue;
             }
-            let ConditionParts {
-                variables,
-                on_create,
-                on_update,
-                interrupting,
-                ..
-            } = self.condition_parts(proc, e);
-            let key = self.new_key();
-            let s = ConditionalSubscription {
-                key,
-                proc,
-                owner: None,
-                element: e,
-                interrupting,
-                variables,
-                on_create,
-                on_update,
-            };
-            let value = self.conditional_value(&s);
-            self.event(
-                ValueType::ConditionalSubscription,
-                OtherIntent::Created,
-                Some(key),
-                value,
-            );
-            self.conditionals.starts.insert(key, s);
+            let s = self.new_conditional_subscription(proc, None, e);
+            self.conditionals.starts.insert(s.key, s);
         }
     }
 

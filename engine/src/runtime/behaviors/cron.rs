@@ -14,7 +14,7 @@ use jiff::civil::{Date, DateTime, Weekday};
 
 /// A parsed cron expression.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CronExpression {
+pub(crate) struct CronExpression {
     seconds: u64,
     minutes: u64,
     hours: u64,
@@ -50,12 +50,26 @@ const MONTHS: [&str; 12] = [
 ];
 const DAYS: [&str; 7] = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
 
+/// A cron expression that cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum CronError {
+    /// Not six fields (after expanding `@daily` and the like).
+    #[error("Cron expression must consist of 6 fields (found {found} in \"{text}\")")]
+    FieldCount { text: String, found: usize },
+    /// One field is wrong: which one (`second`, `day of month`, ...) and why.
+    #[error("Invalid {field} field: {message}")]
+    Field {
+        field: &'static str,
+        message: String,
+    },
+}
+
 /// How far ahead a match is searched for before the expression counts as never matching.
 const MAX_YEARS_AHEAD: i16 = 30;
 
 impl CronExpression {
     /// Parses an expression; the error says which field is wrong and why.
-    pub fn parse(text: &str) -> Result<CronExpression, String> {
+    pub fn parse(text: &str) -> Result<CronExpression, CronError> {
         let trimmed = text.trim();
         let expanded = match trimmed.to_ascii_lowercase().as_str() {
             "@yearly" | "@annually" => "0 0 0 1 1 *",
@@ -67,10 +81,10 @@ impl CronExpression {
         };
         let fields: Vec<&str> = expanded.split_whitespace().collect();
         if fields.len() != 6 {
-            return Err(format!(
-                "Cron expression must consist of 6 fields (found {} in \"{text}\")",
-                fields.len()
-            ));
+            return Err(CronError::FieldCount {
+                text: text.to_owned(),
+                found: fields.len(),
+            });
         }
         let upper: Vec<String> = fields.iter().map(|f| f.to_ascii_uppercase()).collect();
         Ok(CronExpression {
@@ -152,8 +166,8 @@ impl CronExpression {
     }
 }
 
-fn field_error(field: &str, e: String) -> String {
-    format!("Invalid {field} field: {e}")
+fn field_error(field: &'static str, message: String) -> CronError {
+    CronError::Field { field, message }
 }
 
 fn bit(bits: u64, n: u32) -> bool {
@@ -410,7 +424,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let e = |t: &str| CronExpression::parse(t).unwrap_err();
+        let e = |t: &str| CronExpression::parse(t).unwrap_err().to_string();
         assert_eq!(
             e("0 0 * * *"),
             "Cron expression must consist of 6 fields (found 5 in \"0 0 * * *\")"

@@ -17,7 +17,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::dmn::{self, DecisionType, Drg, EvaluatedDecision};
 use crate::model::ElementIdx;
 use crate::runtime::command::DecisionOutcome;
-use crate::runtime::compile::executable::DecisionDef;
+use crate::runtime::compile::definitions::DecisionDef;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     DecisionIdx, DecisionValue, DrgIdx, ErrorType, Intent, Key, OtherIntent, ProcIdx, RecordType,

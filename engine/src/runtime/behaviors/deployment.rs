@@ -4,10 +4,16 @@
 
 use std::sync::Arc;
 
+use serde_json::Value as Json;
+
 use crate::model;
+use crate::model::ElementIdx;
 use crate::runtime::behaviors::decisions::DmnResource;
 use crate::runtime::command::DeploymentInfo;
-use crate::runtime::compile::executable::{CompileInput, ExecutableProcess};
+use crate::runtime::compile::compiler::CompileInput;
+use crate::runtime::compile::definitions::EventDef;
+use crate::runtime::compile::expr::Expr;
+use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     Key, OtherIntent, ProcIdx, RecordValue, Rejection, RejectionType, ValueType,
@@ -130,7 +136,7 @@ impl Engine {
                     .map(|p| self.process(*p).version + 1)
                     .unwrap_or(1);
                 let key = self.new_key();
-                let exe = crate::runtime::compile::executable::compile(
+                let exe = crate::runtime::compile::compiler::compile(
                     CompileInput {
                         definitions: &mut definitions,
                         process,
@@ -213,6 +219,33 @@ impl Engine {
         self.open_signal_start_subscriptions(previous, proc);
         self.open_timer_start_events(previous, proc);
         self.open_conditional_start_subscriptions(previous, proc);
+    }
+
+    /// The start events of `proc` that wait for a named event, with their names: `name_of`
+    /// picks the name of the events of one kind (message or signal) from a definition. The
+    /// names are evaluated at deployment, without variables; an expression that does not give
+    /// a string stands for its text.
+    pub(crate) fn named_start_events(
+        &self,
+        proc: ProcIdx,
+        name_of: fn(&EventDef) -> Option<&Option<Expr>>,
+    ) -> Vec<(ElementIdx, Arc<str>)> {
+        let p = self.process(proc);
+        let mut named = Vec::new();
+        for &e in &p.event_start_events {
+            let Some(name) = name_of(&p.element(e).event) else {
+                continue;
+            };
+            let name = match name {
+                Some(x) => match self.eval(x, 0, None) {
+                    Ok(Json::String(s)) => s,
+                    _ => x.text(),
+                },
+                None => String::new(),
+            };
+            named.push((e, Arc::from(name.as_str())));
+        }
+        named
     }
 
     fn latest_by_key(&self, key: Key) -> ProcIdx {

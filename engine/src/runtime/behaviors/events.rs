@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use crate::model::ElementIdx;
-use crate::runtime::compile::executable::{EventDef, ExecutableProcess};
+use crate::runtime::compile::definitions::EventDef;
 use crate::runtime::compile::expr::Expr;
+use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     BpmnElementType as T, ErrorType, JobKind, Key, OtherIntent, Rejection, RejectionType,

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use crate::runtime::command::{AdHocJobResult, Command, JobResult};
-use crate::runtime::compile::executable::ListenerDef;
+use crate::runtime::command::{AdHocJobResult, JobResult};
+use crate::runtime::compile::definitions::ListenerDef;
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
@@ -181,24 +181,7 @@ impl Engine {
         }
     }
 
-    /// [`Engine::complete_job_with_result`] with values that may share parts with other values
-    /// (a worker that builds its answer out of the variables it read, as the AI agent connector
-    /// does): the values become the variables as they are, nothing is copied.
-    pub fn complete_job_shared(
-        &mut self,
-        job_key: Key,
-        variables: SharedVariableDocument,
-        result: Option<JobResult>,
-    ) -> Result<(), Rejection> {
-        self.recorded.note_with(|| Command::CompleteJob {
-            job_key,
-            variables: variables.to_plain(),
-            result: result.clone(),
-        });
-        self.apply_complete_job(job_key, variables, result)
-    }
-
-    /// Carries out [`Command::CompleteJob`](Command::CompleteJob).
+    /// Carries out [`Command::CompleteJob`].
     pub(crate) fn apply_complete_job(
         &mut self,
         job_key: Key,

@@ -5,10 +5,8 @@
 
 use std::sync::Arc;
 
-use serde_json::Value as Json;
-
 use crate::model::ElementIdx;
-use crate::runtime::compile::executable::EventDef;
+use crate::runtime::compile::definitions::EventDef;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     Key, OtherIntent, ProcIdx, RecordValue, Rejection, SignalValue, ValueType, VariableDocument,
@@ -48,13 +46,27 @@ impl Engine {
         name: Arc<str>,
     ) {
         let proc = self.instances[&owner].proc;
+        let key = self.add_signal_subscription(name, proc, event, Some(owner));
+        if let Some(i) = self.instances.get_mut(&owner) {
+            i.subscriptions.push(key);
+        }
+    }
+
+    /// Writes `SIGNAL_SUBSCRIPTION CREATED` and keeps the subscription; returns its key.
+    fn add_signal_subscription(
+        &mut self,
+        name: Arc<str>,
+        proc: ProcIdx,
+        element: ElementIdx,
+        owner: Option<Key>,
+    ) -> Key {
         let key = self.new_key();
         let s = SignalSubscription {
             key,
             name,
             proc,
-            element: event,
-            owner: Some(owner),
+            element,
+            owner,
         };
         let value = self.signal_subscription_value(&s);
         self.event(
@@ -64,9 +76,7 @@ impl Engine {
             value,
         );
         self.signal_subscriptions.insert(key, s);
-        if let Some(i) = self.instances.get_mut(&owner) {
-            i.subscriptions.push(key);
-        }
+        key
     }
 
     /// Closes a signal subscription (its element instance is left, or its process version is
@@ -92,7 +102,7 @@ impl Engine {
             .map(|i| {
                 i.vars
                     .iter()
-                    .map(|v| (v.name.to_string(), (*v.value).clone()))
+                    .map(|v| (v.name.to_string(), v.value.to_json()))
                     .collect()
             })
             .unwrap_or_default();
@@ -172,35 +182,8 @@ impl Engine {
                 self.close_signal_subscription(k);
             }
         }
-        let p = self.process(proc).clone();
-        for &e in &p.event_start_events {
-            let EventDef::Signal { name } = &p.element(e).event else {
-                continue;
-            };
-            // Start event signal names are evaluated at deployment, without variables.
-            let name = match name {
-                Some(x) => match self.eval(x, 0, None) {
-                    Ok(Json::String(s)) => s,
-                    _ => x.text(),
-                },
-                None => String::new(),
-            };
-            let key = self.new_key();
-            let s = SignalSubscription {
-                key,
-                name: Arc::from(name.as_str()),
-                proc,
-                element: e,
-                owner: None,
-            };
-            let value = self.signal_subscription_value(&s);
-            self.event(
-                ValueType::SignalSubscription,
-                OtherIntent::Created,
-                Some(key),
-                value,
-            );
-            self.signal_subscriptions.insert(key, s);
+        for (element, name) in self.named_start_events(proc, EventDef::signal_name) {
+            self.add_signal_subscription(name, proc, element, None);
         }
     }
 

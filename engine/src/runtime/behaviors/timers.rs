@@ -14,7 +14,8 @@ use serde_json::Value as Json;
 use crate::model::ElementIdx;
 use crate::runtime::behaviors::cron::CronExpression;
 use crate::runtime::behaviors::events::Catch;
-use crate::runtime::compile::executable::{EventDef, ExecutableProcess, TimerDef};
+use crate::runtime::compile::definitions::{EventDef, TimerDef};
+use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     BpmnElementType, ErrorType, Intent, Key, OtherIntent, ProcIdx, RecordValue, Rejection,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use crate::runtime::command::JobResult;
-use crate::runtime::compile::executable::ListenerDef;
+use crate::runtime::compile::definitions::ListenerDef;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     JobKind, Key, ListenerEventType, OtherIntent, RecordValue, Rejection, RejectionType,

@@ -137,12 +137,13 @@ impl FeelExpr {
 }
 
 impl Expr {
-    /// Compiles the model's expression text; a FEEL parse error is returned as a message.
-    pub fn compile(e: &model::Expr) -> Result<Expr, String> {
+    /// Compiles the model's expression text (see [`Expr::compile_text`]).
+    pub fn compile(e: &model::Expr) -> Result<Expr, baton_feel::ParseError> {
         Expr::compile_text(&e.text)
     }
 
-    pub fn compile_text(text: &str) -> Result<Expr, String> {
+    /// Compiles an attribute's text: FEEL after a leading `=`, else a static value.
+    pub fn compile_text(text: &str) -> Result<Expr, baton_feel::ParseError> {
         match text.strip_prefix('=') {
             Some(source) => {
                 let parsed = baton_feel_bridge::parse(source)?;
@@ -234,8 +235,8 @@ pub mod baton_feel_bridge {
     }
 
     /// Parses FEEL source.
-    pub fn parse(source: &str) -> Result<Parsed, String> {
-        baton_feel::Expression::parse(source).map_err(|e| e.to_string())
+    pub fn parse(source: &str) -> Result<Parsed, baton_feel::ParseError> {
+        baton_feel::Expression::parse(source)
     }
 
     /// The result of an evaluation: a JSON value (Zeebe's conversion) or a failure message, plus
@@ -264,7 +265,7 @@ pub mod baton_feel_bridge {
     /// warning. `None` (the caller evaluates in FEEL) for anything else: a missing value, null,
     /// another type, a path through a list.
     pub fn compare_path(value: Option<JsonRef<'_>>, comparison: &PathComparison) -> Option<bool> {
-        let value = value?.at_keys(&comparison.keys)?.plain()?;
+        let value = value?.at(&comparison.keys)?.plain()?;
         let equal = match (value, &comparison.literal) {
             (Json::Bool(a), Json::Bool(b)) => a == b,
             (Json::String(a), Json::String(b)) => a == b,
@@ -276,28 +277,23 @@ pub mod baton_feel_bridge {
 
     /// The value FEEL gives a context of paths and `now()` (see
     /// [`super::FeelExpr::context_of_paths`]), built
-    /// without FEEL: each path's JSON shared or copied as it is, `now()` as FEEL converts it.
-    /// `None` (the caller evaluates in FEEL) when a path is missing or its value would not
-    /// survive FEEL's conversion unchanged ([`json_at`]).
+    /// without FEEL: each path's JSON copied as it is, `now()` as FEEL converts it. `None` (the
+    /// caller evaluates in FEEL) when a path is missing or its value would not survive FEEL's
+    /// conversion unchanged ([`json_at`]).
     pub fn context_value<'l>(
         parts: &[(Arc<str>, super::ContextPart)],
         json: &dyn Fn(&str) -> Option<JsonRef<'l>>,
         now: &dyn Fn() -> Json,
-    ) -> Option<SharedJson> {
-        use crate::runtime::shared_json::SharedObject;
-        let mut object = SharedObject::with_capacity(parts.len());
+    ) -> Option<Json> {
+        let mut object = serde_json::Map::with_capacity(parts.len());
         for (key, part) in parts {
-            // The key is the expression's own (shared, not copied).
-            let key = key.clone();
-            match part {
-                super::ContextPart::Path(name, keys) => match json_at(json(name)?, keys)? {
-                    JsonRef::Shared(shared) => object.insert(key, shared.clone()),
-                    JsonRef::Plain(plain) => object.insert_plain(key, plain.clone()),
-                },
-                super::ContextPart::Now => object.insert_plain(key, now()),
-            }
+            let value = match part {
+                super::ContextPart::Path(name, keys) => json_at(json(name)?, keys)?.to_json(),
+                super::ContextPart::Now => now(),
+            };
+            object.insert(key.to_string(), value);
         }
-        Some(object.into())
+        Some(Json::Object(object))
     }
 
     /// FEEL's `now()` at the given instant (epoch milliseconds, UTC), as JSON.
@@ -327,7 +323,23 @@ pub mod baton_feel_bridge {
     /// 64-bit integers (a float like `1.0` comes back as `1`, a large unsigned wraps). Read in
     /// place.
     pub fn round_trips(value: JsonRef<'_>) -> bool {
-        value.numbers_are_i64()
+        fn plain(json: &Json) -> bool {
+            match json {
+                Json::Number(n) => n.is_i64(),
+                Json::Array(items) => items.iter().all(plain),
+                Json::Object(map) => map.values().all(plain),
+                Json::Null | Json::Bool(_) | Json::String(_) => true,
+            }
+        }
+        if let Some(json) = value.plain() {
+            return plain(json);
+        }
+        match value.items() {
+            Some(mut items) => items.all(round_trips),
+            None => value
+                .entries()
+                .is_none_or(|mut entries| entries.all(|(_, v)| round_trips(v))),
+        }
     }
 
     /// Variables for one evaluation: whole variables as FEEL values (cached by the caller), and
@@ -453,7 +465,7 @@ mod tests {
             let evaluated = evaluated.result.unwrap();
             assert_eq!(built, evaluated);
             // Same keys in the same order (equality compares objects as maps).
-            assert_eq!(built.to_json().to_string(), evaluated.to_string());
+            assert_eq!(built.to_string(), evaluated.to_string());
         }
         // A missing key or a number FEEL would change is left to FEEL (warnings, conversion).
         let tool_call = SharedJson::new(serde_json::json!({"_meta": {"id": "c"}}));

@@ -221,7 +221,7 @@ impl Engine {
         }
         let inner = self.new_key();
         for (name, value) in variables {
-            self.set_pending_local_arc(inner, proc, pi, name.to_shared_name(), value);
+            self.set_pending_local_arc(inner, proc, pi, Arc::from(name), value);
         }
         self.pending.inner_elements.insert(inner, element);
         self.queue.push_back(FollowUp::Activate(Activation {

@@ -110,7 +110,7 @@ impl Engine {
             self.instances[&key]
                 .vars
                 .iter()
-                .map(|v| (v.name.to_string(), (*v.value).clone()))
+                .map(|v| (v.name.to_string(), v.value.to_json()))
                 .collect()
         };
         for (name, value) in vars {

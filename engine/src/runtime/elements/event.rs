@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::runtime::behaviors::events::{ThrowKind, unsupported};
-use crate::runtime::compile::executable::EventDef;
+use crate::runtime::compile::definitions::EventDef;
 use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{BpmnElementType as T, Key, OtherIntent, RecordValue, ValueType};

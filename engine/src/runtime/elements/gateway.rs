@@ -7,7 +7,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::model::{ElementIdx, FlowIdx};
-use crate::runtime::compile::executable::{EventDef, ExecutableProcess};
+use crate::runtime::compile::definitions::EventDef;
+use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{

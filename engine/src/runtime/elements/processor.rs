@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::model::{ElementIdx, FlowIdx};
-use crate::runtime::compile::executable::{EventDef, ExecElement, ListenerDef};
+use crate::runtime::compile::definitions::{EventDef, ExecElement, ListenerDef};
 use crate::runtime::elements::ad_hoc::{AdHocInnerInstance, AdHocSubProcess};
 use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::elements::call_activity::CallActivity;
@@ -78,11 +78,7 @@ impl Engine {
             return;
         };
         let p = self.process(s.proc);
-        let element_type = if p.element(element).multi_instance.is_some() {
-            T::MultiInstanceBody
-        } else {
-            p.element(element).element_type
-        };
+        let element_type = p.activation_type(element);
         let a = Activation {
             key: None,
             proc: s.proc,
@@ -124,11 +120,7 @@ impl Engine {
         let (target, joining, element_type) = {
             let p = self.process(proc);
             let target = p.model.flow(flow).target;
-            let element_type = if p.element(target).multi_instance.is_some() {
-                T::MultiInstanceBody
-            } else {
-                p.element(target).element_type
-            };
+            let element_type = p.activation_type(target);
             (target, is_join(p, target), element_type)
         };
         let flow_key = self.new_key();

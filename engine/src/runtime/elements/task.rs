@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::runtime::compile::executable::JobDef;
+use crate::runtime::compile::definitions::JobDef;
 use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{ErrorType, JobKind, Key, ListenerEventType, VariableDocument};

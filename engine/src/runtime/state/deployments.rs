@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::dmn::Drg;
-use crate::runtime::compile::executable::ExecutableProcess;
+use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::records::{DecisionIdx, DrgIdx, Key, ProcIdx};
 
 /// One deployed version of a decision requirements graph (a `.dmn` resource).

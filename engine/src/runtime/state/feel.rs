@@ -5,7 +5,7 @@ use serde_json::Value as Json;
 
 use crate::runtime::compile::expr::baton_feel_bridge;
 
-/// Counts an engine's FEEL evaluations (see [`Engine::next_feel_seed`]). Atomic only so that a
+/// Counts an engine's FEEL evaluations (see [`Engine::next_feel_seed`](crate::runtime::engine::Engine::next_feel_seed)). Atomic only so that a
 /// deployed engine can be shared between test threads; each engine counts its own evaluations,
 /// in the order it makes them, and a clone carries on from the same count.
 #[derive(Debug, Default)]

@@ -9,7 +9,7 @@ use crate::runtime::records::{Key, ProcIdx};
 
 /// How a cycle repeats.
 #[derive(Debug, Clone)]
-pub enum Repeat {
+pub(crate) enum Repeat {
     /// An ISO repeating interval: the next due date is the previous one plus the interval (or
     /// the firing time plus the interval, when that has passed too).
     Interval(jiff::Span),
@@ -33,7 +33,7 @@ pub struct Timer {
     /// Firings left including this one (-1: unbounded).
     pub repetitions: i32,
     /// How a cycle goes on after this firing.
-    pub repeat: Option<Repeat>,
+    pub(crate) repeat: Option<Repeat>,
 }
 
 /// Timers by key, with an index by due date.

@@ -385,7 +385,7 @@ fn agent_process(engine: &Engine, agent: &str) -> Option<String> {
         .deployed_processes()
         .filter(|p| p.find(agent).is_some())
         .last()
-        .map(|p| p.bpmn_process_id.to_string())
+        .map(|p| p.bpmn_process_id().to_string())
 }
 
 /// What each tool of the agent is, for drift messages: `job type order-lookup`, `a user task`.
@@ -395,16 +395,15 @@ fn tool_kinds(engine: &Engine, agent: &str) -> BTreeMap<String, String> {
         let Some(idx) = process.find(agent) else {
             continue;
         };
-        let Some(ad_hoc) = &process.element(idx).ad_hoc else {
+        let Some(ad_hoc) = process.ad_hoc_sub_process(idx) else {
             continue;
         };
-        for &child in &ad_hoc.activatable {
-            let element = process.element(child);
-            let kind = match element.job.as_ref().and_then(|j| j.job_type.as_static()) {
+        for &child in ad_hoc.activities {
+            let kind = match process.static_job_type(child) {
                 Some(job_type) => format!("job type {job_type}"),
-                None => element_kind(element.element_type).to_string(),
+                None => element_kind(process.element_type(child)).to_string(),
             };
-            kinds.insert(element.id.to_string(), kind);
+            kinds.insert(process.element_id(child).to_string(), kind);
         }
     }
     kinds

@@ -25,11 +25,8 @@ fn complete_other_jobs(t: &ProcessTest, except: &[&str]) {
     let types: Vec<String> = t.with_engine(|e| {
         let mut types = Vec::new();
         for p in e.deployed_processes() {
-            for el in &p.elements {
-                if let Some(job) = &el.job
-                    && let Some(job_type) = job.job_type.as_static()
-                    && !types.iter().any(|t: &String| t == job_type)
-                {
+            for job_type in p.static_job_types() {
+                if !types.iter().any(|t: &String| t == job_type) {
                     types.push(job_type.to_string());
                 }
             }

@@ -121,7 +121,7 @@ impl Ahsp {
                 for activation in &completion.activate_elements {
                     self.running.push((
                         activation.element_id.clone(),
-                        activation.variables.to_plain(),
+                        baton_engine::runtime::plain_document(&activation.variables),
                     ));
                 }
                 if completion.completion_condition_fulfilled && self.running.is_empty() {

@@ -516,10 +516,8 @@ fn corpus_test(path: &Path, result: &serde_json::Value) -> ProcessTest {
     let types: Vec<String> = t.with_engine(|e| {
         let mut types: Vec<String> = Vec::new();
         for p in e.deployed_processes() {
-            for el in &p.elements {
-                if let Some(job_type) = el.job.as_ref().and_then(|j| j.job_type.as_static())
-                    && !types.iter().any(|t| t == job_type)
-                {
+            for job_type in p.static_job_types() {
+                if !types.iter().any(|t| t == job_type) {
                     types.push(job_type.to_string());
                 }
             }

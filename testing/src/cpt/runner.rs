@@ -14,11 +14,11 @@ use serde_json::Value;
 
 use super::behavior::{self, BehaviorLog};
 use super::discover::{self, DiscoverError, Suite};
-use super::exec::{self, Ctx, Done, Failure, TopLevel};
+use super::exec::{self, Ctx, Done, InstructionFailure, TopLevel};
 use super::model::{AgentTurns, Instruction, Step, TestCase};
 use super::results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
 use crate::agent::{AgentScript, AiAgentHandle, Cassette, ExpectedCall, Matcher, Turn};
-use crate::coverage::{CoverageFile, ProcessCoverageData};
+use crate::coverage::CoverageFile;
 use crate::mocks::Answer;
 use crate::{Deployment, ProcessTest};
 
@@ -144,11 +144,11 @@ pub fn run_with(
                             explanation: String::new(),
                         }),
                         Vec::new(),
-                        Vec::new(),
+                        None,
                     ),
                 };
-                if !data.is_empty() {
-                    coverage.push(CoverageFile::new(title, data));
+                if let Some(data) = data {
+                    coverage.push(data);
                 }
                 let result = CaseResult {
                     file: file.path.clone(),
@@ -166,6 +166,7 @@ pub fn run_with(
         suites: infos,
         cases,
         coverage: crate::coverage::merge(&coverage),
+        case_coverage: coverage,
         filtered_out,
         duration: start.elapsed(),
     })
@@ -334,7 +335,8 @@ struct CaseState<'a> {
     warnings: Vec<String>,
 }
 
-type CaseOutput = (Outcome, Vec<String>, Vec<ProcessCoverageData>);
+/// How a case ended, its warnings, and its coverage (none when it did not run).
+type CaseOutput = (Outcome, Vec<String>, Option<CoverageFile>);
 
 fn run_case(
     deployment: &Deployment,
@@ -353,7 +355,7 @@ fn run_case(
                 ),
             },
             Vec::new(),
-            Vec::new(),
+            None,
         );
     }
     let mut test = deployment.test().named(title);
@@ -376,7 +378,7 @@ fn run_case(
     let mut skipped: Vec<String> = Vec::new();
     let mut outcome = None;
     for (i, step) in case.instructions.iter().enumerate() {
-        let failed = |f: Failure| {
+        let failed = |f: InstructionFailure| {
             Outcome::Failed(CaseFailure {
                 instruction: Some(i + 1),
                 instruction_type: Some(step.instruction.type_name().to_owned()),
@@ -395,7 +397,7 @@ fn run_case(
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            Err(Failure {
+            Err(InstructionFailure {
                 message: format!("baton panicked (a bug in baton; please report it): {message}"),
                 explanation: String::new(),
             })
@@ -419,7 +421,7 @@ fn run_case(
                 .map(|e| e.message.clone())
                 .collect::<Vec<_>>()
                 .join("\n");
-            outcome = Some(failed(Failure {
+            outcome = Some(failed(InstructionFailure {
                 message: format!("the run failed: {message}"),
                 explanation: exec::explain_all(&test),
             }));
@@ -427,7 +429,7 @@ fn run_case(
         }
         let stuck = state.behaviors.borrow().errors[behavior_errors_before..].to_vec();
         if !stuck.is_empty() {
-            outcome = Some(failed(Failure {
+            outcome = Some(failed(InstructionFailure {
                 message: stuck.join("\n"),
                 explanation: exec::explain_all(&test),
             }));
@@ -444,9 +446,9 @@ fn run_case(
     let mut warnings = std::mem::take(&mut state.warnings);
     warnings.extend(state.behaviors.borrow().warnings.iter().cloned());
     drop(state);
-    let data = test.coverage_data();
+    let data = test.coverage_file();
     if let Some(dir) = &options.coverage_dir
-        && let Err(e) = crate::coverage::write_file(dir, &CoverageFile::new(title, data.clone()))
+        && let Err(e) = crate::coverage::write_file(dir, &data)
     {
         warnings.push(format!("the coverage file was not written: {e}"));
     }
@@ -455,7 +457,7 @@ fn run_case(
     {
         warnings.push(format!("the command log was not written: {e}"));
     }
-    (outcome, warnings, data)
+    (outcome, warnings, Some(data))
 }
 
 /// Writes a test case's commands as `<title>-<hash>.json` into `dir` (created if missing),
@@ -468,15 +470,18 @@ fn write_commands(dir: &Path, title: &str, test: &ProcessTest) -> Result<PathBuf
         .map_err(|(path, e)| format!("{}: {e}", path.display()))
 }
 
-fn failure(state: &mut CaseState<'_>, message: impl Into<String>) -> Failure {
-    Failure {
+fn failure(state: &mut CaseState<'_>, message: impl Into<String>) -> InstructionFailure {
+    InstructionFailure {
         message: message.into(),
         explanation: exec::explain_all(state.test),
     }
 }
 
 /// Runs one top-level instruction.
-fn run_step(state: &mut CaseState<'_>, instruction: &Instruction) -> Result<Done, Failure> {
+fn run_step(
+    state: &mut CaseState<'_>,
+    instruction: &Instruction,
+) -> Result<Done, InstructionFailure> {
     let test = state.test;
     let mut ctx = TopLevel(test);
     if let Some(result) = exec::run_generic(&mut ctx, instruction) {
@@ -506,7 +511,7 @@ fn run_step(state: &mut CaseState<'_>, instruction: &Instruction) -> Result<Done
                 .collect();
             test.try_start(request)
                 .map(|_| Done::Ok)
-                .map_err(|e| Failure {
+                .map_err(|e| InstructionFailure {
                     message: e.message,
                     explanation: e.explanation,
                 })
@@ -692,7 +697,7 @@ fn is_ncname(id: &str) -> bool {
 fn mock_ai_agent(
     state: &mut CaseState<'_>,
     m: &super::model::MockAiAgent,
-) -> Result<Done, Failure> {
+) -> Result<Done, InstructionFailure> {
     let script = match &m.turns {
         AgentTurns::Turns(values) => {
             let mut turns = Vec::with_capacity(values.len());
@@ -770,7 +775,7 @@ fn expected_call(value: &Value, path: &str) -> Result<ExpectedCall, String> {
 fn assert_ai_agent(
     state: &mut CaseState<'_>,
     a: &super::model::AssertAiAgent,
-) -> Result<Done, Failure> {
+) -> Result<Done, InstructionFailure> {
     let Some(handle) = state.agents.get(&a.element_id).cloned() else {
         let mocked: Vec<String> = state.agents.keys().map(|k| format!("\"{k}\"")).collect();
         return Err(failure(

@@ -1,4 +1,4 @@
-//! The executable form of a deployed process, computed once at deploy.
+//! Compiling a checked process into its executable form, once at deploy.
 //!
 //! Compiling resolves everything the runtime would otherwise look up per step: element types,
 //! parsed expressions, the referenced message/error/escalation/signal definitions, job
@@ -8,317 +8,22 @@
 use std::sync::Arc;
 
 use indexmap::IndexMap;
-use serde_json::{Map, Value as Json};
+use serde_json::Value as Json;
 
 use crate::model::{
     self, ElementIdx, ElementKind, EventDefinition, GatewayKind, SharedStr, SubProcessKind,
     TaskKind,
 };
+use crate::runtime::compile::ad_hoc_elements::ad_hoc_elements_json;
+use crate::runtime::compile::definitions::{
+    AdHocDef, CallDef, DecisionDef, EventDef, ExecElement, JobDef, ListenerDef, Mapping, MiDef,
+    ScopeInfo, TimerDef, UserTaskDef,
+};
+use crate::runtime::compile::error::{CompileError, err};
 use crate::runtime::compile::expr::{Expr, FeelExpr};
+use crate::runtime::compile::process::{ExecutableProcess, ProcessDiagram, process_diagram};
 use crate::runtime::records::{BpmnElementType, BpmnEventType, Key};
 use crate::runtime::shared_json::SharedJson;
-
-/// A deployed process version.
-#[derive(Debug)]
-pub struct ExecutableProcess {
-    pub key: Key,
-    pub bpmn_process_id: Arc<str>,
-    pub version: i32,
-    pub version_tag: Option<Arc<str>>,
-    pub deployment_key: Key,
-    pub resource_name: Arc<str>,
-    /// The model as parsed (positions, names, documentation).
-    pub model: model::Process,
-    /// The BPMN DI of this process (see [`ExecutableProcess::diagram`]).
-    diagram: ProcessDiagram,
-    /// The pool (collaboration participant) that holds this process, if any.
-    pub participant: Option<model::Participant>,
-    /// Per element of `model.elements`, same index.
-    pub elements: Vec<ExecElement>,
-    /// The process as a scope (none start event, event sub-processes, listeners).
-    pub scope: ScopeInfo,
-    /// Process-level start events other than the none start event (message, timer, signal,
-    /// conditional), in document order.
-    pub event_start_events: Vec<ElementIdx>,
-    pub execution_listeners: Vec<ListenerDef>,
-    /// Per sequence flow of `model.flows`: its compiled condition.
-    pub conditions: Vec<Option<Expr>>,
-}
-
-impl ExecutableProcess {
-    pub fn element(&self, idx: ElementIdx) -> &ExecElement {
-        &self.elements[idx.0 as usize]
-    }
-
-    pub fn model_element(&self, idx: ElementIdx) -> &model::Element {
-        &self.model.elements[idx.0 as usize]
-    }
-
-    /// The element with this id.
-    pub fn find(&self, id: &str) -> Option<ElementIdx> {
-        self.elements
-            .iter()
-            .position(|e| &*e.id == id)
-            .map(|i| ElementIdx(i as u32))
-    }
-
-    /// The BPMN DI of this process's elements, flows, lanes, artifacts and pool (for the
-    /// coverage picture); empty when the file has none. Deploying only checks a file's DI: it
-    /// is read here, from the file's text, the first time it is asked for.
-    pub fn diagram(&self) -> &model::Diagram {
-        self.diagram
-            .drawn
-            .get_or_init(|| match &self.diagram.unread {
-                Some(unread) => {
-                    let mut whole = unread.read();
-                    process_diagram(&mut whole, &self.model, self.participant.as_ref())
-                }
-                None => model::Diagram::default(),
-            })
-    }
-
-    /// The scope data of an element that is a container, or of the process (`None`).
-    pub fn scope_of(&self, container: Option<ElementIdx>) -> &ScopeInfo {
-        match container {
-            None => &self.scope,
-            Some(idx) => &self.element(idx).scope,
-        }
-    }
-}
-
-/// A process's BPMN DI: read at deploy (from definitions that kept it), or on first use from
-/// the file's text.
-#[derive(Debug)]
-struct ProcessDiagram {
-    drawn: std::sync::OnceLock<model::Diagram>,
-    /// Where the DI is in the file's text, while it is still to be read.
-    unread: Option<model::UnreadDiagram>,
-}
-
-/// What a flow scope (the process or a sub-process) contains, precomputed.
-#[derive(Debug, Default)]
-pub struct ScopeInfo {
-    pub none_start: Option<ElementIdx>,
-    /// Event sub-processes directly inside, in document order.
-    pub event_subprocesses: Vec<ElementIdx>,
-}
-
-/// One input or output mapping: a source expression (absent: `null`) and a target path
-/// (`a.b.c` split at the dots).
-#[derive(Debug, Clone)]
-pub struct Mapping {
-    pub source: Option<Expr>,
-    pub target: Vec<Arc<str>>,
-    /// The value when it needs no evaluation, built once: a static text source (`anthropic`), a
-    /// constant FEEL expression (`=10`), or `null` for an absent source. Shared by every
-    /// instance that maps it.
-    pub constant: Option<SharedJson>,
-}
-
-/// `zeebe:taskDefinition` and its companions.
-#[derive(Debug, Clone)]
-pub struct JobDef {
-    pub job_type: Expr,
-    pub retries: Expr,
-    pub headers: Arc<IndexMap<String, String>>,
-}
-
-/// An execution or task listener.
-#[derive(Debug, Clone)]
-pub struct ListenerDef {
-    pub event_type: String,
-    pub job_type: Expr,
-    pub retries: Expr,
-}
-
-/// The event definition of an event element (or a receive task), resolved against the
-/// definitions' messages, errors, escalations and signals.
-#[derive(Debug, Clone)]
-pub enum EventDef {
-    None,
-    Message {
-        name: Option<Expr>,
-        correlation_key: Option<Expr>,
-    },
-    Timer(TimerDef),
-    Error {
-        /// `None`: catch-all (no errorRef, or an error without a code).
-        code: Option<Expr>,
-    },
-    Escalation {
-        code: Option<Expr>,
-    },
-    Signal {
-        name: Option<Expr>,
-    },
-    Compensation {
-        activity: Option<ElementIdx>,
-        wait_for_completion: bool,
-    },
-    Conditional {
-        condition: Option<Expr>,
-        variable_names: Vec<String>,
-        variable_events: Vec<String>,
-    },
-    Link {
-        name: String,
-        /// For a throw: the catch event with the same name.
-        target: Option<ElementIdx>,
-    },
-    Terminate,
-}
-
-#[derive(Debug, Clone)]
-pub enum TimerDef {
-    Duration(Expr),
-    Date(Expr),
-    Cycle(Expr),
-}
-
-/// Multi-instance loop characteristics.
-#[derive(Debug, Clone)]
-pub struct MiDef {
-    pub sequential: bool,
-    pub input_collection: Option<Expr>,
-    pub input_element: Option<Arc<str>>,
-    pub output_collection: Option<Arc<str>>,
-    pub output_element: Option<Expr>,
-    pub completion_condition: Option<Expr>,
-}
-
-/// Ad-hoc sub-process data.
-#[derive(Debug, Clone)]
-pub struct AdHocDef {
-    pub active_elements_collection: Option<Expr>,
-    pub completion_condition: Option<Expr>,
-    pub cancel_remaining_instances: bool,
-    pub output_collection: Option<Arc<str>>,
-    pub output_element: Option<Expr>,
-    /// `outputElement` is a bare variable reference: its name (set to null on each activation).
-    pub output_element_variable: Option<Arc<str>>,
-    /// Direct children without incoming flow that may be activated, in document order.
-    pub activatable: Vec<ElementIdx>,
-    /// The `adHocSubProcessElements` value, in Zeebe's order: a constant, shared by every
-    /// instance, that keeps what a job worker derives from it (the AI agent connector's tools).
-    pub elements_json: SharedJson,
-}
-
-/// `zeebe:calledElement`.
-#[derive(Debug, Clone)]
-pub struct CallDef {
-    pub process_id: Option<Expr>,
-    pub propagate_all_child_variables: bool,
-    pub propagate_all_parent_variables: bool,
-    pub binding_type: Option<String>,
-    pub version_tag: Option<String>,
-}
-
-/// `zeebe:calledDecision`.
-#[derive(Debug, Clone)]
-pub struct DecisionDef {
-    pub decision_id: Option<Expr>,
-    pub result_variable: Option<Arc<str>>,
-    /// `latest` (default), `deployment` or `versionTag`.
-    pub binding_type: Option<String>,
-    /// For `bindingType="versionTag"`.
-    pub version_tag: Option<Expr>,
-}
-
-/// A Camunda user task (`zeebe:userTask`).
-#[derive(Debug, Clone, Default)]
-pub struct UserTaskDef {
-    pub assignee: Option<Expr>,
-    pub candidate_groups: Option<Expr>,
-    pub candidate_users: Option<Expr>,
-    pub due_date: Option<Expr>,
-    pub follow_up_date: Option<Expr>,
-    pub priority: Option<Expr>,
-    pub form_key: Option<Expr>,
-    /// `zeebe:formDefinition formId`: a deployed form, found as `form_binding` says (latest,
-    /// deployment, versionTag).
-    pub form_id: Option<Arc<str>>,
-    pub form_binding: Option<String>,
-    pub form_version_tag: Option<String>,
-    pub headers: Arc<IndexMap<String, String>>,
-    pub listeners: Vec<ListenerDef>,
-}
-
-/// Per element: everything the runtime needs, precomputed.
-#[derive(Debug)]
-pub struct ExecElement {
-    pub id: Arc<str>,
-    pub element_type: BpmnElementType,
-    pub event_type: BpmnEventType,
-    pub input_mappings: Vec<Mapping>,
-    pub output_mappings: Vec<Mapping>,
-    pub job: Option<JobDef>,
-    pub event: EventDef,
-    pub script: Option<(Expr, Arc<str>)>,
-    // The parts only some kinds of element have are boxed: the process's elements are one
-    // array, and an element that has none of them stays small.
-    pub multi_instance: Option<Box<MiDef>>,
-    pub ad_hoc: Option<Box<AdHocDef>>,
-    pub call: Option<Box<CallDef>>,
-    pub decision: Option<Box<DecisionDef>>,
-    pub user_task: Option<Box<UserTaskDef>>,
-    pub start_listeners: Vec<ListenerDef>,
-    pub end_listeners: Vec<ListenerDef>,
-    /// For containers: none start event and event sub-processes.
-    pub scope: ScopeInfo,
-    /// Interrupting flag of start events inside event sub-processes and of boundary events.
-    pub interrupting: bool,
-    /// The element a boundary event is attached to.
-    pub attached_to: Option<ElementIdx>,
-    /// Intermediate catch events that follow an event-based gateway.
-    pub after_event_based_gateway: bool,
-    /// For an activity with a compensation boundary event: the activity that compensates it
-    /// (associated with the boundary event).
-    pub compensation_handler: Option<ElementIdx>,
-}
-
-impl ExecElement {
-    /// Tasks, sub-processes and call activities: the things that carry boundary events and
-    /// multi-instance markers.
-    pub fn is_activity(&self) -> bool {
-        matches!(
-            self.element_type,
-            BpmnElementType::ServiceTask
-                | BpmnElementType::SendTask
-                | BpmnElementType::ReceiveTask
-                | BpmnElementType::UserTask
-                | BpmnElementType::ManualTask
-                | BpmnElementType::Task
-                | BpmnElementType::ScriptTask
-                | BpmnElementType::BusinessRuleTask
-                | BpmnElementType::SubProcess
-                | BpmnElementType::AdHocSubProcess
-                | BpmnElementType::CallActivity
-        )
-    }
-}
-
-/// A compile error: the element (if any) and the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CompileError {
-    pub element_id: Option<String>,
-    pub message: String,
-}
-
-impl std::fmt::Display for CompileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.element_id {
-            Some(id) => write!(f, "element '{id}': {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-fn err(element: &model::Element, message: impl Into<String>) -> CompileError {
-    CompileError {
-        element_id: Some(element.id.to_string()),
-        message: message.into(),
-    }
-}
 
 fn expr(element: &model::Element, e: &model::Expr) -> Result<Expr, CompileError> {
     compile_expr(e).map_err(|m| {
@@ -337,7 +42,7 @@ fn compile_expr(e: &model::Expr) -> Result<Expr, String> {
             parsed,
         )))),
         Some(Err(error)) => Err(error.to_string()),
-        None => Expr::compile(e),
+        None => Expr::compile(e).map_err(|error| error.to_string()),
     }
 }
 
@@ -390,14 +95,14 @@ fn listeners(
 /// Input to [`compile`]: the process plus the definitions it lives in. The process becomes the
 /// executable's model, and its part of the diagram moves out of the definitions, so neither is
 /// copied.
-pub struct CompileInput<'a> {
+pub(crate) struct CompileInput<'a> {
     pub definitions: &'a mut model::Definitions,
     pub process: model::Process,
 }
 
 /// Compiles one process of a definitions document.
 #[allow(clippy::too_many_arguments)]
-pub fn compile(
+pub(crate) fn compile(
     input: CompileInput<'_>,
     key: Key,
     version: i32,
@@ -480,7 +185,7 @@ pub fn compile(
             let json = ad_hoc_elements_json(process, &activatable)?;
             if let Some(ad_hoc) = &mut elements[i].ad_hoc {
                 ad_hoc.activatable = activatable;
-                ad_hoc.elements_json = SharedJson::constant(json);
+                ad_hoc.elements_json = SharedJson::new(json);
             }
         }
     }
@@ -531,7 +236,9 @@ pub fn compile(
         zeebe: Default::default(),
         span: process.span,
     };
-    let execution_listeners = listeners(&process_element, &process.zeebe.execution_listeners)?;
+    // Process-level execution listeners are checked, not run (their jobs would need a process
+    // node).
+    listeners(&process_element, &process.zeebe.execution_listeners)?;
     let mut conditions = Vec::with_capacity(process.flows.len());
     for f in &process.flows {
         conditions.push(match &f.condition {
@@ -566,7 +273,6 @@ pub fn compile(
         elements,
         scope,
         event_start_events,
-        execution_listeners,
         conditions,
     })
 }
@@ -579,61 +285,6 @@ fn participant_of<'d>(
         .iter()
         .flat_map(|c| &c.participants)
         .find(|p| p.process_ref.as_deref() == Some(process.id.as_str()))
-}
-
-/// The part of the document's BPMN DI that draws this process, moved out of it (ids are unique
-/// in a file, so no other process draws the same shape or edge).
-fn process_diagram(
-    whole: &mut model::Diagram,
-    process: &model::Process,
-    participant: Option<&model::Participant>,
-) -> model::Diagram {
-    let shape_ids = || {
-        participant
-            .map(|p| p.id.as_str())
-            .into_iter()
-            .chain(process.lanes.iter().map(|l| l.id.as_str()))
-            .chain(process.elements.iter().map(|e| e.id.as_str()))
-            .chain(process.artifacts.iter().map(|a| a.id.as_str()))
-    };
-    let edge_ids = || {
-        process
-            .flows
-            .iter()
-            .map(|f| f.id.as_str())
-            .chain(process.artifacts.iter().map(|a| a.id.as_str()))
-    };
-    // Usually the file draws this process alone: then the diagram is moved whole rather than
-    // rebuilt entry by entry (ids are unique, so equal counts mean the same entries).
-    let shapes = &whole.shapes;
-    let edges = &whole.edges;
-    if shape_ids().filter(|id| shapes.contains_key(*id)).count() == shapes.len()
-        && edge_ids().filter(|id| edges.contains_key(*id)).count() == edges.len()
-    {
-        return std::mem::take(whole);
-    }
-    let mut diagram = model::Diagram::default();
-    diagram.shapes.reserve(
-        shapes
-            .len()
-            .min(1 + process.lanes.len() + process.elements.len() + process.artifacts.len()),
-    );
-    diagram.edges.reserve(
-        edges
-            .len()
-            .min(process.flows.len() + process.artifacts.len()),
-    );
-    for id in shape_ids() {
-        if let Some((id, shape)) = whole.shapes.swap_remove_entry(id) {
-            diagram.shapes.insert(id, shape);
-        }
-    }
-    for id in edge_ids() {
-        if let Some((id, edge)) = whole.edges.swap_remove_entry(id) {
-            diagram.edges.insert(id, edge);
-        }
-    }
-    diagram
 }
 
 fn scope_info(process: &model::Process, children: &[ElementIdx]) -> ScopeInfo {
@@ -851,7 +502,7 @@ fn compile_element<'p>(
                 output_element,
                 output_element_variable,
                 activatable: Vec::new(),
-                elements_json: SharedJson::constant(Json::Array(Vec::new())),
+                elements_json: SharedJson::new(Json::Array(Vec::new())),
             })
         }
         _ => None,
@@ -908,19 +559,20 @@ fn compile_element<'p>(
                 None => None,
             },
             priority: opt_expr(e, &z.priority)?,
-            form_key: match z.form.as_ref().and_then(|f| f.form_key.as_ref()) {
-                Some(x) => Some(expr(e, x)?),
-                None => None,
+            form_id: {
+                // An external form reference (`formKey`) is compiled to check it; the task's
+                // records carry only the key of a deployed form (`formId`).
+                if let Some(x) = z.form.as_ref().and_then(|f| f.form_key.as_ref()) {
+                    expr(e, x)?;
+                }
+                z.form
+                    .as_ref()
+                    .and_then(|f| f.form_id.as_ref())
+                    .map(|x| Arc::from(x.text.trim_start_matches('=').trim()))
+                    .filter(|x: &Arc<str>| !x.is_empty())
             },
-            form_id: z
-                .form
-                .as_ref()
-                .and_then(|f| f.form_id.as_ref())
-                .map(|x| Arc::from(x.text.trim_start_matches('=').trim()))
-                .filter(|x: &Arc<str>| !x.is_empty()),
             form_binding: z.form.as_ref().and_then(|f| f.binding_type.clone()),
             form_version_tag: z.form.as_ref().and_then(|f| f.version_tag.clone()),
-            headers: shared.headers(z),
             listeners: listeners(e, &z.task_listeners)?,
         })
     } else {
@@ -1051,13 +703,8 @@ fn compile_event_definition(
             };
             EventDef::Signal { name }
         }
-        EventDefinition::Compensation {
-            activity_ref,
-            wait_for_completion,
-            ..
-        } => EventDef::Compensation {
+        EventDefinition::Compensation { activity_ref, .. } => EventDef::Compensation {
             activity: activity_ref.as_deref().and_then(|r| process.find(r)),
-            wait_for_completion: wait_for_completion.unwrap_or(true),
         },
         EventDefinition::Conditional {
             condition,
@@ -1088,161 +735,4 @@ fn split_list(s: Option<&str>) -> Vec<String> {
             .collect()
     })
     .unwrap_or_default()
-}
-
-/// Java's `String.hashCode` over UTF-16 code units.
-pub fn java_string_hash(s: &str) -> i32 {
-    let mut h: i32 = 0;
-    for unit in s.encode_utf16() {
-        h = h.wrapping_mul(31).wrapping_add(unit as i32);
-    }
-    h
-}
-
-/// The iteration order of a `java.util.HashMap<String, _>` filled with these keys in this order
-/// (no removals): buckets ascending, insertion order inside a bucket.
-pub fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
-    let mut capacity = 16usize;
-    while (keys.len() as f64) > 0.75 * capacity as f64 {
-        capacity *= 2;
-    }
-    let bucket = |k: &str| {
-        let h = java_string_hash(k) as u32;
-        ((h ^ (h >> 16)) as usize) & (capacity - 1)
-    };
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    // A stable sort by bucket keeps insertion order inside a bucket, which is what resizing
-    // (splitting each bucket into lo/hi lists that keep their relative order) preserves.
-    order.sort_by_key(|&i| bucket(keys[i]));
-    order
-}
-
-/// The `fromAi()` parameters of an element's own input mappings (FEEL sources only), for
-/// `adHocSubProcessElements`: `{name, description?, type?, schema?, options?}`, empty fields
-/// left out.
-fn from_ai_parameters(element: &model::Element) -> Result<Vec<Json>, String> {
-    let mut out = Vec::new();
-    for m in &element.zeebe.input_mappings {
-        let Some(source) = m.source.as_ref().and_then(|s| s.feel()) else {
-            continue;
-        };
-        let expr = baton_feel::Expression::parse(source).map_err(|e| e.to_string())?;
-        for p in baton_feel::from_ai::extract(&expr)? {
-            let mut obj = serde_json::Map::new();
-            obj.insert("name".into(), Json::String(p.name));
-            if let Some(d) = p.description.filter(|d| !d.is_empty()) {
-                obj.insert("description".into(), Json::String(d));
-            }
-            if let Some(t) = p.type_.filter(|t| !t.is_empty()) {
-                obj.insert("type".into(), Json::String(t));
-            }
-            for (key, value) in [("schema", p.schema), ("options", p.options)] {
-                match value {
-                    Some(Json::Object(o)) if o.is_empty() => {}
-                    Some(Json::Null) | None => {}
-                    Some(v) => {
-                        obj.insert(key.into(), v);
-                    }
-                }
-            }
-            out.push(Json::Object(obj));
-        }
-    }
-    Ok(out)
-}
-
-/// The `adHocSubProcessElements` value: one object per activatable element, in Zeebe's
-/// `HashMap` order, fields left out when empty.
-fn ad_hoc_elements_json(
-    process: &model::Process,
-    activatable: &[ElementIdx],
-) -> Result<Json, CompileError> {
-    let ids: Vec<&str> = activatable
-        .iter()
-        .map(|i| process.element(*i).id.as_str())
-        .collect();
-    let mut out = Vec::with_capacity(ids.len());
-    for i in java_hash_map_order(&ids) {
-        let element = process.element(activatable[i]);
-        let mut obj = Map::new();
-        obj.insert("elementId".into(), Json::String(element.id.to_string()));
-        if let Some(name) = element.name.as_deref().filter(|n| !n.is_empty()) {
-            obj.insert("elementName".into(), Json::String(name.to_owned()));
-        }
-        if let Some(doc) = element.documentation.first().filter(|d| !d.is_empty()) {
-            obj.insert("documentation".into(), Json::String(doc.clone()));
-        }
-        let mut props = Map::new();
-        for p in &element.zeebe.properties {
-            if p.name.is_empty() {
-                continue;
-            }
-            let value = match p.value.as_deref() {
-                None | Some("") => Json::Null,
-                Some(v) => Json::String(v.to_owned()),
-            };
-            props.insert(p.name.clone(), value);
-        }
-        if !props.is_empty() {
-            obj.insert("properties".into(), Json::Object(props));
-        }
-        let params = from_ai_parameters(element).map_err(|m| {
-            err(
-                element,
-                format!(
-                    "Failed to extract ad-hoc activity parameters for element '{}'. {m}",
-                    element.id
-                ),
-            )
-        })?;
-        if !params.is_empty() {
-            obj.insert("parameters".into(), Json::Array(params));
-        }
-        out.push(Json::Object(obj));
-    }
-    Ok(Json::Array(out))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn java_hash_of_strings() {
-        assert_eq!(java_string_hash(""), 0);
-        assert_eq!(java_string_hash("a"), 97);
-        assert_eq!(java_string_hash("hello"), 99162322);
-    }
-
-    #[test]
-    fn hash_map_order_matches_the_connector_fixture() {
-        // The order the AI agent connector recorded for the chat-with-tools example.
-        let doc_order = [
-            "GetDateAndTime",
-            "LoadUserByID",
-            "ListUsers",
-            "Search_Recipe",
-            "SuperfluxProduct",
-            "AskHumanToSendEmail",
-            "Jokes_API",
-            "Fetch_URL",
-        ];
-        let order: Vec<&str> = java_hash_map_order(&doc_order)
-            .into_iter()
-            .map(|i| doc_order[i])
-            .collect();
-        assert_eq!(
-            order,
-            [
-                "Jokes_API",
-                "GetDateAndTime",
-                "ListUsers",
-                "LoadUserByID",
-                "SuperfluxProduct",
-                "AskHumanToSendEmail",
-                "Search_Recipe",
-                "Fetch_URL"
-            ]
-        );
-    }
 }

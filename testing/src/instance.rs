@@ -17,9 +17,9 @@ use crate::assertions::{
     VariableScope,
 };
 use crate::clock::IntoDuration;
-use crate::journal::ElementEventKind;
+use crate::history::ElementEventKind;
 use crate::mocks::Answer;
-use crate::test::{ActionError, Inner, settle};
+use crate::process_test::{ActionError, Inner, settle};
 use crate::variables::{IntoVariables, Matching, variables_or_panic};
 
 /// The state of a process instance.
@@ -96,7 +96,7 @@ impl Run {
     /// The process instance's own variables now (or when it ended).
     pub fn variables(&self) -> Map<String, Value> {
         self.read(|i| {
-            i.journal
+            i.history
                 .scope_variables(self.key)
                 .map(|v| {
                     v.iter()
@@ -110,7 +110,7 @@ impl Run {
     /// One variable of the process instance.
     pub fn variable(&self, name: &str) -> Option<Value> {
         self.read(|i| {
-            i.journal
+            i.history
                 .scope_variables(self.key)
                 .and_then(|v| v.get(name))
                 .map(|v| (**v).clone())
@@ -119,7 +119,7 @@ impl Run {
 
     fn element_ids(&self, kind: ElementEventKind) -> Vec<String> {
         self.read(|i| {
-            i.journal
+            i.history
                 .instance(self.key)
                 .map(|l| {
                     l.events
@@ -158,7 +158,7 @@ impl Run {
     /// Jobs open in this run and the processes it called (not yet completed), oldest first.
     pub fn jobs(&self) -> Vec<JobView> {
         self.read(|i| {
-            let family = i.journal.descendants(self.key);
+            let family = i.history.descendants(self.key);
             i.engine
                 .jobs()
                 .into_iter()
@@ -172,7 +172,7 @@ impl Run {
     /// Active incidents of this run and the processes it called.
     pub fn incidents(&self) -> Vec<IncidentView> {
         self.read(|i| {
-            let family = i.journal.descendants(self.key);
+            let family = i.history.descendants(self.key);
             i.engine
                 .incidents()
                 .into_iter()
@@ -282,7 +282,7 @@ impl Run {
                 }
             }
             Answer::CompleteAdHoc { variables, result } => self.act(|e| {
-                e.complete_job_shared(
+                e.complete_job_with_result(
                     job.key,
                     variables,
                     Some(baton_engine::runtime::JobResult::AdHocSubProcess(result)),
@@ -352,7 +352,7 @@ impl Run {
     ) -> Result<&Self, ActionError> {
         let vars = variables.into_variables().map_err(|m| self.fail(m))?;
         let found = self.read(|i| {
-            let family = i.journal.descendants(self.key);
+            let family = i.history.descendants(self.key);
             let tasks: Vec<(Key, String, Option<String>)> = i
                 .engine
                 .user_tasks()
@@ -363,7 +363,7 @@ impl Run {
                             || family.contains(&t.value.process_instance_key))
                 })
                 .map(|t| {
-                    let p = crate::journal::process_at(&i.engine, t.value.proc);
+                    let p = crate::history::process_at(&i.engine, t.value.proc);
                     let el = p.model_element(t.value.element);
                     (
                         t.key,
@@ -520,7 +520,7 @@ impl Run {
             Err(m) => panic!("{m}"),
         };
         let target = self.inner.borrow().engine.now().saturating_add(ms);
-        crate::test::move_clock(&self.inner, target);
+        crate::process_test::move_clock(&self.inner, target);
         self
     }
 
@@ -533,7 +533,7 @@ impl Run {
     ) -> Result<&Self, ActionError> {
         let vars = variables.into_variables().map_err(|m| self.fail(m))?;
         let subs = self.read(|i| {
-            let family = i.journal.descendants(self.key);
+            let family = i.history.descendants(self.key);
             let mut subs = Vec::new();
             for pi in std::iter::once(self.key).chain(family) {
                 for s in i.engine.message_subscriptions(pi) {

@@ -8,9 +8,12 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
+use baton_engine::dmn::DecisionType;
+use baton_engine::dmn::model::Logic;
+use baton_engine::runtime::records::DecisionValue;
 use baton_engine::runtime::{
     BpmnElementType, ElementRef, Engine, ExecutableProcess, Key, ProcIdx, ProcessInstanceIntent,
-    Record, RecordValue, SharedJson,
+    Record, RecordType, RecordValue, SharedJson,
 };
 
 /// What happened to an element instance.
@@ -53,17 +56,22 @@ pub type ScopeVariables = IndexMap<Arc<str>, SharedJson, rustc_hash::FxBuildHash
 pub struct ProcessHits {
     /// Per element of the model (same index): entered at least once.
     pub elements: Vec<bool>,
+    /// Per element of the model (same index): completed at least once (what CPT counts).
+    pub completed: Vec<bool>,
     /// Per sequence flow of the model (same index): taken at least once.
     pub flows: Vec<bool>,
 }
 
 /// The indexed history. See the module documentation.
 #[derive(Debug, Default)]
-pub struct Journal {
+pub struct History {
     position: u64,
     pub instances: BTreeMap<Key, InstanceLog>,
     /// Per deployed process version (index = `ProcIdx`).
     pub hits: Vec<ProcessHits>,
+    /// Per deployed decision version (index = `DecisionIdx`): per rule of its decision table,
+    /// matched at least once (empty while the table was never evaluated).
+    pub rule_hits: Vec<Vec<bool>>,
     /// The variables of every scope (element instance or process instance) as last written,
     /// in creation order; kept after the scope ends.
     pub variables: BTreeMap<Key, ScopeVariables>,
@@ -76,7 +84,7 @@ pub(crate) fn process_at(engine: &Engine, proc: ProcIdx) -> &ExecutableProcess {
         .expect("records name deployed processes")
 }
 
-impl Journal {
+impl History {
     /// Reads the records written since the last call.
     pub fn sync(&mut self, engine: &Engine) {
         if engine.position() == self.position {
@@ -90,6 +98,12 @@ impl Journal {
     }
 
     fn read(&mut self, engine: &Engine, r: &Record) {
+        if let RecordValue::DecisionEvaluation(d) = &r.value {
+            if r.record_type == RecordType::Event {
+                self.read_evaluation(engine, d);
+            }
+            return;
+        }
         if let RecordValue::Variable(v) = &r.value {
             self.variables
                 .entry(v.scope_key)
@@ -120,7 +134,7 @@ impl Journal {
                     .entry(v.process_instance_key)
                     .or_insert_with(|| InstanceLog {
                         proc: v.proc,
-                        process_id: p.bpmn_process_id.clone(),
+                        process_id: p.bpmn_process_id().clone(),
                         parent,
                         parent_element: v.parent_element_instance_key,
                         root,
@@ -144,17 +158,25 @@ impl Journal {
         };
         let p = process_at(engine, v.proc);
         let inner = v.element_type == BpmnElementType::AdHocSubProcessInnerInstance;
-        if kind == ElementEventKind::Activated && !inner {
-            self.hits_of(v.proc, p).elements[e.0 as usize] = true;
+        if !inner {
+            match kind {
+                ElementEventKind::Activated => {
+                    self.hits_of(v.proc, p).elements[e.0 as usize] = true
+                }
+                ElementEventKind::Completed => {
+                    self.hits_of(v.proc, p).completed[e.0 as usize] = true;
+                }
+                ElementEventKind::Terminated => {}
+            }
         }
         let element_id: Arc<str> = if inner {
             Arc::from(format!(
                 "{}{}",
-                p.element(e).id,
+                p.element_id(e),
                 baton_engine::runtime::INNER_INSTANCE_SUFFIX
             ))
         } else {
-            p.element(e).id.clone()
+            p.element_id(e).clone()
         };
         if let Some(log) = self.instances.get_mut(&v.process_instance_key) {
             log.events.push(ElementEvent {
@@ -172,10 +194,55 @@ impl Journal {
         }
         let h = &mut self.hits[i];
         if h.elements.is_empty() && h.flows.is_empty() {
-            h.elements = vec![false; p.model.elements.len()];
-            h.flows = vec![false; p.model.flows.len()];
+            h.elements = vec![false; p.model().elements.len()];
+            h.completed = vec![false; p.model().elements.len()];
+            h.flows = vec![false; p.model().flows.len()];
         }
         h
+    }
+
+    /// The rules matched by one evaluation: of the called decision and of each decision it
+    /// required (each one a decision instance of its own, as in Zeebe).
+    fn read_evaluation(&mut self, engine: &Engine, d: &DecisionValue) {
+        let Some(called) = d.decision else {
+            return;
+        };
+        let deployed = engine.deployed_decisions();
+        let drg = deployed[called.0 as usize].drg;
+        for evaluated in d.evaluated_decisions.iter() {
+            if evaluated.decision_type != DecisionType::DecisionTable {
+                continue;
+            }
+            let Some(i) = deployed
+                .iter()
+                .position(|x| x.drg == drg && *x.id == *evaluated.decision_id)
+            else {
+                continue;
+            };
+            if self.rule_hits.len() <= i {
+                self.rule_hits.resize_with(i + 1, Vec::new);
+            }
+            let hits = &mut self.rule_hits[i];
+            if hits.is_empty() {
+                let rules = engine.deployed_drgs()[drg.0 as usize]
+                    .model
+                    .decisions
+                    .get(deployed[i].index)
+                    .map_or(0, |x| match &x.logic {
+                        Logic::DecisionTable(t) => t.rules.len(),
+                        _ => 0,
+                    });
+                // At least one entry: an evaluation that matched nothing still counts as one.
+                *hits = vec![false; rules.max(1)];
+            }
+            for rule in &evaluated.matched_rules {
+                let at = rule.rule_index as usize - 1;
+                if hits.len() <= at {
+                    hits.resize(at + 1, false);
+                }
+                hits[at] = true;
+            }
+        }
     }
 
     /// The history of a process instance.

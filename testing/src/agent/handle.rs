@@ -12,7 +12,7 @@ use super::connector::{AgentJob, JobAnswer, fetch_variables};
 use super::matchers::ExpectedCall;
 use super::mock::{AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
 use crate::ProcessTest;
-use crate::mocks::{Answer, AnswerJob, Failure, TestJob};
+use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
 
 impl ProcessTest {
     /// Plays the AI Agent Sub-process connector for the ad-hoc sub-process `element_id`, with the
@@ -64,21 +64,20 @@ fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<String>, String>
         let Some(idx) = process.find(element_id) else {
             continue;
         };
-        let element = process.element(idx);
-        match (&element.ad_hoc, &element.job) {
-            (Some(ad_hoc), Some(_)) if ad_hoc.output_collection.is_some() => {
+        match process.ad_hoc_sub_process(idx) {
+            Some(ad_hoc) if ad_hoc.job_worker && ad_hoc.output_collection.is_some() => {
                 return Ok(ad_hoc
-                    .activatable
+                    .activities
                     .iter()
-                    .map(|&child| process.element(child).id.to_string())
+                    .map(|&child| process.element_id(child).to_string())
                     .collect());
             }
-            (Some(_), Some(_)) => {
+            Some(ad_hoc) if ad_hoc.job_worker => {
                 found_other = Some(format!(
                     "\"{element_id}\" has no zeebe:adHoc outputCollection: set outputCollection=\"toolCallResults\" (and the outputElement of the AI Agent Sub-process template) so tool results reach the agent"
                 ));
             }
-            (Some(_), None) => {
+            Some(_) => {
                 found_other = Some(format!(
                     "\"{element_id}\" is an ad-hoc sub-process without a job worker: apply the AI Agent Sub-process template (zeebe:taskDefinition type=\"io.camunda.agenticai:aiagent-job-worker:1\")"
                 ));
@@ -125,7 +124,7 @@ impl AnswerJob for AgentAnswerer {
                     cancel_remaining_instances: completion.cancel_remaining_instances,
                 },
             },
-            Ok(JobAnswer::Fail(failure)) => Answer::Fail(Failure {
+            Ok(JobAnswer::Fail(failure)) => Answer::Fail(FailJob {
                 retries: Some(failure.retries),
                 message: failure.error_message,
                 backoff: Duration::from_millis(failure.retry_backoff_ms.unwrap_or(0)),

@@ -27,9 +27,9 @@ type FxIndexMap<K, V> = IndexMap<K, V, rustc_hash::FxBuildHasher>;
 use crate::assertions::{AssertionFailure, Check, Subject};
 use crate::clock::IntoDuration;
 use crate::deployment::{self, DeployError};
-use crate::journal::Journal;
+use crate::history::History;
+use crate::instance::Run;
 use crate::mocks::{Answer, AnswerJob, JobMock, MockBuilder, MockState, TestJob};
-use crate::run::Run;
 use crate::variables::{IntoVariables, to_object, variables_or_panic};
 
 /// An error of a run: a mock that could not answer, an answer the engine rejected, the AI agent
@@ -133,7 +133,7 @@ pub(crate) struct Settings {
 /// The shared state behind [`ProcessTest`] and its handles.
 pub(crate) struct Inner {
     pub engine: Engine,
-    pub journal: Journal,
+    pub history: History,
     /// By job type; a later mock of a type replaces the earlier one.
     pub job_mocks: FxIndexMap<String, Rc<RefCell<MockState>>>,
     /// Every job mock ever registered (for the expectations).
@@ -151,12 +151,12 @@ pub(crate) struct Inner {
 
 impl Inner {
     pub fn sync(&mut self) {
-        self.journal.sync(&self.engine);
+        self.history.sync(&self.engine);
     }
 
     /// The root of the call hierarchy of a process instance.
     pub fn root_of(&self, instance: Key) -> Key {
-        self.journal
+        self.history
             .instance(instance)
             .map(|l| l.root)
             .unwrap_or(instance)
@@ -179,7 +179,7 @@ impl Inner {
         let root = self.root_of(instance);
         Subject {
             engine: &self.engine,
-            journal: &self.journal,
+            history: &self.history,
             instance,
             errors: self.errors_of(root),
         }
@@ -298,7 +298,7 @@ impl Inner {
                     }
                 }
             }
-            Answer::CompleteAdHoc { variables, result } => self.engine.complete_job_shared(
+            Answer::CompleteAdHoc { variables, result } => self.engine.complete_job_with_result(
                 key,
                 variables,
                 Some(JobResult::AdHocSubProcess(result)),
@@ -569,7 +569,7 @@ impl ProcessTest {
         ProcessTest {
             inner: Rc::new(RefCell::new(Inner {
                 engine,
-                journal: Journal::default(),
+                history: History::default(),
                 job_mocks: FxIndexMap::default(),
                 all_mocks: Vec::new(),
                 element_answerers: FxIndexMap::default(),
@@ -880,12 +880,12 @@ impl ProcessTest {
         let inner = self.inner.borrow();
         let mut ids: Vec<String> = Vec::new();
         for p in inner.engine.deployed_processes() {
-            if !ids.iter().any(|i| **i == *p.bpmn_process_id)
+            if !ids.iter().any(|i| **i == **p.bpmn_process_id())
                 && !p
-                    .resource_name
+                    .resource_name()
                     .starts_with(crate::GENERATED_RESOURCE_PREFIX)
             {
-                ids.push(p.bpmn_process_id.to_string());
+                ids.push(p.bpmn_process_id().to_string());
             }
         }
         ids
