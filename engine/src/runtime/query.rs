@@ -352,7 +352,12 @@ impl Engine {
             RecordValue::Incident(i) => {
                 Some(self.element_id_text(i.proc, i.element, BpmnElementType::Unspecified))
             }
-            RecordValue::Timer(t) => Some(self.process(t.proc).element(t.target_element).id.to_string()),
+            RecordValue::Timer(t) => Some(
+                self.process(t.proc)
+                    .element(t.target_element)
+                    .id
+                    .to_string(),
+            ),
             _ => None,
         }
     }
