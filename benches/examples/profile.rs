@@ -1,11 +1,13 @@
 //! Runs one bench workload in a loop, for callgrind or `perf stat`:
 //! `cargo build --release -p baton-benches --example profile`, then
 //! `valgrind --tool=callgrind target/release/examples/profile <workload> [N]` with workload
-//! `agent-template`, `agent-connector` or `process-test` (N iterations after setup, default 100).
+//! `agent-template`, `agent-connector`, `process-test` or `agent-cassette-<matching>` with
+//! matching `turns-only`, `in-order` or `by-request` (N iterations after setup, default 100).
 
 use baton_benches::workloads::{
-    ConnectorWorkload, TemplateWorkload, chain_deployment, one_process_test,
+    CassetteWorkload, ConnectorWorkload, TemplateWorkload, chain_deployment, one_process_test,
 };
+use baton_testing::agent::recording::MatchMode;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -30,9 +32,17 @@ fn main() {
                 one_process_test(deployment.test());
             }
         }
+        other if other.starts_with("agent-cassette-") => {
+            let matching = MatchMode::parse(&other["agent-cassette-".len()..])
+                .unwrap_or_else(|| panic!("unknown matching in {other:?}"));
+            let mut w = CassetteWorkload::new(matching);
+            for _ in 0..n {
+                w.run();
+            }
+        }
         other => {
             eprintln!(
-                "unknown workload {other:?}: agent-template, agent-connector or process-test"
+                "unknown workload {other:?}: agent-template, agent-connector, process-test or agent-cassette-<turns-only|in-order|by-request>"
             );
             std::process::exit(2);
         }

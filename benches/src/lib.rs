@@ -32,9 +32,9 @@ pub fn generate_workloads() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// The floor under BPMN parsing: quick-xml's plain reader (the one `model::xml` uses) reading every
-/// event of `text` and every attribute value; `trim` skips white space before markup, as the
-/// parser does beside child elements. Returns a count so the work is not optimized away.
+/// The floor under BPMN parsing: quick-xml's reader (the one the engine's XML tree is built
+/// from) reading every event of `text` and every attribute value; `trim` skips white space before
+/// markup, as the parser does beside child elements. Returns a count so the work is not optimized away.
 pub fn quick_xml_floor(text: &str, trim: bool) -> usize {
     use quick_xml::events::Event;
     let mut reader = quick_xml::reader::Reader::from_str(text);

@@ -5,9 +5,12 @@ use baton_engine::runtime::{
     CreateInstance, Engine, JobKind, JsonRef, Key, SharedJson, VariableDocument,
 };
 use baton_testing::agent::on_engine::answer_agent_job;
+use baton_testing::agent::recording::{
+    CassetteMode, CassetteOptions, CassetteSession, MatchMode, TurnSource,
+};
 
 use baton_testing::agent::{
-    AgentJob, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn, fetch_variables,
+    AgentJob, AgentScript, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn, fetch_variables,
 };
 use baton_testing::{Deployment, ProcessTest};
 use indexmap::IndexMap;
@@ -181,18 +184,7 @@ impl TemplateWorkload {
                 answer_agent_job(engine, key, &mut mock).expect("the script fits");
                 return;
             }
-            let vars: VariableDocument = match &*job.job_type {
-                "order-lookup" => [("order".to_string(), tool_result("lookup-order"))]
-                    .into_iter()
-                    .collect(),
-                "kb-search" => [("articles".to_string(), tool_result("search-kb"))]
-                    .into_iter()
-                    .collect(),
-                "ticket-create" => [("ticketId".to_string(), json!("T-77"))]
-                    .into_iter()
-                    .collect(),
-                _ => VariableDocument::new(),
-            };
+            let vars = tool_variables(&job.job_type);
             let _ = engine.complete_job(key, vars);
         });
         assert!(
@@ -202,6 +194,22 @@ impl TemplateWorkload {
         engine.clear_records();
         engine.clear_job_feed();
         engine.forget_ended_instances();
+    }
+}
+
+/// What the template's tool workers answer.
+fn tool_variables(job_type: &str) -> VariableDocument {
+    match job_type {
+        "order-lookup" => [("order".to_string(), tool_result("lookup-order"))]
+            .into_iter()
+            .collect(),
+        "kb-search" => [("articles".to_string(), tool_result("search-kb"))]
+            .into_iter()
+            .collect(),
+        "ticket-create" => [("ticketId".to_string(), json!("T-77"))]
+            .into_iter()
+            .collect(),
+        _ => VariableDocument::new(),
     }
 }
 
@@ -261,4 +269,104 @@ pub fn one_process_test(test: ProcessTest) {
         .assert_variables(json!({"orderId": "o-1", "done10": true}));
     let coverage = test.coverage();
     assert_eq!(coverage.elements.covered, 12);
+}
+
+/// The ai-agent-tool-loop template replayed from a cassette (format 2, recorded once with the
+/// agent's script) through a cassette session: with request matching, or by turns only.
+pub struct CassetteWorkload {
+    engine: Engine,
+    cassette: std::path::PathBuf,
+    matching: MatchMode,
+    start: VariableDocument,
+}
+
+impl CassetteWorkload {
+    /// Records the cassette into the temporary folder, then replays it with `matching`.
+    pub fn new(matching: MatchMode) -> CassetteWorkload {
+        let template = TemplateWorkload::default();
+        let cassette = std::env::temp_dir().join(format!(
+            "baton-bench-{}-{}.json",
+            matching.as_str(),
+            std::process::id()
+        ));
+        let mut workload = CassetteWorkload {
+            engine: template.engine,
+            cassette,
+            matching,
+            start: template.start,
+        };
+        let mut turns = agent_script().into_iter();
+        let record = CassetteOptions {
+            mode: CassetteMode::Record,
+            ..CassetteOptions::default()
+        };
+        workload.run_with(
+            record,
+            Some(Box::new(move |_, _| {
+                turns.next().ok_or("no turn left".to_string())
+            })),
+        );
+        workload
+    }
+
+    /// One instance to its end, every model call answered from the cassette.
+    pub fn run(&mut self) {
+        let options = CassetteOptions {
+            matching: self.matching,
+            ..CassetteOptions::default()
+        };
+        self.run_with(options, None);
+    }
+
+    fn run_with(&mut self, options: CassetteOptions, turns: Option<TurnSource>) {
+        let engine = &mut self.engine;
+        let session = CassetteSession::open(
+            engine,
+            "support-agent",
+            &self.cassette,
+            options,
+            turns,
+            None,
+        )
+        .expect("the cassette opens");
+        let session = std::rc::Rc::new(std::cell::RefCell::new(session));
+        let answering = session.clone();
+        let mut mock = AiAgentMock::new(
+            "support-agent",
+            AgentScript::handler(move |request| {
+                answering
+                    .borrow_mut()
+                    .answer(request)
+                    .unwrap_or_else(|failure| panic!("{failure}"))
+            }),
+        )
+        .expect("a handler");
+        let instance = engine
+            .create_instance(
+                CreateInstance::new("ai-agent-tool-loop").variables(self.start.clone()),
+            )
+            .expect("starts");
+        work_jobs(engine, |engine, key| {
+            let Some(job) = engine.job(key) else { return };
+            if job.kind == JobKind::AdHocSubProcess {
+                session.borrow_mut().sync(engine).expect("syncs");
+                answer_agent_job(engine, key, &mut mock).expect("the cassette fits");
+                return;
+            }
+            let _ = engine.complete_job(key, tool_variables(&job.job_type));
+        });
+        session
+            .borrow_mut()
+            .finish(engine)
+            .unwrap_or_else(|failure| panic!("instance {instance}: {failure}"));
+        engine.clear_records();
+        engine.clear_job_feed();
+        engine.forget_ended_instances();
+    }
+}
+
+impl Drop for CassetteWorkload {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.cassette);
+    }
 }

@@ -9,67 +9,98 @@ use jiff::{SpanRelativeTo, Timestamp, Unit};
 /// A length of virtual time: `"PT5M"`, `"P1DT2H"`, or a `std::time::Duration`.
 pub trait IntoDuration {
     /// Milliseconds, or why the text is not a duration.
-    fn into_millis(self) -> Result<i64, String>;
+    fn into_millis(self) -> Result<i64, ClockError>;
 }
 
 impl IntoDuration for Duration {
-    fn into_millis(self) -> Result<i64, String> {
-        i64::try_from(self.as_millis()).map_err(|_| format!("duration {self:?} is too long"))
+    fn into_millis(self) -> Result<i64, ClockError> {
+        i64::try_from(self.as_millis()).map_err(|_| ClockError::TooLong { duration: self })
     }
 }
 
 impl IntoDuration for &str {
-    fn into_millis(self) -> Result<i64, String> {
+    fn into_millis(self) -> Result<i64, ClockError> {
         parse_duration(self)
     }
 }
 
 impl IntoDuration for &String {
-    fn into_millis(self) -> Result<i64, String> {
+    fn into_millis(self) -> Result<i64, ClockError> {
         parse_duration(self)
     }
 }
 
 impl IntoDuration for String {
-    fn into_millis(self) -> Result<i64, String> {
+    fn into_millis(self) -> Result<i64, ClockError> {
         parse_duration(&self)
     }
 }
 
+/// Why a text is no duration or instant of the clock.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClockError {
+    #[error("\"{text}\" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: {reason}")]
+    NotADuration { text: String, reason: String },
+    #[error(
+        "\"{text}\" uses years, months or weeks; a duration of the clock is days, hours, minutes and seconds (e.g. P30D)"
+    )]
+    CalendarUnits { text: String },
+    #[error("\"{text}\" is longer than the engine clock can count (it ends at {latest})")]
+    LongerThanTheClock { text: String, latest: String },
+    #[error("\"{text}\": {reason}")]
+    OutOfRange { text: String, reason: String },
+    #[error("\"{text}\" is negative; the clock only moves forward")]
+    Negative { text: String },
+    #[error("duration {duration:?} is too long")]
+    TooLong { duration: Duration },
+    #[error("\"{text}\" is not an ISO-8601 instant such as 2025-01-01T09:00:00Z: {reason}")]
+    NotAnInstant { text: String, reason: String },
+}
+
 /// Parses an ISO-8601 duration the way Java's `Duration.parse` accepts it (`PnDTnHnMn.nS`).
-pub fn parse_duration(text: &str) -> Result<i64, String> {
+pub fn parse_duration(text: &str) -> Result<i64, ClockError> {
     let span: jiff::Span = text.trim().parse().map_err(|e: jiff::Error| {
         if e.to_string().contains("not in the required range") {
-            format!(
-                "\"{text}\" is longer than the engine clock can count (it ends at {})",
-                format_instant(baton_engine::runtime::LATEST_CLOCK_MS)
-            )
+            ClockError::LongerThanTheClock {
+                text: text.to_string(),
+                latest: format_instant(baton_engine::runtime::LATEST_CLOCK_MS),
+            }
         } else {
-            format!("\"{text}\" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: {e}")
+            ClockError::NotADuration {
+                text: text.to_string(),
+                reason: e.to_string(),
+            }
         }
     })?;
     if span.get_years() != 0 || span.get_months() != 0 || span.get_weeks() != 0 {
-        return Err(format!(
-            "\"{text}\" uses years, months or weeks; a duration of the clock is days, hours, minutes and seconds (e.g. P30D)"
-        ));
+        return Err(ClockError::CalendarUnits {
+            text: text.to_string(),
+        });
     }
     let ms = span
         .total((Unit::Millisecond, SpanRelativeTo::days_are_24_hours()))
-        .map_err(|e| format!("\"{text}\": {e}"))?;
+        .map_err(|e| ClockError::OutOfRange {
+            text: text.to_string(),
+            reason: e.to_string(),
+        })?;
     if ms < 0.0 {
-        return Err(format!(
-            "\"{text}\" is negative; the clock only moves forward"
-        ));
+        return Err(ClockError::Negative {
+            text: text.to_string(),
+        });
     }
     Ok(ms.round() as i64)
 }
 
 /// Parses an ISO-8601 instant (`2025-01-01T00:00:00Z`, or with an offset) into epoch
 /// milliseconds.
-pub fn parse_instant(text: &str) -> Result<i64, String> {
-    let t: Timestamp = text.trim().parse().map_err(|e| {
-        format!("\"{text}\" is not an ISO-8601 instant such as 2025-01-01T09:00:00Z: {e}")
-    })?;
+pub fn parse_instant(text: &str) -> Result<i64, ClockError> {
+    let t: Timestamp = text
+        .trim()
+        .parse()
+        .map_err(|e: jiff::Error| ClockError::NotAnInstant {
+            text: text.to_string(),
+            reason: e.to_string(),
+        })?;
     Ok(t.as_millisecond())
 }
 
@@ -91,7 +122,16 @@ mod tests {
         assert_eq!(parse_duration("P1DT1H").unwrap(), 90_000_000);
         assert_eq!(parse_duration("PT0.5S").unwrap(), 500);
         assert_eq!(parse_duration("PT0S").unwrap(), 0);
-        assert!(parse_duration("P1M").unwrap_err().contains("months"));
+        assert!(matches!(
+            parse_duration("P1M"),
+            Err(ClockError::CalendarUnits { .. })
+        ));
+        assert!(
+            parse_duration("P1M")
+                .unwrap_err()
+                .to_string()
+                .contains("months")
+        );
         assert!(parse_duration("five minutes").is_err());
         assert_eq!(Duration::from_secs(2).into_millis().unwrap(), 2000);
     }

@@ -278,7 +278,7 @@ impl Run {
                 };
                 match data {
                     Ok(vars) => self.act(|e| e.complete_job(job.key, vars)),
-                    Err(m) => return Err(self.fail(m)),
+                    Err(m) => return Err(self.fail(m.to_string())),
                 }
             }
             Answer::CompleteAdHoc { variables, result } => self.act(|e| {
@@ -350,7 +350,9 @@ impl Run {
         task_ref: &str,
         variables: impl IntoVariables,
     ) -> Result<&Self, ActionError> {
-        let vars = variables.into_variables().map_err(|m| self.fail(m))?;
+        let vars = variables
+            .into_variables()
+            .map_err(|m| self.fail(m.to_string()))?;
         let found = self.read(|i| {
             let family = i.history.descendants(self.key);
             let tasks: Vec<(Key, String, Option<String>)> = i
@@ -410,7 +412,7 @@ impl Run {
         });
         match data {
             Ok(vars) => self.complete_user_task(task_ref, vars),
-            Err(m) => panic!("{}", self.fail(m)),
+            Err(m) => panic!("{}", self.fail(m.to_string())),
         }
     }
 
@@ -531,7 +533,9 @@ impl Run {
         name_or_element: &str,
         variables: impl IntoVariables,
     ) -> Result<&Self, ActionError> {
-        let vars = variables.into_variables().map_err(|m| self.fail(m))?;
+        let vars = variables
+            .into_variables()
+            .map_err(|m| self.fail(m.to_string()))?;
         let subs = self.read(|i| {
             let family = i.history.descendants(self.key);
             let mut subs = Vec::new();

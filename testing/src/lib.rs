@@ -68,9 +68,11 @@ pub use baton_engine::runtime::{CreateInstance, ErrorType, Key, PublishMessage, 
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};
 pub use deployment::{DeployError, Deployment};
 pub use instance::{Run, RunState};
-pub use mocks::{Answer, AnswerJob, JobMock, MockBuilder, TestJob, Times};
-pub use process_test::{ActionError, AtQuiescence, ProcessTest, Quiescent, RunError};
-pub use variables::{IntoVariables, Matching};
+pub use mocks::{Answer, AnswerJob, CallCountMissed, JobMock, MockBuilder, TestJob, Times};
+pub use process_test::{
+    ActionError, AtQuiescence, ProcessTest, Quiescent, RunError, UnmetExpectations,
+};
+pub use variables::{IntoVariables, Matching, NotAnObject};
 
 /// The environment variable naming the folder coverage files are written to.
 pub const COVERAGE_DIR_ENV: &str = "BATON_COVERAGE_DIR";

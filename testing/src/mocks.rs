@@ -272,6 +272,18 @@ impl<F: FnMut(&TestJob) -> Answer> AnswerJob for F {
     }
 }
 
+/// A job mock called another number of times than expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{report}")]
+pub struct CallCountMissed {
+    /// The mock as messages name it (its name, else its job type).
+    pub mock: String,
+    pub expected: Times,
+    pub called: usize,
+    /// The expectation and the calls made.
+    pub report: String,
+}
+
 /// How many times a mock is expected to be called: an exact number (`2`) or a range
 /// (`1..`, `..=3`, `2..5`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -410,14 +422,19 @@ impl MockState {
     }
 
     /// Checks the expected number of calls.
-    pub fn verify(&self) -> Result<(), String> {
+    pub fn verify(&self) -> Result<(), CallCountMissed> {
         match self.expected {
-            Some(t) if !t.contains(self.invocations.len()) => Err(format!(
-                "{} was expected to be called {t} time(s), but was called {} time(s){}",
-                self.label(),
-                self.invocations.len(),
-                calls_text(&self.invocations)
-            )),
+            Some(t) if !t.contains(self.invocations.len()) => Err(CallCountMissed {
+                mock: self.label(),
+                expected: t,
+                called: self.invocations.len(),
+                report: format!(
+                    "{} was expected to be called {t} time(s), but was called {} time(s){}",
+                    self.label(),
+                    self.invocations.len(),
+                    calls_text(&self.invocations)
+                ),
+            }),
             _ => Ok(()),
         }
     }
@@ -501,7 +518,7 @@ impl JobMock {
     }
 
     /// Checks the expectation set with [`MockBuilder::expect`].
-    pub fn verify(&self) -> Result<(), String> {
+    pub fn verify(&self) -> Result<(), CallCountMissed> {
         self.state.borrow().verify()
     }
 }

@@ -29,7 +29,7 @@ use crate::clock::IntoDuration;
 use crate::deployment::{self, DeployError};
 use crate::history::History;
 use crate::instance::Run;
-use crate::mocks::{Answer, AnswerJob, JobMock, MockBuilder, MockState, TestJob};
+use crate::mocks::{Answer, AnswerJob, CallCountMissed, JobMock, MockBuilder, MockState, TestJob};
 use crate::variables::{IntoVariables, to_object, variables_or_panic};
 
 /// An error of a run: a mock that could not answer, an answer the engine rejected, the AI agent
@@ -1054,17 +1054,17 @@ impl ProcessTest {
     }
 
     /// Checks every mock's expected call count; lists every mock that missed it.
-    pub fn verify(&self) -> Result<(), String> {
+    pub fn verify(&self) -> Result<(), UnmetExpectations> {
         let inner = self.inner.borrow();
-        let problems: Vec<String> = inner
+        let missed: Vec<CallCountMissed> = inner
             .all_mocks
             .iter()
             .filter_map(|m| m.borrow().verify().err())
             .collect();
-        if problems.is_empty() {
+        if missed.is_empty() {
             Ok(())
         } else {
-            Err(problems.join("\n"))
+            Err(UnmetExpectations { missed })
         }
     }
 
@@ -1114,6 +1114,13 @@ impl Drop for ProcessTest {
             panic!("{problems}");
         }
     }
+}
+
+/// The job mocks called another number of times than expected, one per line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .missed.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+pub struct UnmetExpectations {
+    pub missed: Vec<CallCountMissed>,
 }
 
 /// A stand-in process: start → a service task answered by the child mock → end.

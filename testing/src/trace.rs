@@ -399,13 +399,13 @@ impl TraceReader {
                     let Some(intent) = record.process_instance_intent() else {
                         continue;
                     };
-                    let process = crate::history::process_at(engine, v.proc);
-                    let element = match v.element_ref {
-                        ElementRef::Process => process.bpmn_process_id().to_string(),
-                        ElementRef::Element(e) => process.element_id(e).to_string(),
-                        ElementRef::Flow(_) => continue,
-                    };
                     let key = record.key.unwrap_or_default();
+                    let process = crate::history::process_at(engine, v.proc);
+                    let element_id = || match v.element_ref {
+                        ElementRef::Process => Some(process.bpmn_process_id().to_string()),
+                        ElementRef::Element(e) => Some(process.element_id(e).to_string()),
+                        ElementRef::Flow(_) => None,
+                    };
                     if v.element_type == BpmnElementType::AdHocSubProcessInnerInstance {
                         if let Some(scope) = v.flow_scope_key.and_then(|k| self.agents.get(&k))
                             && let Some(mut arguments) = self.tool_calls.remove(&key)
@@ -436,7 +436,7 @@ impl TraceReader {
                                 self.agents.insert(
                                     key,
                                     AgentScope {
-                                        agent: element,
+                                        agent: process.element_id(e).to_string(),
                                         output_collection: collection.to_string(),
                                         results: 0,
                                     },
@@ -444,10 +444,14 @@ impl TraceReader {
                             }
                         }
                         ProcessInstanceIntent::ElementCompleted => {
-                            events.push(TraceEvent::ElementCompleted { element });
+                            if let Some(element) = element_id() {
+                                events.push(TraceEvent::ElementCompleted { element });
+                            }
                         }
                         ProcessInstanceIntent::ElementTerminated => {
-                            events.push(TraceEvent::ElementTerminated { element });
+                            if let Some(element) = element_id() {
+                                events.push(TraceEvent::ElementTerminated { element });
+                            }
                         }
                         _ => {}
                     }

@@ -5,58 +5,65 @@
 use baton_engine::runtime::VariableDocument;
 use serde_json::{Map, Value};
 
+/// Variables that are no JSON object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("variables must be a JSON object, got {got}")]
+pub struct NotAnObject {
+    /// The value given, shortened.
+    pub got: String,
+}
+
 /// Anything a test may pass as variables: a JSON object (`json!({..})`), `()` or `Value::Null`
 /// for none, a `serde_json::Map`, a [`VariableDocument`], or `(name, value)` pairs.
 pub trait IntoVariables {
     /// The variables as a document, or why they are not variables.
-    fn into_variables(self) -> Result<VariableDocument, String>;
+    fn into_variables(self) -> Result<VariableDocument, NotAnObject>;
 }
 
 impl IntoVariables for Value {
-    fn into_variables(self) -> Result<VariableDocument, String> {
+    fn into_variables(self) -> Result<VariableDocument, NotAnObject> {
         match self {
             Value::Object(m) => Ok(m.into_iter().collect()),
             Value::Null => Ok(VariableDocument::new()),
-            other => Err(format!(
-                "variables must be a JSON object, got {}",
-                short(&other, 60)
-            )),
+            other => Err(NotAnObject {
+                got: short(&other, 60),
+            }),
         }
     }
 }
 
 impl IntoVariables for () {
-    fn into_variables(self) -> Result<VariableDocument, String> {
+    fn into_variables(self) -> Result<VariableDocument, NotAnObject> {
         Ok(VariableDocument::new())
     }
 }
 
 impl IntoVariables for Map<String, Value> {
-    fn into_variables(self) -> Result<VariableDocument, String> {
+    fn into_variables(self) -> Result<VariableDocument, NotAnObject> {
         Ok(self.into_iter().collect())
     }
 }
 
 impl IntoVariables for VariableDocument {
-    fn into_variables(self) -> Result<VariableDocument, String> {
+    fn into_variables(self) -> Result<VariableDocument, NotAnObject> {
         Ok(self)
     }
 }
 
 impl IntoVariables for &Value {
-    fn into_variables(self) -> Result<VariableDocument, String> {
+    fn into_variables(self) -> Result<VariableDocument, NotAnObject> {
         self.clone().into_variables()
     }
 }
 
 impl<K: Into<String>, const N: usize> IntoVariables for [(K, Value); N] {
-    fn into_variables(self) -> Result<VariableDocument, String> {
+    fn into_variables(self) -> Result<VariableDocument, NotAnObject> {
         Ok(self.into_iter().map(|(k, v)| (k.into(), v)).collect())
     }
 }
 
 impl<K: Into<String>> IntoVariables for Vec<(K, Value)> {
-    fn into_variables(self) -> Result<VariableDocument, String> {
+    fn into_variables(self) -> Result<VariableDocument, NotAnObject> {
         Ok(self.into_iter().map(|(k, v)| (k.into(), v)).collect())
     }
 }

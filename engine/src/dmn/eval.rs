@@ -44,7 +44,7 @@ impl Evaluation {
 /// Why an evaluation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvaluationFailure {
-    /// Zeebe's `evaluationFailureMessage`: "Expected to evaluate decision '<id>', but <reason>".
+    /// Zeebe's `evaluationFailureMessage`: `Expected to evaluate decision '<id>', but <reason>`.
     pub message: String,
     /// Zeebe's `failedDecisionId`: the last decision evaluated, else the called one.
     pub failed_decision_id: Arc<str>,

@@ -1,8 +1,8 @@
 //! DMN decisions, evaluated the way Zeebe does it with camunda/dmn-scala.
 //!
 //! - [`model`]: the typed decision requirements graph ([`Drg`]) of one `.dmn` file, FEEL parsed.
-//! - [`parse`]: DMN 1.1–1.5 XML → [`Drg`] plus every problem, with positions (what dmn-scala
-//!   refuses at deployment, with its messages).
+//! - [`parse`](mod@parse): DMN 1.1–1.5 XML → [`Drg`] plus every problem, with positions (what
+//!   dmn-scala refuses at deployment, with its messages).
 //! - [`eval`]: evaluating a decision with its required decisions: every hit policy, the result
 //!   shapes Zeebe writes to `resultVariable`, and the audit of evaluated decisions (inputs,
 //!   matched rules, outputs) that becomes `DECISION_EVALUATION` records.

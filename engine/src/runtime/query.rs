@@ -205,7 +205,10 @@ impl Engine {
             retries: j.retries,
             process_instance_key: j.process_instance_key,
             bpmn_process_id: p.bpmn_process_id.clone(),
-            element_id: p.element(j.element).id.clone(),
+            element_id: match j.element {
+                ElementRef::Element(e) => p.element(e).id.clone(),
+                _ => p.bpmn_process_id.clone(),
+            },
             element_instance_key: j.element_instance_key,
             custom_headers: j.custom_headers.clone(),
             error_message: j.error_message.clone(),
@@ -348,7 +351,9 @@ impl Engine {
             RecordValue::ProcessInstance(v) => {
                 Some(self.element_id_text(v.proc, v.element_ref, v.element_type))
             }
-            RecordValue::Job(j) => Some(self.process(j.proc).element(j.element).id.to_string()),
+            RecordValue::Job(j) => {
+                Some(self.element_id_text(j.proc, j.element, BpmnElementType::Unspecified))
+            }
             RecordValue::Incident(i) => {
                 Some(self.element_id_text(i.proc, i.element, BpmnElementType::Unspecified))
             }

@@ -387,7 +387,8 @@ pub struct DecisionValue {
 pub struct JobValue {
     pub proc: ProcIdx,
     pub process_instance_key: Key,
-    pub element: ElementIdx,
+    /// A flow node, or the process itself (the jobs of its execution listeners).
+    pub element: ElementRef,
     pub element_instance_key: Key,
     pub job_type: Arc<str>,
     pub kind: JobKind,

@@ -44,7 +44,7 @@ impl Engine {
                 " type=\"{}\" kind={} element=\"{}\" retries={} key={}{}{}",
                 j.job_type,
                 j.kind,
-                self.process(j.proc).element(j.element).id,
+                self.record_element_id(r).unwrap_or_default(),
                 j.retries,
                 key_text(r.key),
                 j.variables
@@ -249,7 +249,7 @@ impl Engine {
                     "variables".into(),
                     json!(j.variables.as_deref().cloned().unwrap_or_default()),
                 );
-                value.insert("elementId".into(), json!(&*p.element(j.element).id));
+                value.insert("elementId".into(), json!(self.record_element_id(r)));
                 value.insert("elementInstanceKey".into(), json!(j.element_instance_key));
                 value.insert("processInstanceKey".into(), json!(j.process_instance_key));
                 value.insert("bpmnProcessId".into(), json!(&*p.bpmn_process_id));

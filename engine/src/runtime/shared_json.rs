@@ -21,9 +21,10 @@ use serde_json::{Map, Value as Json};
 /// A variable value: plain JSON, or an object or array of parts. Cloning is cheap (one `Arc`,
 /// the size of a pointer: variables and records hold many).
 #[derive(Clone)]
-pub struct SharedJson(Arc<Node>);
+pub struct SharedJson(Arc<Form>);
 
-enum Node {
+/// The form a shared value takes: plain JSON, or composed of parts.
+enum Form {
     Plain(Json),
     Composed {
         parts: Parts,
@@ -69,7 +70,7 @@ impl From<SharedJson> for Part {
 impl SharedJson {
     /// A plain value.
     pub fn new(json: Json) -> SharedJson {
-        SharedJson(Arc::new(Node::Plain(json)))
+        SharedJson(Arc::new(Form::Plain(json)))
     }
 
     /// An object of these parts; the keys must be distinct.
@@ -98,7 +99,7 @@ impl SharedJson {
     }
 
     fn composed(parts: Parts) -> SharedJson {
-        SharedJson(Arc::new(Node::Composed {
+        SharedJson(Arc::new(Form::Composed {
             parts,
             plain: OnceLock::new(),
         }))
@@ -123,15 +124,15 @@ impl SharedJson {
     /// `None`: read it with [`SharedJson::view`]).
     pub fn as_plain(&self) -> Option<&Json> {
         match &*self.0 {
-            Node::Plain(json) => Some(json),
-            Node::Composed { .. } => None,
+            Form::Plain(json) => Some(json),
+            Form::Composed { .. } => None,
         }
     }
 
     fn parts(&self) -> Option<&Parts> {
         match &*self.0 {
-            Node::Plain(_) => None,
-            Node::Composed { parts, .. } => Some(parts),
+            Form::Plain(_) => None,
+            Form::Composed { parts, .. } => Some(parts),
         }
     }
 
@@ -139,8 +140,8 @@ impl SharedJson {
     /// keeping its plain form).
     pub fn to_json(&self) -> Json {
         match &*self.0 {
-            Node::Plain(json) => json.clone(),
-            Node::Composed { plain, parts } => match plain.get() {
+            Form::Plain(json) => json.clone(),
+            Form::Composed { plain, parts } => match plain.get() {
                 Some(plain) => plain.clone(),
                 None => parts.build(),
             },
@@ -150,8 +151,8 @@ impl SharedJson {
     /// The value as owned plain JSON (moved out when nobody else holds it).
     pub fn into_json(self) -> Json {
         match Arc::try_unwrap(self.0) {
-            Ok(Node::Plain(json)) => json,
-            Ok(Node::Composed { parts, plain }) => {
+            Ok(Form::Plain(json)) => json,
+            Ok(Form::Composed { parts, plain }) => {
                 plain.into_inner().unwrap_or_else(|| parts.build())
             }
             Err(shared) => SharedJson(shared).to_json(),
@@ -161,11 +162,11 @@ impl SharedJson {
     /// The value as plain JSON to change in place (copied first when it is shared or not plain,
     /// as `Arc::make_mut` does).
     pub fn make_mut(&mut self) -> &mut Json {
-        if !matches!(Arc::get_mut(&mut self.0), Some(Node::Plain(_))) {
+        if !matches!(Arc::get_mut(&mut self.0), Some(Form::Plain(_))) {
             *self = SharedJson::new(self.to_json());
         }
         match Arc::get_mut(&mut self.0) {
-            Some(Node::Plain(json)) => json,
+            Some(Form::Plain(json)) => json,
             _ => unreachable!("made a plain value of its own above"),
         }
     }
@@ -190,8 +191,8 @@ impl Deref for SharedJson {
 
     fn deref(&self) -> &Json {
         match &*self.0 {
-            Node::Plain(json) => json,
-            Node::Composed { parts, plain } => plain.get_or_init(|| parts.build()),
+            Form::Plain(json) => json,
+            Form::Composed { parts, plain } => plain.get_or_init(|| parts.build()),
         }
     }
 }
@@ -263,8 +264,8 @@ scalar_eq!(str, &str, String, bool, i32, i64, u32, u64, f64);
 impl serde::Serialize for SharedJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &*self.0 {
-            Node::Plain(json) => json.serialize(serializer),
-            Node::Composed { parts, .. } => match parts {
+            Form::Plain(json) => json.serialize(serializer),
+            Form::Composed { parts, .. } => match parts {
                 Parts::Object(entries) => {
                     serializer.collect_map(entries.iter().map(|(k, v)| (k, v.view())))
                 }

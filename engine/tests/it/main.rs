@@ -9,6 +9,7 @@ mod corpus;
 mod deployment;
 mod dmn;
 mod feel_wired;
+mod fidelity;
 mod fixtures;
 mod forms;
 mod golden;

@@ -9,8 +9,8 @@ use baton_engine::runtime::{AdHocJobResult, Engine};
 
 use super::cassette::Cassette;
 use super::connector::{AgentJob, JobAnswer, fetch_variables};
-use super::matchers::ExpectedCall;
-use super::mock::{AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
+use super::matchers::{ExpectedCall, ToolCallsDiffer};
+use super::mock::{AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
 use crate::ProcessTest;
 use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
 
@@ -32,18 +32,21 @@ impl ProcessTest {
         }
     }
 
-    /// Like [`mock_ai_agent`](Self::mock_ai_agent), with `Err` (the message) instead of a panic
-    /// when the element is not an AI agent or the script is not valid (the CPT runner's
-    /// `MOCK_AI_AGENT` fails its test case with it).
+    /// Like [`mock_ai_agent`](Self::mock_ai_agent), with `Err` instead of a panic when the
+    /// element is not an AI agent or the script is not valid (the CPT runner's `MOCK_AI_AGENT`
+    /// fails its test case with it).
     pub fn try_mock_ai_agent(
         &self,
         element_id: &str,
         script: impl Into<AgentScript>,
-    ) -> Result<AiAgentHandle, String> {
-        let tool_order = self.with_engine(|engine| agent_tools(engine, element_id))?;
-        let mock = AiAgentMock::new(element_id, script)
-            .map_err(|failure| failure.to_string())?
-            .with_tool_order(tool_order);
+    ) -> Result<AiAgentHandle, MockAiAgentError> {
+        let tool_order = self
+            .with_engine(|engine| agent_tools(engine, element_id))
+            .map_err(|message| MockAiAgentError::NotAnAgent {
+                element_id: element_id.to_string(),
+                message,
+            })?;
+        let mock = AiAgentMock::new(element_id, script)?.with_tool_order(tool_order);
         let shared = Rc::new(RefCell::new(mock));
         self.answer_jobs_of_element(
             element_id,
@@ -55,6 +58,17 @@ impl ProcessTest {
             mock: shared,
         })
     }
+}
+
+/// Why an element cannot be mocked as an AI agent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MockAiAgentError {
+    /// The element is no AI agent; the message says what it is and what to change.
+    #[error("{message}")]
+    NotAnAgent { element_id: String, message: String },
+    /// A scripted turn is not valid, or the cassette was recorded for another element.
+    #[error(transparent)]
+    Script(#[from] AgentMockFailure),
 }
 
 /// The tools of the AI agent `element_id` in document order, or why it is not an AI agent.
@@ -209,11 +223,11 @@ impl AiAgentHandle {
         self
     }
 
-    /// `Err` with the message when the tool calls differ from `expected`.
+    /// `Err` when the tool calls differ from `expected`.
     pub fn check_called_tools(
         &self,
         expected: impl IntoIterator<Item = impl Into<ExpectedCall>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), ToolCallsDiffer> {
         self.mock.borrow().check_called_tools(expected)
     }
 }

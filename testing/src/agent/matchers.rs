@@ -188,12 +188,13 @@ impl Matcher {
     }
 
     /// `Err` names the first place that differs: `arguments.query: expected …, got …`.
-    pub fn check(&self, value: &Value, path: &str) -> Result<(), String> {
+    pub fn check(&self, value: &Value, path: &str) -> Result<(), Mismatch> {
+        let at = |path: String, message: String| Err(Mismatch { path, message });
         let differ = |expected: String| {
-            Err(format!(
-                "{path}: expected {expected}, got {}",
-                short_json(value)
-            ))
+            at(
+                path.to_string(),
+                format!("expected {expected}, got {}", short_json(value)),
+            )
         };
         match self {
             Matcher::Equals(expected) => {
@@ -211,10 +212,10 @@ impl Matcher {
                     match object.get(key) {
                         Some(field) => matcher.check(field, &format!("{path}.{key}"))?,
                         None => {
-                            return Err(format!(
-                                "{path}.{key}: expected {}, but it is missing",
-                                matcher.describe()
-                            ));
+                            return at(
+                                format!("{path}.{key}"),
+                                format!("expected {}, but it is missing", matcher.describe()),
+                            );
                         }
                     }
                 }
@@ -222,10 +223,10 @@ impl Matcher {
                     && let Some(extra) =
                         object.keys().find(|k| !fields.iter().any(|(f, _)| f == *k))
                 {
-                    return Err(format!(
-                        "{path}.{extra}: not expected, got {}",
-                        short_json(&object[extra])
-                    ));
+                    return at(
+                        format!("{path}.{extra}"),
+                        format!("not expected, got {}", short_json(&object[extra])),
+                    );
                 }
                 Ok(())
             }
@@ -234,12 +235,15 @@ impl Matcher {
                     return differ(self.describe());
                 };
                 if array.len() != items.len() {
-                    return Err(format!(
-                        "{path}: expected {} element{}, got {}",
-                        items.len(),
-                        if items.len() == 1 { "" } else { "s" },
-                        short_json(value)
-                    ));
+                    return at(
+                        path.to_string(),
+                        format!(
+                            "expected {} element{}, got {}",
+                            items.len(),
+                            if items.len() == 1 { "" } else { "s" },
+                            short_json(value)
+                        ),
+                    );
                 }
                 items
                     .iter()
@@ -263,7 +267,7 @@ impl Matcher {
                 Some(s) if re.is_match(s) => Ok(()),
                 _ => differ(format!("a string matching /{}/", re.as_str())),
             },
-            Matcher::Regex(Err(message)) => Err(format!("{path}: {message}")),
+            Matcher::Regex(Err(message)) => at(path.to_string(), message.clone()),
             Matcher::Predicate { description, test } => {
                 if test(value) {
                     Ok(())
@@ -273,6 +277,15 @@ impl Matcher {
             }
         }
     }
+}
+
+/// Where a value differs from a matcher, and how.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct Mismatch {
+    /// The path of the part that differs (`arguments.query`).
+    pub path: String,
+    pub message: String,
 }
 
 /// `1` and `1.0` are the same number.
@@ -337,7 +350,9 @@ impl ExpectedCall {
         }
         match self {
             ExpectedCall::Tool(_) => Ok(()),
-            ExpectedCall::Call { arguments, .. } => arguments.check(&actual.arguments, "arguments"),
+            ExpectedCall::Call { arguments, .. } => arguments
+                .check(&actual.arguments, "arguments")
+                .map_err(|m| m.to_string()),
         }
     }
 }
@@ -347,7 +362,7 @@ pub(crate) fn check_called_tools(
     element_id: &str,
     expected: &[ExpectedCall],
     actual: &[ToolCallRecord],
-) -> Result<(), String> {
+) -> Result<(), ToolCallsDiffer> {
     let mut headline = None;
     let mut differs_at = None;
     for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
@@ -376,7 +391,7 @@ pub(crate) fn check_called_tools(
         });
         differs_at = Some(n.min(m));
     }
-    let Some(headline) = headline else {
+    let (Some(headline), Some(differs_at)) = (headline, differs_at) else {
         return Ok(());
     };
     let mut message = format!("the tool calls of \"{element_id}\" differ: {headline}\nexpected:");
@@ -391,11 +406,7 @@ pub(crate) fn check_called_tools(
         message.push_str("\n  (no tool calls)");
     }
     for (i, a) in actual.iter().enumerate() {
-        let marker = if Some(i) == differs_at {
-            "   <- differs"
-        } else {
-            ""
-        };
+        let marker = if i == differs_at { "   <- differs" } else { "" };
         message.push_str(&format!(
             "\n  {}. {} {} (model call {}, {}){marker}",
             i + 1,
@@ -405,7 +416,22 @@ pub(crate) fn check_called_tools(
             a.id
         ));
     }
-    Err(message)
+    Err(ToolCallsDiffer {
+        element_id: element_id.to_string(),
+        differs_at,
+        report: message,
+    })
+}
+
+/// The tool calls of an agent differ from the expected ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{report}")]
+pub struct ToolCallsDiffer {
+    pub element_id: String,
+    /// The index of the first call that differs (or of the first missing or extra one).
+    pub differs_at: usize,
+    /// The expected and the actual calls, the first difference marked.
+    pub report: String,
 }
 
 fn plural(n: usize) -> &'static str {

@@ -18,7 +18,7 @@ use super::connector::{
     SentMessages, SentToolCall, Step,
 };
 use super::error_expression;
-use super::matchers::{ExpectedCall, check_called_tools};
+use super::matchers::{ExpectedCall, ToolCallsDiffer, check_called_tools};
 use super::tools::ToolDefinition;
 use super::turn::{Arguments, ErrorTurn, ToolCall, Turn};
 
@@ -153,6 +153,17 @@ fn call_id(call: &ToolCall, model_call: u32, index: usize) -> String {
     call.id
         .clone()
         .unwrap_or_else(|| format!("call_{model_call}_{}", index + 1))
+}
+
+/// Turns of a script the agent did not play.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{report}")]
+pub struct UnusedTurns {
+    pub element_id: String,
+    /// How many turns were left.
+    pub unused: usize,
+    /// The unused turns, described.
+    pub report: String,
 }
 
 /// The mock of one agent element.
@@ -310,8 +321,8 @@ impl AiAgentMock {
         Cassette::new(self.element_id.clone(), turns)
     }
 
-    /// `Err` with a message when turns of the script were not used.
-    pub fn check_all_turns_used(&self) -> Result<(), String> {
+    /// `Err` when turns of the script were not used.
+    pub fn check_all_turns_used(&self) -> Result<(), UnusedTurns> {
         let remaining = self.remaining_turns();
         if remaining == 0 {
             return Ok(());
@@ -324,15 +335,19 @@ impl AiAgentMock {
             .enumerate()
             .map(|(i, t)| format!("  turn {}: {}", next + i + 1, t.describe()))
             .collect();
-        Err(format!(
-            "the script of \"{}\" has {remaining} unused turn{} of {} (the agent made {} model call{}):\n{}",
-            self.element_id,
-            plural(remaining),
-            turns.len(),
-            self.requests.len(),
-            plural(self.requests.len()),
-            unused.join("\n")
-        ))
+        Err(UnusedTurns {
+            element_id: self.element_id.clone(),
+            unused: remaining,
+            report: format!(
+                "the script of \"{}\" has {remaining} unused turn{} of {} (the agent made {} model call{}):\n{}",
+                self.element_id,
+                plural(remaining),
+                turns.len(),
+                self.requests.len(),
+                plural(self.requests.len()),
+                unused.join("\n")
+            ),
+        })
     }
 
     /// Panics with a message when turns of the script were not used.
@@ -343,11 +358,11 @@ impl AiAgentMock {
         }
     }
 
-    /// `Err` with a message when the tool calls differ from `expected` (the whole sequence).
+    /// `Err` when the tool calls differ from `expected` (the whole sequence).
     pub fn check_called_tools(
         &self,
         expected: impl IntoIterator<Item = impl Into<ExpectedCall>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), ToolCallsDiffer> {
         let expected: Vec<ExpectedCall> = expected.into_iter().map(Into::into).collect();
         check_called_tools(&self.element_id, &expected, self.tool_calls())
     }

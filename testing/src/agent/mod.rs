@@ -39,15 +39,15 @@ pub use connector::{
     AgentJob, AgentState, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
     JobFailure, ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
 };
-pub use handle::AiAgentHandle;
+pub use handle::{AiAgentHandle, MockAiAgentError};
 pub use matchers::{
-    ExpectedCall, Matcher, any_number, any_string, anything, call, contains, matches_regex, object,
-    object_containing, predicate, tool,
+    ExpectedCall, Matcher, Mismatch, ToolCallsDiffer, any_number, any_string, anything, call,
+    contains, matches_regex, object, object_containing, predicate, tool,
 };
 pub use mock::{
     AgentMockFailure, AgentMockFailureKind, AgentRequest, AgentScript, AiAgentMock, OnExhausted,
-    ToolCallRecord,
+    ToolCallRecord, UnusedTurns,
 };
 pub use problems::{Problem, Problems};
-pub use tools::{ToolDefinition, ToolSchemaError};
+pub use tools::{ElementsError, ToolDefinition, ToolSchemaError};
 pub use turn::{Arguments, TextCallStyle, ToolCall, Turn, Usage};

@@ -138,28 +138,39 @@ impl ToolDefinition {
     }
 }
 
+/// Why `adHocSubProcessElements` is not in Zeebe's shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ElementsError {
+    #[error("adHocSubProcessElements must be a list, got {got}")]
+    NotAList { got: String },
+    /// An entry lacks a field: `.elementId`, `.parameters[2].name`.
+    #[error("adHocSubProcessElements[{index}]{field} is missing")]
+    Missing { index: usize, field: String },
+}
+
 /// Reads `adHocSubProcessElements`. An entry that is not in Zeebe's shape is an error naming its
 /// index (the engine wrote something else, or a test gave a hand-made value).
-pub fn read_elements(value: &Value) -> Result<Vec<ToolElement>, String> {
+pub fn read_elements(value: &Value) -> Result<Vec<ToolElement>, ElementsError> {
     let Some(entries) = value.as_array() else {
-        return Err(format!(
-            "adHocSubProcessElements must be a list, got {value}"
-        ));
+        return Err(ElementsError::NotAList {
+            got: value.to_string(),
+        });
     };
     entries
         .iter()
         .enumerate()
-        .map(|(i, entry)| {
-            read_element(entry).map_err(|e| format!("adHocSubProcessElements[{i}]{e}"))
+        .map(|(index, entry)| {
+            read_element(entry).map_err(|field| ElementsError::Missing { index, field })
         })
         .collect()
 }
 
+/// An entry of `adHocSubProcessElements`; `Err` is the field that is missing.
 fn read_element(entry: &Value) -> Result<ToolElement, String> {
     let element_id = entry
         .get("elementId")
         .and_then(Value::as_str)
-        .ok_or(".elementId is missing")?
+        .ok_or(".elementId")?
         .to_string();
     let text = |field: &str| entry.get(field).and_then(Value::as_str).map(str::to_string);
     let mut properties = IndexMap::new();
@@ -174,7 +185,7 @@ fn read_element(entry: &Value) -> Result<ToolElement, String> {
             let name = parameter
                 .get("name")
                 .and_then(Value::as_str)
-                .ok_or_else(|| format!(".parameters[{i}].name is missing"))?;
+                .ok_or_else(|| format!(".parameters[{i}].name"))?;
             let object = |field: &str| parameter.get(field).and_then(Value::as_object).cloned();
             parameters.push(ToolParameter {
                 name: name.to_string(),

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod bench;
 mod cassette;
 mod coverage;
 mod template;
@@ -32,8 +31,6 @@ enum Command {
     Coverage(coverage::Args),
     /// Makes cassettes: `import` turns a real run's agentContext into one.
     Cassette(cassette::Args),
-    /// Runs a benchmark workload of ../shared/bench and prints one JSON line.
-    Bench(bench::Args),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -44,6 +41,5 @@ pub fn main() -> ExitCode {
         Command::Coverage(args) => coverage::run(&args),
         Command::Cassette(args) => cassette::run(&args),
         Command::Validate(args) => validate::run(&args),
-        Command::Bench(args) => bench::run(&args),
     }
 }

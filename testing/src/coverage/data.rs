@@ -15,6 +15,18 @@ pub const COVERAGE_FORMAT: &str = "baton-coverage";
 /// completed elements, no BPMN text) are read too.
 pub const COVERAGE_VERSION: u32 = 2;
 
+/// Why a text is no coverage file this baton reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CoverageFileError {
+    /// Not JSON of the file's shape (serde's message, with line and column).
+    #[error("{0}")]
+    Json(String),
+    #[error("format is \"{found}\", expected \"{COVERAGE_FORMAT}\"")]
+    Format { found: String },
+    #[error("version {found} is not supported (this baton reads versions 1 to {COVERAGE_VERSION})")]
+    Version { found: u32 },
+}
+
 /// One coverage file: what one test covered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -156,19 +168,16 @@ impl CoverageFile {
     }
 
     /// Parses a coverage file, checking its format and version.
-    pub fn from_json(text: &str) -> Result<CoverageFile, String> {
-        let file: CoverageFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn from_json(text: &str) -> Result<CoverageFile, CoverageFileError> {
+        let file: CoverageFile =
+            serde_json::from_str(text).map_err(|e| CoverageFileError::Json(e.to_string()))?;
         if file.format != COVERAGE_FORMAT {
-            return Err(format!(
-                "format is \"{}\", expected \"{COVERAGE_FORMAT}\"",
-                file.format
-            ));
+            return Err(CoverageFileError::Format { found: file.format });
         }
         if !(1..=COVERAGE_VERSION).contains(&file.version) {
-            return Err(format!(
-                "version {} is not supported (this baton reads versions 1 to {COVERAGE_VERSION})",
-                file.version
-            ));
+            return Err(CoverageFileError::Version {
+                found: file.version,
+            });
         }
         Ok(file)
     }

@@ -25,8 +25,8 @@ use baton_engine::runtime::{Engine, ExecutableProcess};
 
 use crate::history::History;
 pub use data::{
-    COVERAGE_FORMAT, COVERAGE_VERSION, CoverageFile, DecisionCoverageData, ElementInfo, FlowInfo,
-    ProcessCoverageData, RuleInfo, merge,
+    COVERAGE_FORMAT, COVERAGE_VERSION, CoverageFile, CoverageFileError, DecisionCoverageData,
+    ElementInfo, FlowInfo, ProcessCoverageData, RuleInfo, merge,
 };
 pub use decisions::DecisionCoverage;
 
@@ -364,8 +364,11 @@ pub enum CoverageError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: not a baton coverage file: {message}")]
-    Invalid { path: PathBuf, message: String },
+    #[error("{path}: not a baton coverage file: {problem}")]
+    Invalid {
+        path: PathBuf,
+        problem: data::CoverageFileError,
+    },
     #[error("no coverage file (*.json) in {0}")]
     Empty(PathBuf),
 }
@@ -442,7 +445,7 @@ pub fn read_dir_with(
             source,
         })?;
         let file = CoverageFile::from_json(&text)
-            .map_err(|message| CoverageError::Invalid { path, message })?;
+            .map_err(|problem| CoverageError::Invalid { path, problem })?;
         files.push(file);
         on_file(files.len(), total);
     }

@@ -783,7 +783,7 @@ fn example_data(
     element_id: &str,
 ) -> Result<VariableDocument, InstructionFailure> {
     ctx.read(|e| crate::example_data::example_data(e, definition, element_id))
-        .map_err(|m| fail(ctx, m))
+        .map_err(|m| fail(ctx, m.to_string()))
 }
 
 fn definition_of(engine: &Engine, process_instance: Key) -> Key {

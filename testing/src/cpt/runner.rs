@@ -517,12 +517,13 @@ fn run_step(
                 })
         }
         I::IncreaseTime(t) => {
-            let ms = crate::clock::parse_duration(&t.duration).map_err(|m| failure(state, m))?;
+            let ms = crate::clock::parse_duration(&t.duration)
+                .map_err(|m| failure(state, m.to_string()))?;
             test.advance_time(Duration::from_millis(ms.max(0) as u64));
             Ok(Done::Ok)
         }
         I::SetTime(t) => {
-            crate::clock::parse_instant(&t.time).map_err(|m| failure(state, m))?;
+            crate::clock::parse_instant(&t.time).map_err(|m| failure(state, m.to_string()))?;
             test.set_time(&t.time);
             Ok(Done::Ok)
         }
@@ -802,7 +803,7 @@ fn assert_ai_agent(
             Err(m) => return Err(failure(state, format!("ASSERT_AI_AGENT {m}"))),
             Ok(expected) => {
                 if let Err(m) = handle.check_called_tools(expected) {
-                    problems.push(m);
+                    problems.push(m.to_string());
                 }
             }
         }

@@ -404,7 +404,7 @@ fn version_1_files_still_read() {
     assert_eq!(merged.decisions.len(), 2);
     let v3 = v1.replace("\"version\": 1", "\"version\": 3");
     assert_eq!(
-        CoverageFile::from_json(&v3).unwrap_err(),
+        CoverageFile::from_json(&v3).unwrap_err().to_string(),
         "version 3 is not supported (this baton reads versions 1 to 2)"
     );
 }

@@ -9,6 +9,7 @@ pub mod cpt;
 mod events;
 mod failures;
 mod features;
+mod fidelity;
 mod mocks;
 mod process_test;
 mod support;

@@ -35,7 +35,7 @@ const BPMN_DEFINITIONS: walk::Definitions = walk::Definitions {
     namespace: "the BPMN 2.0 model namespace http://www.omg.org/spec/BPMN/20100524/MODEL",
 };
 
-/// What [`parse`] read: the definitions (absent when the file is not BPMN XML at all) and every
+/// What [`parse()`] read: the definitions (absent when the file is not BPMN XML at all) and every
 /// problem found. When `diagnostics` is not empty the model may be incomplete: flows with
 /// unresolved ends are left out, and a boundary event whose host is unknown points at itself.
 #[derive(Debug)]
@@ -44,7 +44,7 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// What [`parse`] does with a file's BPMN DI (its `bpmndi:BPMNDiagram`s, about half of a
+/// What [`parse()`] does with a file's BPMN DI (its `bpmndi:BPMNDiagram`s, about half of a
 /// modeler file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiagramReading {

@@ -14,7 +14,7 @@ use crate::runtime::records::{
     ValueType, VariableDocument,
 };
 use crate::runtime::state::instances::{EventTrigger, Interruption};
-use crate::runtime::state::jobs::JobState;
+use crate::runtime::state::jobs::JobTransition;
 use crate::runtime::step::{FollowUp, Step, StepFailure};
 
 /// Which kind of event is thrown.
@@ -333,7 +333,7 @@ impl Engine {
                 ),
             ));
         };
-        if !matches!(job.state, JobState::Activatable | JobState::Activated) {
+        if !job.state.is_answerable() {
             return Err(Rejection::new(
                 RejectionType::InvalidState,
                 format!(
@@ -352,7 +352,7 @@ impl Engine {
         let ei = job.element_instance_key;
         let message = crate::runtime::behaviors::jobs::truncate_message(error_message);
         if let Some(j) = self.jobs.get_mut(&job_key) {
-            j.state = JobState::ErrorThrown;
+            j.transition(JobTransition::ThrowError);
             let value = j.value_mut();
             value.error_code = Some(Arc::from(error_code));
             value.error_message = Some(Arc::from(message.as_str()));

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use crate::runtime::behaviors::jobs::truncate_message;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    IncidentValue, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType, ValueType,
+    ErrorType, IncidentValue, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType,
+    ValueType,
 };
 use crate::runtime::state::incidents::Incident;
-use crate::runtime::state::jobs::JobState;
+use crate::runtime::state::jobs::{JobState, JobTransition};
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::StepFailure;
 
@@ -124,13 +125,20 @@ impl Engine {
         match incident.job_key {
             Some(job_key) => {
                 if let Some(job) = self.jobs.get_mut(&job_key)
-                    && matches!(job.state, JobState::Failed | JobState::ErrorThrown)
+                    && job.state.after(JobTransition::ResolveIncident).is_some()
                 {
-                    job.state = JobState::Activatable;
+                    job.transition(JobTransition::ResolveIncident);
                     self.jobs.feed.push(job_key);
                 }
             }
             None => {
+                // Zeebe's IncidentResolvedApplier: an expression failure starts the listeners
+                // of the transition over; the command is processed again in any case.
+                if incident.error_type == ErrorType::ExtractValueError
+                    && let Some(i) = self.instances.get_mut(&incident.element_instance_key)
+                {
+                    i.listener_index = 0;
+                }
                 let state = self
                     .instances
                     .get(&incident.element_instance_key)

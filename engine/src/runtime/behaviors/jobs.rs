@@ -15,7 +15,7 @@ use crate::runtime::records::{
     RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument,
     share_document,
 };
-use crate::runtime::state::jobs::{Job, JobState};
+use crate::runtime::state::jobs::{Job, JobState, JobTransition};
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::{FollowUp, Step, StepFailure};
 
@@ -91,7 +91,7 @@ impl Engine {
             value: Arc::new(JobValue {
                 proc: inst.proc,
                 process_instance_key: inst.process_instance_key,
-                element: inst.element().expect("jobs belong to flow nodes"),
+                element: inst.element_ref,
                 element_instance_key: key,
                 job_type,
                 kind,
@@ -146,19 +146,16 @@ impl Engine {
         }
     }
 
-    fn check_job(&self, key: Key, action: &str, allowed: &[JobState]) -> Result<&Job, Rejection> {
+    /// The job a worker answers, if it may be answered.
+    fn check_job(&self, key: Key, action: &str) -> Result<&Job, Rejection> {
         let job = self.jobs.get(&key).ok_or_else(|| {
             Rejection::new(
                 RejectionType::NotFound,
                 format!("Expected to {action} job with key '{key}', but no such job was found"),
             )
         })?;
-        if !allowed.contains(&job.state) {
-            let state = match job.state {
-                JobState::Activatable | JobState::Activated => "ACTIVATABLE",
-                JobState::FailedBackoff | JobState::Failed => "FAILED",
-                JobState::ErrorThrown => "ERROR_THROWN",
-            };
+        if !job.state.is_answerable() {
+            let state = job.state.rejection_name();
             return Err(Rejection::new(
                 RejectionType::InvalidState,
                 format!("Expected to {action} job with key '{key}', but it is in state '{state}'"),
@@ -189,11 +186,7 @@ impl Engine {
         result: Option<JobResult>,
     ) -> Result<(), Rejection> {
         let start = self.begin();
-        let kind = match self.check_job(
-            job_key,
-            "complete",
-            &[JobState::Activatable, JobState::Activated],
-        ) {
+        let kind = match self.check_job(job_key, "complete") {
             Ok(j) => j.kind,
             Err(r) => return Err(self.reject_job(OtherIntent::Complete, job_key, r)),
         };
@@ -267,11 +260,7 @@ impl Engine {
         variables: VariableDocument,
     ) -> Result<(), Rejection> {
         let start = self.begin();
-        if let Err(r) = self.check_job(
-            job_key,
-            "fail",
-            &[JobState::Activatable, JobState::Activated],
-        ) {
+        if let Err(r) = self.check_job(job_key, "fail") {
             return Err(self.reject_job(OtherIntent::Fail, job_key, r));
         }
         let message = truncate_message(error_message);
@@ -288,13 +277,13 @@ impl Engine {
         if retries > 0 {
             if retry_backoff_ms > 0 {
                 value.recurring_time = Some(now + retry_backoff_ms);
-                job.state = JobState::FailedBackoff;
+                job.transition(JobTransition::FailWithBackoff);
             } else {
                 value.recurring_time = None;
-                job.state = JobState::Activatable;
+                job.transition(JobTransition::FailAndRetry);
             }
         } else {
-            job.state = JobState::Failed;
+            job.transition(JobTransition::FailWithoutRetries);
         }
         let vars = (!variables.is_empty()).then(|| Arc::new(share_document(variables)));
         self.job_event(OtherIntent::Failed, job_key, vars.clone());
@@ -377,7 +366,7 @@ impl Engine {
         let worker: Arc<str> = Arc::from(worker);
         for k in &keys {
             if let Some(j) = self.jobs.get_mut(k) {
-                j.state = JobState::Activated;
+                j.transition(JobTransition::Activate);
                 let value = j.value_mut();
                 value.deadline = Some(deadline);
                 value.worker = Some(worker.clone());
@@ -409,7 +398,7 @@ impl Engine {
             .collect();
         for k in timed_out {
             if let Some(j) = self.jobs.get_mut(&k) {
-                j.state = JobState::Activatable;
+                j.transition(JobTransition::TimeOut);
             }
             self.job_event(OtherIntent::TimedOut, k, None);
             if let Some(j) = self.jobs.get_mut(&k) {
@@ -429,7 +418,7 @@ impl Engine {
             .collect();
         for k in recurred {
             if let Some(j) = self.jobs.get_mut(&k) {
-                j.state = JobState::Activatable;
+                j.transition(JobTransition::Recur);
             }
             self.job_event(OtherIntent::RecurredAfterBackoff, k, None);
             if let Some(j) = self.jobs.get_mut(&k) {

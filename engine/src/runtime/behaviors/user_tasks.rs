@@ -15,7 +15,7 @@ use crate::runtime::records::{
     SharedVariableDocument, UserTaskValue, ValueType, VariableDocument,
 };
 use crate::runtime::state::lifecycle::State;
-use crate::runtime::state::user_tasks::{PendingTransition, UserTaskState, intents};
+use crate::runtime::state::user_tasks::{PendingTransition, UserTaskState, task_transition};
 use crate::runtime::step::FollowUp;
 
 pub(crate) fn list_value(v: Json) -> Result<Vec<String>, String> {
@@ -89,7 +89,7 @@ impl Engine {
         assignee: Option<Option<Arc<str>>>,
         changes: Option<Arc<VariableDocument>>,
     ) {
-        let (ing, _, _) = intents(event);
+        let ing = task_transition(event).starting;
         let Some(t) = self.user_tasks.get_mut(&task) else {
             return;
         };
@@ -157,11 +157,12 @@ impl Engine {
         let Some(pending) = t.pending.take() else {
             return;
         };
-        let (_, ed, _) = intents(pending.event);
+        let row = task_transition(pending.event);
+        let ed = row.finished;
+        t.state = row.state_after;
         let ei = t.value.element_instance_key;
         match pending.event {
             ListenerEventType::Completing => {
-                t.state = UserTaskState::Completed;
                 let value = t.value.clone();
                 self.user_task_event(task, ed, value);
                 if let Some(i) = self.instances.get_mut(&ei) {
@@ -173,7 +174,6 @@ impl Engine {
                 self.queue.push_back(FollowUp::Complete(ei));
             }
             ListenerEventType::Canceling => {
-                t.state = UserTaskState::Canceled;
                 let value = t.value.clone();
                 self.user_task_event(task, ed, value);
                 // The element waited for the canceling listeners.
@@ -234,7 +234,7 @@ impl Engine {
             let Some(pending) = t.pending.take() else {
                 return;
             };
-            let (_, _, deny) = intents(pending.event);
+            let deny = task_transition(pending.event).denied;
             t.value = pending.before;
             t.state = UserTaskState::Created;
             let mut value = t.value.clone();

@@ -236,9 +236,10 @@ pub(crate) fn compile(
         zeebe: Default::default(),
         span: process.span,
     };
-    // Process-level execution listeners are checked, not run (their jobs would need a process
-    // node).
-    listeners(&process_element, &process.zeebe.execution_listeners)?;
+    let (start_listeners, end_listeners) =
+        listeners(&process_element, &process.zeebe.execution_listeners)?
+            .into_iter()
+            .partition(|l| l.event_type == "start");
     let mut conditions = Vec::with_capacity(process.flows.len());
     for f in &process.flows {
         conditions.push(match &f.condition {
@@ -272,6 +273,8 @@ pub(crate) fn compile(
         participant,
         elements,
         scope,
+        start_listeners,
+        end_listeners,
         event_start_events,
         conditions,
     })

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::model;
 use crate::model::ElementIdx;
-use crate::runtime::compile::definitions::{ExecElement, ScopeInfo};
+use crate::runtime::compile::definitions::{ExecElement, ListenerDef, ScopeInfo};
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::records::{BpmnElementType, Key};
 use crate::runtime::shared_json::SharedJson;
@@ -29,6 +29,9 @@ pub struct ExecutableProcess {
     pub(crate) elements: Vec<ExecElement>,
     /// The process as a scope (none start event, event sub-processes, listeners).
     pub(crate) scope: ScopeInfo,
+    /// The process's own execution listeners (jobs of the process instance).
+    pub(crate) start_listeners: Vec<ListenerDef>,
+    pub(crate) end_listeners: Vec<ListenerDef>,
     /// Process-level start events other than the none start event (message, timer, signal,
     /// conditional), in document order.
     pub(crate) event_start_events: Vec<ElementIdx>,

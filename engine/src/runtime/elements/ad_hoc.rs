@@ -397,7 +397,10 @@ impl Engine {
         let ahsp = job.element_instance_key;
         if !r.activate_elements.is_empty() {
             let p = self.process(job.proc);
-            let def = p.element(job.element).ad_hoc.as_ref();
+            let def = match job.element {
+                ElementRef::Element(e) => p.element(e).ad_hoc.as_ref(),
+                _ => None,
+            };
             let missing: Vec<String> = r
                 .activate_elements
                 .iter()

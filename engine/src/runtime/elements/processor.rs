@@ -339,26 +339,44 @@ impl Engine {
             let p = self.process(proc).clone();
             self.apply_input_mappings(key, &p.element(e).input_mappings)?;
         }
-        self.after_on_activate(key)
+        self.start_listeners_or_finalize(key)
     }
 
-    fn next_listener(&self, key: Key, start: bool) -> Option<&ListenerDef> {
+    /// The start (or end) execution listener at `index` of an instance's element, or of the
+    /// process for a process instance.
+    fn listener_at(&self, key: Key, start: bool, index: usize) -> Option<&ListenerDef> {
         let i = self.instances.get(&key)?;
-        // Process-level listeners are not run (their jobs would need a process node).
-        let e = i.element()?;
         if !behavior_of(i.element_type).runs_element_steps() {
             return None;
         }
-        let el = self.process(i.proc).element(e);
-        let listeners = if start {
-            &el.start_listeners
-        } else {
-            &el.end_listeners
+        let p = self.process(i.proc);
+        let listeners = match (i.element(), start) {
+            (Some(e), true) => &p.element(e).start_listeners,
+            (Some(e), false) => &p.element(e).end_listeners,
+            (None, true) => &p.start_listeners,
+            (None, false) => &p.end_listeners,
         };
-        listeners.get(i.listener_index as usize)
+        listeners.get(index)
     }
 
-    /// After input mappings: run the start execution listeners, then finalize.
+    /// The listener that follows the completed ones (Zeebe's execution listener index).
+    fn next_listener(&self, key: Key, start: bool) -> Option<&ListenerDef> {
+        let index = self.instances.get(&key)?.listener_index as usize;
+        self.listener_at(key, start, index)
+    }
+
+    /// After the input mappings: the first start listener, or the finalization. Zeebe's
+    /// `processElementWithListeners` always begins with the first listener, also when an
+    /// incident's resolution processes the activation again; only the resolution of an
+    /// EXTRACT_VALUE_ERROR resets the index that picks the listeners after it.
+    fn start_listeners_or_finalize(&mut self, key: Key) -> Step {
+        if let Some(l) = self.listener_at(key, true, 0).cloned() {
+            return self.create_listener_job(key, &l, ListenerEventType::Start);
+        }
+        self.finalize_activation(key)
+    }
+
+    /// A start listener completed: the next one, or the finalization.
     pub(crate) fn after_on_activate(&mut self, key: Key) -> Step {
         if let Some(l) = self.next_listener(key, true).cloned() {
             return self.create_listener_job(key, &l, ListenerEventType::Start);
@@ -410,7 +428,10 @@ impl Engine {
             return Ok(());
         };
         behavior_of(i.element_type).complete(self, key)?;
-        self.after_on_complete(key)
+        if let Some(l) = self.listener_at(key, false, 0).cloned() {
+            return self.create_listener_job(key, &l, ListenerEventType::End);
+        }
+        self.finalize_completion(key)
     }
 
     /// The element's output mappings; `propagate_locals`: the instance's local variables
@@ -440,7 +461,7 @@ impl Engine {
         self.apply_output_mappings(key, &p.element(e).output_mappings, propagate_locals)
     }
 
-    /// After output mappings: run the end execution listeners, then finalize.
+    /// An end listener completed: the next one, or the finalization.
     pub(crate) fn after_on_complete(&mut self, key: Key) -> Step {
         if let Some(l) = self.next_listener(key, false).cloned() {
             return self.create_listener_job(key, &l, ListenerEventType::End);

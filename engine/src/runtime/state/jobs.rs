@@ -1,4 +1,5 @@
-//! Jobs as the engine keeps them: their state and data, in key order.
+//! Jobs as the engine keeps them: their state and data, in key order, and the job lifecycle as a
+//! table of transitions.
 
 use std::sync::Arc;
 
@@ -20,6 +21,61 @@ pub enum JobState {
     ErrorThrown,
 }
 
+/// What moves a job from one state to another (completing and canceling remove it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JobTransition {
+    /// `JOB_BATCH ACTIVATED`: handed to a worker.
+    Activate,
+    /// `JOB TIMED_OUT`: the worker's deadline passed.
+    TimeOut,
+    /// `JOB FAILED` with retries left and a backoff.
+    FailWithBackoff,
+    /// `JOB FAILED` with retries left and no backoff.
+    FailAndRetry,
+    /// `JOB FAILED` with no retries left (an incident is raised).
+    FailWithoutRetries,
+    /// `JOB RECURRED_AFTER_BACKOFF`.
+    Recur,
+    /// `JOB ERROR_THROWN`.
+    ThrowError,
+    /// The job's incident is resolved.
+    ResolveIncident,
+}
+
+impl JobState {
+    /// The job lifecycle as a table: the state after `transition` from this state, `None` where
+    /// the transition cannot happen.
+    pub(crate) fn after(self, transition: JobTransition) -> Option<JobState> {
+        use JobState::*;
+        use JobTransition as T;
+        match (self, transition) {
+            (Activatable, T::Activate) => Some(Activated),
+            (Activated, T::TimeOut) => Some(Activatable),
+            (Activatable | Activated, T::FailWithBackoff) => Some(FailedBackoff),
+            (Activatable | Activated, T::FailAndRetry) => Some(Activatable),
+            (Activatable | Activated, T::FailWithoutRetries) => Some(Failed),
+            (FailedBackoff, T::Recur) => Some(Activatable),
+            (Activatable | Activated, T::ThrowError) => Some(ErrorThrown),
+            (Failed | ErrorThrown, T::ResolveIncident) => Some(Activatable),
+            _ => None,
+        }
+    }
+
+    /// Whether a worker may answer the job (complete it, fail it, throw an error).
+    pub(crate) fn is_answerable(self) -> bool {
+        matches!(self, JobState::Activatable | JobState::Activated)
+    }
+
+    /// The state's name in Zeebe's rejections.
+    pub(crate) fn rejection_name(self) -> &'static str {
+        match self {
+            JobState::Activatable | JobState::Activated => "ACTIVATABLE",
+            JobState::FailedBackoff | JobState::Failed => "FAILED",
+            JobState::ErrorThrown => "ERROR_THROWN",
+        }
+    }
+}
+
 /// A job: its state and its data, shared with the records written about it (see
 /// [`JobValue`]; reads go through `Deref`, writes through [`Job::value_mut`]).
 #[derive(Debug, Clone)]
@@ -30,6 +86,21 @@ pub struct Job {
 }
 
 impl Job {
+    /// Moves the job through its lifecycle table; a transition the table does not allow
+    /// leaves the state as it is (the callers check first).
+    pub(crate) fn transition(&mut self, transition: JobTransition) {
+        let next = self.state.after(transition);
+        debug_assert!(
+            next.is_some(),
+            "job {} cannot {transition:?} from {:?}",
+            self.key,
+            self.state
+        );
+        if let Some(state) = next {
+            self.state = state;
+        }
+    }
+
     /// The job's data for a change: copied first if a record still shares it.
     pub fn value_mut(&mut self) -> &mut JobValue {
         Arc::make_mut(&mut self.value)
@@ -105,5 +176,43 @@ impl std::ops::Index<&Key> for JobStore {
 
     fn index(&self, key: &Key) -> &Job {
         self.get(key).expect("job exists")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use JobTransition as T;
+
+    #[test]
+    fn a_job_is_answered_only_while_activatable_or_activated() {
+        use JobState::*;
+        for state in [Activatable, Activated, FailedBackoff, Failed, ErrorThrown] {
+            let answerable = state.is_answerable();
+            for t in [
+                T::FailWithBackoff,
+                T::FailAndRetry,
+                T::FailWithoutRetries,
+                T::ThrowError,
+            ] {
+                assert_eq!(state.after(t).is_some(), answerable, "{state:?} {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_lifecycle_rows() {
+        use JobState::*;
+        assert_eq!(Activatable.after(T::Activate), Some(Activated));
+        assert_eq!(Activated.after(T::Activate), None);
+        assert_eq!(Activated.after(T::TimeOut), Some(Activatable));
+        assert_eq!(Activatable.after(T::TimeOut), None);
+        assert_eq!(Activated.after(T::FailWithBackoff), Some(FailedBackoff));
+        assert_eq!(FailedBackoff.after(T::Recur), Some(Activatable));
+        assert_eq!(Activated.after(T::FailWithoutRetries), Some(Failed));
+        assert_eq!(Failed.after(T::ResolveIncident), Some(Activatable));
+        assert_eq!(ErrorThrown.after(T::ResolveIncident), Some(Activatable));
+        assert_eq!(FailedBackoff.after(T::ResolveIncident), None);
+        assert_eq!(Activatable.after(T::ResolveIncident), None);
     }
 }

@@ -1,4 +1,5 @@
-//! Camunda user tasks as the engine keeps them, and the record intents of their transitions.
+//! Camunda user tasks as the engine keeps them, and their lifecycle as a table of transitions
+//! (the record intents each writes).
 
 use std::sync::Arc;
 
@@ -38,25 +39,80 @@ pub(crate) struct PendingTransition {
     pub(crate) before: UserTaskValue,
 }
 
-pub(crate) fn intents(event: ListenerEventType) -> (OtherIntent, OtherIntent, Option<OtherIntent>) {
+/// One kind of user task transition, as a row of the user task lifecycle: the record that
+/// starts it (its task listeners run then), the record that finishes it, the record a denying
+/// task listener writes (`None`: it cannot be denied), and the state the task is in once it is
+/// finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TaskTransition {
+    pub(crate) starting: OtherIntent,
+    pub(crate) finished: OtherIntent,
+    pub(crate) denied: Option<OtherIntent>,
+    pub(crate) state_after: UserTaskState,
+}
+
+/// The user task lifecycle (Zeebe's `UserTaskIntent`s), one row per transition: every
+/// transition starts and ends in CREATED except completing and canceling.
+pub(crate) fn task_transition(event: ListenerEventType) -> TaskTransition {
     use ListenerEventType as L;
+    use OtherIntent as I;
+    let row = |starting, finished, denied, state_after| TaskTransition {
+        starting,
+        finished,
+        denied,
+        state_after,
+    };
     match event {
-        L::Creating => (OtherIntent::Creating, OtherIntent::Created, None),
-        L::Assigning => (
-            OtherIntent::Assigning,
-            OtherIntent::Assigned,
-            Some(OtherIntent::AssignmentDenied),
+        L::Creating => row(I::Creating, I::Created, None, UserTaskState::Created),
+        L::Assigning => row(
+            I::Assigning,
+            I::Assigned,
+            Some(I::AssignmentDenied),
+            UserTaskState::Created,
         ),
-        L::Updating => (
-            OtherIntent::Updating,
-            OtherIntent::Updated,
-            Some(OtherIntent::UpdateDenied),
+        L::Updating => row(
+            I::Updating,
+            I::Updated,
+            Some(I::UpdateDenied),
+            UserTaskState::Created,
         ),
-        L::Completing => (
-            OtherIntent::Completing,
-            OtherIntent::Completed,
-            Some(OtherIntent::CompletionDenied),
+        L::Completing => row(
+            I::Completing,
+            I::Completed,
+            Some(I::CompletionDenied),
+            UserTaskState::Completed,
         ),
-        _ => (OtherIntent::Canceling, OtherIntent::Canceled, None),
+        _ => row(I::Canceling, I::Canceled, None, UserTaskState::Canceled),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ListenerEventType as L;
+
+    #[test]
+    fn only_completing_and_canceling_leave_created() {
+        for event in [L::Creating, L::Assigning, L::Updating] {
+            assert_eq!(task_transition(event).state_after, UserTaskState::Created);
+        }
+        assert_eq!(
+            task_transition(L::Completing).state_after,
+            UserTaskState::Completed
+        );
+        assert_eq!(
+            task_transition(L::Canceling).state_after,
+            UserTaskState::Canceled
+        );
+    }
+
+    #[test]
+    fn creating_and_canceling_cannot_be_denied() {
+        assert_eq!(task_transition(L::Creating).denied, None);
+        assert_eq!(task_transition(L::Canceling).denied, None);
+        assert_eq!(
+            task_transition(L::Completing).denied,
+            Some(OtherIntent::CompletionDenied)
+        );
     }
 }

@@ -28,7 +28,7 @@ pub(super) fn initialize(
         return Ok(ready(tools));
     }
     let elements = match input.elements {
-        Some(value) => read_elements(value).map_err(Unsupported)?,
+        Some(value) => read_elements(value).map_err(|e| Unsupported(e.to_string()))?,
         None => Vec::new(),
     };
     let ResolvedTools { tools, gateways } = match resolve_tools(&elements) {

@@ -27,6 +27,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -89,9 +90,17 @@ pub struct RecordedCall {
 
 /// A request as the model saw it: the [`REQUEST_FIELDS`] it has, in that order. A field a
 /// recording leaves out is not compared.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RecordedRequest {
     fields: Map<String, Value>,
+    /// The hash, computed when first asked for (a recording is rewritten after every call).
+    hash: OnceLock<String>,
+}
+
+impl PartialEq for RecordedRequest {
+    fn eq(&self, other: &RecordedRequest) -> bool {
+        self.fields == other.fields
+    }
 }
 
 /// Why a recording cannot be read, written or replayed.
@@ -176,7 +185,10 @@ impl RecordedRequest {
                 }
             }
         }
-        RecordedRequest { fields }
+        RecordedRequest {
+            fields,
+            hash: OnceLock::new(),
+        }
     }
 
     /// A field, when the request has it.
@@ -190,10 +202,17 @@ impl RecordedRequest {
     }
 
     /// `sha256:<hex>` of the request's canonical JSON (keys sorted, no spaces).
-    pub fn hash(&self) -> String {
-        let mut canonical = String::new();
-        write_canonical(&Value::Object(self.fields.clone()), &mut canonical);
-        sha256(canonical.as_bytes())
+    pub fn hash(&self) -> &str {
+        self.hash.get_or_init(|| {
+            let mut canonical = Vec::new();
+            write_canonical_object(&self.fields, &mut canonical);
+            sha256(&canonical)
+        })
+    }
+
+    /// The fields, in order.
+    pub fn fields(&self) -> &Map<String, Value> {
+        &self.fields
     }
 
     /// The first difference from `actual` in the fields this request has, in field order,
@@ -398,34 +417,36 @@ pub fn sha256(bytes: &[u8]) -> String {
 }
 
 /// JSON with every object's keys sorted and no whitespace: equal values, equal text.
-fn write_canonical(value: &Value, out: &mut String) {
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
-        Value::Object(object) => {
-            let mut keys: Vec<&String> = object.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(&object[key], out);
-            }
-            out.push('}');
-        }
+        Value::Object(object) => write_canonical_object(object, out),
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        scalar => out.push_str(&scalar.to_string()),
+        scalar => serde_json::to_writer(&mut *out, scalar).expect("writing to memory"),
     }
+}
+
+fn write_canonical_object(object: &Map<String, Value>, out: &mut Vec<u8>) {
+    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    out.push(b'{');
+    for (i, (key, value)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut *out, key).expect("writing to memory");
+        out.push(b':');
+        write_canonical(value, out);
+    }
+    out.push(b'}');
 }
 
 impl From<Cassette> for Recording {
@@ -797,7 +818,7 @@ fn read_call(value: &Value, index: usize, problems: &mut Problems) -> Option<Rec
         (None, _) => {}
         (Some(hash), Some(request)) => {
             let expected = request.hash();
-            if hash.as_str() != Some(expected.as_str()) {
+            if hash.as_str() != Some(expected) {
                 problems.push(
                     &format!("{path}.requestHash"),
                     format!(
@@ -857,7 +878,7 @@ mod tests {
             b.to_json(),
             "fields are kept in the fixed order"
         );
-        assert!(is_sha256(&a.hash()));
+        assert!(is_sha256(a.hash()));
         assert_eq!(
             sha256(b""),
             "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -22,39 +22,29 @@ use serde_json::Value;
 /// The first Zeebe key: partition 1, counter 0 (`1 << 51`).
 const FIRST_KEY: u64 = 1 << 51;
 
-static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?(?:@[A-Za-z_]+(?:/[A-Za-z_+-]+)*|\[[A-Za-z_/+-]+\])?",
-    )
-    .expect("valid regex")
-});
+const TIMESTAMP: &str = r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?(?:@[A-Za-z_]+(?:/[A-Za-z_+-]+)*|\[[A-Za-z_/+-]+\])?";
 
-static DATE: LazyLock<Regex> = LazyLock::new(|| {
-    let month = "(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)";
+const MONTH: &str = "(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)";
+
+const UUID: &str =
+    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b";
+
+const PREFIXED_ID: &str = r"\b(?:call|toolu|tooluse|chatcmpl)[_-][A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*";
+
+const KEY_DIGITS: &str = r"\b\d{16,19}\b";
+
+/// Every standard rule in one pattern, each in its group, tried left to right at each position
+/// (a timestamp before the date it starts with): one search per string, and most strings match
+/// nothing. ASCII classes: the volatile values are ASCII, and Unicode classes cost every search.
+static VOLATILE: LazyLock<Regex> = LazyLock::new(|| {
+    let date = format!(
+        r"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b{MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}\b|\b\d{{1,2}}(?:st|nd|rd|th)? {MONTH}\.?,? \d{{4}}\b"
+    );
     Regex::new(&format!(
-        r"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b{month}\.? \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}\b|\b\d{{1,2}}(?:st|nd|rd|th)? {month}\.?,? \d{{4}}\b"
+        "(?-u)(?P<timestamp>{TIMESTAMP})|(?P<date>{date})|(?P<uuid>{UUID})|(?P<id>{PREFIXED_ID})|(?P<key>{KEY_DIGITS})"
     ))
     .expect("valid regex")
 });
-
-static UUID: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
-        .expect("valid regex")
-});
-
-static PREFIXED_ID: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(call|toolu|tooluse|chatcmpl)([_-])[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*")
-        .expect("valid regex")
-});
-
-static KEY_DIGITS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b\d{16,19}\b").expect("valid regex"));
-
-/// Something cheap to test before the rules run: a string without a digit holds none of the
-/// standard volatile values.
-fn may_hold_volatile(text: &str) -> bool {
-    text.bytes().any(|b| b.is_ascii_digit())
-}
 
 /// A JSON pointer to ignore, with `*` for every key or index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,6 +163,11 @@ impl Normalizer {
         Normalizer::default()
     }
 
+    /// Whether only the standard rules apply (a recording made with them needs no second pass).
+    pub fn is_standard(&self) -> bool {
+        self.ignored.is_empty() && self.replacements.is_empty() && self.custom.is_empty()
+    }
+
     /// Leaves the value at a JSON pointer into the request out of the comparison.
     pub fn ignore(mut self, pointer: &str) -> Result<Normalizer, PointerError> {
         self.ignored.push(IgnoredPath::new(pointer)?);
@@ -236,36 +231,34 @@ impl Normalizer {
 
 /// The standard placeholders in one string, or `None` when it has no volatile value.
 pub fn normalize_text(text: &str) -> Option<String> {
-    if !may_hold_volatile(text) {
+    // Every volatile value has a digit.
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
-    let mut out = Cow::Borrowed(text);
-    let mut apply = |re: &Regex, with: &dyn Fn(&regex::Captures<'_>) -> String| {
-        if re.is_match(&out) {
-            let replaced = re
-                .replace_all(&out, |c: &regex::Captures<'_>| with(c))
-                .into_owned();
-            out = Cow::Owned(replaced);
-        }
-    };
-    apply(&TIMESTAMP, &|_| "<timestamp>".to_string());
-    apply(&DATE, &|_| "<date>".to_string());
-    apply(&UUID, &|_| "<uuid>".to_string());
-    apply(&PREFIXED_ID, &|c| format!("{}{}<id>", &c[1], &c[2]));
-    apply(&KEY_DIGITS, &|c| {
-        if c[0].parse::<u64>().is_ok_and(is_key) {
+    let replaced = VOLATILE.replace_all(text, |c: &regex::Captures<'_>| {
+        let whole = &c[0];
+        if c.name("timestamp").is_some() {
+            "<timestamp>".to_string()
+        } else if c.name("date").is_some() {
+            "<date>".to_string()
+        } else if c.name("uuid").is_some() {
+            "<uuid>".to_string()
+        } else if c.name("id").is_some() {
+            let prefix = whole.find(['_', '-']).map_or(whole, |at| &whole[..=at]);
+            format!("{prefix}<id>")
+        } else if whole.parse::<u64>().is_ok_and(is_key) {
             "<key>".to_string()
         } else {
-            c[0].to_string()
+            whole.to_string()
         }
     });
-    match out {
+    match replaced {
         Cow::Owned(normalized) if normalized != text => Some(normalized),
         _ => None,
     }
 }
 
-fn is_key(n: u64) -> bool {
+pub(crate) fn is_key(n: u64) -> bool {
     (FIRST_KEY..=i64::MAX as u64).contains(&n)
 }
 

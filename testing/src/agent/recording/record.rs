@@ -62,6 +62,16 @@ impl Recorder {
         self.save()
     }
 
+    /// Appends a model call's turn alone (its request is not kept). Writes nothing: a run
+    /// replayed with checks keeps its trajectories in memory, to explain a drift.
+    pub fn record_turn(&mut self, turn: &Turn) {
+        self.recording.calls.push(RecordedCall {
+            request: None,
+            turn: turn.clone(),
+            trajectory: Vec::new(),
+        });
+    }
+
     /// Adds what happened since the last model call to its trajectory (events before the first
     /// call are dropped). Writes the file when something was added.
     pub fn extend_trajectory(
@@ -72,13 +82,9 @@ impl Recorder {
             return Ok(());
         };
         let before = last.trajectory.len();
-        for event in events {
-            let mut json = event.to_json();
-            self.redactor.redact(&mut json);
-            normalize_event(&self.normalizer, &mut json);
-            if let Ok(event) = TraceEvent::from_json(&json, "event") {
-                last.trajectory.push(event);
-            }
+        for mut event in events {
+            prepare_event(&self.normalizer, &self.redactor, &mut event);
+            last.trajectory.push(event);
         }
         if last.trajectory.len() == before {
             return Ok(());
@@ -102,15 +108,30 @@ impl Recorder {
     }
 }
 
-/// Events hold values a run picks (keys, timestamps in tool results): the request's value
-/// rules make two runs' trajectories comparable.
-fn normalize_event(normalizer: &Normalizer, event: &mut Value) {
-    if let Some(Value::Object(fields)) = event.as_object_mut().and_then(|o| o.values_mut().next()) {
-        for key in ["arguments", "content", "message"] {
-            if let Some(value) = fields.get_mut(key) {
-                normalizer.normalize_values(value);
+/// Events hold values a run picks (keys, timestamps in tool results) and may hold secrets:
+/// the request's value rules and the redaction make two runs' trajectories comparable and
+/// safe to write.
+fn prepare_event(normalizer: &Normalizer, redactor: &Redactor, event: &mut TraceEvent) {
+    match event {
+        TraceEvent::ToolActivated {
+            arguments: value, ..
+        }
+        | TraceEvent::ToolResult { content: value, .. } => {
+            redactor.redact(value);
+            normalizer.normalize_values(value);
+        }
+        TraceEvent::IncidentCreated { message, .. } => {
+            let mut value = Value::String(std::mem::take(message));
+            redactor.redact(&mut value);
+            normalizer.normalize_values(&mut value);
+            if let Value::String(text) = value {
+                *message = text;
             }
         }
+        TraceEvent::ModelCall(_)
+        | TraceEvent::ElementCompleted { .. }
+        | TraceEvent::ElementTerminated { .. }
+        | TraceEvent::IncidentResolved { .. } => {}
     }
 }
 

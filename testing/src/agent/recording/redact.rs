@@ -22,7 +22,7 @@ pub const REDACTED: &str = "[REDACTED]";
 
 static SECRETS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}",
+        r"(?-u)\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}",
         r"|\bBearer\s+[A-Za-z0-9._~+/=-]{8,}",
         r"|\bAKIA[0-9A-Z]{16}\b",
         r"|\bAIza[0-9A-Za-z_-]{35}",
@@ -59,6 +59,11 @@ impl Redactor {
     /// The standard patterns only.
     pub fn standard() -> Redactor {
         Redactor::default()
+    }
+
+    /// Whether only the standard patterns apply.
+    pub fn is_standard(&self) -> bool {
+        self.patterns.is_empty() && self.custom.is_empty()
     }
 
     /// Every match of `pattern` becomes `[REDACTED]` as well.

@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::diff::Difference;
+use super::diff::{Difference, same_json};
 use super::format::{RecordedRequest, Recording};
-use super::normalize::Normalizer;
+use super::normalize::{Normalizer, is_key, normalize_text};
 use super::redact::Redactor;
 use crate::agent::turn::Turn;
 
@@ -69,6 +69,8 @@ pub struct Replayer {
     /// The recorded requests normalised with this replay's rules (a test may add rules after
     /// recording).
     recorded: Vec<Option<RecordedRequest>>,
+    /// Only the standard rules apply: requests are compared raw first (see [`matches_raw`]).
+    standard: bool,
     used: Vec<bool>,
     calls: u32,
 }
@@ -89,13 +91,20 @@ impl Replayer {
         normalizer: Normalizer,
         redactor: Redactor,
     ) -> Replayer {
+        // The standard rules were applied when recording and change nothing the second time;
+        // a test's own rules may be newer than the recording.
+        let standard = normalizer.is_standard() && redactor.is_standard();
         let recorded = recording
             .calls
             .iter()
             .map(|call| {
-                call.request
-                    .as_ref()
-                    .map(|request| prepare(&request.to_json(), &normalizer, &redactor))
+                call.request.as_ref().map(|request| {
+                    if standard {
+                        request.clone()
+                    } else {
+                        prepare(&request.to_json(), &normalizer, &redactor)
+                    }
+                })
             })
             .collect();
         let used = vec![false; recording.calls.len()];
@@ -105,6 +114,7 @@ impl Replayer {
             normalizer,
             redactor,
             recorded,
+            standard,
             used,
             calls: 0,
         }
@@ -141,31 +151,26 @@ impl Replayer {
         let played = match self.mode {
             MatchMode::InOrder | MatchMode::TurnsOnly => {
                 let entry = self.used.iter().position(|u| !u).ok_or(exhausted)?;
-                if checked && let Some(recorded) = &self.recorded[entry] {
-                    let actual = self.prepare(request);
-                    if let Some(difference) = recorded.first_difference(&actual) {
-                        return Err(Mismatch::Differs {
-                            call,
-                            entry,
-                            difference: Box::new(difference),
-                            actual: Box::new(actual),
-                        });
-                    }
+                let compared = checked && self.recorded[entry].is_some();
+                if compared && let Err(mismatch) = self.check(entry, request, call) {
+                    return Err(mismatch);
                 }
                 Played {
                     entry,
-                    checked: checked && self.recorded[entry].is_some(),
+                    checked: compared,
                 }
             }
             MatchMode::ByRequest => {
                 let first_unused = self.used.iter().position(|u| !u).ok_or(exhausted)?;
-                let actual = self.prepare(request);
+                let mut prepared = None;
                 let found = (first_unused..self.used.len())
                     .filter(|&i| !self.used[i])
-                    .find(|&i| {
-                        self.recorded[i]
-                            .as_ref()
-                            .is_none_or(|r| r.first_difference(&actual).is_none())
+                    .find(|&i| match &self.recorded[i] {
+                        None => true,
+                        Some(r) if self.standard && matches_raw(r, request, &self.redactor) => true,
+                        Some(r) => r
+                            .first_difference(prepared.get_or_insert_with(|| self.prepare(request)))
+                            .is_none(),
                     });
                 match found {
                     Some(entry) => Played {
@@ -173,6 +178,7 @@ impl Replayer {
                         checked: self.recorded[entry].is_some(),
                     },
                     None => {
+                        let actual = prepared.unwrap_or_else(|| self.prepare(request));
                         let difference = self.recorded[first_unused]
                             .as_ref()
                             .and_then(|r| r.first_difference(&actual))
@@ -189,6 +195,28 @@ impl Replayer {
         };
         self.used[played.entry] = true;
         Ok(played)
+    }
+
+    /// Compares a request with recorded call `entry`: raw first when only the standard rules
+    /// apply, and normalised when that finds a difference (so the difference is the one a full
+    /// normalisation gives).
+    fn check(&self, entry: usize, request: &Value, call: u32) -> Result<(), Mismatch> {
+        let Some(recorded) = &self.recorded[entry] else {
+            return Ok(());
+        };
+        if self.standard && matches_raw(recorded, request, &self.redactor) {
+            return Ok(());
+        }
+        let actual = self.prepare(request);
+        match recorded.first_difference(&actual) {
+            None => Ok(()),
+            Some(difference) => Err(Mismatch::Differs {
+                call,
+                entry,
+                difference: Box::new(difference),
+                actual: Box::new(actual),
+            }),
+        }
     }
 
     /// Takes the next unused recorded call without checking (drift mode goes on after a
@@ -213,6 +241,103 @@ impl Replayer {
     pub fn unplayed(&self) -> Vec<usize> {
         (0..self.used.len()).filter(|&i| !self.used[i]).collect()
     }
+}
+
+/// Whether `actual`, redacted and normalised with the standard rules, equals `recorded` (which
+/// is), deciding on the raw values where they are equal: the standard rules give their own
+/// output back unchanged, so only the values that differ need them. `false` can also mean
+/// "not sure": the caller then normalises the whole request.
+fn matches_raw(recorded: &RecordedRequest, actual: &Value, redactor: &Redactor) -> bool {
+    let Some(actual) = actual.as_object() else {
+        return false;
+    };
+    recorded
+        .fields()
+        .iter()
+        .all(|(field, r)| match actual.get(field) {
+            None => false,
+            Some(a) => match field.as_str() {
+                "tools" => same_tools(r, a, redactor),
+                "toolCallResults" => same_items(r, a, redactor),
+                "messages" => same_messages(r, a, redactor),
+                _ => same_value(r, a, redactor),
+            },
+        })
+}
+
+fn same_value(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool {
+    match (recorded, actual) {
+        (Value::String(r), Value::String(a)) => {
+            r == a || {
+                let redacted = redactor.redact_text(a);
+                match normalize_text(&redacted) {
+                    Some(normalized) => normalized == *r,
+                    None => *redacted == **r,
+                }
+            }
+        }
+        (Value::String(r), Value::Number(n)) => r == "<key>" && n.as_u64().is_some_and(is_key),
+        (Value::Array(r), Value::Array(a)) => {
+            r.len() == a.len() && r.iter().zip(a).all(|(r, a)| same_value(r, a, redactor))
+        }
+        (Value::Object(r), Value::Object(a)) => {
+            r.len() == a.len()
+                && r.iter()
+                    .all(|(k, rv)| a.get(k).is_some_and(|av| same_value(rv, av, redactor)))
+        }
+        _ => same_json(recorded, actual),
+    }
+}
+
+/// Objects whose `id` (a tool call's) the recording left out.
+fn same_items(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool {
+    let (Some(r), Some(a)) = (recorded.as_array(), actual.as_array()) else {
+        return same_value(recorded, actual, redactor);
+    };
+    r.len() == a.len()
+        && r.iter().zip(a).all(|(r, a)| match (r, a) {
+            (Value::Object(ro), Value::Object(ao)) => {
+                ro.len() + usize::from(ao.contains_key("id")) == ao.len()
+                    && !ro.contains_key("id")
+                    && ro
+                        .iter()
+                        .all(|(k, rv)| ao.get(k).is_some_and(|av| same_value(rv, av, redactor)))
+            }
+            _ => same_value(r, a, redactor),
+        })
+}
+
+fn same_messages(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool {
+    let (Some(r), Some(a)) = (recorded.as_array(), actual.as_array()) else {
+        return same_value(recorded, actual, redactor);
+    };
+    r.len() == a.len()
+        && r.iter().zip(a).all(|(r, a)| match (r, a) {
+            (Value::Object(ro), Value::Object(ao)) => {
+                ro.len() == ao.len()
+                    && ro.iter().all(|(k, rv)| {
+                        ao.get(k).is_some_and(|av| match k.as_str() {
+                            "toolCalls" | "results" => same_items(rv, av, redactor),
+                            _ => same_value(rv, av, redactor),
+                        })
+                    })
+            }
+            _ => same_value(r, a, redactor),
+        })
+}
+
+/// The recorded tools are in name order; the actual ones in Zeebe's.
+fn same_tools(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool {
+    let (Some(r), Some(a)) = (recorded.as_array(), actual.as_array()) else {
+        return same_value(recorded, actual, redactor);
+    };
+    let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_string);
+    let mut sorted: Vec<&Value> = a.iter().collect();
+    sorted.sort_by_key(|t| name(t));
+    r.len() == sorted.len()
+        && r.iter()
+            .zip(sorted)
+            .all(|(r, a)| same_value(r, a, redactor))
 }
 
 /// Redacts, then normalises, and keeps the request fields.
@@ -340,5 +465,63 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    /// The raw comparison never says "equal" where the full normalisation finds a difference,
+    /// and says it for the requests a run repeats.
+    #[test]
+    fn the_raw_comparison_agrees_with_the_full_normalisation() {
+        let normalizer = Normalizer::standard();
+        let redactor = Redactor::standard();
+        let base = json!({
+            "tools": [{"name": "b", "inputSchema": {"k": 1}}, {"name": "a", "description": "x 1042"}],
+            "userPrompt": "key sk-ant-0123456789abcdefghij at 2025-01-01T00:00:00Z",
+            "toolCallResults": [{"id": "call_1_1", "name": "a", "content": {"key": 2251799813685262_u64, "n": 1}}],
+            "messages": [
+                {"role": "assistant", "toolCalls": [{"id": "x", "name": "a", "arguments": {}}], "metadata": {"timestamp": "2025-01-01T00:00:00Z"}},
+                {"role": "tool_call_result", "results": [{"id": "x", "name": "a", "content": [], "completedAt": "2025-01-01T00:00:00@UTC"}]}
+            ]
+        });
+        let recorded = prepare(&base, &normalizer, &redactor);
+        let variants = [
+            base.clone(),
+            json!({"userPrompt": "other"}),
+            {
+                let mut v = base.clone();
+                v["toolCallResults"][0]["id"] = json!("toolu_9");
+                v["messages"][0]["metadata"]["timestamp"] = json!("2031-06-07T08:09:10Z");
+                v["toolCallResults"][0]["content"]["key"] = json!(2251799813699999_u64);
+                v
+            },
+            {
+                let mut v = base.clone();
+                v["toolCallResults"][0]["content"]["n"] = json!(1.0);
+                v
+            },
+            {
+                let mut v = base.clone();
+                v["toolCallResults"][0]["content"]["n"] = json!(2);
+                v
+            },
+            {
+                let mut v = base.clone();
+                v["tools"] = json!([{"name": "a", "description": "x 1042"}, {"name": "b", "inputSchema": {"k": 1}}]);
+                v
+            },
+            {
+                let mut v = base.clone();
+                v["messages"][1]["results"][0]["extra"] = json!(true);
+                v
+            },
+        ];
+        let expected_equal = [true, false, true, true, false, true, false];
+        for (variant, equal) in variants.iter().zip(expected_equal) {
+            let full = recorded
+                .first_difference(&prepare(variant, &normalizer, &redactor))
+                .is_none();
+            let raw = matches_raw(&recorded, variant, &redactor);
+            assert_eq!(full, equal, "{variant}");
+            assert_eq!(raw, equal, "{variant}");
+        }
     }
 }

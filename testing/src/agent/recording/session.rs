@@ -3,9 +3,9 @@
 //! mismatch fails with its drift message), or replaying for a drift report (mismatches are
 //! collected and the run goes on).
 //!
-//! The session reads the run's trace from the engine at each model call and whenever it is
-//! synced (at quiescence, at the end), so every call's trajectory is what happened between it
-//! and the next call.
+//! The session reads the run's trace from the engine whenever it is synced — before each model
+//! call, at quiescence, at the end — so every call's trajectory is what happened between it and
+//! the next call.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -102,6 +102,8 @@ pub struct CassetteSession {
     reader: TraceReader,
     context: DriftContext,
     drift: bool,
+    /// Whether requests and the trace are read (not when replaying turns only).
+    watching: bool,
     drifts: Vec<Drift>,
 }
 
@@ -209,8 +211,15 @@ impl CassetteSession {
                 None,
             )
         };
+        let watching = match &kind {
+            Kind::Recording(_) => true,
+            Kind::Replaying { replayer, .. } => {
+                replayer.mode() != MatchMode::TurnsOnly || options.drift
+            }
+        };
         Ok(CassetteSession {
             agent: agent.to_string(),
+            watching,
             kind,
             run: Recorder::new(agent, process, file, options.normalizer, options.redactor),
             reader: TraceReader::from_now(engine),
@@ -252,86 +261,108 @@ impl CassetteSession {
         &self.drifts
     }
 
-    /// The turn for a model call, whose request is `request`.
-    pub fn answer(
-        &mut self,
-        engine: &Engine,
-        request: &AgentRequest,
-    ) -> Result<Turn, SessionFailure> {
-        self.sync(engine)
-            .map_err(|e| SessionFailure::Other(e.to_string()))?;
-        let json = request_json(request, None);
-        let turn = match &mut self.kind {
-            Kind::Recording(turns) => turns(request, &json).map_err(SessionFailure::Other)?,
-            Kind::Replaying { replayer, live } => {
-                let answer = replayer.answer(&json);
-                let actual_before = self
-                    .run
-                    .recording()
-                    .calls
-                    .last()
-                    .map_or(&[][..], |c| c.trajectory.as_slice());
-                let recorded_turn = match answer {
-                    Ok(played) => Some(replayer.turn(played.entry).clone()),
-                    Err(Mismatch::Differs {
+    /// The turn for a model call, whose request is `request`. Sync first (see
+    /// [`CassetteSession::sync`]), so that the previous call's trajectory is complete.
+    pub fn answer(&mut self, request: &AgentRequest) -> Result<Turn, SessionFailure> {
+        let other = |e: RecordingError| SessionFailure::Other(e.to_string());
+        let (replayer, live) = match &mut self.kind {
+            Kind::Recording(turns) => {
+                let json = request_json(request, None);
+                let turn = turns(request, &json).map_err(SessionFailure::Other)?;
+                self.run.record_call(&json, &turn).map_err(other)?;
+                return Ok(turn);
+            }
+            Kind::Replaying { replayer, live } => (replayer, live),
+        };
+        if !self.watching {
+            // Turns only: nothing is compared, nothing needs explaining.
+            let played = replayer.answer(&Value::Null);
+            return match played {
+                Ok(played) => Ok(replayer.turn(played.entry).clone()),
+                // Turns only can only run out.
+                Err(Mismatch::Exhausted { call, .. } | Mismatch::Differs { call, .. }) => {
+                    Err(SessionFailure::Drift(Box::new(self.context.extra_call(
                         call,
-                        entry,
-                        difference,
-                        actual,
-                    }) => {
-                        let recording = replayer.recording();
-                        let recorded = replayer
-                            .recorded_request(entry)
-                            .cloned()
-                            .unwrap_or_default();
-                        let recorded_before = entry
-                            .checked_sub(1)
-                            .map_or(&[][..], |i| recording.calls[i].trajectory.as_slice());
-                        let drift = self.context.mismatch(
-                            call,
-                            *difference,
-                            &recorded,
-                            &actual,
-                            recorded_before,
-                            actual_before,
-                        );
-                        if !self.drift {
-                            return Err(SessionFailure::Drift(Box::new(drift)));
-                        }
-                        self.drifts.push(drift);
-                        replayer.take_next().map(|i| replayer.turn(i).clone())
-                    }
-                    Err(Mismatch::Exhausted { call, .. }) => {
-                        let actual = replayer.prepare(&json);
-                        let drift = self.context.extra_call(
-                            call,
-                            replayer.recording(),
-                            &actual,
-                            actual_before,
-                        );
-                        if !self.drift || live.is_none() {
-                            return Err(SessionFailure::Drift(Box::new(drift)));
-                        }
-                        self.drifts.push(drift);
-                        None
-                    }
-                };
-                match (live, recorded_turn) {
-                    (Some(live), _) => live(request, &json).map_err(SessionFailure::Other)?,
-                    (None, Some(turn)) => turn,
-                    (None, None) => unreachable!("no turn is answered only with a live model"),
+                        replayer.recording(),
+                        &Default::default(),
+                        &[],
+                    ))))
                 }
+            };
+        }
+        let json = request_json(request, None);
+        let actual_before = self
+            .run
+            .recording()
+            .calls
+            .last()
+            .map_or(&[][..], |c| c.trajectory.as_slice());
+        let recorded_turn = match replayer.answer(&json) {
+            Ok(played) => Some(replayer.turn(played.entry).clone()),
+            Err(Mismatch::Differs {
+                call,
+                entry,
+                difference,
+                actual,
+            }) => {
+                let recorded = replayer
+                    .recorded_request(entry)
+                    .cloned()
+                    .unwrap_or_default();
+                let recorded_before = entry.checked_sub(1).map_or(&[][..], |i| {
+                    replayer.recording().calls[i].trajectory.as_slice()
+                });
+                let drift = self.context.mismatch(
+                    call,
+                    *difference,
+                    &recorded,
+                    &actual,
+                    recorded_before,
+                    actual_before,
+                );
+                if !self.drift {
+                    return Err(SessionFailure::Drift(Box::new(drift)));
+                }
+                self.drifts.push(drift);
+                replayer.take_next().map(|i| replayer.turn(i).clone())
+            }
+            Err(Mismatch::Exhausted { call, .. }) => {
+                let actual = replayer.prepare(&json);
+                let drift =
+                    self.context
+                        .extra_call(call, replayer.recording(), &actual, actual_before);
+                if !self.drift || live.is_none() {
+                    return Err(SessionFailure::Drift(Box::new(drift)));
+                }
+                self.drifts.push(drift);
+                None
             }
         };
-        self.run
-            .record_call(&json, &turn)
-            .map_err(|e| SessionFailure::Other(e.to_string()))?;
+        let turn = match (live, recorded_turn) {
+            (Some(live), _) => live(request, &json).map_err(SessionFailure::Other)?,
+            (None, Some(turn)) => turn,
+            (None, None) => {
+                return Err(SessionFailure::Other(format!(
+                    "{} has no call left to replay for model call {} of \"{}\"",
+                    self.context.source, request.model_call, self.agent
+                )));
+            }
+        };
+        if self.drift {
+            self.run.record_call(&json, &turn).map_err(other)?;
+        } else {
+            // The run's trajectories explain a later mismatch; its requests are not needed.
+            self.run.record_turn(&turn);
+        }
         Ok(turn)
     }
 
     /// Reads what happened since the last model call (or sync) into its trajectory; a recording
     /// is rewritten when it changed.
     pub fn sync(&mut self, engine: &Engine) -> Result<(), RecordingError> {
+        if !self.watching {
+            return Ok(());
+        }
         let events = self.reader.read(engine);
         self.run.extend_trajectory(events)
     }

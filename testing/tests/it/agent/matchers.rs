@@ -58,7 +58,10 @@ fn matching_sequences() {
 }
 
 fn mismatch(expected: Vec<baton_testing::agent::ExpectedCall>) -> String {
-    played().check_called_tools(expected).unwrap_err()
+    played()
+        .check_called_tools(expected)
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
@@ -123,7 +126,8 @@ fn matcher_messages() {
         .map(|(expected, label)| {
             let message = played()
                 .check_called_tools([expected, tool("search-kb"), tool("create-ticket")])
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
             format!("{label}: {}", message.lines().next().unwrap())
         })
         .collect();

@@ -267,7 +267,10 @@ impl Session {
             agent,
             baton_testing::agent::AgentScript::handler(move |request| {
                 let t = weak.upgrade().expect("the test is alive");
-                t.with_engine(|e| answering.borrow_mut().answer(e, request))
+                let mut session = answering.borrow_mut();
+                t.with_engine(|e| session.sync(e)).unwrap();
+                session
+                    .answer(request)
                     .unwrap_or_else(|failure| panic!("{failure}"))
             }),
         );
@@ -718,8 +721,9 @@ fn a_recording_run_killed_halfway_child() {
         "support-agent",
         baton_testing::agent::AgentScript::handler(move |request| {
             let t = weak.upgrade().unwrap();
-            t.with_engine(|e| session.borrow_mut().answer(e, request))
-                .unwrap()
+            let mut session = session.borrow_mut();
+            t.with_engine(|e| session.sync(e)).unwrap();
+            session.answer(request).unwrap()
         }),
     );
     test.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}));

@@ -115,11 +115,13 @@ fn gateways_are_not_tools() {
 #[test]
 fn a_variable_not_in_zeebes_shape_is_named_by_its_index() {
     assert_eq!(
-        read_elements(&json!({})).unwrap_err(),
+        read_elements(&json!({})).unwrap_err().to_string(),
         "adHocSubProcessElements must be a list, got {}"
     );
     assert_eq!(
-        read_elements(&json!([{"elementId": "A"}, {"name": "B"}])).unwrap_err(),
+        read_elements(&json!([{"elementId": "A"}, {"name": "B"}]))
+            .unwrap_err()
+            .to_string(),
         "adHocSubProcessElements[1].elementId is missing"
     );
 }

@@ -1,6 +1,10 @@
-//! `baton bench`: runs one workload of the shared benchmark (a `manifest.json` written by
-//! `gen_workloads.py --dialect zeebe`) N times, completes the jobs the way the peer runners do,
-//! checks every instance, and prints one JSON line like the peer runners.
+//! baton's runner of the peer benchmark: runs one workload (a `manifest.json` written by
+//! `../shared/bench/gen_workloads.py --dialect zeebe`) N times, completes the jobs the way the
+//! peer runners do, checks every instance, and prints one JSON line with the peer runners'
+//! fields, so baton's line sits in their table.
+//!
+//! `cargo run --release -p baton-benches --example peer_bench -- --manifest FILE --workload NAME
+//! [-n N]`
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,8 +17,9 @@ use baton_engine::runtime::{
 };
 use serde_json::{Value as Json, json};
 
-#[derive(clap::Args, Debug)]
-pub struct Args {
+#[derive(clap::Parser, Debug)]
+#[command(name = "peer_bench")]
+struct Args {
     /// The manifest.json of a generated workload directory.
     #[arg(long)]
     manifest: PathBuf,
@@ -198,7 +203,9 @@ fn check(
     Ok(())
 }
 
-pub fn run(args: &Args) -> ExitCode {
+fn main() -> ExitCode {
+    let args = <Args as clap::Parser>::parse();
+    let args = &args;
     let w = match load(args) {
         Ok(w) => w,
         Err(e) => return fail(&args.workload, args.n, e),
