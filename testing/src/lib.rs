@@ -64,7 +64,9 @@ pub use assertions::{
     IncidentExpectation, InstanceState, SubscriptionState, UserTaskExpectation, UserTaskSelector,
     VariableScope,
 };
-pub use baton_engine::runtime::{CreateInstance, ErrorType, Key, PublishMessage, UserTaskState};
+pub use baton_engine::runtime::{
+    CreateInstance, DEFAULT_TENANT, ErrorType, Key, PublishMessage, UserTaskState,
+};
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};
 pub use deployment::{DeployError, Deployment};
 pub use instance::{Run, RunState};

@@ -1013,6 +1013,31 @@ impl ProcessTest {
         }
     }
 
+    /// Sets cluster variables (Camunda 8.10) for this test's engine: FEEL reads them as
+    /// `camunda.vars.cluster.NAME` and `camunda.vars.env.NAME` (after the process variables:
+    /// a variable named `camunda` hides them). Set again, a variable is replaced.
+    #[track_caller]
+    pub fn set_cluster_variables(&self, variables: impl IntoVariables) {
+        self.set_cluster_variables_of(None, variables);
+    }
+
+    /// Sets cluster variables of a tenant: `camunda.vars.tenant.NAME`, and
+    /// `camunda.vars.env.NAME` over a global variable of the same name. baton's process
+    /// instances belong to Zeebe's default tenant, `"<default>"`
+    /// ([`DEFAULT_TENANT`](crate::DEFAULT_TENANT)): only its variables are read.
+    #[track_caller]
+    pub fn set_tenant_cluster_variables(&self, tenant_id: &str, variables: impl IntoVariables) {
+        self.set_cluster_variables_of(Some(tenant_id), variables);
+    }
+
+    #[track_caller]
+    fn set_cluster_variables_of(&self, tenant_id: Option<&str>, variables: impl IntoVariables) {
+        let vars = variables_or_panic(variables);
+        if let Err(r) = self.act(|e| e.set_cluster_variables(tenant_id, vars)) {
+            panic!("cannot set cluster variables: {}", r.message);
+        }
+    }
+
     /// The virtual clock as an ISO-8601 instant.
     pub fn now(&self) -> String {
         crate::clock::format_instant(self.inner.borrow().engine.now())

@@ -314,6 +314,23 @@ impl Engine {
     pub fn set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
         self.apply(Command::SetClock { epoch_millis }).map(drop)
     }
+
+    /// Sets cluster variables (Zeebe 8.10): global ones (`tenant_id` `None`), read in FEEL as
+    /// `camunda.vars.cluster.NAME`, or a tenant's, read as `camunda.vars.tenant.NAME` by the
+    /// process instances of that tenant; `camunda.vars.env.NAME` reads the tenant's value, else
+    /// the global one. baton's process instances belong to Zeebe's default tenant
+    /// [`DEFAULT_TENANT`](crate::runtime::DEFAULT_TENANT). A variable set again is replaced.
+    pub fn set_cluster_variables(
+        &mut self,
+        tenant_id: Option<&str>,
+        variables: VariableDocument,
+    ) -> Result<(), Rejection> {
+        self.apply(Command::SetClusterVariables {
+            tenant_id: tenant_id.map(str::to_owned),
+            variables,
+        })
+        .map(drop)
+    }
 }
 
 impl Applied {

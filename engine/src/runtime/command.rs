@@ -124,6 +124,12 @@ pub enum Command {
         decision_id: String,
         output: Json,
     },
+    /// Set cluster variables (Zeebe 8.10), read in FEEL as `camunda.vars.cluster.*` (no
+    /// tenant) or `camunda.vars.tenant.*` (that tenant's), and both as `camunda.vars.env.*`.
+    SetClusterVariables {
+        tenant_id: Option<String>,
+        variables: VariableDocument,
+    },
 }
 
 /// What an applied [`Command`] answered, as the matching engine method returns it.

@@ -13,6 +13,7 @@ use crate::runtime::records::{
     ProcessInstanceIntent, ProcessInstanceValue, Record, RecordType, RecordValue, Rejection,
     RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
+use crate::runtime::state::cluster_variables::ClusterVariables;
 use crate::runtime::state::compensation::CompensationState;
 use crate::runtime::state::conditionals::ConditionalState;
 use crate::runtime::state::deployments::Deployments;
@@ -119,6 +120,8 @@ pub struct Engine {
     pub(crate) conditionals: ConditionalState,
     pub(crate) compensation: CompensationState,
     pub(crate) feel: FeelState,
+    /// What `camunda.vars.*` reads in FEEL.
+    pub(crate) cluster_variables: ClusterVariables,
     pub(crate) empty: SharedEmpties,
     /// The commands carried out, when recording (see [`Engine::record_commands`]).
     pub(crate) recorded: RecordedCommands,
@@ -166,6 +169,7 @@ impl Engine {
             conditionals: ConditionalState::default(),
             compensation: CompensationState::default(),
             feel: FeelState::default(),
+            cluster_variables: ClusterVariables::default(),
             empty: SharedEmpties::default(),
             recorded: RecordedCommands::default(),
         }
@@ -572,6 +576,12 @@ impl Engine {
                 .map(Applied::Evaluated),
             Command::AdvanceClock { millis } => self.apply_advance_clock(millis).map(done),
             Command::SetClock { epoch_millis } => self.apply_set_clock(epoch_millis).map(done),
+            Command::SetClusterVariables {
+                tenant_id,
+                variables,
+            } => self
+                .apply_set_cluster_variables(tenant_id, variables)
+                .map(done),
             Command::MockDecision {
                 decision_id,
                 output,

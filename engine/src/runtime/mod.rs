@@ -40,6 +40,7 @@ pub mod shared_json;
 mod state;
 mod step;
 
+pub use behaviors::camunda_namespace::DEFAULT_TENANT;
 pub use behaviors::decisions::{DecisionInstanceView, rule_id};
 pub use behaviors::messages::{BufferedMessageView, MessageSubscriptionView};
 pub use behaviors::signals::SignalSubscriptionView;

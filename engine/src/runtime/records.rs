@@ -131,6 +131,7 @@ named_enum!(
         ConditionalSubscription => "CONDITIONAL_SUBSCRIPTION",
         ConditionalEvaluation => "CONDITIONAL_EVALUATION",
         Clock => "CLOCK",
+        ClusterVariable => "CLUSTER_VARIABLE",
     }
 );
 
@@ -532,6 +533,12 @@ pub struct UserTaskValue {
     pub form_key: Option<i64>,
     pub variables: Option<Arc<VariableDocument>>,
     pub action: Option<Arc<str>>,
+    /// The attributes the transition of the record changes (Zeebe's `changedAttributes`:
+    /// `assignee`, `candidateGroupsList`, `candidateUsersList`, `dueDate`, `followUpDate`,
+    /// `priority`, `variables`), sorted.
+    pub changed_attributes: Vec<&'static str>,
+    /// Why a task listener denied the transition (`..._DENIED` records).
+    pub denied_reason: Option<Arc<str>>,
 }
 
 use crate::dmn::EvaluatedDecision;
@@ -605,6 +612,13 @@ pub enum RecordValue {
     },
     Clock {
         time: i64,
+    },
+    /// `CLUSTER_VARIABLE`: a cluster variable set, globally (`tenant_id` `None`) or for a
+    /// tenant.
+    ClusterVariable {
+        name: Arc<str>,
+        value: Arc<Json>,
+        tenant_id: Option<Arc<str>>,
     },
 }
 

@@ -174,6 +174,14 @@ impl Engine {
                 format!(" afterElement=\"{element_id}\" key={}", key_text(r.key))
             }
             RecordValue::Clock { time } => format!(" time={time}"),
+            RecordValue::ClusterVariable {
+                name,
+                value,
+                tenant_id,
+            } => match tenant_id {
+                Some(t) => format!(" name=\"{name}\" value={value} scope=TENANT tenant=\"{t}\""),
+                None => format!(" name=\"{name}\" value={value} scope=GLOBAL"),
+            },
             _ => format!(" key={}", key_text(r.key)),
         };
         line.push_str(&detail);
@@ -268,6 +276,21 @@ impl Engine {
             }
             RecordValue::DecisionEvaluation(d) => {
                 value = self.decision_record_json(r.key, d);
+            }
+            RecordValue::ClusterVariable {
+                name,
+                value: v,
+                tenant_id,
+            } => {
+                value.insert("name".into(), json!(&**name));
+                value.insert("value".into(), json!(v.to_string()));
+                let scope = if tenant_id.is_some() {
+                    "TENANT"
+                } else {
+                    "GLOBAL"
+                };
+                value.insert("scope".into(), json!(scope));
+                value.insert("tenantId".into(), json!(tenant_id.as_deref()));
             }
             _ => {
                 value.insert("text".into(), json!(self.render_record(r)));

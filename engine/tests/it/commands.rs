@@ -210,6 +210,10 @@ fn every_command_does_what_its_method_does_and_the_run_replays() {
         Applied::Evaluated(outcome) => assert_eq!(outcome.output, json!("express")),
         other => panic!("expected the mocked decision's output, got {other:?}"),
     }
+    r.ok(Command::SetClusterVariables {
+        tenant_id: None,
+        variables: [("REGION".to_owned(), json!("eu"))].into_iter().collect(),
+    });
     let start = r.engine.now();
     r.ok(Command::AdvanceClock { millis: 1_000 });
     assert_eq!(r.engine.now(), start + 1_000);
@@ -297,7 +301,7 @@ fn commands_as_json() {
     insta::assert_debug_snapshot!(errors, @r#"
     [
         "unknown field `jobkey`, expected one of `jobKey`, `variables`, `result`",
-        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock`, `mockDecision` at line 1 column 23",
+        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock`, `mockDecision`, `setClusterVariables` at line 1 column 23",
         "a resource has either `text` or `bytes`",
     ]
     "#);

@@ -407,11 +407,11 @@ fn the_task(e: &Engine) -> UserTask {
     e.user_tasks().last().map(|t| (*t).clone()).expect("a task")
 }
 
-/// UserTaskProcessor.onFinalizeActivationInternal: CREATED without the assignee, then
-/// ASSIGNING/ASSIGNED with it (TaskListenerTest.shouldRevertToPreviousAssigneeWhenRejectingAssignmentFromTaskListenerAfterPreviouslySuccessfulAssignment:
-/// CREATING "", CREATED "", ASSIGNING "first_assignee").
+/// UserTaskProcessor.onFinalizeActivationInternal: CREATING carries the process's assignee
+/// (camunda/camunda PR #30424, "Set assignee on the creating event"), CREATED is without it,
+/// then ASSIGNING/ASSIGNED with it (TaskListenerTest.shouldTriggerAssignmentListenersAfterUserTaskCreationWithDefinedAssigneeProperty:
+/// CREATING "peregrin", CREATED "", ASSIGNING "peregrin").
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn a_task_created_with_an_assignee_is_created_then_assigned() {
     let mut e = Engine::default();
     deploy(
@@ -423,7 +423,7 @@ fn a_task_created_with_an_assignee_is_created_then_assigned() {
     assert_eq!(
         user_task_events(&e),
         task_events(&[
-            ("CREATING", None),
+            ("CREATING", Some("ann")),
             ("CREATED", None),
             ("ASSIGNING", Some("ann")),
             ("ASSIGNED", Some("ann")),
@@ -437,7 +437,6 @@ fn a_task_created_with_an_assignee_is_created_then_assigned() {
 /// (the assigning job after creation carries the user task key, the assignee and the priority,
 /// and no action).
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn a_task_created_with_an_assignee_runs_its_assigning_listeners() {
     let mut e = Engine::default();
     deploy(
@@ -484,7 +483,7 @@ fn a_task_created_with_an_assignee_runs_its_assigning_listeners() {
     assert_eq!(
         user_task_events(&e),
         task_events(&[
-            ("CREATING", None),
+            ("CREATING", Some("peregrin")),
             ("CREATED", None),
             ("ASSIGNING", Some("peregrin")),
             ("ASSIGNED", Some("peregrin")),
@@ -496,7 +495,6 @@ fn a_task_created_with_an_assignee_runs_its_assigning_listeners() {
 /// CREATED, then ASSIGNING with the process's assignee; TaskListenerTest.shouldPersistCorrectedUserTaskDataWhenAssigningOnCreationTaskListenerCompleted
 /// (the most recent correction takes precedence).
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn creating_then_assigning_listeners_and_the_assigning_correction_wins() {
     let mut e = Engine::default();
     deploy(
@@ -560,7 +558,6 @@ fn creating_then_assigning_listeners_and_the_assigning_correction_wins() {
 /// TaskListenerTest.shouldRevertCorrectedUserTaskDataWhenAssigningOnCreationTaskListenerDenies:
 /// ASSIGNMENT_DENIED, the task stays created and unassigned, corrections reverted.
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn a_denied_assignment_on_creation_leaves_the_task_unassigned() {
     let mut e = Engine::default();
     deploy(
@@ -592,7 +589,6 @@ fn a_denied_assignment_on_creation_leaves_the_task_unassigned() {
 /// JobCompleteProcessor.checkCreatingListenerJobForAssigneeCorrection; docs "On correcting the
 /// assignee": only when the process defines no assignee.
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn a_creating_listener_cannot_correct_an_assignee_the_process_defines() {
     let mut e = Engine::default();
     deploy(
@@ -613,16 +609,16 @@ fn a_creating_listener_cannot_correct_an_assignee_the_process_defines() {
             "Expected to complete task listener job, but correcting the assignee on 'CREATING' event is not supported \
              when the user task has an assignee defined in the model (job key '{}', type 'on_create', processInstanceKey '{pi}'). \
              Use the 'CREATING' event to set an assignee only if it was not defined. \
-             Use the 'ASSIGNING' event to correct an assignee that is already defined.",
+             Use the 'ASSIGNING' event to correct an assignee that is already defined.\n",
             job.key
         )
     );
 }
 
 /// JobCompleteProcessor: the rejections of a task listener job completion (deny on an event that
-/// cannot be denied, deny with corrections, an unknown correction, variables).
+/// cannot be denied, deny with corrections, an unknown correction, variables). Zeebe writes
+/// its messages as text blocks, which end with a line break.
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn task_listener_completions_zeebe_rejects() {
     let mut e = Engine::default();
     deploy(
@@ -640,7 +636,7 @@ fn task_listener_completions_zeebe_rejects() {
         rejection.message,
         format!(
             "Denying result is not supported for 'CREATING' task listener jobs (job key '{}', type 'on_create', processInstanceKey '{pi}'). \
-             Only the following listener event types support denying: [ASSIGNING, COMPLETING, UPDATING].",
+             Only the following listener event types support denying: [ASSIGNING, COMPLETING, UPDATING].\n",
             create.key
         )
     );
@@ -652,7 +648,7 @@ fn task_listener_completions_zeebe_rejects() {
         rejection.message,
         format!(
             "Task Listener job completion with variables payload provided is not yet supported (job key '{}', type 'on_create', processInstanceKey '{pi}'). \
-             Support will be enabled with the resolution of issue #23702.",
+             Support will be enabled with the resolution of issue #23702.\n",
             create.key
         )
     );
@@ -669,7 +665,7 @@ fn task_listener_completions_zeebe_rejects() {
         format!(
             "Expected to complete task listener job with corrections, but the job result is denied (job key '{}', type 'on_complete', processInstanceKey '{pi}'). \
              The corrections would be reverted by the denial. Either complete the job with corrections without setting denied, \
-             or complete the job with a denied result but no corrections.",
+             or complete the job with a denied result but no corrections.\n",
             job.key
         )
     );
@@ -681,7 +677,7 @@ fn task_listener_completions_zeebe_rejects() {
         format!(
             "Expected to complete task listener job with a corrections result, but property 'name' cannot be corrected \
              (job key '{}', type 'on_complete', processInstanceKey '{pi}'). \
-             Only the following properties can be corrected: [assignee, candidateGroupsList, candidateUsersList, dueDate, followUpDate, priority].",
+             Only the following properties can be corrected: [assignee, candidateGroupsList, candidateUsersList, dueDate, followUpDate, priority].\n",
             job.key
         )
     );
@@ -693,7 +689,6 @@ fn task_listener_completions_zeebe_rejects() {
 /// the transition again (IncidentResolveProcessor: the user task command of the intermediate
 /// state is processed again).
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn a_task_listener_expression_incident_reruns_the_transitions_listeners() {
     let mut e = Engine::default();
     deploy(
@@ -735,7 +730,6 @@ fn a_task_listener_expression_incident_reruns_the_transitions_listeners() {
 /// (UPDATING with changedAttributes [variables]); while the task is ASSIGNING the update is
 /// rejected.
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn variables_set_on_the_task_are_an_update_transition() {
     let mut e = Engine::default();
     deploy(
@@ -766,6 +760,207 @@ fn variables_set_on_the_task_are_an_update_transition() {
     complete(&mut e, "on_update");
     let intents: Vec<String> = user_task_events(&e).into_iter().map(|(i, _)| i).collect();
     assert_eq!(intents[intents.len() - 2..], ["UPDATING", "UPDATED"]);
+}
+
+/// TaskListenerTest.shouldIncludeConfiguredUserTaskDataInCompleteTaskListenerJobHeaders
+/// (BpmnJobBehavior.extractUserTaskHeaders): a task listener job carries the task's data,
+/// the key, the priority and the action; empty values are left out.
+#[test]
+fn a_task_listener_job_carries_the_task_data_in_its_headers() {
+    let mut e = Engine::default();
+    deploy(
+        &mut e,
+        &user_task_process(&format!(
+            r#"<zeebe:assignmentDefinition assignee="admin" candidateUsers="user_A, user_B" candidateGroups="group_A, group_C, group_F" />
+            <zeebe:taskSchedule dueDate="2095-09-18T10:31:10+02:00" />{}"#,
+            task_listeners(&[("completing", "on_complete")])
+        )),
+    );
+    e.create_instance(CreateInstance::new("p")).unwrap();
+    let task = the_task(&e);
+    e.complete_user_task(task.key, VariableDocument::new())
+        .unwrap();
+    let job = job_of_type(&e, "on_complete");
+    let mut headers: Vec<(String, String)> = job
+        .custom_headers
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    headers.sort();
+    let mut expected: Vec<(String, String)> = [
+        ("io.camunda.zeebe:action", "complete".to_string()),
+        ("io.camunda.zeebe:assignee", "admin".to_string()),
+        (
+            "io.camunda.zeebe:candidateGroups",
+            r#"["group_A","group_C","group_F"]"#.to_string(),
+        ),
+        (
+            "io.camunda.zeebe:candidateUsers",
+            r#"["user_A","user_B"]"#.to_string(),
+        ),
+        (
+            "io.camunda.zeebe:dueDate",
+            "2095-09-18T10:31:10+02:00".to_string(),
+        ),
+        ("io.camunda.zeebe:priority", "50".to_string()),
+        ("io.camunda.zeebe:userTaskKey", task.key.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    expected.sort();
+    assert_eq!(headers, expected);
+}
+
+/// TaskListenerCorrectionsTest.verifyChangedAttributesAreTrackedOnlyForActuallyCorrectedValues:
+/// a correction to the value a task already has writes no CORRECTED record; the next listener's
+/// job names what the transition changes by then (`changedAttributes`).
+#[test]
+fn only_corrections_that_change_a_value_are_recorded() {
+    let mut e = Engine::default();
+    deploy(
+        &mut e,
+        &user_task_process(&task_listeners(&[
+            ("assigning", "assign_1"),
+            ("assigning", "assign_2"),
+            ("assigning", "assign_3"),
+        ])),
+    );
+    e.create_instance(CreateInstance::new("p")).unwrap();
+    let task = the_task(&e);
+    e.assign_user_task(task.key, Some("ann")).unwrap();
+    assert_eq!(
+        job_of_type(&e, "assign_1").custom_headers["io.camunda.zeebe:changedAttributes"],
+        r#"["assignee"]"#
+    );
+    complete_with_result(&mut e, "assign_1", false, json!({"priority": 80})).unwrap();
+    assert_eq!(
+        job_of_type(&e, "assign_2").custom_headers["io.camunda.zeebe:changedAttributes"],
+        r#"["assignee","priority"]"#
+    );
+    complete_with_result(&mut e, "assign_2", false, json!({"priority": 80})).unwrap();
+    complete(&mut e, "assign_3");
+    let intents: Vec<String> = user_task_events(&e).into_iter().map(|(i, _)| i).collect();
+    assert_eq!(
+        intents,
+        ["CREATING", "CREATED", "ASSIGNING", "CORRECTED", "ASSIGNED"]
+    );
+    let task = the_task(&e);
+    assert_eq!(task.value.priority, 80);
+    assert_eq!(task.value.assignee.as_deref(), Some("ann"));
+}
+
+/// TaskListenerDenialsTest (deniedReason): the denial record carries the listener's reason and
+/// the task as it was before the transition.
+#[test]
+fn a_denial_record_carries_the_reason() {
+    let mut e = Engine::default();
+    deploy(
+        &mut e,
+        &user_task_process(&task_listeners(&[("completing", "on_complete")])),
+    );
+    e.create_instance(CreateInstance::new("p")).unwrap();
+    let task = the_task(&e);
+    e.complete_user_task(task.key, VariableDocument::new())
+        .unwrap();
+    let job = job_of_type(&e, "on_complete");
+    e.complete_job_with_result(
+        job.key,
+        VariableDocument::new(),
+        Some(JobResult::UserTask {
+            denied: true,
+            denied_reason: Some("missing signature".into()),
+            corrections: VariableDocument::new(),
+        }),
+    )
+    .unwrap();
+    let denial = e
+        .records()
+        .iter()
+        .rev()
+        .find_map(|r| match &r.value {
+            RecordValue::UserTask(t) if r.intent.as_str() == "COMPLETION_DENIED" => Some(t.clone()),
+            _ => None,
+        })
+        .expect("a COMPLETION_DENIED record");
+    assert_eq!(denial.denied_reason.as_deref(), Some("missing signature"));
+    assert_eq!(denial.action, None, "the task as it was");
+    assert_eq!(the_task(&e).state, UserTaskState::Created);
+}
+
+/// UserTaskVariableUpdateTest (VariableDocumentUpdateProcessor, UserTaskProcessor.writeRejectionForCommand):
+/// a denied update by variables leaves them unset and writes VARIABLE_DOCUMENT UPDATE_DENIED.
+#[test]
+fn a_denied_variable_update_sets_no_variable() {
+    let mut e = Engine::default();
+    deploy(
+        &mut e,
+        &user_task_process(&task_listeners(&[("updating", "on_update")])),
+    );
+    e.create_instance(CreateInstance::new("p")).unwrap();
+    let scope = the_task(&e).value.element_instance_key;
+    e.set_variables(scope, doc(json!({"status": "approved"})), true)
+        .unwrap();
+    let job = job_of_type(&e, "on_update");
+    assert_eq!(
+        job.custom_headers["io.camunda.zeebe:changedAttributes"],
+        r#"["variables"]"#
+    );
+    assert_eq!(
+        e.variable(scope, "status"),
+        None,
+        "not before the listeners ran"
+    );
+    complete_with_result(&mut e, "on_update", true, json!({})).unwrap();
+    assert_eq!(e.variable(scope, "status"), None);
+    let intents: Vec<(String, String)> = e
+        .records()
+        .iter()
+        .filter(|r| r.record_type == RecordType::Event)
+        .filter_map(|r| match &r.value {
+            RecordValue::UserTask(_) | RecordValue::VariableDocument { .. } => Some((
+                r.value_type.as_str().to_string(),
+                r.intent.as_str().to_string(),
+            )),
+            _ => None,
+        })
+        .skip(2)
+        .collect();
+    assert_eq!(
+        intents,
+        events(&[
+            ("VARIABLE_DOCUMENT", "UPDATING"),
+            ("USER_TASK", "UPDATING"),
+            ("USER_TASK", "UPDATE_DENIED"),
+            ("VARIABLE_DOCUMENT", "UPDATE_DENIED"),
+        ])
+    );
+}
+
+/// IncidentResolveProcessor.NO_RETRIES_LEFT_MSG: a job incident is resolved only once the job
+/// has retries again.
+#[test]
+fn a_job_incident_without_retries_cannot_be_resolved() {
+    let mut e = Engine::default();
+    deploy(
+        &mut e,
+        &service_task_process(r#"<zeebe:taskDefinition type="work" />"#),
+    );
+    e.create_instance(CreateInstance::new("p")).unwrap();
+    let work = job_of_type(&e, "work");
+    e.fail_job(work.key, 0, "", 0, VariableDocument::new())
+        .unwrap();
+    let incident = the_incident(&e);
+    let rejection = e.resolve_incident(incident.key).unwrap_err();
+    assert_eq!(rejection.rejection_type, RejectionType::InvalidState);
+    assert_eq!(
+        rejection.message,
+        format!(
+            "Expected to resolve incident with key '{}', but job with key '{}' has no retries left. \
+             Please update the job retries and retry resolving the incident",
+            incident.key, work.key
+        )
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

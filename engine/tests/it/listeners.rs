@@ -91,14 +91,19 @@ fn complete_all_jobs_but(e: &mut Engine, job_type: &str) {
     }
 }
 
-fn user_task_process(listeners: &str) -> String {
+/// A process `review` with the user task `approve` (candidate group `sales`, and the assignee
+/// `assignee` if any) and these task listeners.
+fn user_task_process(assignee: Option<&str>, listeners: &str) -> String {
+    let assignee = assignee
+        .map(|a| format!(r#" assignee="{a}""#))
+        .unwrap_or_default();
     definitions(&process(
         "review",
         &format!(
             r#"<bpmn:startEvent id="start" />
             <bpmn:userTask id="approve"><bpmn:extensionElements>
               <zeebe:userTask />
-              <zeebe:assignmentDefinition assignee="ann" candidateGroups="sales" />
+              <zeebe:assignmentDefinition{assignee} candidateGroups="sales" />
               <zeebe:taskListeners>{listeners}</zeebe:taskListeners>
             </bpmn:extensionElements></bpmn:userTask>
             <bpmn:endEvent id="end" />{}"#,
@@ -118,16 +123,21 @@ fn the_task(e: &Engine) -> UserTask {
         .expect("a user task")
 }
 
+/// A creating listener may set the assignee only when the process defines none (Camunda 8.9
+/// docs, concepts/user-task-listeners, "On correcting the assignee").
 #[test]
 fn creating_and_completing_listeners_block_their_transitions() {
     let mut e = Engine::default();
     deploy(
         &mut e,
-        &user_task_process(&format!(
-            "{}{}",
-            listener("creating", "on-create"),
-            listener("completing", "on-complete")
-        )),
+        &user_task_process(
+            None,
+            &format!(
+                "{}{}",
+                listener("creating", "on-create"),
+                listener("completing", "on-complete")
+            ),
+        ),
     );
     let pi = e.create_instance(CreateInstance::new("review")).unwrap();
     let created = only_job(&e);
@@ -184,7 +194,7 @@ fn a_creating_listener_cannot_deny_and_listeners_without_retries_are_incidents()
     let mut e = Engine::default();
     deploy(
         &mut e,
-        &user_task_process(&listener("creating", "on-create")),
+        &user_task_process(Some("ann"), &listener("creating", "on-create")),
     );
     e.create_instance(CreateInstance::new("review")).unwrap();
     let created = only_job(&e);
@@ -207,19 +217,29 @@ fn a_creating_listener_cannot_deny_and_listeners_without_retries_are_incidents()
     assert_eq!(&*incident.error_message, "No more retries left.");
 }
 
+/// The process's assignee is assigned after creation, through the assigning listeners
+/// (TaskListenerTest.shouldTriggerAssignmentListenersAfterUserTaskCreationWithDefinedAssigneeProperty);
+/// a denied assignment keeps the assignee as it was.
 #[test]
 fn assigning_listeners_and_canceling_listeners_on_termination() {
     let mut e = Engine::default();
     deploy(
         &mut e,
-        &user_task_process(&format!(
-            "{}{}",
-            listener("assigning", "on-assign"),
-            listener("canceling", "on-cancel")
-        )),
+        &user_task_process(
+            Some("ann"),
+            &format!(
+                "{}{}",
+                listener("assigning", "on-assign"),
+                listener("canceling", "on-cancel")
+            ),
+        ),
     );
     let pi = e.create_instance(CreateInstance::new("review")).unwrap();
     let task = the_task(&e);
+    assert_eq!(task.value.assignee, None, "assigned once its listeners ran");
+    e.complete_job(only_job(&e).key, VariableDocument::new())
+        .unwrap();
+    assert_eq!(the_task(&e).value.assignee.as_deref(), Some("ann"));
     e.assign_user_task(task.key, Some("cy")).unwrap();
     let assigning = only_job(&e);
     assert_eq!(assigning.listener_event_type, ListenerEventType::Assigning);

@@ -1,6 +1,7 @@
 //! Behaviour tests of baton-engine: one test binary, one module per area.
 
 mod builder;
+mod camunda_namespace;
 mod commands;
 mod compensation;
 mod conditionals;

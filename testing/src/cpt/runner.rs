@@ -546,9 +546,22 @@ fn run_step(
             Ok(Done::Ok)
         }
         I::AssertIncident(a) => super::incident::assert_incident(&mut ctx, a).map(|()| Done::Ok),
+        I::SetClusterVariables(s) => {
+            let vars = exec::document(&s.variables);
+            ctx.command(|engine| engine.set_cluster_variables(s.tenant_id.as_deref(), vars))
+                .map(|()| Done::Ok)
+                .map_err(|r| {
+                    failure(
+                        state,
+                        format!(
+                            "setting cluster variables: the engine rejected it: {}",
+                            r.message
+                        ),
+                    )
+                })
+        }
         I::SuspendProcessInstance(_)
         | I::ResumeProcessInstance(_)
-        | I::SetClusterVariables(_)
         | I::CreateGlobalTaskListener(_) => Err(failure(
             state,
             exec::not_supported_yet(instruction.type_name()),

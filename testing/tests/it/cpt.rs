@@ -542,8 +542,8 @@ fn an_inner_instance_that_does_not_match_lists_the_inner_instances() {
     insta::assert_snapshot!(failure_of(&report.cases[0]).message);
 }
 
-/// Instructions for 8.10 engine features baton's engine does not have yet (suspension, cluster
-/// variables, global task listeners) are read and checked, and fail when they run: never a
+/// Instructions for 8.10 engine features baton's engine does not have yet (suspension, global
+/// task listeners) are read and checked, and fail when they run: never a
 /// silent pass.
 #[test]
 fn instructions_for_engine_features_not_built_yet_fail_clearly() {
@@ -552,7 +552,6 @@ fn instructions_for_engine_features_not_built_yet_fail_clearly() {
         format!(r#"{{ "type": "SUSPEND_PROCESS_INSTANCE", {pi} }}"#),
         format!(r#"{{ "type": "RESUME_PROCESS_INSTANCE", {pi} }}"#),
         format!(r#"{{ "type": "ASSERT_PROCESS_INSTANCE", {pi}, "state": "IS_SUSPENDED" }}"#),
-        r#"{ "type": "SET_CLUSTER_VARIABLES", "variables": { "LIMIT": 100 } }"#.to_owned(),
         r#"{ "type": "CREATE_GLOBAL_TASK_LISTENER", "id": "audit", "jobType": "audit", "eventTypes": [ "creating" ] }"#.to_owned(),
     ];
     let cases: Vec<String> = instructions
@@ -570,7 +569,7 @@ fn instructions_for_engine_features_not_built_yet_fail_clearly() {
     );
     let report = cpt::run(&[&dir], &Options::default()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(report.summary(), "0 passed, 5 failed");
+    assert_eq!(report.summary(), "0 passed, 4 failed");
     let messages: Vec<&str> = report
         .cases
         .iter()

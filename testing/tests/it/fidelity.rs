@@ -32,7 +32,6 @@ fn execution_listeners_run_again_after_an_incident() {
 
 /// User task listeners: the trigger table of the user-task-listeners doc.
 #[test]
-#[ignore = "issue 18 rule 2: in progress"]
 fn user_task_listeners_follow_the_trigger_table() {
     passes("user-task-listeners", 6);
 }

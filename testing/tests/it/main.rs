@@ -6,6 +6,7 @@ mod coverage;
 mod coverage_cpt;
 mod coverage_html;
 pub mod cpt;
+mod engine_810;
 mod events;
 mod failures;
 mod features;

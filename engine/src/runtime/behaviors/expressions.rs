@@ -1,8 +1,11 @@
 //! Expressions evaluated against a scope: the variables of its scope chain (or an overlay of
 //! values that win over them), the engine clock, and typed results with Zeebe's messages.
 
+use std::sync::{Arc, OnceLock};
+
 use serde_json::Value as Json;
 
+use crate::runtime::behaviors::camunda_namespace::CAMUNDA_NAMESPACE;
 use crate::runtime::compile::expr::{Expr, baton_feel_bridge};
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{ErrorType, Key, SharedVariableDocument, VariableDocument};
@@ -70,12 +73,13 @@ impl Engine {
                 if let Some(constant) = f.constant() {
                     return Ok((constant.to_json(), Vec::new()));
                 }
-                let json = |name: &str| -> Option<JsonRef<'_>> {
-                    match overlay.and_then(|o| o.value(name)) {
-                        Some(v) => Some(v),
-                        None => self.lookup_var(scope, name).map(SharedJson::view),
-                    }
+                let names = ScopeNames {
+                    engine: self,
+                    scope,
+                    overlay,
+                    namespace: OnceLock::new(),
                 };
+                let json = |name: &str| names.json(name);
                 // `=agent`, `=agent.context`: the JSON itself, when FEEL would give it back as is
                 // (no conversion of a large variable to FEEL and back).
                 if let Some((name, keys)) = f.variable_path()
@@ -84,14 +88,7 @@ impl Engine {
                 {
                     return Ok((value.to_json(), Vec::new()));
                 }
-                // Only the names the expression reads are looked up; scope variables hand out
-                // their cached FEEL form, overlay values are converted in place (no copies).
-                let feel = |name: &str| -> Option<baton_feel_bridge::FeelValue> {
-                    if let Some(v) = overlay.and_then(|o| o.value(name)) {
-                        return Some(baton_feel_bridge::ref_to_feel(v));
-                    }
-                    self.lookup_var_entry(scope, name).map(Var::feel_value)
-                };
+                let feel = |name: &str| names.feel(name);
                 let outcome = baton_feel_bridge::evaluate(
                     &f.parsed,
                     &f.source,
@@ -185,6 +182,52 @@ impl Engine {
             (Json::Array(a), _) => Ok(a),
             (other, warnings) => Err(type_mismatch(expr, "ARRAY", &other, &warnings)),
         }
+    }
+}
+
+/// What the names of an expression evaluated in a scope stand for: the overlay's values
+/// first, then the scope chain's variables, then the `camunda` namespace (built on its first
+/// read: few expressions read it).
+struct ScopeNames<'a> {
+    engine: &'a Engine,
+    scope: Key,
+    overlay: Option<&'a dyn Overlay>,
+    namespace: OnceLock<Var>,
+}
+
+impl ScopeNames<'_> {
+    fn json(&self, name: &str) -> Option<JsonRef<'_>> {
+        if let Some(v) = self.overlay.and_then(|o| o.value(name)) {
+            return Some(v);
+        }
+        match self.engine.lookup_var(self.scope, name) {
+            Some(v) => Some(v.view()),
+            None => self.namespace(name).map(|v| v.value.view()),
+        }
+    }
+
+    /// Only the names the expression reads are looked up; scope variables hand out their
+    /// cached FEEL form, overlay values are converted in place (no copies).
+    fn feel(&self, name: &str) -> Option<baton_feel_bridge::FeelValue> {
+        if let Some(v) = self.overlay.and_then(|o| o.value(name)) {
+            return Some(baton_feel_bridge::ref_to_feel(v));
+        }
+        self.engine
+            .lookup_var_entry(self.scope, name)
+            .or_else(|| self.namespace(name))
+            .map(Var::feel_value)
+    }
+
+    fn namespace(&self, name: &str) -> Option<&Var> {
+        (name == CAMUNDA_NAMESPACE).then(|| {
+            self.namespace.get_or_init(|| {
+                Var::new(
+                    Arc::from(CAMUNDA_NAMESPACE),
+                    0,
+                    self.engine.camunda_namespace(self.scope),
+                )
+            })
+        })
     }
 }
 

@@ -10,7 +10,7 @@ use crate::runtime::records::{
     ValueType,
 };
 use crate::runtime::state::incidents::Incident;
-use crate::runtime::state::jobs::{JobState, JobTransition};
+use crate::runtime::state::jobs::JobTransition;
 use crate::runtime::state::lifecycle::State;
 use crate::runtime::step::StepFailure;
 
@@ -107,7 +107,6 @@ impl Engine {
         if let Some(job_key) = incident.job_key
             && let Some(job) = self.jobs.get(&job_key)
             && job.retries <= 0
-            && job.state == JobState::Failed
         {
             let value = RecordValue::Incident(Box::new(self.incident_value(incident)));
             return Err(self.reject(
@@ -117,7 +116,7 @@ impl Engine {
                 value,
                 Rejection::new(
                     RejectionType::InvalidState,
-                    format!("Expected to resolve incident with key '{incident_key}', but job with key '{job_key}' has no retries left. Update the job retries first."),
+                    format!("Expected to resolve incident with key '{incident_key}', but job with key '{job_key}' has no retries left. Please update the job retries and retry resolving the incident"),
                 ),
             ));
         }
@@ -134,21 +133,19 @@ impl Engine {
             None => {
                 // Zeebe's IncidentResolvedApplier: an expression failure starts the listeners
                 // of the transition over; the command is processed again in any case.
-                if incident.error_type == ErrorType::ExtractValueError
-                    && let Some(i) = self.instances.get_mut(&incident.element_instance_key)
-                {
+                let key = incident.element_instance_key;
+                let expression_failure = incident.error_type == ErrorType::ExtractValueError;
+                if expression_failure && let Some(i) = self.instances.get_mut(&key) {
                     i.listener_index = 0;
                 }
-                let state = self
-                    .instances
-                    .get(&incident.element_instance_key)
-                    .map(|i| i.state);
+                let state = self.instances.get(&key).map(|i| i.state);
                 match state {
-                    Some(State::Activating) => self.run_activation(incident.element_instance_key),
-                    Some(State::Completing) => self.run_completion(incident.element_instance_key),
-                    Some(State::Activated) => {
-                        self.retry_activated_step(incident.element_instance_key)
-                    }
+                    // A task listener's expression failed: the transition runs again.
+                    Some(State::Activated | State::Terminating)
+                        if expression_failure && self.retry_task_transition(key) => {}
+                    Some(State::Activating) => self.run_activation(key),
+                    Some(State::Completing) => self.run_completion(key),
+                    Some(State::Activated) => self.retry_activated_step(key),
                     _ => {}
                 }
             }

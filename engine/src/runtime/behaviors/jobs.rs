@@ -197,7 +197,8 @@ impl Engine {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
         if kind == JobKind::TaskListener
-            && let Err(rej) = self.check_task_listener_result(job_key, &result)
+            && let Err(rej) =
+                self.check_task_listener_result(job_key, !variables.is_empty(), &result)
         {
             return Err(self.reject_job(OtherIntent::Complete, job_key, rej));
         }
@@ -244,7 +245,7 @@ impl Engine {
                 self.complete_ad_hoc_job(ei, &variables, result);
             }
             JobKind::TaskListener => {
-                self.complete_task_listener_job(ei, &variables, result);
+                self.complete_task_listener_job(ei, result);
             }
         }
         self.run(start)

@@ -4,6 +4,7 @@
 //! decisions, forms and Camunda user tasks. Client commands that belong to one behaviour are
 //! carried out here (`apply_*`).
 
+pub(crate) mod camunda_namespace;
 pub(crate) mod compensation;
 pub(crate) mod conditionals;
 pub(crate) mod cron;

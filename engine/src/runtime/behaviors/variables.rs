@@ -31,8 +31,19 @@ impl Engine {
                 ),
             ));
         }
-        let doc_key = self.new_key();
         let vars = Arc::new(variables);
+        if let Some(update) = self.update_user_task_variables(scope_key, &vars, local) {
+            update?;
+            return self.run(start);
+        }
+        // VariableDocumentUpdateProcessor: the variables are merged, then the document is
+        // UPDATED (with the key that follows theirs).
+        if local {
+            self.merge_local(scope_key, &vars);
+        } else {
+            self.merge_propagating(scope_key, &vars);
+        }
+        let doc_key = self.new_key();
         self.event(
             ValueType::VariableDocument,
             OtherIntent::Updated,
@@ -40,14 +51,9 @@ impl Engine {
             RecordValue::VariableDocument {
                 scope_key,
                 local,
-                variables: vars.clone(),
+                variables: vars,
             },
         );
-        if local {
-            self.merge_local(scope_key, &vars);
-        } else {
-            self.merge_propagating(scope_key, &vars);
-        }
         self.run(start)
     }
     /// The value of a variable as seen from `scope` (the scope itself, then its flow scopes up to

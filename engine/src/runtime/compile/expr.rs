@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use crate::model;
+use crate::runtime::behaviors::camunda_namespace::CAMUNDA_NAMESPACE;
 use crate::runtime::shared_json::SharedJson;
 
 /// A compiled expression.
@@ -42,6 +43,20 @@ enum Shape {
     ContextOfPaths(Vec<(Arc<str>, ContextPart)>),
     PathComparison(baton_feel_bridge::PathComparison),
     Other,
+}
+
+impl Shape {
+    /// Whether the shape reads the variable `name`.
+    fn reads(&self, name: &str) -> bool {
+        match self {
+            Shape::Path(root, _) => &**root == name,
+            Shape::ContextOfPaths(parts) => parts
+                .iter()
+                .any(|(_, part)| matches!(part, ContextPart::Path(root, _) if &**root == name)),
+            Shape::PathComparison(comparison) => &*comparison.name == name,
+            Shape::Other => false,
+        }
+    }
 }
 
 /// A value of a context literal read without FEEL (see [`FeelExpr::context_of_paths`]).
@@ -92,6 +107,13 @@ impl FeelExpr {
                 })
             }
             _ => Shape::Other,
+        };
+        // The shapes are answered from variables alone; the `camunda` namespace is no variable
+        // (see `Engine::camunda_namespace`), so an expression reading it goes through FEEL.
+        let shape = if shape.reads(CAMUNDA_NAMESPACE) {
+            Shape::Other
+        } else {
+            shape
         };
         FeelExpr {
             source,

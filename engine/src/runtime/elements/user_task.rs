@@ -13,7 +13,8 @@ use crate::runtime::behaviors::user_tasks::list_value;
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::engine::Engine;
-use crate::runtime::records::{ErrorType, Key, ListenerEventType, UserTaskValue, VariableDocument};
+use crate::runtime::records::{ErrorType, Key, ListenerEventType, OtherIntent, UserTaskValue};
+use crate::runtime::state::lifecycle::State;
 use crate::runtime::state::user_tasks::{self, UserTaskState};
 use crate::runtime::step::{Step, StepFailure};
 
@@ -91,6 +92,10 @@ impl Engine {
             None => None,
         };
         self.subscribe_to_events(key)?;
+        // UserTaskProcessor.onFinalizeActivationInternal: CREATING carries the process's
+        // assignee, the task itself is kept without it; the element is ACTIVATED right after,
+        // also while creating listeners run; then an assigning transition gives the task the
+        // assignee (after the creating listeners, if there are any).
         let task_key = self.new_key();
         let inst = &self.instances[&key];
         let value = UserTaskValue {
@@ -98,7 +103,7 @@ impl Engine {
             process_instance_key: inst.process_instance_key,
             element: e,
             element_instance_key: key,
-            assignee,
+            assignee: assignee.clone(),
             candidate_groups: Arc::new(candidate_groups),
             candidate_users: Arc::new(candidate_users),
             due_date,
@@ -107,26 +112,38 @@ impl Engine {
             form_key,
             variables: None,
             action: None,
+            changed_attributes: Vec::new(),
+            denied_reason: None,
         };
+        let mut created = value.clone();
+        created.assignee = None;
         self.user_tasks.insert(
             task_key,
             user_tasks::UserTask {
                 key: task_key,
                 state: UserTaskState::Created,
-                value,
+                value: created.clone(),
                 pending: None,
+                initial_assignee: assignee.clone(),
             },
         );
         if let Some(i) = self.instances.get_mut(&key) {
             i.extras_mut().user_task = Some(task_key);
         }
-        self.begin_task_transition(
-            task_key,
-            ListenerEventType::Creating,
-            Arc::new(VariableDocument::new()),
-            None,
-            None,
-        );
+        if !self
+            .task_listeners(task_key, ListenerEventType::Creating)
+            .is_empty()
+        {
+            self.begin_task_transition(task_key, ListenerEventType::Creating, value, None);
+            self.transition(key, State::Activated)?;
+        } else {
+            self.user_task_event(task_key, OtherIntent::Creating, value);
+            self.user_task_event(task_key, OtherIntent::Created, created.clone());
+            self.transition(key, State::Activated)?;
+            if let Some(assignee) = assignee {
+                self.begin_assignment_on_creation(task_key, created, assignee);
+            }
+        }
         Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! The engine's data: plain, `Clone`, with bookkeeping methods only (no behaviour, no
 //! `Engine`). Behaviours and elements read and change it; the engine owns it.
 
+pub(crate) mod cluster_variables;
 pub(crate) mod compensation;
 pub(crate) mod conditionals;
 pub(crate) mod deployments;

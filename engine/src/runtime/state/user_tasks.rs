@@ -22,21 +22,51 @@ pub enum UserTaskState {
 pub struct UserTask {
     pub key: Key,
     pub state: UserTaskState,
+    /// The task as it is (Zeebe's persisted user task): a transition in progress changes it only
+    /// when it finishes.
     pub value: UserTaskValue,
     /// A transition waiting for its task listeners (creating, assigning, updating, completing,
     /// canceling).
     pub(crate) pending: Option<Box<PendingTransition>>,
+    /// The assignee the process gave the task, held aside while the task is created and
+    /// assigned to it (Zeebe's initial assignee): a creating listener may not correct it.
+    pub(crate) initial_assignee: Option<Arc<str>>,
 }
 
-/// A user task transition in progress: its listener event, the next listener to run, and what
-/// the transition carries (the completion's variables, the new assignee, the changes).
+impl UserTask {
+    /// Zeebe's lifecycle state of the task (`CREATING`, `CREATED`, `ASSIGNING`, ...), as its
+    /// rejections name it.
+    pub(crate) fn lifecycle_state(&self) -> &'static str {
+        match (&self.pending, self.state) {
+            (Some(p), _) => p.event.as_str(),
+            (None, UserTaskState::Created) => "CREATED",
+            (None, UserTaskState::Completed) => "COMPLETED",
+            (None, UserTaskState::Canceled) => "CANCELED",
+            (None, UserTaskState::Failed) => "FAILED",
+        }
+    }
+}
+
+/// A user task transition in progress: its listener event, how many of its listeners have
+/// completed, and the task as the transition makes it (Zeebe's intermediate state: the new
+/// assignee or fields, the action, the completion's variables, the listeners' corrections).
 #[derive(Debug, Clone)]
 pub(crate) struct PendingTransition {
     pub(crate) event: ListenerEventType,
     pub(crate) next_listener: usize,
+    pub(crate) record: UserTaskValue,
+    /// An update started by variables set on the task's scope: they are merged when it
+    /// finishes.
+    pub(crate) variable_update: Option<VariableUpdate>,
+}
+
+/// Variables set on a user task's scope, waiting for the update transition they started.
+#[derive(Debug, Clone)]
+pub(crate) struct VariableUpdate {
+    /// The key of the `VARIABLE_DOCUMENT` records.
+    pub(crate) key: Key,
     pub(crate) variables: Arc<VariableDocument>,
-    /// The task as it was before the transition (restored when it is denied).
-    pub(crate) before: UserTaskValue,
+    pub(crate) local: bool,
 }
 
 /// One kind of user task transition, as a row of the user task lifecycle: the record that
