@@ -27,6 +27,7 @@ pub fn explain(s: &Subject<'_>) -> String {
     let state = s.state();
     let state_text = match state {
         None => "not created".to_owned(),
+        Some(st) if st.is_active() && s.suspended() => "suspended".to_owned(),
         Some(st) if st.is_active() => "active".to_owned(),
         Some(st) => st.as_str().to_lowercase(),
     };

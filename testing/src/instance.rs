@@ -28,6 +28,8 @@ pub enum RunState {
     Active,
     Completed,
     Terminated,
+    /// Suspended (Camunda 8.10): no progress until resumed.
+    Suspended,
 }
 
 /// The handle of one process instance. Cheap to clone; shares the test.
@@ -84,13 +86,12 @@ impl Run {
 
     /// Active, completed or terminated.
     pub fn state(&self) -> RunState {
-        self.read(
-            |i| match i.engine.process_instance(self.key).map(|p| p.state) {
-                Some(State::Completed) => RunState::Completed,
-                Some(State::Terminated) => RunState::Terminated,
-                _ => RunState::Active,
-            },
-        )
+        self.read(|i| match i.engine.process_instance(self.key) {
+            Some(p) if p.suspended => RunState::Suspended,
+            Some(p) if p.state == State::Completed => RunState::Completed,
+            Some(p) if p.state == State::Terminated => RunState::Terminated,
+            _ => RunState::Active,
+        })
     }
 
     /// The process instance's own variables now (or when it ended).
@@ -514,6 +515,29 @@ impl Run {
         self
     }
 
+    /// Suspends the process instance (Camunda 8.10): it makes no progress until
+    /// [`resume`](Self::resume); its jobs are parked (mocks do not answer them), its user tasks
+    /// and incidents cannot be acted on, timers that come due wait, signals broadcast meanwhile
+    /// are lost, messages correlate after the resume only while still buffered. See
+    /// [`Engine::suspend_instance`](baton_engine::runtime::Engine::suspend_instance).
+    #[track_caller]
+    pub fn suspend(&self) -> &Self {
+        if let Err(r) = self.act(|e| e.suspend_instance(self.key)) {
+            panic!("{}", self.rejected("suspending", r));
+        }
+        self
+    }
+
+    /// Resumes the suspended process instance: what was held back runs, and the mocks answer
+    /// its jobs again.
+    #[track_caller]
+    pub fn resume(&self) -> &Self {
+        if let Err(r) = self.act(|e| e.resume_instance(self.key)) {
+            panic!("{}", self.rejected("resuming", r));
+        }
+        self
+    }
+
     /// Moves the test's virtual clock forward (`"PT5M"` or a `Duration`).
     #[track_caller]
     pub fn advance_time(&self, duration: impl IntoDuration) -> &Self {
@@ -618,10 +642,16 @@ impl Run {
         self.assert(Check::InstanceState(InstanceState::Completed))
     }
 
-    /// The process instance is still active.
+    /// The process instance is still active (and not suspended).
     #[track_caller]
     pub fn assert_active(&self) -> &Self {
         self.assert(Check::InstanceState(InstanceState::Active))
+    }
+
+    /// The process instance is suspended (Camunda 8.10; see [`suspend`](Self::suspend)).
+    #[track_caller]
+    pub fn assert_suspended(&self) -> &Self {
+        self.assert(Check::InstanceState(InstanceState::Suspended))
     }
 
     /// The process instance was terminated (cancelled, or ended by a runtime instruction).

@@ -46,11 +46,13 @@ pub mod cpt;
 mod deployment;
 pub mod example_data;
 mod explain;
+pub mod explore;
 mod files;
 mod history;
 mod instance;
 pub mod mocks;
 mod process_test;
+mod settle;
 pub mod trace;
 pub mod variables;
 
@@ -65,7 +67,8 @@ pub use assertions::{
     VariableScope,
 };
 pub use baton_engine::runtime::{
-    CreateInstance, DEFAULT_TENANT, ErrorType, Key, PublishMessage, UserTaskState,
+    CreateInstance, DEFAULT_TENANT, ErrorType, GlobalTaskListener, Key, PublishMessage,
+    UserTaskState,
 };
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};
 pub use deployment::{DeployError, Deployment};

@@ -10,12 +10,11 @@
 //! `answer_limit` answers in one action.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use baton_engine::runtime::{
-    Command, CreateInstance, Engine, EngineConfig, Intent, JobKind, JobResult, JobState, JobView,
+    Command, CreateInstance, Engine, EngineConfig, GlobalTaskListener, Intent, JobKind, JobView,
     Key, LATEST_CLOCK_MS, OtherIntent, PublishMessage, Rejection, UnrecordedCommands, ValueType,
     VariableDocument,
 };
@@ -30,6 +29,7 @@ use crate::deployment::{self, DeployError};
 use crate::history::History;
 use crate::instance::Run;
 use crate::mocks::{Answer, AnswerJob, CallCountMissed, JobMock, MockBuilder, MockState, TestJob};
+use crate::settle::{Harness, JobFacts, JobFeed, apply_answer};
 use crate::variables::{IntoVariables, to_object, variables_or_panic};
 
 /// An error of a run: a mock that could not answer, an answer the engine rejected, the AI agent
@@ -141,8 +141,7 @@ pub(crate) struct Inner {
     /// By element id (the AI agent mock).
     pub element_answerers: FxIndexMap<String, Answerer>,
     pub hooks: Vec<Box<dyn AtQuiescence>>,
-    pending: VecDeque<Key>,
-    feed_cursor: usize,
+    pub(crate) feed: JobFeed,
     pub errors: Vec<RunError>,
     /// Root process instances started through the test, in order.
     pub roots: Vec<Key>,
@@ -193,16 +192,6 @@ impl Inner {
         crate::explain::explain(&self.subject(instance))
     }
 
-    fn answerer_for(&self, job: &JobView) -> Option<Answerer> {
-        if matches!(job.kind, JobKind::BpmnElement | JobKind::AdHocSubProcess)
-            && let Some(a) = self.element_answerers.get(&*job.element_id)
-        {
-            return Some(a.clone());
-        }
-        let m = self.job_mocks.get(&*job.job_type)?;
-        m.borrow().active.then(|| Answerer::Mock(m.clone()))
-    }
-
     pub fn test_job(&self, job: &JobView) -> TestJob {
         // Counted first so the snapshot is one exact allocation, not a growing vector.
         let mut count = 0;
@@ -241,175 +230,69 @@ impl Inner {
             now_ms: self.engine.now(),
         }
     }
+}
 
-    /// The next activatable job that has an answerer, oldest first.
-    fn next_job(&mut self) -> Option<(TestJob, JobFacts, Answerer)> {
-        loop {
-            let key = match self.pending.pop_front() {
-                Some(k) => k,
-                None => {
-                    let pending = &mut self.pending;
-                    self.feed_cursor = self
-                        .engine
-                        .for_each_activatable_job_since(self.feed_cursor, |k| pending.push_back(k));
-                    if self.pending.is_empty() {
-                        return None;
-                    }
-                    continue;
-                }
-            };
-            let Some(view) = self.engine.job(key) else {
-                continue;
-            };
-            if view.state != JobState::Activatable {
-                continue;
-            }
-            if let Some(answerer) = self.answerer_for(&view) {
-                let job = self.test_job(&view);
-                let facts = JobFacts {
-                    key: job.key,
-                    process_instance_key: job.process_instance_key,
-                    process_definition_key: job.process_definition_key,
-                    retries: job.retries,
-                    element_id: view.element_id,
-                };
-                return Some((job, facts, answerer));
-            }
-        }
+/// The process test as a settle harness: the test is borrowed only between the answerers' calls,
+/// so an answerer may read a handle.
+struct SharedTest<'a>(&'a RefCell<Inner>);
+
+impl Harness for SharedTest<'_> {
+    type Answerer = (Answerer, TestJob);
+
+    fn answer_limit(&self) -> usize {
+        self.0.borrow().settings.answer_limit
     }
 
-    /// Sends an answer to the engine; problems become run errors (named by `answerer`).
-    fn apply(&mut self, job: &JobFacts, answer: Answer, answerer: &Answerer) {
-        let key = job.key;
-        let result = match answer {
-            Answer::Complete(vars) => self.engine.complete_job(key, vars),
-            Answer::CompleteWithExampleData => {
-                match crate::example_data::example_data(
-                    &self.engine,
-                    job.process_definition_key,
-                    &job.element_id,
-                ) {
-                    Ok(vars) => self.engine.complete_job(key, vars),
-                    Err(m) => {
-                        self.sync();
-                        let label = answerer.label();
-                        self.add_error(Some(job.process_instance_key), format!("{label}: {m}"));
-                        return;
-                    }
-                }
-            }
-            Answer::CompleteAdHoc { variables, result } => self.engine.complete_job_with_result(
-                key,
-                variables,
-                Some(JobResult::AdHocSubProcess(result)),
-            ),
-            Answer::Fail(f) => {
-                let retries = f.retries.unwrap_or(job.retries - 1).max(0);
-                let backoff = i64::try_from(f.backoff.as_millis()).unwrap_or(i64::MAX);
-                self.engine
-                    .fail_job(key, retries, &f.message, backoff, f.variables)
-            }
-            Answer::ThrowError {
-                code,
-                message,
-                variables,
-            } => self.engine.throw_error(key, &code, &message, variables),
-            Answer::Wait => Ok(()),
-            Answer::FailRun(m) => {
-                self.sync();
-                let label = answerer.label();
-                self.add_error(Some(job.process_instance_key), format!("{label}: {m}"));
-                return;
-            }
+    fn next_job(&mut self) -> Option<(JobFacts, JobView, Self::Answerer)> {
+        let mut inner = self.0.borrow_mut();
+        let inner = &mut *inner;
+        let (view, answerer) = inner.feed.next(&inner.engine, |view| {
+            inner_answerer(&inner.element_answerers, &inner.job_mocks, view)
+        })?;
+        let job = inner.test_job(&view);
+        let facts = JobFacts {
+            key: job.key,
+            process_instance_key: job.process_instance_key,
+            process_definition_key: job.process_definition_key,
+            retries: job.retries,
+            element_id: view.element_id.clone(),
         };
-        if let Err(r) = result {
-            self.sync();
-            let label = answerer.label();
-            self.add_error(
-                Some(job.process_instance_key),
-                format!(
-                    "{label} answered the job at \"{}\", but the engine rejected the answer: {}",
-                    job.element_id, r.message
-                ),
-            );
+        Some((facts, view, (answerer, job)))
+    }
+
+    fn answer(
+        &mut self,
+        _facts: &JobFacts,
+        _job: &JobView,
+        (answerer, job): &Self::Answerer,
+    ) -> Option<Answer> {
+        // Called without the test borrowed, so a handle may be read inside.
+        Some(match answerer {
+            Answerer::Mock(m) => m.borrow_mut().answer_job(job.clone()),
+            Answerer::Element { answerer, .. } => answerer.borrow_mut().answer(job),
+        })
+    }
+
+    fn apply(&mut self, facts: &JobFacts, answer: Answer, (answerer, _): &Self::Answerer) {
+        let mut inner = self.0.borrow_mut();
+        if let Err(problem) = apply_answer(&mut inner.engine, facts, answer) {
+            inner.sync();
+            let message = problem.message(&answerer.label());
+            inner.add_error(Some(facts.process_instance_key), message);
         }
     }
-}
 
-/// What applying an answer needs to know about the job (the job itself may have moved into a
-/// mock's invocation list).
-pub(crate) struct JobFacts {
-    pub key: Key,
-    pub process_instance_key: Key,
-    pub process_definition_key: Key,
-    pub retries: i32,
-    pub element_id: std::sync::Arc<str>,
-}
+    fn run_error(&mut self, instance: Option<Key>, message: String) {
+        let mut inner = self.0.borrow_mut();
+        inner.sync();
+        inner.add_error(instance, message);
+    }
 
-/// How many times in a row a mock may fail the same job, which the engine hands back at once
-/// (retries left, no backoff), before the run stops: such a job never gets anywhere.
-pub(crate) const SAME_JOB_FAILURES: usize = 100;
-
-/// Runs mocks and hooks until nothing is left to do. See the module documentation.
-pub(crate) fn settle(cell: &RefCell<Inner>) {
-    let mut answered = 0usize;
-    let limit = cell.borrow().settings.answer_limit;
-    // The last answers, kept only near the limit, for the runaway message.
-    let mut last: Vec<String> = Vec::new();
-    // The job the mocks failed last, and how many times in a row.
-    let mut failing: (Key, usize) = (0, 0);
-    loop {
-        let next = cell.borrow_mut().next_job();
-        if let Some((job, facts, answerer)) = next {
-            answered += 1;
-            if answered > limit {
-                let mut inner = cell.borrow_mut();
-                inner.sync();
-                inner.add_error(
-                    Some(job.process_instance_key),
-                    format!(
-                        "stopped after the mocks answered {limit} jobs in one step without the process waiting; the last answers were {}. The process loops through mocked jobs: change a mock's answers, or raise ProcessTest::answer_limit.",
-                        last.join(", ")
-                    ),
-                );
-                break;
-            }
-            // Called without the test borrowed, so a handle may be read inside.
-            let answer = match &answerer {
-                Answerer::Mock(m) => m.borrow_mut().answer_job(job),
-                Answerer::Element { answerer, .. } => answerer.borrow_mut().answer(&job),
-            };
-            if answered + 3 > limit {
-                last.push(format!("\"{}\" ({})", facts.element_id, answer.describe()));
-            }
-            if let Answer::Fail(failure) = &answer {
-                failing = match failing {
-                    (key, n) if key == facts.key => (key, n + 1),
-                    _ => (facts.key, 1),
-                };
-                if failing.1 > SAME_JOB_FAILURES {
-                    let mut inner = cell.borrow_mut();
-                    inner.sync();
-                    inner.add_error(
-                        Some(facts.process_instance_key),
-                        format!(
-                            "stopped after the {} failed the job at \"{}\" {SAME_JOB_FAILURES} times in a row (\"{}\"), each time leaving it retries and no backoff, so the job came straight back: the process makes no progress. Let the failures use up the retries (the job then raises an incident), give them a backoff, or change the mock's answers.",
-                            answerer.label(),
-                            facts.element_id,
-                            failure.message
-                        ),
-                    );
-                    break;
-                }
-            } else {
-                failing = (0, 0);
-            }
-            cell.borrow_mut().apply(&facts, answer, &answerer);
-            continue;
-        }
+    fn at_quiescence(&mut self) -> bool {
+        let cell = self.0;
         let mut hooks = std::mem::take(&mut cell.borrow_mut().hooks);
         if hooks.is_empty() {
-            break;
+            return false;
         }
         let mut fired = false;
         {
@@ -423,23 +306,30 @@ pub(crate) fn settle(cell: &RefCell<Inner>) {
                 }
             }
         }
-        {
-            let mut inner = cell.borrow_mut();
-            hooks.append(&mut inner.hooks);
-            inner.hooks = hooks;
-        }
-        if !fired {
-            break;
-        }
-        answered += 1;
-        if answered > limit {
-            cell.borrow_mut().add_error(
-                None,
-                format!("stopped after {limit} actions at quiescence without the process waiting; a hook keeps firing"),
-            );
-            break;
-        }
+        let mut inner = cell.borrow_mut();
+        hooks.append(&mut inner.hooks);
+        inner.hooks = hooks;
+        fired
     }
+}
+
+fn inner_answerer(
+    element_answerers: &FxIndexMap<String, Answerer>,
+    job_mocks: &FxIndexMap<String, Rc<RefCell<MockState>>>,
+    job: &JobView,
+) -> Option<Answerer> {
+    if matches!(job.kind, JobKind::BpmnElement | JobKind::AdHocSubProcess)
+        && let Some(a) = element_answerers.get(&*job.element_id)
+    {
+        return Some(a.clone());
+    }
+    let m = job_mocks.get(&*job.job_type)?;
+    m.borrow().active.then(|| Answerer::Mock(m.clone()))
+}
+
+/// Runs mocks and hooks until nothing is left to do. See the module documentation.
+pub(crate) fn settle(cell: &RefCell<Inner>) {
+    crate::settle::settle(&mut SharedTest(cell));
     cell.borrow_mut().sync();
 }
 
@@ -565,7 +455,7 @@ impl ProcessTest {
     }
 
     pub(crate) fn from_engine(engine: Engine) -> ProcessTest {
-        let feed_cursor = engine.activatable_jobs_since(usize::MAX).1;
+        let feed = JobFeed::from_now(&engine);
         ProcessTest {
             inner: Rc::new(RefCell::new(Inner {
                 engine,
@@ -574,8 +464,7 @@ impl ProcessTest {
                 all_mocks: Vec::new(),
                 element_answerers: FxIndexMap::default(),
                 hooks: Vec::new(),
-                pending: VecDeque::new(),
-                feed_cursor,
+                feed,
                 errors: Vec::new(),
                 roots: Vec::new(),
                 settings: Settings {
@@ -720,7 +609,7 @@ impl ProcessTest {
                 // through the job feed at the next action.
                 return;
             }
-            inner.pending.extend(waiting.into_iter().map(|j| j.key));
+            inner.feed.extend(waiting.into_iter().map(|j| j.key));
         }
         settle(&self.inner);
     }
@@ -753,7 +642,7 @@ impl ProcessTest {
                 .filter(|j| *j.element_id == *element_id)
                 .map(|j| j.key)
                 .collect();
-            inner.pending.extend(waiting);
+            inner.feed.extend(waiting);
         }
         settle(&self.inner);
     }
@@ -1035,6 +924,18 @@ impl ProcessTest {
         let vars = variables_or_panic(variables);
         if let Err(r) = self.act(|e| e.set_cluster_variables(tenant_id, vars)) {
             panic!("cannot set cluster variables: {}", r.message);
+        }
+    }
+
+    /// Creates a global user task listener for this test's engine (Camunda 8.9+): a task
+    /// listener of every Camunda user task, for the events it names, run before the task's own
+    /// listeners (after them when `after_non_global`), higher `priority` first. Its jobs are
+    /// task listener jobs of its job type: a mock of that type answers them.
+    #[track_caller]
+    pub fn create_global_task_listener(&self, listener: GlobalTaskListener) {
+        let id = listener.id.clone();
+        if let Err(r) = self.act(|e| e.create_global_task_listener(listener)) {
+            panic!("cannot create global task listener \"{id}\": {}", r.message);
         }
     }
 

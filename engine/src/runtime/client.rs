@@ -10,7 +10,7 @@ use crate::runtime::command::{
 };
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    Key, Rejection, SharedVariableDocument, VariableDocument, plain_document,
+    GlobalTaskListener, Key, Rejection, SharedVariableDocument, VariableDocument, plain_document,
 };
 
 /// The variables of a job completion: a plain document, or one whose values are shared.
@@ -55,6 +55,32 @@ impl Engine {
     /// Cancels a process instance: every element instance is terminated.
     pub fn cancel_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
         self.apply(Command::CancelInstance {
+            process_instance_key,
+        })
+        .map(drop)
+    }
+
+    /// Suspends a process instance (Zeebe 8.10): it keeps its state and makes no progress
+    /// until [`resume_instance`](Engine::resume_instance). What the engine would do for it
+    /// meanwhile (the next element, a timer that comes due, a condition that holds) is held back
+    /// and carried out on resume, in order; its jobs are parked (no worker gets them, and
+    /// completing or failing one is rejected), its user tasks and incidents cannot be acted on,
+    /// its message and signal subscriptions are closed: a signal broadcast meanwhile is lost, a
+    /// message correlates after the resume only if it is still buffered (its time to live).
+    /// Variables can be set, except on a user task; cancelling works and drops what was held
+    /// back. A called child instance is not suspended with its parent.
+    pub fn suspend_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
+        self.apply(Command::SuspendInstance {
+            process_instance_key,
+        })
+        .map(drop)
+    }
+
+    /// Resumes a suspended process instance: its subscriptions open again, what was held back
+    /// runs (a cycle timer that missed several firings fires once), then its jobs are handed
+    /// out again.
+    pub fn resume_instance(&mut self, process_instance_key: Key) -> Result<(), Rejection> {
+        self.apply(Command::ResumeInstance {
             process_instance_key,
         })
         .map(drop)
@@ -313,6 +339,19 @@ impl Engine {
     /// Sets the clock to an absolute time (epoch milliseconds) and fires what fell due.
     pub fn set_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
         self.apply(Command::SetClock { epoch_millis }).map(drop)
+    }
+
+    /// Creates a global user task listener: from now on a listener of every Camunda user task,
+    /// for the events it names, before the task's own listeners (or after them, when
+    /// `after_non_global`), higher priority first. Rejected as Zeebe rejects it: no id, an id
+    /// taken, no job type, no or unknown event types (retries must be positive, priority 0 to
+    /// 100).
+    pub fn create_global_task_listener(
+        &mut self,
+        listener: GlobalTaskListener,
+    ) -> Result<(), Rejection> {
+        self.apply(Command::CreateGlobalTaskListener(listener))
+            .map(drop)
     }
 
     /// Sets cluster variables (Zeebe 8.10): global ones (`tenant_id` `None`), read in FEEL as

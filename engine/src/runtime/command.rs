@@ -33,6 +33,14 @@ pub enum Command {
     CancelInstance {
         process_instance_key: Key,
     },
+    /// Suspend a process instance (Zeebe 8.10, `POST /v2/process-instances/{key}/suspension`).
+    SuspendInstance {
+        process_instance_key: Key,
+    },
+    /// Resume a suspended process instance (`POST /v2/process-instances/{key}/resumption`).
+    ResumeInstance {
+        process_instance_key: Key,
+    },
     SetVariables {
         scope_key: Key,
         #[serde(default)]
@@ -130,6 +138,8 @@ pub enum Command {
         tenant_id: Option<String>,
         variables: VariableDocument,
     },
+    /// Create a global user task listener (`POST /v2/global-task-listeners`).
+    CreateGlobalTaskListener(crate::runtime::records::GlobalTaskListener),
 }
 
 /// What an applied [`Command`] answered, as the matching engine method returns it.

@@ -98,6 +98,9 @@ pub struct Engine {
     pub(crate) log: RecordLog,
     /// Follow-up commands waiting to be processed, in order.
     pub(crate) queue: VecDeque<FollowUp>,
+    /// Suspended process instances, each with the follow-up commands held back until it
+    /// resumes, in order (see `behaviors::suspension`).
+    pub(crate) suspended: BTreeMap<Key, VecDeque<FollowUp>>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
     /// Timers fired and process instances created by the current public call.
@@ -122,6 +125,8 @@ pub struct Engine {
     pub(crate) feel: FeelState,
     /// What `camunda.vars.*` reads in FEEL.
     pub(crate) cluster_variables: ClusterVariables,
+    /// Global user task listeners, in creation order (a transition keeps the list it began with).
+    pub(crate) global_task_listeners: Arc<Vec<crate::runtime::records::GlobalTaskListener>>,
     pub(crate) empty: SharedEmpties,
     /// The commands carried out, when recording (see [`Engine::record_commands`]).
     pub(crate) recorded: RecordedCommands,
@@ -153,6 +158,7 @@ impl Engine {
             deployed: Deployments::default(),
             log: RecordLog::default(),
             queue: VecDeque::new(),
+            suspended: BTreeMap::new(),
             steps: 0,
             timers_fired: 0,
             instances_created: 0,
@@ -170,6 +176,7 @@ impl Engine {
             compensation: CompensationState::default(),
             feel: FeelState::default(),
             cluster_variables: ClusterVariables::default(),
+            global_task_listeners: Arc::default(),
             empty: SharedEmpties::default(),
             recorded: RecordedCommands::default(),
         }
@@ -304,6 +311,13 @@ impl Engine {
                 self.check_conditionals();
             }
             while let Some(follow_up) = self.queue.pop_front() {
+                if !self.suspended.is_empty()
+                    && let Some(pi) = self.held_back_by(&follow_up)
+                    && let Some(held) = self.suspended.get_mut(&pi)
+                {
+                    held.push_back(follow_up);
+                    continue;
+                }
                 self.steps += 1;
                 self.within_limits(start_position)?;
                 self.process_follow_up(follow_up);
@@ -480,6 +494,12 @@ impl Engine {
             Command::CancelInstance {
                 process_instance_key,
             } => self.apply_cancel_instance(process_instance_key).map(done),
+            Command::SuspendInstance {
+                process_instance_key,
+            } => self.apply_suspend_instance(process_instance_key).map(done),
+            Command::ResumeInstance {
+                process_instance_key,
+            } => self.apply_resume_instance(process_instance_key).map(done),
             Command::SetVariables {
                 scope_key,
                 variables,
@@ -576,6 +596,9 @@ impl Engine {
                 .map(Applied::Evaluated),
             Command::AdvanceClock { millis } => self.apply_advance_clock(millis).map(done),
             Command::SetClock { epoch_millis } => self.apply_set_clock(epoch_millis).map(done),
+            Command::CreateGlobalTaskListener(listener) => {
+                self.apply_create_global_task_listener(listener).map(done)
+            }
             Command::SetClusterVariables {
                 tenant_id,
                 variables,

@@ -42,6 +42,7 @@ mod step;
 
 pub use behaviors::camunda_namespace::DEFAULT_TENANT;
 pub use behaviors::decisions::{DecisionInstanceView, rule_id};
+pub use behaviors::global_listeners::GLOBAL_TASK_LISTENER_EVENT_TYPES;
 pub use behaviors::messages::{BufferedMessageView, MessageSubscriptionView};
 pub use behaviors::signals::SignalSubscriptionView;
 pub use behaviors::timers::LATEST_CLOCK_MS;
@@ -56,10 +57,10 @@ pub use elements::INNER_INSTANCE_SUFFIX;
 pub use engine::{Engine, EngineConfig};
 pub use query::{ElementInstanceView, IncidentView, JobView, ProcessInstanceView, VariableView};
 pub use records::{
-    BpmnElementType, BpmnEventType, DecisionIdx, DrgIdx, ElementRef, ErrorType, Intent, JobKind,
-    Key, ListenerEventType, OtherIntent, ProcIdx, ProcessInstanceIntent, Record, RecordType,
-    RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType, VariableDocument,
-    plain_document, share_document,
+    BpmnElementType, BpmnEventType, DecisionIdx, DrgIdx, ElementRef, ErrorType, GlobalTaskListener,
+    Intent, JobKind, Key, ListenerEventType, OtherIntent, ProcIdx, ProcessInstanceIntent, Record,
+    RecordType, RecordValue, Rejection, RejectionType, SharedVariableDocument, ValueType,
+    VariableDocument, plain_document, share_document,
 };
 pub use shared_json::{JsonRef, Part, SharedJson};
 pub use state::messages::CorrelatedMessageView;

@@ -38,6 +38,8 @@ pub struct ProcessInstanceView {
     pub process_definition_key: Key,
     pub state: State,
     pub parent_process_instance_key: Option<Key>,
+    /// Suspended (Zeebe 8.10, see [`Engine::suspend_instance`]); the element state stays as it is.
+    pub suspended: bool,
 }
 
 /// A variable of a scope.
@@ -154,6 +156,7 @@ impl Engine {
             process_definition_key: p.key,
             state: s.state,
             parent_process_instance_key: s.parent_process_instance_key,
+            suspended: self.is_suspended(key),
         })
     }
 
@@ -373,14 +376,20 @@ impl Engine {
     /// retry backoff, a buffered message's expiry. A test moving the clock steps to each due
     /// time in turn, so what fires first can change what is due next.
     pub fn next_due_time(&self) -> Option<i64> {
-        let timers = self.timers().into_iter().map(|t| t.due);
-        let jobs = self.jobs.values().filter_map(|j| match j.state {
+        // A timer held for a suspended instance is out of the due dates, and the time-outs and
+        // backoffs of its jobs wait for the resume.
+        let timers = self.timers.by_due.first().map(|(due, _)| *due);
+        let jobs = self
+            .jobs
+            .values()
+            .filter(|j| !self.is_suspended(j.process_instance_key));
+        let jobs = jobs.filter_map(|j| match j.state {
             JobState::Activated => j.deadline,
             JobState::FailedBackoff => j.recurring_time,
             _ => None,
         });
         let messages = self.buffered_messages().into_iter().map(|m| m.deadline);
-        timers.chain(jobs).chain(messages).min()
+        timers.into_iter().chain(jobs).chain(messages).min()
     }
 }
 

@@ -132,6 +132,7 @@ named_enum!(
         ConditionalEvaluation => "CONDITIONAL_EVALUATION",
         Clock => "CLOCK",
         ClusterVariable => "CLUSTER_VARIABLE",
+        GlobalListener => "GLOBAL_LISTENER",
     }
 );
 
@@ -255,6 +256,12 @@ named_enum!(
         ElementCompleted => "ELEMENT_COMPLETED",
         ElementTerminating => "ELEMENT_TERMINATING",
         ElementTerminated => "ELEMENT_TERMINATED",
+        Suspend => "SUSPEND",
+        Suspending => "SUSPENDING",
+        Suspended => "SUSPENDED",
+        Resume => "RESUME",
+        Resuming => "RESUMING",
+        Resumed => "RESUMED",
     }
 );
 
@@ -310,6 +317,8 @@ named_enum!(
         Pin => "PIN",
         Pinned => "PINNED",
         Modified => "MODIFIED",
+        Suspended => "SUSPENDED",
+        Resumed => "RESUMED",
     }
 );
 
@@ -620,6 +629,61 @@ pub enum RecordValue {
         value: Arc<Json>,
         tenant_id: Option<Arc<str>>,
     },
+    /// `GLOBAL_LISTENER`: a global user task listener created.
+    GlobalListener(Arc<GlobalTaskListener>),
+}
+
+/// A global user task listener (Zeebe 8.9+, `/v2/global-task-listeners`, the configuration
+/// `camunda.cluster.global-listeners.user-task`): a task listener of every Camunda user task of
+/// the cluster, for the events it names. For one event of one task the global listeners run
+/// first, then the task's own listeners, then the global listeners marked `afterNonGlobal`;
+/// within each group by priority, higher first (in the order they were created when equal).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GlobalTaskListener {
+    pub id: String,
+    /// The job type of its listener jobs.
+    #[serde(rename = "type")]
+    pub job_type: String,
+    /// `creating`, `assigning`, `updating`, `completing`, `canceling`, or `all`.
+    pub event_types: Vec<String>,
+    #[serde(default = "GlobalTaskListener::default_retries")]
+    pub retries: i32,
+    #[serde(default)]
+    pub after_non_global: bool,
+    #[serde(default = "GlobalTaskListener::default_priority")]
+    pub priority: i32,
+}
+
+impl GlobalTaskListener {
+    /// A listener with the defaults: 3 retries, priority 50, before the task's own listeners.
+    pub fn new(
+        id: impl Into<String>,
+        job_type: impl Into<String>,
+        event_types: impl IntoIterator<Item = impl Into<String>>,
+    ) -> GlobalTaskListener {
+        GlobalTaskListener {
+            id: id.into(),
+            job_type: job_type.into(),
+            event_types: event_types.into_iter().map(Into::into).collect(),
+            retries: Self::default_retries(),
+            after_non_global: false,
+            priority: Self::default_priority(),
+        }
+    }
+
+    fn default_retries() -> i32 {
+        3
+    }
+
+    fn default_priority() -> i32 {
+        50
+    }
+
+    /// Whether it listens to the event named `event` (`creating`, ...).
+    pub fn listens_to(&self, event: &str) -> bool {
+        self.event_types.iter().any(|t| t == "all" || t == event)
+    }
 }
 
 /// A rejected command: Zeebe's rejection type and message.

@@ -174,6 +174,10 @@ impl Engine {
                 format!(" afterElement=\"{element_id}\" key={}", key_text(r.key))
             }
             RecordValue::Clock { time } => format!(" time={time}"),
+            RecordValue::GlobalListener(l) => format!(
+                " id=\"{}\" type=\"{}\" eventTypes={:?} retries={} afterNonGlobal={} priority={}",
+                l.id, l.job_type, l.event_types, l.retries, l.after_non_global, l.priority
+            ),
             RecordValue::ClusterVariable {
                 name,
                 value,

@@ -50,6 +50,9 @@ pub(crate) enum FollowUp {
     BroadcastSignal(Box<(Arc<str>, Arc<VariableDocument>)>),
     /// `CONDITIONAL_SUBSCRIPTION TRIGGER`: a conditional event's condition holds.
     TriggerConditional(Key),
+    /// `TIMER TRIGGER` of a timer that came due while its process instance was suspended, let
+    /// through when it resumes.
+    TriggerTimer(Key),
 }
 
 /// An `ACTIVATE_ELEMENT` command.

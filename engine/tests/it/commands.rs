@@ -165,6 +165,12 @@ fn every_command_does_what_its_method_does_and_the_run_replays() {
         variables: VariableDocument::new(),
     });
     assert_eq!(r.incident().map(|i| i.job_key), Some(Some(job)));
+    r.ok(Command::SuspendInstance {
+        process_instance_key: second,
+    });
+    r.ok(Command::ResumeInstance {
+        process_instance_key: second,
+    });
     r.ok(Command::CancelInstance {
         process_instance_key: second,
     });
@@ -210,6 +216,11 @@ fn every_command_does_what_its_method_does_and_the_run_replays() {
         Applied::Evaluated(outcome) => assert_eq!(outcome.output, json!("express")),
         other => panic!("expected the mocked decision's output, got {other:?}"),
     }
+    r.ok(Command::CreateGlobalTaskListener(GlobalTaskListener::new(
+        "audit",
+        "audit",
+        ["all"],
+    )));
     r.ok(Command::SetClusterVariables {
         tenant_id: None,
         variables: [("REGION".to_owned(), json!("eu"))].into_iter().collect(),
@@ -301,7 +312,7 @@ fn commands_as_json() {
     insta::assert_debug_snapshot!(errors, @r#"
     [
         "unknown field `jobkey`, expected one of `jobKey`, `variables`, `result`",
-        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock`, `mockDecision`, `setClusterVariables` at line 1 column 23",
+        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `suspendInstance`, `resumeInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock`, `mockDecision`, `setClusterVariables`, `createGlobalTaskListener` at line 1 column 23",
         "a resource has either `text` or `bytes`",
     ]
     "#);

@@ -72,7 +72,7 @@ pub enum MockAiAgentError {
 }
 
 /// The tools of the AI agent `element_id` in document order, or why it is not an AI agent.
-fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<String>, String> {
+pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<String>, String> {
     let mut found_other = None;
     for process in engine.deployed_processes() {
         let Some(idx) = process.find(element_id) else {
@@ -126,31 +126,38 @@ impl AnswerJob for AgentAnswerer {
             now: Some(&now),
         };
         match self.0.borrow_mut().answer_job(agent_job) {
-            Ok(JobAnswer::Complete(completion)) => Answer::CompleteAdHoc {
-                variables: completion.variables,
-                result: AdHocJobResult {
-                    activate_elements: completion
-                        .activate_elements
-                        .into_iter()
-                        .map(|a| (a.element_id, a.variables))
-                        .collect(),
-                    completion_condition_fulfilled: completion.completion_condition_fulfilled,
-                    cancel_remaining_instances: completion.cancel_remaining_instances,
-                },
-            },
-            Ok(JobAnswer::Fail(failure)) => Answer::Fail(FailJob {
-                retries: Some(failure.retries),
-                message: failure.error_message,
-                backoff: Duration::from_millis(failure.retry_backoff_ms.unwrap_or(0)),
-                variables: failure.variables,
-            }),
-            Ok(JobAnswer::ThrowError(thrown)) => Answer::ThrowError {
-                code: thrown.code,
-                message: thrown.message.unwrap_or_default(),
-                variables: thrown.variables,
-            },
+            Ok(answer) => job_answer(answer),
             Err(failure) => Answer::FailRun(failure.message),
         }
+    }
+}
+
+/// The connector's answer as the answer a job mock gives.
+pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
+    match answer {
+        JobAnswer::Complete(completion) => Answer::CompleteAdHoc {
+            variables: completion.variables,
+            result: AdHocJobResult {
+                activate_elements: completion
+                    .activate_elements
+                    .into_iter()
+                    .map(|a| (a.element_id, a.variables))
+                    .collect(),
+                completion_condition_fulfilled: completion.completion_condition_fulfilled,
+                cancel_remaining_instances: completion.cancel_remaining_instances,
+            },
+        },
+        JobAnswer::Fail(failure) => Answer::Fail(FailJob {
+            retries: Some(failure.retries),
+            message: failure.error_message,
+            backoff: Duration::from_millis(failure.retry_backoff_ms.unwrap_or(0)),
+            variables: failure.variables,
+        }),
+        JobAnswer::ThrowError(thrown) => Answer::ThrowError {
+            code: thrown.code,
+            message: thrown.message.unwrap_or_default(),
+            variables: thrown.variables,
+        },
     }
 }
 

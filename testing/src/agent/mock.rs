@@ -14,8 +14,8 @@ use serde_json::Value;
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
-    self, AgentJob, ElementCache, JobAnswer, JobCompletion, ModelInput, ResponseFormat,
-    SentMessages, SentToolCall, Step,
+    self, AgentJob, ElementCache, JobAnswer, JobCompletion, ModelInput, PendingTurn,
+    ResponseFormat, SentMessages, SentToolCall, Step,
 };
 use super::error_expression;
 use super::matchers::{ExpectedCall, ToolCallsDiffer, check_called_tools};
@@ -381,23 +381,8 @@ impl AiAgentMock {
     pub fn answer_job(&mut self, job: AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
         let headers = job.headers;
         let retries = job.retries;
-        let error_expression = headers
-            .get(error_expression::ERROR_EXPRESSION_HEADER)
-            .map(String::as_str)
-            .filter(|h| !h.trim().is_empty());
         let (answer, asked_model) = self.answer_job_plainly(job)?;
-        let Some(header) = error_expression else {
-            return Ok(answer);
-        };
-        let response = match &answer {
-            JobAnswer::Complete(completion) if asked_model => Some(agent_response(completion)),
-            _ => None,
-        };
-        Ok(error_expression::apply(
-            Some(header),
-            retries,
-            error_expression::Outcome { answer, response },
-        ))
+        Ok(with_error_expression(headers, retries, answer, asked_model))
     }
 
     /// The answer without the `errorExpression`, and whether the model was asked.
@@ -462,28 +447,15 @@ impl AiAgentMock {
             self.requests.push(request);
             return Err(failure);
         };
-        let calls: Vec<SentToolCall> = match &turn {
-            Turn::ToolCalls(tool_turn) => tool_turn
-                .calls
-                .iter()
-                .enumerate()
-                .map(|(k, call)| SentToolCall {
-                    id: call_id(call, model_call, k),
-                    name: &call.name,
-                    arguments: &call.arguments,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
         let checked = matches!(&turn, Turn::ToolCalls(t) if !t.unchecked);
         let check = if checked {
-            self.check_calls(&request.tools, &calls, model_call)
+            self.check_calls(&request.tools, &sent_calls(&turn, model_call), model_call)
         } else {
             Ok(())
         };
         // The records are read from the played turns when asked for.
         self.tool_calls.take();
-        let answer = check.map(|()| (connector::finish(*pending, &turn, &calls), true));
+        let answer = check.map(|()| (finish_turn(*pending, &turn, model_call), true));
         request.turn = Some(turn);
         self.played.push(self.requests.len());
         self.requests.push(request);
@@ -607,6 +579,56 @@ impl AiAgentMock {
             ),
         }
     }
+}
+
+/// The tool calls of a turn as the mock sends them on: ids assigned (`call_<modelCall>_<n>`
+/// where the turn gives none).
+fn sent_calls(turn: &Turn, model_call: u32) -> Vec<SentToolCall<'_>> {
+    match turn {
+        Turn::ToolCalls(tool_turn) => tool_turn
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(k, call)| SentToolCall {
+                id: call_id(call, model_call, k),
+                name: &call.name,
+                arguments: &call.arguments,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The second half of a job whose model call `model_call` the model answered with `turn`
+/// (unchecked: the caller knows the turn fits the tools).
+pub(crate) fn finish_turn(pending: PendingTurn, turn: &Turn, model_call: u32) -> JobAnswer {
+    connector::finish(pending, turn, &sent_calls(turn, model_call))
+}
+
+/// The job's `errorExpression` header (if any) applied to the connector's answer; `asked_model`:
+/// the answer came from a model call (the expression then sees the agent response).
+pub(crate) fn with_error_expression(
+    headers: &indexmap::IndexMap<String, String>,
+    retries: i32,
+    answer: JobAnswer,
+    asked_model: bool,
+) -> JobAnswer {
+    let Some(header) = headers
+        .get(error_expression::ERROR_EXPRESSION_HEADER)
+        .map(String::as_str)
+        .filter(|h| !h.trim().is_empty())
+    else {
+        return answer;
+    };
+    let response = match &answer {
+        JobAnswer::Complete(completion) if asked_model => Some(agent_response(completion)),
+        _ => None,
+    };
+    error_expression::apply(
+        Some(header),
+        retries,
+        error_expression::Outcome { answer, response },
+    )
 }
 
 /// The connector's agent response of a completion that asked the model (what its

@@ -25,7 +25,7 @@ pub mod arguments;
 pub mod cassette;
 pub mod connector;
 pub mod error_expression;
-mod handle;
+pub(crate) mod handle;
 pub mod matchers;
 pub mod mock;
 pub mod on_engine;

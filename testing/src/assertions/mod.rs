@@ -37,6 +37,8 @@ pub enum InstanceState {
     Terminated,
     /// Exists, in any state.
     Created,
+    /// Suspended (Camunda 8.10); a suspended instance is not active.
+    Suspended,
 }
 
 /// An element, by id (the default) or by name.
@@ -340,6 +342,13 @@ impl<'a> Subject<'a> {
         self.engine.process_instance(self.instance).map(|p| p.state)
     }
 
+    /// Whether the instance is suspended (Camunda 8.10).
+    pub(crate) fn suspended(&self) -> bool {
+        self.engine
+            .process_instance(self.instance)
+            .is_some_and(|p| p.suspended)
+    }
+
     /// `process "<id>"`, written only when a message is (a passing check formats nothing).
     fn who(&self) -> Who<'_, '_> {
         Who(self)
@@ -444,11 +453,14 @@ impl<'a> Subject<'a> {
 
     fn check_state(&self, expected: InstanceState) -> Outcome {
         let state = self.state();
+        let suspended = self.suspended();
         let ok = match expected {
             InstanceState::Created => state.is_some(),
             InstanceState::Completed => state == Some(State::Completed),
             InstanceState::Terminated => state == Some(State::Terminated),
-            InstanceState::Active => state.is_some_and(|s| s.is_active()),
+            // As Camunda's search: an instance filtered as ACTIVE is not SUSPENDED.
+            InstanceState::Active => state.is_some_and(|s| s.is_active()) && !suspended,
+            InstanceState::Suspended => suspended,
         };
         if ok {
             return Ok(());
@@ -458,8 +470,14 @@ impl<'a> Subject<'a> {
             InstanceState::Completed => "to be completed",
             InstanceState::Terminated => "to be terminated",
             InstanceState::Created => "to be created",
+            InstanceState::Suspended => "to be suspended",
         };
-        let mut actual = format!("it is {}", state_word(state));
+        let word = if suspended {
+            "suspended"
+        } else {
+            state_word(state)
+        };
+        let mut actual = format!("it is {word}");
         if state.is_some_and(|s| s.is_active()) {
             let ids = self.active_ids();
             if !ids.is_empty() {

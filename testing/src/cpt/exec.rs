@@ -231,6 +231,22 @@ fn instance(ctx: &mut impl Ctx, sel: &ProcessSelector) -> Result<Key, Instructio
     }
 }
 
+/// SUSPEND_PROCESS_INSTANCE / RESUME_PROCESS_INSTANCE (baton's extension): the first instance of
+/// the selected process.
+pub(crate) fn suspend_or_resume(
+    ctx: &mut impl Ctx,
+    sel: &ProcessSelector,
+    suspend: bool,
+) -> Result<(), InstructionFailure> {
+    let key = instance(ctx, sel)?;
+    let (what, result) = if suspend {
+        ("suspending", ctx.command(|e| e.suspend_instance(key)))
+    } else {
+        ("resuming", ctx.command(|e| e.resume_instance(key)))
+    };
+    result.map_err(|r| rejected(ctx, &format!("{what} the process instance"), r))
+}
+
 fn check(ctx: &mut impl Ctx, instance: Key, check: &Check) -> Result<(), InstructionFailure> {
     ctx.check(instance, check)
         .map_err(InstructionFailure::from_assertion)
@@ -267,9 +283,12 @@ fn find_job(
                 .is_none_or(|t| *j.bpmn_process_id == *t)
             && kind.is_none_or(|k| j.kind == k)
     };
-    let (found, open) = ctx.read(|e| {
+    let (found, open, parked) = ctx.read(|e| {
         let jobs = e.jobs();
         let found = jobs.iter().find(|j| takeable(j) && matches(j)).cloned();
+        let parked = jobs
+            .iter()
+            .any(|j| j.state == JobState::Suspended && matches(j));
         let open: Vec<String> = jobs
             .iter()
             .filter(|j| takeable(j))
@@ -285,7 +304,7 @@ fn find_job(
                 )
             })
             .collect();
-        (found, open)
+        (found, open, parked)
     });
     if let Some(job) = found {
         return Ok(job);
@@ -305,6 +324,11 @@ fn find_job(
     } else {
         format!("waiting jobs: {}", open.join(", "))
     };
+    if parked {
+        listing.push_str(
+            "; a matching job is parked: its process instance is suspended (RESUME_PROCESS_INSTANCE hands it out again)",
+        );
+    }
     if let Some(t) = &sel.job_type
         && ctx.mocked(t)
     {
@@ -489,9 +513,7 @@ fn assert_process_instance(
             model::ProcessInstanceState::Completed => InstanceState::Completed,
             model::ProcessInstanceState::Created => InstanceState::Created,
             model::ProcessInstanceState::Terminated => InstanceState::Terminated,
-            model::ProcessInstanceState::Suspended => {
-                return Err(fail(ctx, not_supported_yet("the state IS_SUSPENDED")));
-            }
+            model::ProcessInstanceState::Suspended => InstanceState::Suspended,
         };
         check(ctx, key, &Check::InstanceState(state))?;
     }
@@ -1042,14 +1064,6 @@ fn update_variables(
     };
     ctx.command(|e| e.set_variables(scope, vars, local))
         .map_err(|r| rejected(ctx, "updating variables", r))
-}
-
-/// The failure of an instruction (or field) for an 8.10 engine feature baton's engine does not
-/// have yet: it never passes silently.
-pub(crate) fn not_supported_yet(what: &str) -> String {
-    format!(
-        "{what} is not supported yet: baton's engine does not have this Camunda 8.10 feature yet (the instruction is read and checked, but cannot run)"
-    )
 }
 
 /// The types CPT's runner allows as conditions of a conditional behaviour (sorted).

@@ -778,7 +778,7 @@ pub struct CreateGlobalTaskListener {
     pub retries: Option<i64>,
     #[serde(default)]
     pub after_non_global: bool,
-    /// Higher runs first.
+    /// 0 to 100, default 50; higher runs first.
     pub priority: Option<i64>,
 }
 
@@ -1361,6 +1361,14 @@ fn global_task_listener(
         return Err(error(
             format!("{path}.retries"),
             format!("must be a positive number, got {r}"),
+        ));
+    }
+    if let Some(p) = l.priority
+        && !(0..=100).contains(&p)
+    {
+        return Err(error(
+            format!("{path}.priority"),
+            format!("must be an integer between 0 and 100, got {p}"),
         ));
     }
     Ok(l)
@@ -1978,6 +1986,10 @@ mod tests {
             (
                 json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "a", "jobType": "t", "eventTypes": ["all"], "retries": 0}),
                 "i.retries: must be a positive number, got 0",
+            ),
+            (
+                json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "a", "jobType": "t", "eventTypes": ["all"], "priority": 101}),
+                "i.priority: must be an integer between 0 and 100, got 101",
             ),
             (
                 json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": " ", "jobType": "t", "eventTypes": ["all"]}),

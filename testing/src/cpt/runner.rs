@@ -560,12 +560,38 @@ fn run_step(
                     )
                 })
         }
-        I::SuspendProcessInstance(_)
-        | I::ResumeProcessInstance(_)
-        | I::CreateGlobalTaskListener(_) => Err(failure(
-            state,
-            exec::not_supported_yet(instruction.type_name()),
-        )),
+        I::SuspendProcessInstance(c) => {
+            exec::suspend_or_resume(&mut ctx, &c.process_instance_selector, true).map(|()| Done::Ok)
+        }
+        I::ResumeProcessInstance(c) => {
+            exec::suspend_or_resume(&mut ctx, &c.process_instance_selector, false)
+                .map(|()| Done::Ok)
+        }
+        I::CreateGlobalTaskListener(l) => {
+            let mut listener = baton_engine::runtime::GlobalTaskListener::new(
+                l.id.clone(),
+                l.job_type.clone(),
+                l.event_types.iter().cloned(),
+            );
+            listener.after_non_global = l.after_non_global;
+            if let Some(r) = l.retries {
+                listener.retries = i32::try_from(r).unwrap_or(i32::MAX);
+            }
+            if let Some(p) = l.priority {
+                listener.priority = i32::try_from(p).unwrap_or(i32::MAX);
+            }
+            ctx.command(|engine| engine.create_global_task_listener(listener))
+                .map(|()| Done::Ok)
+                .map_err(|r| {
+                    failure(
+                        state,
+                        format!(
+                            "creating global task listener \"{}\": the engine rejected it: {}",
+                            l.id, r.message
+                        ),
+                    )
+                })
+        }
         I::MockChildProcess(m) => {
             if !is_ncname(&m.process_definition_id) {
                 return Err(failure(

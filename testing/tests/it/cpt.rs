@@ -541,39 +541,3 @@ fn an_inner_instance_that_does_not_match_lists_the_inner_instances() {
     let _ = std::fs::remove_dir_all(&dir);
     insta::assert_snapshot!(failure_of(&report.cases[0]).message);
 }
-
-/// Instructions for 8.10 engine features baton's engine does not have yet (suspension, global
-/// task listeners) are read and checked, and fail when they run: never a
-/// silent pass.
-#[test]
-fn instructions_for_engine_features_not_built_yet_fail_clearly() {
-    let pi = r#""processInstanceSelector": { "processDefinitionId": "payment" }"#;
-    let instructions = [
-        format!(r#"{{ "type": "SUSPEND_PROCESS_INSTANCE", {pi} }}"#),
-        format!(r#"{{ "type": "RESUME_PROCESS_INSTANCE", {pi} }}"#),
-        format!(r#"{{ "type": "ASSERT_PROCESS_INSTANCE", {pi}, "state": "IS_SUSPENDED" }}"#),
-        r#"{ "type": "CREATE_GLOBAL_TASK_LISTENER", "id": "audit", "jobType": "audit", "eventTypes": [ "creating" ] }"#.to_owned(),
-    ];
-    let cases: Vec<String> = instructions
-        .iter()
-        .enumerate()
-        .map(|(i, instruction)| {
-            format!(
-                r#"{{ "name": "{i}", "instructions": [ {{ "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {{ "processDefinitionId": "payment" }} }}, {instruction} ] }}"#
-            )
-        })
-        .collect();
-    let dir = payment_suite(
-        "not-yet",
-        &format!(r#"{{ "testCases": [ {} ] }}"#, cases.join(",")),
-    );
-    let report = cpt::run(&[&dir], &Options::default()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(report.summary(), "0 passed, 4 failed");
-    let messages: Vec<&str> = report
-        .cases
-        .iter()
-        .map(|c| failure_of(c).message.as_str())
-        .collect();
-    insta::assert_snapshot!(messages.join("\n"));
-}

@@ -8,6 +8,7 @@ mod coverage_html;
 pub mod cpt;
 mod engine_810;
 mod events;
+mod explore;
 mod failures;
 mod features;
 mod fidelity;

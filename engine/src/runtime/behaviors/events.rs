@@ -333,6 +333,9 @@ impl Engine {
                 ),
             ));
         };
+        self.check_not_suspended(job.process_instance_key, || {
+            format!("throw an error for job with key '{job_key}'")
+        })?;
         if !job.state.is_answerable() {
             return Err(Rejection::new(
                 RejectionType::InvalidState,

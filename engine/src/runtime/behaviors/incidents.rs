@@ -104,6 +104,18 @@ impl Engine {
                 ),
             ));
         };
+        if let Err(r) = self.check_not_suspended(incident.process_instance_key, || {
+            format!("resolve incident with key '{incident_key}'")
+        }) {
+            let value = RecordValue::Incident(Box::new(self.incident_value(incident)));
+            return Err(self.reject(
+                ValueType::Incident,
+                Intent::Other(OtherIntent::Resolve),
+                Some(incident_key),
+                value,
+                r,
+            ));
+        }
         if let Some(job_key) = incident.job_key
             && let Some(job) = self.jobs.get(&job_key)
             && job.retries <= 0

@@ -44,7 +44,7 @@ impl Engine {
         })
     }
 
-    fn job_event(
+    pub(crate) fn job_event(
         &mut self,
         intent: OtherIntent,
         key: Key,
@@ -153,6 +153,10 @@ impl Engine {
                 RejectionType::NotFound,
                 format!("Expected to {action} job with key '{key}', but no such job was found"),
             )
+        })?;
+        // Zeebe's suspension gate answers before the job processor does.
+        self.check_not_suspended(job.process_instance_key, || {
+            format!("{action} job with key '{key}'")
         })?;
         if !job.state.is_answerable() {
             let state = job.state.rejection_name();
@@ -328,6 +332,16 @@ impl Engine {
             );
             return Err(r);
         }
+        let pi = self
+            .jobs
+            .get(&job_key)
+            .expect("checked")
+            .process_instance_key;
+        if let Err(r) = self.check_not_suspended(pi, || {
+            format!("update retries for job with key '{job_key}'")
+        }) {
+            return Err(self.reject_job(OtherIntent::RetriesUpdated, job_key, r));
+        }
         if retries < 1 {
             return Err(self.reject_job(
                 OtherIntent::RetriesUpdated,
@@ -395,6 +409,7 @@ impl Engine {
             .jobs
             .values()
             .filter(|j| j.state == JobState::Activated && j.deadline.is_some_and(|d| d <= now))
+            .filter(|j| !self.is_suspended(j.process_instance_key))
             .map(|j| j.key)
             .collect();
         for k in timed_out {
@@ -415,6 +430,7 @@ impl Engine {
             .filter(|j| {
                 j.state == JobState::FailedBackoff && j.recurring_time.is_some_and(|d| d <= now)
             })
+            .filter(|j| !self.is_suspended(j.process_instance_key))
             .map(|j| j.key)
             .collect();
         for k in recurred {

@@ -28,7 +28,7 @@ pub struct SignalSubscriptionView {
 }
 
 impl Engine {
-    fn signal_subscription_value(&self, s: &SignalSubscription) -> RecordValue {
+    pub(crate) fn signal_subscription_value(&self, s: &SignalSubscription) -> RecordValue {
         RecordValue::Signal(Box::new(SignalValue {
             signal_name: s.name.clone(),
             proc: Some(s.proc),
@@ -67,6 +67,7 @@ impl Engine {
             proc,
             element,
             owner,
+            suspended: false,
         };
         let value = self.signal_subscription_value(&s);
         self.event(
@@ -82,7 +83,10 @@ impl Engine {
     /// Closes a signal subscription (its element instance is left, or its process version is
     /// replaced).
     pub(crate) fn close_signal_subscription(&mut self, key: Key) {
-        if let Some(s) = self.signal_subscriptions.remove(&key) {
+        // A suspended subscription's DELETED was written when its instance was suspended.
+        if let Some(s) = self.signal_subscriptions.remove(&key)
+            && !s.suspended
+        {
             let value = self.signal_subscription_value(&s);
             self.event(
                 ValueType::SignalSubscription,
@@ -144,7 +148,7 @@ impl Engine {
         let matching: Vec<SignalSubscription> = self
             .signal_subscriptions
             .values()
-            .filter(|s| s.name == name)
+            .filter(|s| s.name == name && !s.suspended)
             .cloned()
             .collect();
         let vars = (!variables.is_empty()).then_some(variables);
@@ -191,6 +195,7 @@ impl Engine {
     pub fn signal_subscriptions(&self) -> Vec<SignalSubscriptionView> {
         self.signal_subscriptions
             .values()
+            .filter(|s| !s.suspended)
             .map(|s| {
                 let p = self.process(s.proc);
                 SignalSubscriptionView {

@@ -358,77 +358,116 @@ impl Engine {
     }
 
     /// Fires every timer that is due, earliest first (ties by key). Returns whether any fired.
+    /// A timer of a suspended process instance is held until it resumes (`TIMER SUSPENDED`: out
+    /// of the due dates, still cancellable).
     pub(crate) fn fire_due_timers(&mut self) -> bool {
         let now = self.now;
-        let due: Vec<Key> = self
+        let due: Vec<(i64, Key)> = self
             .timers
             .by_due
             .iter()
             .take_while(|(d, _)| *d <= now)
-            .map(|(_, k)| *k)
+            .copied()
             .collect();
         let fired = !due.is_empty();
         self.steps += due.len();
-        for key in due {
+        for (due, key) in due {
             if self.timers_fired >= self.config.timer_limit {
                 // One more than the limit: the run loop stops the command.
                 self.timers_fired += 1;
                 break;
             }
+            let suspended = self
+                .timers
+                .by_key
+                .get(&key)
+                .and_then(|t| t.process_instance_key)
+                .filter(|pi| self.is_suspended(*pi));
+            if let Some(pi) = suspended {
+                self.timers.by_due.remove(&(due, key));
+                let value = RecordValue::Timer(Self::timer_value(&self.timers.by_key[&key]));
+                self.event(ValueType::Timer, OtherIntent::Suspended, Some(key), value);
+                if let Some(held) = self.suspended.get_mut(&pi) {
+                    held.push_back(FollowUp::TriggerTimer(key));
+                }
+                continue;
+            }
             let Some(t) = self.timers.remove(&key) else {
                 continue;
             };
             self.timers_fired += 1;
-            self.event(
-                ValueType::Timer,
-                OtherIntent::Triggered,
-                Some(key),
-                RecordValue::Timer(Self::timer_value(&t)),
-            );
-            let p = self.process(t.proc).clone();
-            let el = p.element(t.target);
-            let repeats = (t.repetitions > 1 || t.repetitions < 0) && t.repeat.is_some();
-            match t.element_instance_key {
-                None => {
-                    // A timer start event: a new instance, and the next firing of a cycle.
-                    let pi = self.new_key();
-                    self.start_instance_at_event(t.proc, pi, t.target, None);
-                }
-                Some(owner) => {
-                    if let Some(i) = self.instances.get_mut(&owner)
-                        && let Some(pos) = i.subscriptions.iter().position(|k| *k == key)
-                    {
-                        i.subscriptions.remove(pos);
-                    }
-                    if !self.can_trigger(owner) {
-                        continue;
-                    }
-                    self.trigger_event(owner, t.target, None);
-                    // Only a non-interrupting boundary event or event sub-process repeats.
-                    let is_catch = el.element_type == BpmnElementType::IntermediateCatchEvent;
-                    if el.interrupting || is_catch || !self.instances.contains_key(&owner) {
-                        continue;
-                    }
-                }
-            }
-            if repeats
-                && let Some(repeat) = &t.repeat
-                && let Some(next) = next_due(repeat, t.due, now)
-            {
-                let key = self.new_key();
-                self.add_timer(Timer {
-                    key,
-                    due: next,
-                    repetitions: if t.repetitions < 0 {
-                        -1
-                    } else {
-                        t.repetitions - 1
-                    },
-                    ..t
-                });
-            }
+            self.fire_timer(t);
         }
         fired
+    }
+
+    /// A timer held while its process instance was suspended, let through on resume: `TIMER
+    /// RESUMED`, then it fires (unless its element instance was left meanwhile).
+    pub(crate) fn fire_held_timer(&mut self, key: Key) {
+        let Some(t) = self.timers.remove(&key) else {
+            return;
+        };
+        self.event(
+            ValueType::Timer,
+            OtherIntent::Resumed,
+            Some(key),
+            RecordValue::Timer(Self::timer_value(&t)),
+        );
+        self.fire_timer(t);
+    }
+
+    /// `TIMER TRIGGERED`: a start event starts an instance, a catch event is triggered; a cycle
+    /// goes on.
+    fn fire_timer(&mut self, t: Timer) {
+        let key = t.key;
+        self.event(
+            ValueType::Timer,
+            OtherIntent::Triggered,
+            Some(key),
+            RecordValue::Timer(Self::timer_value(&t)),
+        );
+        let p = self.process(t.proc).clone();
+        let el = p.element(t.target);
+        let repeats = (t.repetitions > 1 || t.repetitions < 0) && t.repeat.is_some();
+        match t.element_instance_key {
+            None => {
+                // A timer start event: a new instance, and the next firing of a cycle.
+                let pi = self.new_key();
+                self.start_instance_at_event(t.proc, pi, t.target, None);
+            }
+            Some(owner) => {
+                if let Some(i) = self.instances.get_mut(&owner)
+                    && let Some(pos) = i.subscriptions.iter().position(|k| *k == key)
+                {
+                    i.subscriptions.remove(pos);
+                }
+                if !self.can_trigger(owner) {
+                    return;
+                }
+                self.trigger_event(owner, t.target, None);
+                // Only a non-interrupting boundary event or event sub-process repeats.
+                let is_catch = el.element_type == BpmnElementType::IntermediateCatchEvent;
+                if el.interrupting || is_catch || !self.instances.contains_key(&owner) {
+                    return;
+                }
+            }
+        }
+        if repeats
+            && let Some(repeat) = &t.repeat
+            && let Some(next) = next_due(repeat, t.due, self.now)
+        {
+            let key = self.new_key();
+            self.add_timer(Timer {
+                key,
+                due: next,
+                repetitions: if t.repetitions < 0 {
+                    -1
+                } else {
+                    t.repetitions - 1
+                },
+                ..t
+            });
+        }
     }
 
     /// An event subscription of `owner` for `event` fired (timer, message, signal): complete the

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::Value as Json;
 
+use crate::runtime::behaviors::suspension::suspended_rejection;
 use crate::runtime::command::JobResult;
 use crate::runtime::compile::definitions::ListenerDef;
 use crate::runtime::engine::Engine;
@@ -202,8 +203,20 @@ fn listener_headers(
 }
 
 impl Engine {
-    /// The task listeners of a user task for one event, in declared order.
+    /// The task listeners of a user task for one event, in the order they run: the global ones
+    /// (see [`GlobalTaskListener`](crate::runtime::records::GlobalTaskListener)), the task's own
+    /// in declared order, the global ones that run after them.
     pub(crate) fn task_listeners(&self, task: Key, event: ListenerEventType) -> Vec<ListenerDef> {
+        let own = self.own_task_listeners(task, event);
+        if self.global_task_listeners.is_empty() {
+            return own;
+        }
+        let (before, after) = self.global_listeners_of(event);
+        before.into_iter().chain(own).chain(after).collect()
+    }
+
+    /// The task listeners a user task's model declares for one event, in declared order.
+    fn own_task_listeners(&self, task: Key, event: ListenerEventType) -> Vec<ListenerDef> {
         let Some(t) = self.user_tasks.get(&task) else {
             return Vec::new();
         };
@@ -255,11 +268,13 @@ impl Engine {
     ) {
         let starting = task_transition(event).starting;
         self.user_task_event(task, starting, record.clone());
+        let listeners = self.task_listeners(task, event).into();
         let Some(t) = self.user_tasks.get_mut(&task) else {
             return;
         };
         t.pending = Some(Box::new(PendingTransition {
             event,
+            listeners,
             next_listener: 0,
             record,
             variable_update,
@@ -275,8 +290,7 @@ impl Engine {
         let Some(pending) = t.pending.as_deref() else {
             return;
         };
-        let listeners = self.task_listeners(task, pending.event);
-        let Some(listener) = listeners.get(pending.next_listener) else {
+        let Some(listener) = pending.listeners.get(pending.next_listener) else {
             self.finish_task_transition(task);
             return;
         };
@@ -588,6 +602,10 @@ impl Engine {
                 format!(
                     "Expected to {action} user task with key '{key}', but no such user task was found"
                 ),
+            )),
+            Some(t) if self.is_suspended(t.value.process_instance_key) => Err(suspended_rejection(
+                t.value.process_instance_key,
+                &format!("{action} user task with key '{key}'"),
             )),
             Some(t) if t.state != UserTaskState::Created || t.pending.is_some() => {
                 Err(Rejection::new(

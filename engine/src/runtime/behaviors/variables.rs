@@ -31,6 +31,15 @@ impl Engine {
                 ),
             ));
         }
+        // Zeebe's VariableDocumentUpdateWhileSuspendedTest: a user task scope would start the
+        // task's update lifecycle, whose listeners cannot run while suspended.
+        if let Some(i) = self.instances.get(&scope_key)
+            && i.user_task().is_some()
+        {
+            self.check_not_suspended(i.process_instance_key, || {
+                format!("update variables for the user task element with key '{scope_key}'")
+            })?;
+        }
         let vars = Arc::new(variables);
         if let Some(update) = self.update_user_task_variables(scope_key, &vars, local) {
             update?;

@@ -50,6 +50,7 @@ impl Engine {
             }
             FollowUp::Message(m) => self.process_message_follow_up(*m),
             FollowUp::TriggerConditional(k) => self.trigger_conditional(k),
+            FollowUp::TriggerTimer(k) => self.fire_held_timer(k),
             FollowUp::BroadcastSignal(b) => {
                 let (name, variables) = *b;
                 self.broadcast(name, variables);

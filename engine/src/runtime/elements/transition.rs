@@ -111,6 +111,7 @@ impl Engine {
             }
             self.release_message_start_lock(key);
             self.drop_compensation_of(key);
+            self.forget_suspension(key);
         }
         Ok(inst)
     }

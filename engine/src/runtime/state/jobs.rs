@@ -19,6 +19,8 @@ pub enum JobState {
     Failed,
     /// An error was thrown and not caught: an incident is open.
     ErrorThrown,
+    /// Parked while its process instance is suspended (Zeebe 8.10): no worker gets it.
+    Suspended,
 }
 
 /// What moves a job from one state to another (completing and canceling remove it).
@@ -40,6 +42,10 @@ pub(crate) enum JobTransition {
     ThrowError,
     /// The job's incident is resolved.
     ResolveIncident,
+    /// `JOB SUSPENDED`: its process instance is suspended.
+    Suspend,
+    /// `JOB RESUMED`: its process instance is resumed.
+    Resume,
 }
 
 impl JobState {
@@ -57,6 +63,9 @@ impl JobState {
             (FailedBackoff, T::Recur) => Some(Activatable),
             (Activatable | Activated, T::ThrowError) => Some(ErrorThrown),
             (Failed | ErrorThrown, T::ResolveIncident) => Some(Activatable),
+            // Zeebe's ADR "suspended job state": only a job waiting for a worker is parked.
+            (Activatable, T::Suspend) => Some(Suspended),
+            (Suspended, T::Resume) => Some(Activatable),
             _ => None,
         }
     }
@@ -72,6 +81,7 @@ impl JobState {
             JobState::Activatable | JobState::Activated => "ACTIVATABLE",
             JobState::FailedBackoff | JobState::Failed => "FAILED",
             JobState::ErrorThrown => "ERROR_THROWN",
+            JobState::Suspended => "SUSPENDED",
         }
     }
 }

@@ -15,6 +15,9 @@ pub(crate) struct SignalSubscription {
     pub(crate) element: ElementIdx,
     /// The element instance that subscribed; `None` for a signal start event.
     pub(crate) owner: Option<Key>,
+    /// Removed while its process instance is suspended (`SIGNAL_SUBSCRIPTION DELETED`), kept
+    /// to be created again when it resumes: a signal broadcast meanwhile does not reach it.
+    pub(crate) suspended: bool,
 }
 
 /// Signal subscriptions by key (Zeebe visits them by name, then key).

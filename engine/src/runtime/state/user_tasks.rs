@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::runtime::compile::definitions::ListenerDef;
+
 use crate::runtime::records::{
     Key, ListenerEventType, OtherIntent, UserTaskValue, VariableDocument,
 };
@@ -53,6 +55,8 @@ impl UserTask {
 #[derive(Debug, Clone)]
 pub(crate) struct PendingTransition {
     pub(crate) event: ListenerEventType,
+    /// The listeners of the transition, global and the task's own, as they were when it began.
+    pub(crate) listeners: Arc<[ListenerDef]>,
     pub(crate) next_listener: usize,
     pub(crate) record: UserTaskValue,
     /// An update started by variables set on the task's scope: they are merged when it

@@ -1,0 +1,518 @@
+//! A space checked against the deployed processes and made ready to run: the agents with their
+//! tools, the mocks as plain answers, the invariants parsed. Every problem is found here, before
+//! the first run: a process that is not deployed, an element that is not an AI agent, a tool or
+//! parameter it does not have, a value that breaks a parameter's schema, bounds of 0 or absurd
+//! sizes, a mock whose answers a fork cannot copy.
+
+use std::sync::Arc;
+
+use baton_engine::model::ElementIdx;
+use baton_engine::runtime::{Engine, ExecutableProcess, VariableDocument};
+
+use super::invariant::{Checked, Invariant};
+use super::space::{AgentSpace, Search, Space};
+use super::turns::{TurnSpace, TurnsError, check_value_set, turns};
+use crate::agent::tools::{ToolDefinition, read_elements, resolve_tools};
+use crate::agent::{ResponseFormat, Turn};
+use crate::mocks::Answer;
+
+/// The most model calls per run a space may allow.
+pub const MAX_MODEL_CALLS: u32 = 1_000;
+/// The most tools per turn.
+pub const MAX_TOOLS_PER_TURN: usize = 8;
+
+/// Why a space cannot be explored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExploreError {
+    #[error("cannot explore: no deployed process \"{process_id}\"; deployed: {deployed}")]
+    NoSuchProcess {
+        process_id: String,
+        deployed: String,
+    },
+    #[error("cannot explore \"{element_id}\": {reason}")]
+    NotAnAgent { element_id: String, reason: String },
+    #[error("cannot explore \"{agent}\": it has no tool \"{tool}\"; its tools: {tools}")]
+    UnknownTool {
+        agent: String,
+        tool: String,
+        tools: String,
+    },
+    #[error("cannot explore \"{agent}\": {message}")]
+    WrongValues { agent: String, message: String },
+    #[error("cannot explore \"{agent}\": invalid response {index}: {message}")]
+    InvalidResponse {
+        agent: String,
+        index: usize,
+        message: String,
+    },
+    #[error("cannot explore \"{agent}\": {message}")]
+    TooLarge { agent: String, message: String },
+    #[error("cannot explore: {what} is {value}; {expected}")]
+    Bound {
+        what: &'static str,
+        value: String,
+        expected: String,
+    },
+    #[error("cannot explore: the space is empty: {0}")]
+    Empty(String),
+    #[error(
+        "cannot explore: the mock of job type \"{job_type}\" computes its answers with a closure, which a fork cannot copy: give it fixed answers, or outcomes in the space (Space::outcomes)"
+    )]
+    ClosureMock { job_type: String },
+    #[error(
+        "cannot explore: the invariant {invariant} names the element \"{element}\", which no deployed process has"
+    )]
+    UnknownElement { invariant: String, element: String },
+    #[error("cannot explore: {0}")]
+    InvalidInvariant(String),
+    #[error("cannot explore: shard {index}/{count} is out of range: give K/N with 1 <= K <= N")]
+    Shard { index: usize, count: usize },
+    /// A problem found at a model call (the turns of a response format, a process that cannot
+    /// start).
+    #[error("cannot explore: {0}")]
+    Run(String),
+}
+
+/// What a job of a mocked type answers in a fork.
+#[derive(Debug, Clone)]
+pub(crate) enum MockAnswers {
+    Fixed(Answer),
+    Sequence {
+        answers: Vec<Answer>,
+        strict: bool,
+    },
+    /// Each job branches into each outcome.
+    Outcomes(Vec<Answer>),
+}
+
+/// A mock as plain data.
+#[derive(Debug, Clone)]
+pub(crate) struct MockPlan {
+    pub job_type: String,
+    pub label: String,
+    pub answers: MockAnswers,
+}
+
+/// An explored agent.
+#[derive(Debug, Clone)]
+pub(crate) struct AgentPlan {
+    pub element_id: String,
+    pub space: TurnSpace,
+}
+
+/// The turns at a model call, for the tools offered and the response format they were built from.
+#[derive(Debug, Clone)]
+pub(crate) struct AgentTurns {
+    tools: Arc<[ToolDefinition]>,
+    format: ResponseFormat,
+    pub turns: Vec<Turn>,
+}
+
+impl AgentTurns {
+    /// Whether these turns were built for this call's tools and format.
+    pub fn fits(&self, tools: &Arc<[ToolDefinition]>, format: &ResponseFormat) -> bool {
+        (Arc::ptr_eq(&self.tools, tools) || self.tools == *tools) && self.format == *format
+    }
+}
+
+impl AgentPlan {
+    /// The turns for a model call offering `tools` with `format`.
+    pub fn turns_for(
+        &self,
+        tools: &Arc<[ToolDefinition]>,
+        format: &ResponseFormat,
+    ) -> Result<AgentTurns, String> {
+        let built = turns(&self.space, tools, format).map_err(|e| match e {
+            TurnsError::TooMany { tool, at, count } => format!(
+                "\"{}\": {} has {count} combinations of values (more than the {} a model call may branch into){}",
+                self.element_id,
+                match tool {
+                    Some(tool) => format!("\"{at}\" of the tool \"{tool}\""),
+                    None => at,
+                },
+                super::turns::MAX_TURNS,
+                ": give value sets (AgentSpace::values), fewer tools per turn, or document order only"
+            ),
+            TurnsError::Empty => format!(
+                "\"{}\" has nothing to answer at a model call: no tool it may call, no response",
+                self.element_id
+            ),
+        })?;
+        Ok(AgentTurns {
+            tools: tools.clone(),
+            format: format.clone(),
+            turns: built,
+        })
+    }
+}
+
+/// A space ready to run. See the module documentation.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub process_id: String,
+    pub variables: VariableDocument,
+    pub agents: Vec<AgentPlan>,
+    pub mocks: Vec<MockPlan>,
+    /// Element ids of the explored agents' tools.
+    pub tool_elements: Vec<Arc<str>>,
+    /// Their job types (static ones).
+    pub tool_job_types: Vec<Arc<str>>,
+    pub checks: Vec<Checked>,
+    pub model_calls: u32,
+    pub answer_limit: usize,
+}
+
+/// The test's job mocks, read as plain answers (`None`: a closure).
+pub(crate) struct TestMock {
+    pub job_type: String,
+    pub label: String,
+    pub answers: Option<MockAnswers>,
+}
+
+impl Plan {
+    pub fn build(
+        engine: &Engine,
+        space: &Space,
+        invariants: &[Invariant],
+        test_mocks: Vec<TestMock>,
+        answer_limit: usize,
+    ) -> Result<Plan, ExploreError> {
+        check_bounds(space)?;
+        let Some(process) = engine.latest_process(&space.process_id) else {
+            let deployed: Vec<String> = engine
+                .deployed_processes()
+                .filter(|p| {
+                    !p.resource_name()
+                        .starts_with(crate::GENERATED_RESOURCE_PREFIX)
+                })
+                .map(|p| p.bpmn_process_id().to_string())
+                .collect();
+            return Err(ExploreError::NoSuchProcess {
+                process_id: space.process_id.clone(),
+                deployed: if deployed.is_empty() {
+                    "none".into()
+                } else {
+                    deployed.join(", ")
+                },
+            });
+        };
+        let mut agent_spaces: Vec<AgentSpace> = space.agents.clone();
+        for id in agents_of(process) {
+            if !agent_spaces.iter().any(|a| a.element_id == id) {
+                agent_spaces.push(AgentSpace::new(id));
+            }
+        }
+        let mut agents = Vec::new();
+        let mut tool_elements = Vec::new();
+        for agent in &agent_spaces {
+            let (plan, tools) = agent_plan(engine, agent, space.bounds.tools_per_turn)?;
+            tool_elements.extend(tools.into_iter().map(Arc::from));
+            agents.push(plan);
+        }
+        let mut tool_job_types: Vec<Arc<str>> = Vec::new();
+        for process in engine.deployed_processes() {
+            for tool in &tool_elements {
+                if let Some(job_type) = process.find(tool).and_then(|i| process.static_job_type(i))
+                    && !tool_job_types.iter().any(|t| **t == *job_type)
+                {
+                    tool_job_types.push(Arc::from(job_type));
+                }
+            }
+        }
+        let mut mocks: Vec<MockPlan> = Vec::new();
+        for outcome in &space.outcomes {
+            if outcome.outcomes.is_empty() {
+                return Err(ExploreError::Empty(format!(
+                    "the outcomes of job type \"{}\" are empty: give at least one",
+                    outcome.job_type
+                )));
+            }
+            mocks.push(MockPlan {
+                job_type: outcome.job_type.clone(),
+                label: format!("outcomes of job type \"{}\"", outcome.job_type),
+                answers: MockAnswers::Outcomes(outcome.outcomes.clone()),
+            });
+        }
+        for mock in test_mocks {
+            if mocks.iter().any(|m| m.job_type == mock.job_type) {
+                continue;
+            }
+            let Some(answers) = mock.answers else {
+                return Err(ExploreError::ClosureMock {
+                    job_type: mock.job_type,
+                });
+            };
+            mocks.push(MockPlan {
+                job_type: mock.job_type,
+                label: mock.label,
+                answers,
+            });
+        }
+        let mut checks = Vec::new();
+        for invariant in invariants {
+            for element in invariant.elements() {
+                let known = engine
+                    .deployed_processes()
+                    .any(|p| p.find(element).is_some());
+                if !known {
+                    return Err(ExploreError::UnknownElement {
+                        invariant: invariant.to_string(),
+                        element: element.to_string(),
+                    });
+                }
+            }
+            checks.push(Checked::new(invariant.clone()).map_err(ExploreError::InvalidInvariant)?);
+        }
+        let choices = !agents.is_empty()
+            || mocks
+                .iter()
+                .any(|m| matches!(&m.answers, MockAnswers::Outcomes(o) if o.len() > 1));
+        if !choices {
+            return Err(ExploreError::Empty(format!(
+                "\"{}\" has no AI agent to explore and no job type has several outcomes: nothing to choose",
+                space.process_id
+            )));
+        }
+        Ok(Plan {
+            process_id: space.process_id.clone(),
+            variables: space.variables.clone(),
+            agents,
+            mocks,
+            tool_elements,
+            tool_job_types,
+            checks,
+            model_calls: space.bounds.model_calls,
+            answer_limit,
+        })
+    }
+}
+
+fn check_bounds(space: &Space) -> Result<(), ExploreError> {
+    let b = space.bounds;
+    if b.model_calls == 0 || b.model_calls > MAX_MODEL_CALLS {
+        return Err(ExploreError::Bound {
+            what: "the bound on model calls per run",
+            value: b.model_calls.to_string(),
+            expected: format!("give 1 to {MAX_MODEL_CALLS}"),
+        });
+    }
+    let per_turn = std::iter::once(b.tools_per_turn)
+        .chain(space.agents.iter().filter_map(|a| a.max_tools_per_turn));
+    for n in per_turn {
+        if n == 0 || n > MAX_TOOLS_PER_TURN {
+            return Err(ExploreError::Bound {
+                what: "the bound on tools per turn",
+                value: n.to_string(),
+                expected: format!("give 1 to {MAX_TOOLS_PER_TURN}"),
+            });
+        }
+    }
+    if b.trajectories == 0 {
+        return Err(ExploreError::Bound {
+            what: "the bound on trajectories",
+            value: "0".into(),
+            expected: "give at least 1".into(),
+        });
+    }
+    if b.time.is_some_and(|t| t.is_zero()) {
+        return Err(ExploreError::Bound {
+            what: "the time limit",
+            value: "0".into(),
+            expected: "give a positive duration".into(),
+        });
+    }
+    if let Search::Sample { runs: 0, .. } = space.search {
+        return Err(ExploreError::Bound {
+            what: "the number of sampled runs",
+            value: "0".into(),
+            expected: "give at least 1".into(),
+        });
+    }
+    if let Some(shard) = space.shard
+        && (shard.count == 0 || shard.index == 0 || shard.index > shard.count)
+    {
+        return Err(ExploreError::Shard {
+            index: shard.index,
+            count: shard.count,
+        });
+    }
+    Ok(())
+}
+
+/// The AI agents of a process (job-worker ad-hoc sub-processes with an output collection), in
+/// model order.
+fn agents_of(process: &ExecutableProcess) -> Vec<String> {
+    (0..process.model().elements.len() as u32)
+        .map(ElementIdx)
+        .filter(|&idx| {
+            process
+                .ad_hoc_sub_process(idx)
+                .is_some_and(|a| a.job_worker && a.output_collection.is_some())
+        })
+        .map(|idx| process.element_id(idx).to_string())
+        .collect()
+}
+
+/// An agent's plan and its tool element ids; the space's tools, values and responses checked
+/// against the agent's tools.
+fn agent_plan(
+    engine: &Engine,
+    agent: &AgentSpace,
+    default_tools_per_turn: usize,
+) -> Result<(AgentPlan, Vec<String>), ExploreError> {
+    let element_id = &agent.element_id;
+    let document_order =
+        crate::agent::handle::agent_tools(engine, element_id).map_err(|reason| {
+            ExploreError::NotAnAgent {
+                element_id: element_id.clone(),
+                reason,
+            }
+        })?;
+    let definitions = tool_definitions(engine, element_id)?;
+    let names: Vec<&str> = document_order
+        .iter()
+        .map(String::as_str)
+        .filter(|n| definitions.iter().any(|d| d.name == *n))
+        .collect();
+    let tools: Vec<String> = match &agent.tools {
+        Some(chosen) => {
+            for tool in chosen {
+                if !names.contains(&tool.as_str()) {
+                    return Err(ExploreError::UnknownTool {
+                        agent: element_id.clone(),
+                        tool: tool.clone(),
+                        tools: names.join(", "),
+                    });
+                }
+            }
+            // Document order, whatever order the space lists them in.
+            names
+                .iter()
+                .filter(|n| chosen.iter().any(|c| c == *n))
+                .map(|n| n.to_string())
+                .collect()
+        }
+        None => names.iter().map(|n| n.to_string()).collect(),
+    };
+    for (tool, parameter, values) in &agent.values {
+        let Some(definition) = definitions.iter().find(|d| d.name == *tool) else {
+            return Err(ExploreError::UnknownTool {
+                agent: element_id.clone(),
+                tool: tool.clone(),
+                tools: names.join(", "),
+            });
+        };
+        check_value_set(definition, parameter, values).map_err(|message| {
+            ExploreError::WrongValues {
+                agent: element_id.clone(),
+                message,
+            }
+        })?;
+    }
+    for (index, turn) in agent.responses.iter().enumerate() {
+        turn.validate(&format!("responses[{index}]"))
+            .map_err(|problems| ExploreError::InvalidResponse {
+                agent: element_id.clone(),
+                index,
+                message: problems.to_string(),
+            })?;
+        if let Turn::ToolCalls(calls) = turn {
+            for call in &calls.calls {
+                let Some(definition) = definitions.iter().find(|d| d.name == call.name) else {
+                    return Err(ExploreError::UnknownTool {
+                        agent: element_id.clone(),
+                        tool: call.name.to_string(),
+                        tools: names.join(", "),
+                    });
+                };
+                if let crate::agent::Arguments::Json(arguments) = &call.arguments {
+                    let problems = crate::agent::arguments::check_arguments(definition, arguments);
+                    if !problems.is_empty() {
+                        let problems: Vec<String> =
+                            problems.iter().map(ToString::to_string).collect();
+                        return Err(ExploreError::InvalidResponse {
+                            agent: element_id.clone(),
+                            index,
+                            message: format!("calls \"{}\": {}", call.name, problems.join("; ")),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let space = TurnSpace {
+        tools,
+        max_tools_per_turn: agent.max_tools_per_turn.unwrap_or(default_tools_per_turn),
+        every_order: agent.every_order,
+        values: agent.values.clone(),
+        responses: agent.responses.clone(),
+        generated_responses: agent.generated_responses,
+    };
+    if space.tools.is_empty() && space.responses.is_empty() && !space.generated_responses {
+        return Err(ExploreError::Empty(format!(
+            "\"{element_id}\" may call no tool and answer with no response"
+        )));
+    }
+    // The tool turns are known now (the response format only at a model call): too many fails here.
+    let offered: Arc<[ToolDefinition]> = definitions.into();
+    let probe = TurnSpace {
+        generated_responses: false,
+        responses: Vec::new(),
+        ..space.clone()
+    };
+    if let Err(TurnsError::TooMany { tool, at, count }) = turns(
+        &probe,
+        &offered,
+        &ResponseFormat::Text { parse_json: false },
+    ) {
+        return Err(ExploreError::TooLarge {
+            agent: element_id.clone(),
+            message: format!(
+                "{} has {count} combinations (more than {} per model call): give value sets (AgentSpace::values), fewer tools per turn, or document order only",
+                match tool {
+                    Some(tool) => format!("\"{at}\" of the tool \"{tool}\""),
+                    None => at,
+                },
+                super::turns::MAX_TURNS
+            ),
+        });
+    }
+    Ok((
+        AgentPlan {
+            element_id: element_id.clone(),
+            space,
+        },
+        document_order,
+    ))
+}
+
+/// The tool definitions the connector builds from the agent's `adHocSubProcessElements`.
+fn tool_definitions(
+    engine: &Engine,
+    element_id: &str,
+) -> Result<Vec<ToolDefinition>, ExploreError> {
+    let not_agent = |reason: String| ExploreError::NotAnAgent {
+        element_id: element_id.to_string(),
+        reason,
+    };
+    for process in engine.deployed_processes() {
+        let Some(idx) = process.find(element_id) else {
+            continue;
+        };
+        let Some(ad_hoc) = process.ad_hoc_sub_process(idx) else {
+            continue;
+        };
+        let elements =
+            read_elements(&ad_hoc.elements.to_json()).map_err(|e| not_agent(e.to_string()))?;
+        let resolved = resolve_tools(&elements).map_err(|e| not_agent(e.message))?;
+        if let Some(gateway) = resolved.gateways.first() {
+            return Err(not_agent(format!(
+                "its tool \"{}\" is an {} gateway, whose tools are discovered at run time; exploring them is not supported",
+                gateway.element_id, gateway.gateway_type
+            )));
+        }
+        return Ok(resolved.tools);
+    }
+    Err(not_agent("no deployed process has it".into()))
+}

@@ -1,0 +1,814 @@
+//! The report of a search: how much was explored, each invariant's outcome with its shrunk
+//! counterexample (the trajectory, its trace, a cassette per agent and a CPT test case that
+//! replays it), goals reached, run errors, and the coverage over every explored run (elements,
+//! flows and tools no choice of the model reaches).
+
+use std::fmt::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::fork::{Fork, RecordedModelCall, ToolAnswer};
+use super::invariant::{EndState, Invariant};
+use super::plan::{MockAnswers, Plan};
+use super::search::{self, Outcome, Stop, replay, shrink};
+use super::space::{Search, Space};
+use super::tally::{Found, Tally};
+use crate::agent::Cassette;
+use crate::mocks::Answer;
+use crate::trace::{TraceEvent, TraceReader};
+
+/// One invariant's (or goal's) outcome.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    pub invariant: Invariant,
+    /// Runs that broke the invariant (for a goal: runs that reached it).
+    pub count: u64,
+    /// The simplest trajectory that broke it (for a goal: that reached it), shrunk.
+    pub counterexample: Option<Counterexample>,
+}
+
+impl CheckReport {
+    /// Whether the invariant held on every explored run (a goal: some run reached it).
+    pub fn holds(&self) -> bool {
+        if self.invariant.is_goal() {
+            self.count > 0
+        } else {
+            self.count == 0
+        }
+    }
+}
+
+/// A trajectory that shows a violation (or reaches a goal), shrunk: what the model and the tools
+/// did, the run's trace, a cassette per agent, and a CPT test case that replays it.
+#[derive(Debug, Clone)]
+pub struct Counterexample {
+    /// What broke, in words.
+    pub message: String,
+    /// The choices up to the violation, in order, in words.
+    pub steps: Vec<String>,
+    /// The simplest choices after it, to the end of the run (what the replay does next).
+    pub continuation: Vec<String>,
+    /// The choice indices (what [`Report`] replays).
+    pub choices: Vec<u32>,
+    /// Model calls and tool calls of the trajectory.
+    pub model_calls: usize,
+    pub tool_calls: usize,
+    /// The run's trace.
+    pub trace: Vec<TraceEvent>,
+    /// The model's turns, per agent.
+    pub cassettes: Vec<Cassette>,
+    /// A CPT test case that replays it and fails the same way; `Err`: why the trajectory
+    /// cannot be written as one.
+    pub case: Result<Value, String>,
+}
+
+/// What [`Counterexample::write_to`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub test_file: PathBuf,
+    pub cassettes: Vec<PathBuf>,
+}
+
+impl Counterexample {
+    /// Writes the CPT test file `<stem>.test.json` and a cassette per agent
+    /// (`<stem>.<agent>.cassette.json`) into `dir`, beside the BPMN it tests.
+    pub fn write_to(&self, dir: &Path, stem: &str) -> Result<Written, String> {
+        let case = self.case.clone()?;
+        let mut cassettes = Vec::new();
+        for cassette in &self.cassettes {
+            let agent = cassette.agent.clone().unwrap_or_default();
+            let path = dir.join(cassette_file(stem, &agent));
+            cassette.write(&path).map_err(|e| e.to_string())?;
+            cassettes.push(path);
+        }
+        let test_file = dir.join(format!("{stem}.test.json"));
+        let file = json!({ "testCases": [case_with_files(&case, stem)] });
+        let text = serde_json::to_string_pretty(&file).expect("JSON") + "\n";
+        std::fs::write(&test_file, text)
+            .map_err(|e| format!("cannot write {}: {e}", test_file.display()))?;
+        Ok(Written {
+            test_file,
+            cassettes,
+        })
+    }
+
+    fn render(&self, out: &mut String, indent: &str) {
+        let _ = writeln!(out, "{indent}{}", self.message);
+        let _ = writeln!(
+            out,
+            "{indent}trajectory ({} model call{}, {} tool call{}):",
+            self.model_calls,
+            plural(self.model_calls),
+            self.tool_calls,
+            plural(self.tool_calls)
+        );
+        for (i, step) in self.steps.iter().enumerate() {
+            let _ = writeln!(out, "{indent}  {}. {step}", i + 1);
+        }
+        if !self.continuation.is_empty() {
+            let _ = writeln!(out, "{indent}then, to the end of the run:");
+            for step in &self.continuation {
+                let _ = writeln!(out, "{indent}  - {step}");
+            }
+        }
+    }
+}
+
+fn cassette_file(stem: &str, agent: &str) -> String {
+    format!("{stem}.{agent}.cassette.json")
+}
+
+/// The case with its `MOCK_AI_AGENT` instructions pointing at the cassette files.
+fn case_with_files(case: &Value, stem: &str) -> Value {
+    let mut case = case.clone();
+    if let Some(instructions) = case.get_mut("instructions").and_then(Value::as_array_mut) {
+        for instruction in instructions {
+            if instruction.get("type").and_then(Value::as_str) == Some("MOCK_AI_AGENT")
+                && let Some(object) = instruction.as_object_mut()
+            {
+                let agent = object
+                    .get("elementId")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                object.shift_remove("turns");
+                object.insert("cassette".into(), cassette_file(stem, &agent).into());
+            }
+        }
+    }
+    case
+}
+
+/// The report of a search. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub search: Search,
+    /// Trajectories explored to their end (or to the model-call bound).
+    pub trajectories: u64,
+    /// Of those, cut at the model-call bound.
+    pub cut_at_bound: u64,
+    pub distinct_states: u64,
+    /// Branches not explored because their state was seen before.
+    pub pruned: u64,
+    /// Wall time (not deterministic, unlike everything else).
+    pub elapsed: Duration,
+    /// Why the search stopped before the end, and where (`None`: the space was exhausted).
+    pub cut_off: Option<String>,
+    pub checks: Vec<CheckReport>,
+    /// Runs with a run error (a mock that could not answer, an answer the engine rejected).
+    pub run_errors: u64,
+    pub run_error: Option<Counterexample>,
+    pub coverage: ExploredCoverage,
+}
+
+/// Coverage over every explored run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExploredCoverage {
+    /// Per process: `(process id, elements never entered, flows never taken, tools never called)`.
+    pub processes: Vec<ProcessReach>,
+}
+
+/// What no explored run of one process reached.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessReach {
+    pub process_id: String,
+    pub elements: usize,
+    pub elements_entered: usize,
+    pub flows: usize,
+    pub flows_taken: usize,
+    /// Elements never entered, in model order.
+    pub dead_elements: Vec<String>,
+    /// Sequence flows never taken.
+    pub dead_flows: Vec<String>,
+    /// Tools (of AI agents) never called.
+    pub dead_tools: Vec<String>,
+}
+
+impl Report {
+    /// Trajectories per second (wall time).
+    pub fn trajectories_per_second(&self) -> f64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 {
+            self.trajectories as f64 / s
+        } else {
+            0.0
+        }
+    }
+
+    /// The counterexample of check `i` (in the order the invariants were given).
+    pub fn counterexample(&self, i: usize) -> Option<&Counterexample> {
+        self.checks.get(i)?.counterexample.as_ref()
+    }
+
+    /// `Err` with the report of every invariant that failed (and goal not reached).
+    pub fn check(&self) -> Result<(), String> {
+        let failed: Vec<&CheckReport> = self.checks.iter().filter(|c| !c.holds()).collect();
+        if failed.is_empty() && self.run_errors == 0 {
+            return Ok(());
+        }
+        Err(self.to_string())
+    }
+
+    /// Panics with the report unless every invariant held, every goal was reached and no run
+    /// had a run error.
+    #[track_caller]
+    pub fn assert_holds(&self) -> &Self {
+        if let Err(message) = self.check() {
+            panic!("{message}");
+        }
+        self
+    }
+
+    /// The counts only (what stays the same on every machine), as one line.
+    pub fn counts(&self) -> String {
+        format!(
+            "{} trajectories ({} cut at the model-call bound), {} distinct states, {} pruned{}",
+            self.trajectories,
+            self.cut_at_bound,
+            self.distinct_states,
+            self.pruned,
+            match &self.cut_off {
+                Some(why) => format!("; cut off: {why}"),
+                None => String::new(),
+            }
+        )
+    }
+
+    /// The report as JSON (keys in a fixed order).
+    pub fn to_json(&self) -> Value {
+        let checks: Vec<Value> = self
+            .checks
+            .iter()
+            .map(|c| {
+                let mut o = Map::new();
+                o.insert("invariant".into(), c.invariant.to_string().into());
+                o.insert(
+                    "kind".into(),
+                    if c.invariant.is_goal() {
+                        "goal"
+                    } else {
+                        "invariant"
+                    }
+                    .into(),
+                );
+                o.insert("holds".into(), c.holds().into());
+                o.insert("count".into(), c.count.into());
+                if let Some(cx) = &c.counterexample {
+                    o.insert("counterexample".into(), counterexample_json(cx));
+                }
+                Value::Object(o)
+            })
+            .collect();
+        let coverage: Vec<Value> = self
+            .coverage
+            .processes
+            .iter()
+            .map(|p| {
+                json!({
+                    "processId": p.process_id,
+                    "elements": p.elements,
+                    "elementsEntered": p.elements_entered,
+                    "flows": p.flows,
+                    "flowsTaken": p.flows_taken,
+                    "deadElements": p.dead_elements,
+                    "deadFlows": p.dead_flows,
+                    "deadTools": p.dead_tools,
+                })
+            })
+            .collect();
+        let mut o = Map::new();
+        o.insert(
+            "search".into(),
+            match self.search {
+                Search::Exhaustive => json!({"mode": "exhaustive"}),
+                Search::Sample { seed, runs } => {
+                    json!({"mode": "sample", "seed": seed, "runs": runs})
+                }
+            },
+        );
+        o.insert("trajectories".into(), self.trajectories.into());
+        o.insert("cutAtBound".into(), self.cut_at_bound.into());
+        o.insert("distinctStates".into(), self.distinct_states.into());
+        o.insert("pruned".into(), self.pruned.into());
+        o.insert("complete".into(), self.cut_off.is_none().into());
+        if let Some(why) = &self.cut_off {
+            o.insert("cutOff".into(), why.clone().into());
+        }
+        o.insert("checks".into(), Value::Array(checks));
+        o.insert("runErrors".into(), self.run_errors.into());
+        if let Some(cx) = &self.run_error {
+            o.insert("runError".into(), counterexample_json(cx));
+        }
+        o.insert("coverage".into(), Value::Array(coverage));
+        o.insert("seconds".into(), json!(self.elapsed.as_secs_f64()));
+        o.insert(
+            "trajectoriesPerSecond".into(),
+            json!(self.trajectories_per_second().round()),
+        );
+        Value::Object(o)
+    }
+}
+
+fn counterexample_json(cx: &Counterexample) -> Value {
+    let mut o = Map::new();
+    o.insert("message".into(), cx.message.clone().into());
+    o.insert("modelCalls".into(), cx.model_calls.into());
+    o.insert("toolCalls".into(), cx.tool_calls.into());
+    o.insert("steps".into(), json!(cx.steps));
+    o.insert("continuation".into(), json!(cx.continuation));
+    o.insert("choices".into(), json!(cx.choices));
+    o.insert("trace".into(), crate::trace::events_to_json(&cx.trace));
+    Value::Object(o)
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        let mode = match self.search {
+            Search::Exhaustive => "exhaustive".to_string(),
+            Search::Sample { seed, runs } => format!("{runs} sampled runs, seed {seed}"),
+        };
+        let _ = writeln!(out, "exploration ({mode}): {}", self.counts());
+        let _ = writeln!(
+            out,
+            "time: {:.2} s, {:.0} trajectories/s",
+            self.elapsed.as_secs_f64(),
+            self.trajectories_per_second()
+        );
+        for c in &self.checks {
+            let verdict = match (c.invariant.is_goal(), c.holds()) {
+                (true, true) => format!(
+                    "reached on {} explored path{}",
+                    c.count,
+                    plural(c.count as usize)
+                ),
+                (true, false) => "NOT REACHED by any explored run".to_string(),
+                (false, true) => "holds".to_string(),
+                (false, false) => {
+                    format!(
+                        "VIOLATED on {} explored path{}",
+                        c.count,
+                        plural(c.count as usize)
+                    )
+                }
+            };
+            let _ = writeln!(out, "\n{}: {verdict}", c.invariant);
+            if let Some(cx) = &c.counterexample
+                && (!c.holds() || c.invariant.is_goal())
+            {
+                cx.render(&mut out, "  ");
+            }
+        }
+        if self.run_errors > 0 {
+            let _ = writeln!(
+                out,
+                "\nrun errors in {} run{}",
+                self.run_errors,
+                plural(self.run_errors as usize)
+            );
+            if let Some(cx) = &self.run_error {
+                cx.render(&mut out, "  ");
+            }
+        }
+        for p in &self.coverage.processes {
+            let _ = writeln!(
+                out,
+                "\ncoverage of \"{}\" over every explored run: {}/{} elements, {}/{} flows",
+                p.process_id, p.elements_entered, p.elements, p.flows_taken, p.flows
+            );
+            if !p.dead_tools.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  tools no choice reaches: {}",
+                    p.dead_tools.join(", ")
+                );
+            }
+            if !p.dead_elements.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  elements no choice reaches: {}",
+                    p.dead_elements.join(", ")
+                );
+            }
+            if !p.dead_flows.is_empty() {
+                let _ = writeln!(out, "  flows no choice takes: {}", p.dead_flows.join(", "));
+            }
+        }
+        f.write_str(out.trim_end())
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The report of a search's outcome; counterexamples shrunk and replayed from `pristine`.
+pub(crate) fn build(pristine: &Fork, outcome: Outcome, space: &Space, elapsed: Duration) -> Report {
+    let Outcome { tally, stopped } = outcome;
+    let plan = pristine.plan.clone();
+    let cut_off = stopped.map(|stop| {
+        let why = match stop {
+            Stop::Trajectories => format!(
+                "the bound of {} trajectories was reached",
+                space.bounds.trajectories
+            ),
+            Stop::Time => "the time limit was reached".to_string(),
+            Stop::Fatal(m) => m,
+        };
+        match &tally.cut {
+            Some(at) if !at.is_empty() => {
+                let mut steps = describe(pristine, &at.iter().map(|c| c.index).collect::<Vec<_>>());
+                steps.truncate(at.len());
+                format!(
+                    "{why}; the first part left unexplored begins after: {}",
+                    steps.join("; ")
+                )
+            }
+            _ => why,
+        }
+    });
+    let checks = plan
+        .checks
+        .iter()
+        .enumerate()
+        .map(|(i, check)| {
+            let violations = &tally.checks[i];
+            let counterexample = violations.best.as_ref().map(|found| {
+                let shrunk = shrink(pristine, found, |t| t.checks[i].best.clone());
+                counterexample(pristine, &plan, &shrunk, Some(&check.invariant))
+            });
+            CheckReport {
+                invariant: check.invariant.clone(),
+                count: violations.count,
+                counterexample,
+            }
+        })
+        .collect();
+    let run_error = tally.run_errors.best.as_ref().map(|found| {
+        let shrunk = shrink(pristine, found, |t| t.run_errors.best.clone());
+        counterexample(pristine, &plan, &shrunk, None)
+    });
+    Report {
+        search: space.search,
+        trajectories: tally.trajectories,
+        cut_at_bound: tally.cut_at_bound,
+        distinct_states: tally.states.len() as u64,
+        pruned: tally.pruned,
+        elapsed,
+        cut_off,
+        checks,
+        run_errors: tally.run_errors.count,
+        run_error,
+        coverage: coverage(pristine, &tally),
+    }
+}
+
+/// The steps of a trajectory, in words.
+fn describe(pristine: &Fork, choices: &[u32]) -> Vec<String> {
+    let mut steps = Vec::new();
+    replay(
+        pristine,
+        choices,
+        &mut |fork, i| {
+            if !fork.is_forced() {
+                steps.push(fork.describe(i));
+            }
+        },
+        &mut |_| {},
+    );
+    steps
+}
+
+/// Replays a found trajectory with everything recorded and writes it up.
+fn counterexample(
+    pristine: &Fork,
+    plan: &Plan,
+    found: &Found,
+    invariant: Option<&Invariant>,
+) -> Counterexample {
+    let choices: Vec<u32> = found.choices.iter().map(|c| c.index).collect();
+    let mut recording = pristine.clone();
+    recording.recorder = Some(Box::default());
+    let mut reader = TraceReader::from_now(&recording.engine);
+    let mut trace = Vec::new();
+    let mut steps = Vec::new();
+    // Where the violation showed: after how many tool answers.
+    let (end, _) = replay(
+        &recording,
+        &choices,
+        &mut |fork, i| {
+            if !fork.is_forced() {
+                steps.push(fork.describe(i));
+            }
+        },
+        &mut |engine| trace.extend(reader.read(engine)),
+    );
+    let recorder = end.recorder.clone().unwrap_or_default();
+    let continuation = steps.split_off(found.choices.len().min(steps.len()));
+    let (model_calls, tool_calls, _, _) = search::simplicity(&found.choices);
+    let cassettes: Vec<Cassette> = plan
+        .agents
+        .iter()
+        .enumerate()
+        .filter_map(|(a, agent)| {
+            let turns: Vec<_> = recorder
+                .calls
+                .iter()
+                .filter(|c| c.agent == a)
+                .map(|c| c.turn.clone())
+                .collect();
+            (!turns.is_empty()).then(|| Cassette::new(agent.element_id.clone(), turns))
+        })
+        .collect();
+    let at_answer = violation_point(pristine, &choices, found, invariant);
+    let case = cpt_case(
+        plan,
+        &recorder.answers,
+        &recorder.calls,
+        invariant,
+        at_answer,
+        &found.message,
+    );
+    Counterexample {
+        message: found.message.clone(),
+        steps,
+        continuation,
+        choices,
+        model_calls,
+        tool_calls,
+        trace,
+        cassettes,
+        case,
+    }
+}
+
+/// After how many tool answers the violation shows (the step a CPT case asserts after).
+fn violation_point(
+    pristine: &Fork,
+    choices: &[u32],
+    found: &Found,
+    invariant: Option<&Invariant>,
+) -> usize {
+    let mut recording = pristine.clone();
+    recording.recorder = Some(Box::default());
+    let mut fork = recording;
+    let mut report = super::fork::StepReport::default();
+    fork.start(&mut |_| {}, &mut report);
+    let mut k = 0;
+    let matches = |report: &super::fork::StepReport, fork: &Fork| {
+        report.broken.iter().any(|b| {
+            invariant.is_none_or(|inv| fork.plan.checks[b.invariant].invariant == *inv)
+                && b.message == found.message
+        }) || (invariant.is_none() && fork.errors.contains(&found.message))
+    };
+    loop {
+        if matches(&report, &fork) {
+            break;
+        }
+        report.broken.clear();
+        let super::fork::Status::Choice(n) = fork.status() else {
+            break;
+        };
+        let i = if fork.is_forced() {
+            0
+        } else {
+            let i = choices.get(k).copied().filter(|&i| i < n).unwrap_or(0);
+            k += 1;
+            i
+        };
+        fork.decide(i, &mut |_| {}, &mut report);
+    }
+    fork.recorder.map_or(0, |r| r.answers.len())
+}
+
+/// A CPT test case that replays the trajectory: the fixed mocks as mocks, the agents by their
+/// turns, the tool jobs completed (or failed with a BPMN error) one by one in the order they
+/// finished, and after the step that broke the invariant, an assertion that fails for it.
+fn cpt_case(
+    plan: &Plan,
+    answers: &[ToolAnswer],
+    calls: &[RecordedModelCall],
+    invariant: Option<&Invariant>,
+    at_answer: usize,
+    message: &str,
+) -> Result<Value, String> {
+    let mut instructions: Vec<Value> = Vec::new();
+    let explicit: Vec<&str> = answers.iter().map(|a| a.job_type.as_str()).collect();
+    for mock in &plan.mocks {
+        let explicit_type = plan.tool_job_types.iter().any(|t| **t == *mock.job_type)
+            || explicit.contains(&mock.job_type.as_str());
+        match &mock.answers {
+            _ if explicit_type => {}
+            MockAnswers::Outcomes(_) => {}
+            MockAnswers::Fixed(answer) => {
+                instructions.push(mock_instruction(&mock.job_type, answer)?)
+            }
+            MockAnswers::Sequence { .. } => {
+                return Err(format!(
+                    "the mock of job type \"{}\" answers in a sequence, which a CPT mock cannot",
+                    mock.job_type
+                ));
+            }
+        }
+    }
+    for (a, agent) in plan.agents.iter().enumerate() {
+        let turns: Vec<Value> = calls
+            .iter()
+            .filter(|c| c.agent == a)
+            .map(|c| c.turn.to_json())
+            .collect();
+        if turns.is_empty() {
+            continue;
+        }
+        instructions
+            .push(json!({"type": "MOCK_AI_AGENT", "elementId": agent.element_id, "turns": turns}));
+    }
+    let variables: Map<String, Value> = plan.variables.clone().into_iter().collect();
+    instructions.push(json!({
+        "type": "CREATE_PROCESS_INSTANCE",
+        "processDefinitionSelector": {"processDefinitionId": plan.process_id},
+        "variables": variables,
+    }));
+    let assertion = invariant.map(|inv| assertion(plan, inv)).transpose()?;
+    for (i, answer) in answers.iter().enumerate() {
+        if i == at_answer
+            && let Some(assertion) = &assertion
+        {
+            instructions.push(assertion.clone());
+        }
+        instructions.push(answer_instruction(answer)?);
+    }
+    if at_answer >= answers.len()
+        && let Some(assertion) = assertion
+    {
+        instructions.push(assertion);
+    }
+    let name = match invariant {
+        Some(inv) if inv.is_goal() => format!("explored: {inv}"),
+        Some(inv) => format!("explored: {inv} (counterexample)"),
+        None => "explored: a run error".to_string(),
+    };
+    Ok(json!({
+        "name": name,
+        "description": format!("Found by baton explore: {message}"),
+        "instructions": instructions,
+    }))
+}
+
+fn mock_instruction(job_type: &str, answer: &Answer) -> Result<Value, String> {
+    match answer {
+        Answer::Complete(vars) => Ok(json!({
+            "type": "MOCK_JOB_WORKER_COMPLETE_JOB",
+            "jobType": job_type,
+            "variables": Value::Object(vars.clone().into_iter().collect()),
+        })),
+        Answer::CompleteWithExampleData => Ok(json!({
+            "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": job_type, "useExampleData": true,
+        })),
+        Answer::ThrowError {
+            code,
+            message,
+            variables,
+        } => Ok(json!({
+            "type": "MOCK_JOB_WORKER_THROW_BPMN_ERROR",
+            "jobType": job_type,
+            "errorCode": code,
+            "errorMessage": message,
+            "variables": Value::Object(variables.clone().into_iter().collect()),
+        })),
+        other => Err(format!(
+            "the mock of job type \"{job_type}\" answers \"{}\", which a CPT mock cannot",
+            other.describe()
+        )),
+    }
+}
+
+fn answer_instruction(answer: &ToolAnswer) -> Result<Value, String> {
+    let selector = json!({"elementId": answer.element_id});
+    match &answer.answer {
+        Answer::Complete(vars) => Ok(json!({
+            "type": "COMPLETE_JOB",
+            "jobSelector": selector,
+            "variables": Value::Object(vars.clone().into_iter().collect()),
+        })),
+        Answer::CompleteWithExampleData => Ok(json!({
+            "type": "COMPLETE_JOB", "jobSelector": selector, "useExampleData": true,
+        })),
+        Answer::ThrowError {
+            code,
+            message,
+            variables,
+        } => Ok(json!({
+            "type": "THROW_BPMN_ERROR_FROM_JOB",
+            "jobSelector": selector,
+            "errorCode": code,
+            "errorMessage": message,
+            "variables": Value::Object(variables.clone().into_iter().collect()),
+        })),
+        other => Err(format!(
+            "the job at \"{}\" answers \"{}\", which no CPT instruction does",
+            answer.element_id,
+            other.describe()
+        )),
+    }
+}
+
+/// The CPT assertion that holds exactly while the invariant does, at the point it broke.
+fn assertion(plan: &Plan, invariant: &Invariant) -> Result<Value, String> {
+    let selector = json!({"processDefinitionId": plan.process_id});
+    Ok(match invariant {
+        Invariant::NeverBefore { before, .. } => json!({
+            "type": "ASSERT_ELEMENT_INSTANCES",
+            "processInstanceSelector": selector,
+            "elementSelectors": [{"elementId": before}],
+            "state": "IS_COMPLETED",
+        }),
+        Invariant::NoIncident => json!({
+            "type": "ASSERT_PROCESS_INSTANCE",
+            "processInstanceSelector": selector,
+            "hasActiveIncidents": false,
+        }),
+        Invariant::Condition { expression } => {
+            let variables = baton_feel::Expression::parse(expression)
+                .map(|e| e.referenced_variables())
+                .unwrap_or_default();
+            let [variable] = variables.as_slice() else {
+                return Err(format!(
+                    "the condition {expression} reads {} variables; a CPT assertion (ASSERT_VARIABLE) reads one",
+                    variables.len()
+                ));
+            };
+            json!({
+                "type": "ASSERT_VARIABLE",
+                "processInstanceSelector": selector,
+                "variableName": variable,
+                "satisfiesExpression": expression,
+            })
+        }
+        Invariant::EndsIn(states) => match states.first() {
+            Some(EndState::Completed) => json!({
+                "type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": selector, "state": "IS_COMPLETED",
+            }),
+            Some(EndState::Terminated) => json!({
+                "type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": selector, "state": "IS_TERMINATED",
+            }),
+            Some(EndState::WaitingAt(element)) => json!({
+                "type": "ASSERT_ELEMENT_INSTANCES",
+                "processInstanceSelector": selector,
+                "elementSelectors": [{"elementId": element}],
+                "state": "IS_ACTIVE",
+            }),
+            None => return Err("the end states are empty".into()),
+        },
+        Invariant::Reaches { element } => json!({
+            "type": "ASSERT_ELEMENT_INSTANCES",
+            "processInstanceSelector": selector,
+            "elementSelectors": [{"elementId": element}],
+            "state": "IS_COMPLETED",
+        }),
+    })
+}
+
+/// What no explored run reached, per process with an explored run.
+fn coverage(pristine: &Fork, tally: &Tally) -> ExploredCoverage {
+    let engine = &pristine.engine;
+    let mut processes = Vec::new();
+    for (index, process) in engine.deployed_processes().enumerate() {
+        let Some(hits) = tally.coverage.processes.get(index) else {
+            continue;
+        };
+        if hits.elements.is_empty() {
+            continue;
+        }
+        let model = process.model();
+        let mut reach = ProcessReach {
+            process_id: process.bpmn_process_id().to_string(),
+            elements: model.elements.len(),
+            flows: model.flows.len(),
+            ..ProcessReach::default()
+        };
+        let tools = crate::coverage::tools_of(process);
+        for (i, element) in model.elements.iter().enumerate() {
+            if hits.elements[i] {
+                reach.elements_entered += 1;
+            } else {
+                let id = element.id.to_string();
+                if tools.contains(&id) {
+                    reach.dead_tools.push(id.clone());
+                }
+                reach.dead_elements.push(id);
+            }
+        }
+        for (i, flow) in model.flows.iter().enumerate() {
+            if hits.flows[i] {
+                reach.flows_taken += 1;
+            } else {
+                reach.dead_flows.push(flow.id.to_string());
+            }
+        }
+        processes.push(reach);
+    }
+    ExploredCoverage { processes }
+}

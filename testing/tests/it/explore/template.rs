@@ -1,0 +1,111 @@
+//! The ai-agent-tool-loop template explored: counts pinned, the same report for any number of
+//! threads, seeded sampling.
+
+use baton_testing::explore::{AgentSpace, EndState, Invariant, Space};
+use baton_testing::{Answer, ProcessTest};
+use serde_json::json;
+
+const TEMPLATE: &str =
+    include_str!("../../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn");
+
+fn template() -> ProcessTest {
+    let test = ProcessTest::from_xml("ai-agent-tool-loop.bpmn", TEMPLATE).unwrap();
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered"}}));
+    test.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns"]}));
+    test.mock_job("email-send").complete();
+    test.mock_job("support-alert").complete();
+    test
+}
+
+/// The space of the issue, with model calls up to `calls`: up to 2 tools per turn in every
+/// order, both answers of the response schema, success and a BPMN error for the ticket tool.
+fn space(calls: u32) -> Space {
+    Space::start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    )
+    .agent(
+        AgentSpace::new("support-agent")
+            .max_tools_per_turn(2)
+            .values("create-ticket", "priority", [json!("high")]),
+    )
+    .outcomes(
+        "ticket-create",
+        [
+            Answer::complete(json!({"ticketId": "T-1"})),
+            Answer::throw_error("TICKET_FAILED", "the ticket system is down"),
+        ],
+    )
+    .max_model_calls(calls)
+}
+
+fn invariants() -> Vec<Invariant> {
+    vec![
+        Invariant::never_before("create-ticket", "lookup-order"),
+        Invariant::no_incident(),
+        Invariant::ends_in([
+            EndState::Completed,
+            EndState::WaitingAt("queue-for-human".into()),
+        ]),
+        Invariant::reaches("alert-support"),
+    ]
+}
+
+#[test]
+fn the_template_is_searched_to_the_end_with_its_counts_pinned() {
+    let report = template().explore(&space(2), invariants()).unwrap();
+    assert_eq!(
+        report.counts(),
+        "1076 trajectories (576 cut at the model-call bound), 445 distinct states, 0 pruned"
+    );
+    let verdicts: Vec<(String, bool, u64)> = report
+        .checks
+        .iter()
+        .map(|c| (c.invariant.to_string(), c.holds(), c.count))
+        .collect();
+    insta::assert_debug_snapshot!(verdicts);
+    let ticket_first = report.counterexample(0).unwrap();
+    assert_eq!((ticket_first.model_calls, ticket_first.tool_calls), (1, 1));
+    insta::assert_snapshot!(without_time(&report.to_string()));
+}
+
+/// The report's text without its wall-time line.
+pub fn without_time(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("time: "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_report_is_the_same_for_any_number_of_threads() {
+    let one = template()
+        .explore(&space(2).threads(1), invariants())
+        .unwrap();
+    let two = template()
+        .explore(&space(2).threads(2), invariants())
+        .unwrap();
+    let without_time = |r: &baton_testing::explore::Report| {
+        let mut json = r.to_json();
+        let object = json.as_object_mut().unwrap();
+        object.remove("seconds");
+        object.remove("trajectoriesPerSecond");
+        json
+    };
+    assert_eq!(without_time(&one), without_time(&two));
+}
+
+#[test]
+fn sampling_is_seeded() {
+    let sampled = |seed| {
+        let report = template()
+            .explore(&space(3).sample(seed, 200), invariants())
+            .unwrap();
+        (report.counts(), report.checks[0].count)
+    };
+    assert_eq!(sampled(7), sampled(7));
+    assert_ne!(sampled(7), sampled(8));
+    assert!(sampled(7).0.starts_with("200 trajectories"));
+}
