@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use baton_engine::runtime::{
-    Command, CreateInstance, Engine, EngineConfig, GlobalTaskListener, Intent, JobKind, JobView,
-    Key, LATEST_CLOCK_MS, OtherIntent, PublishMessage, Rejection, UnrecordedCommands, ValueType,
-    VariableDocument,
+    Command, CreateInstance, Engine, EngineConfig, GlobalTaskListener, JobKind, JobView, Key,
+    LATEST_CLOCK_MS, PublishMessage, Rejection, UnrecordedCommands, VariableDocument,
 };
 use indexmap::IndexMap;
 
@@ -333,15 +332,12 @@ pub(crate) fn settle(cell: &RefCell<Inner>) {
     cell.borrow_mut().sync();
 }
 
-/// Moves the clock to `target` one due time at a time (timers, job timeouts and backoffs,
-/// message expiries), settling after each, so that what fires first (and what the mocks do
-/// about it) can schedule what fires next. Each due time fires at least one item; the engine's
-/// timer limit bounds how many one move may fire (a cycle over a long stretch of time).
+/// Moves the clock to `target` in one step, as Camunda Process Test's `increaseTime` pins
+/// Zeebe's clock: everything due at or before `target` (timers in due-date order, job timeouts
+/// and backoffs, message expiries) fires at the new time, a cycle that fell behind fires once
+/// and goes on one interval after it; then the mocks answer. A timer that the mocks' answers
+/// start is computed from the new time. Every clock move of a test goes through here.
 pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
-    let (start, limit) = {
-        let inner = cell.borrow();
-        (inner.engine.position(), inner.engine.config().timer_limit)
-    };
     if !(0..=LATEST_CLOCK_MS).contains(&target) {
         let when = match jiff::Timestamp::from_millisecond(target) {
             Ok(t) => t.to_string(),
@@ -354,69 +350,14 @@ pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
         cell.borrow_mut().add_error(None, message);
         return;
     }
-    for _ in 0..limit {
-        let (now, next) = {
-            let inner = cell.borrow();
-            (inner.engine.now(), inner.engine.next_due_time())
-        };
-        let step = match next {
-            Some(due) if due <= target => due.max(now),
-            _ => target,
-        };
-        let result = cell.borrow_mut().engine.set_clock(step);
-        if let Err(r) = result {
-            let mut inner = cell.borrow_mut();
-            inner.sync();
-            inner.add_error(None, format!("moving the clock: {}", r.message));
-            return;
-        }
-        settle(cell);
-        if step >= target
-            && cell
-                .borrow()
-                .engine
-                .next_due_time()
-                .is_none_or(|d| d > target)
-        {
-            return;
-        }
+    let result = cell.borrow_mut().engine.set_clock(target);
+    if let Err(r) = result {
+        let mut inner = cell.borrow_mut();
+        inner.sync();
+        inner.add_error(None, format!("moving the clock: {}", r.message));
+        return;
     }
-    let mut inner = cell.borrow_mut();
-    inner.sync();
-    let message = clock_limit_message(&inner.engine, start, limit, target);
-    inner.add_error(None, message);
-}
-
-/// Why a move of the clock stopped at the timer limit: the timers that fired most.
-fn clock_limit_message(engine: &Engine, start: u64, limit: usize, target: i64) -> String {
-    let mut fired: IndexMap<String, usize> = IndexMap::new();
-    for r in engine.records_since(start) {
-        if r.value_type == ValueType::Timer
-            && r.intent == Intent::Other(OtherIntent::Triggered)
-            && let Some(id) = engine.record_element_id(r)
-        {
-            *fired.entry(id).or_default() += 1;
-        }
-    }
-    fired.sort_by(|a, n, b, m| m.cmp(n).then(a.cmp(b)));
-    let timers: Vec<String> = fired
-        .iter()
-        .take(5)
-        .map(|(id, n)| match n {
-            1 => format!("\"{id}\" (once)"),
-            n => format!("\"{id}\" ({n} times)"),
-        })
-        .collect();
-    let which = if timers.is_empty() {
-        String::new()
-    } else {
-        format!("; the timers fired most: {}", timers.join(", "))
-    };
-    format!(
-        "moving the clock: stopped at {} after {limit} due times on the way to {} (the limit is EngineConfig::timer_limit){which}. A cycle fires at each of its due times while the clock moves: move it less far, or raise the limit (ProcessTest::engine_config).",
-        crate::clock::format_instant(engine.now()),
-        crate::clock::format_instant(target)
-    )
+    settle(cell);
 }
 
 /// A process test: deployments, an engine with a virtual clock, job mocks, runs, coverage.
