@@ -12,6 +12,7 @@ mod explore;
 mod failures;
 mod features;
 mod fidelity;
+mod hostile;
 mod mocks;
 mod process_test;
 mod support;
