@@ -10,7 +10,7 @@ use baton_testing::agent::recording::{
 };
 
 use baton_testing::agent::{
-    AgentJob, AgentScript, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn, fetch_variables,
+    AgentJob, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn, fetch_variables,
 };
 use baton_testing::{Deployment, ProcessTest};
 use indexmap::IndexMap;
@@ -320,27 +320,11 @@ impl CassetteWorkload {
 
     fn run_with(&mut self, options: CassetteOptions, turns: Option<TurnSource>) {
         let engine = &mut self.engine;
-        let session = CassetteSession::open(
-            engine,
-            "support-agent",
-            &self.cassette,
-            options,
-            turns,
-            None,
-        )
-        .expect("the cassette opens");
+        let session =
+            CassetteSession::open(engine, "support-agent", &self.cassette, options, turns)
+                .expect("the cassette opens");
         let session = std::rc::Rc::new(std::cell::RefCell::new(session));
-        let answering = session.clone();
-        let mut mock = AiAgentMock::new(
-            "support-agent",
-            AgentScript::handler(move |request| {
-                answering
-                    .borrow_mut()
-                    .answer(request)
-                    .unwrap_or_else(|failure| panic!("{failure}"))
-            }),
-        )
-        .expect("a handler");
+        let mut mock = AiAgentMock::with_session("support-agent", session.clone());
         let instance = engine
             .create_instance(
                 CreateInstance::new("ai-agent-tool-loop").variables(self.start.clone()),

@@ -1,9 +1,12 @@
 //! The run trace: what crossed a run's boundary, in order — model calls, tools activated and
-//! what they returned, elements completed or terminated, incidents.
+//! what they returned, elements completed or terminated, incidents; and, in the detailed trace
+//! faults and invariants read, elements activated, jobs that timed out or failed, the workers'
+//! side effects, the faults a test injected and the moves of the clock.
 //!
 //! One vocabulary for everything that explains a run after the fact: cassettes of format 2
-//! store the trace after each model call (the "trajectory"), drift reports compare two traces.
-//! Events are read from the engine's records and from what the mocks answered, never from
+//! store the trace after each model call (the "trajectory"), drift reports compare two traces,
+//! invariants are checked over it and a broken one is reported with it. Events are read from the
+//! engine's records and from what the mocks did (side effects, faults, clock moves), never from
 //! bookkeeping of engine state of their own.
 //!
 //! Each event has a JSON form (one key naming the kind: `{"toolActivated": {...}}`) read back
@@ -56,6 +59,83 @@ pub enum TraceEvent {
     IncidentResolved {
         element: String,
     },
+    /// An element was activated (detailed trace only; an agent's tools show as
+    /// [`TraceEvent::ToolActivated`]).
+    ElementActivated {
+        element: String,
+    },
+    /// A job's worker did not answer within its activation timeout: the job can be activated
+    /// again, under the same key (Zeebe's `JOB` `TIMED_OUT`; detailed trace only).
+    JobTimedOut {
+        element: String,
+        job_type: String,
+    },
+    /// A job failed (Zeebe's `JOB` `FAILED`; detailed trace only): the retries it has left, and
+    /// the worker's message.
+    JobFailed {
+        element: String,
+        job_type: String,
+        retries: i32,
+        message: String,
+    },
+    /// A worker acted on the outside world (see [`crate::side_effects`]).
+    SideEffect(SideEffect),
+    /// A fault the test injected: what a worker or the model did instead of answering normally.
+    Fault {
+        element: String,
+        job_type: String,
+        /// 1-based: which activation of the job.
+        attempt: u32,
+        /// What happened, e.g. `crashes after its side effect`, `model call 2: rate limit`.
+        fault: String,
+    },
+    /// A worker answered after its latency, but the engine rejected the answer (the job timed
+    /// out and another activation completed it, or the element was terminated meanwhile): in
+    /// production the worker logs the rejection and goes on.
+    LateAnswerRejected {
+        element: String,
+        job_type: String,
+        reason: String,
+    },
+    /// The virtual clock moved.
+    ClockMoved {
+        /// Epoch milliseconds.
+        to: i64,
+        cause: ClockCause,
+    },
+}
+
+/// One side effect of a worker: what a ledger entry records (see [`crate::side_effects`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideEffect {
+    pub job_type: String,
+    pub element: String,
+    /// The idempotency key.
+    pub key: String,
+    pub job_key: Key,
+    /// 1-based: which activation of the job did it.
+    pub attempt: u32,
+    /// `false`: the outside world had seen the key before and did nothing (it deduplicates by
+    /// idempotency key).
+    pub performed: bool,
+}
+
+/// Who moved the clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockCause {
+    /// The test (`advance_time`, `set_time`, `INCREASE_TIME`, `SET_TIME`).
+    Test,
+    /// Time skipping: nothing could happen before the next due time.
+    TimeSkipping,
+}
+
+impl ClockCause {
+    fn name(self) -> &'static str {
+        match self {
+            ClockCause::Test => "test",
+            ClockCause::TimeSkipping => "timeSkipping",
+        }
+    }
 }
 
 /// One model call of an agent: what the model was asked and what it answered.
@@ -71,7 +151,7 @@ pub struct ModelCall {
     pub turn: Option<Turn>,
 }
 
-const KINDS: [&str; 7] = [
+const KINDS: [&str; 14] = [
     "modelCall",
     "toolActivated",
     "toolResult",
@@ -79,6 +159,13 @@ const KINDS: [&str; 7] = [
     "elementTerminated",
     "incidentCreated",
     "incidentResolved",
+    "elementActivated",
+    "jobTimedOut",
+    "jobFailed",
+    "sideEffect",
+    "fault",
+    "lateAnswerRejected",
+    "clockMoved",
 ];
 
 impl TraceEvent {
@@ -140,6 +227,74 @@ impl TraceEvent {
             TraceEvent::IncidentResolved { element } => {
                 ("incidentResolved", Value::String(element.clone()))
             }
+            TraceEvent::ElementActivated { element } => {
+                ("elementActivated", Value::String(element.clone()))
+            }
+            TraceEvent::JobTimedOut { element, job_type } => (
+                "jobTimedOut",
+                object([
+                    ("element", element.clone().into()),
+                    ("jobType", job_type.clone().into()),
+                ]),
+            ),
+            TraceEvent::JobFailed {
+                element,
+                job_type,
+                retries,
+                message,
+            } => (
+                "jobFailed",
+                object([
+                    ("element", element.clone().into()),
+                    ("jobType", job_type.clone().into()),
+                    ("retries", (*retries).into()),
+                    ("message", message.clone().into()),
+                ]),
+            ),
+            TraceEvent::SideEffect(effect) => (
+                "sideEffect",
+                object([
+                    ("jobType", effect.job_type.clone().into()),
+                    ("element", effect.element.clone().into()),
+                    ("key", effect.key.clone().into()),
+                    ("jobKey", effect.job_key.into()),
+                    ("attempt", effect.attempt.into()),
+                    ("performed", effect.performed.into()),
+                ]),
+            ),
+            TraceEvent::Fault {
+                element,
+                job_type,
+                attempt,
+                fault,
+            } => (
+                "fault",
+                object([
+                    ("element", element.clone().into()),
+                    ("jobType", job_type.clone().into()),
+                    ("attempt", (*attempt).into()),
+                    ("fault", fault.clone().into()),
+                ]),
+            ),
+            TraceEvent::LateAnswerRejected {
+                element,
+                job_type,
+                reason,
+            } => (
+                "lateAnswerRejected",
+                object([
+                    ("element", element.clone().into()),
+                    ("jobType", job_type.clone().into()),
+                    ("reason", reason.clone().into()),
+                ]),
+            ),
+            TraceEvent::ClockMoved { to, cause } => (
+                "clockMoved",
+                object([
+                    ("to", crate::clock::format_instant(*to).into()),
+                    ("cause", cause.name().into()),
+                ]),
+            ),
         };
         let mut event = Map::with_capacity(1);
         event.insert(kind.into(), value);
@@ -263,6 +418,121 @@ impl TraceEvent {
             "incidentResolved" => Some(TraceEvent::IncidentResolved {
                 element: fields.element_id(inner)?,
             }),
+            "elementActivated" => Some(TraceEvent::ElementActivated {
+                element: fields.element_id(inner)?,
+            }),
+            "jobTimedOut" => {
+                let object = fields.object(inner, &["element", "jobType"])?;
+                let element = fields.text(object, "element");
+                let job_type = fields.text(object, "jobType");
+                Some(TraceEvent::JobTimedOut {
+                    element: element?,
+                    job_type: job_type?,
+                })
+            }
+            "jobFailed" => {
+                let object = fields.object(inner, &["element", "jobType", "retries", "message"])?;
+                let element = fields.text(object, "element");
+                let job_type = fields.text(object, "jobType");
+                let retries = fields.integer(object, "retries", i64::from(i32::MIN));
+                let message = fields.message(object, "message");
+                Some(TraceEvent::JobFailed {
+                    element: element?,
+                    job_type: job_type?,
+                    retries: i32::try_from(retries?).ok()?,
+                    message: message?,
+                })
+            }
+            "sideEffect" => {
+                let object = fields.object(
+                    inner,
+                    &[
+                        "jobType",
+                        "element",
+                        "key",
+                        "jobKey",
+                        "attempt",
+                        "performed",
+                    ],
+                )?;
+                let job_type = fields.text(object, "jobType");
+                let element = fields.text(object, "element");
+                let key = fields.message(object, "key");
+                let job_key = fields.integer(object, "jobKey", 0);
+                let attempt = fields.integer(object, "attempt", 1);
+                let performed = fields.flag(object, "performed");
+                Some(TraceEvent::SideEffect(SideEffect {
+                    job_type: job_type?,
+                    element: element?,
+                    key: key?,
+                    job_key: u64::try_from(job_key?).ok()?,
+                    attempt: u32::try_from(attempt?).ok()?,
+                    performed: performed?,
+                }))
+            }
+            "fault" => {
+                let object = fields.object(inner, &["element", "jobType", "attempt", "fault"])?;
+                let element = fields.text(object, "element");
+                let job_type = fields.text(object, "jobType");
+                let attempt = fields.integer(object, "attempt", 1);
+                let fault = fields.text(object, "fault");
+                Some(TraceEvent::Fault {
+                    element: element?,
+                    job_type: job_type?,
+                    attempt: u32::try_from(attempt?).ok()?,
+                    fault: fault?,
+                })
+            }
+            "lateAnswerRejected" => {
+                let object = fields.object(inner, &["element", "jobType", "reason"])?;
+                let element = fields.text(object, "element");
+                let job_type = fields.text(object, "jobType");
+                let reason = fields.message(object, "reason");
+                Some(TraceEvent::LateAnswerRejected {
+                    element: element?,
+                    job_type: job_type?,
+                    reason: reason?,
+                })
+            }
+            "clockMoved" => {
+                let object = fields.object(inner, &["to", "cause"])?;
+                let to = match object.get("to") {
+                    Some(Value::String(text)) => match crate::clock::parse_instant(text) {
+                        Ok(ms) => Some(ms),
+                        Err(m) => {
+                            fields
+                                .problems
+                                .push(&format!("{inner_path}.to"), m.to_string());
+                            None
+                        }
+                    },
+                    other => {
+                        fields.problems.push(
+                            &format!("{inner_path}.to"),
+                            format!(
+                                "must be an ISO-8601 instant, got {}",
+                                other.map_or("nothing".to_string(), json_type)
+                            ),
+                        );
+                        None
+                    }
+                };
+                let cause = match object.get("cause").and_then(Value::as_str) {
+                    Some("test") => Some(ClockCause::Test),
+                    Some("timeSkipping") => Some(ClockCause::TimeSkipping),
+                    _ => {
+                        fields.problems.push(
+                            &format!("{inner_path}.cause"),
+                            "must be \"test\" or \"timeSkipping\"",
+                        );
+                        None
+                    }
+                };
+                Some(TraceEvent::ClockMoved {
+                    to: to?,
+                    cause: cause?,
+                })
+            }
             other => {
                 let mut unknown = Map::new();
                 unknown.insert(other.to_string(), Value::Null);
@@ -309,6 +579,60 @@ impl fmt::Display for TraceEvent {
                 message,
             } => write!(f, "incident at {element} ({error_type}): {message}"),
             TraceEvent::IncidentResolved { element } => write!(f, "incident at {element} resolved"),
+            TraceEvent::ElementActivated { element } => write!(f, "activated {element}"),
+            TraceEvent::JobTimedOut { element, .. } => write!(
+                f,
+                "the job at {element} timed out: its worker did not answer in time, the job can be activated again"
+            ),
+            TraceEvent::JobFailed {
+                element,
+                retries,
+                message,
+                ..
+            } => write!(
+                f,
+                "the job at {element} failed ({retries} {} left): {message}",
+                if *retries == 1 { "retry" } else { "retries" }
+            ),
+            TraceEvent::SideEffect(effect) => write!(f, "{effect}"),
+            TraceEvent::Fault {
+                element,
+                attempt,
+                fault,
+                ..
+            } => write!(f, "fault at {element} (activation {attempt}): {fault}"),
+            TraceEvent::LateAnswerRejected {
+                element, reason, ..
+            } => write!(f, "the late answer at {element} was rejected: {reason}"),
+            TraceEvent::ClockMoved { to, cause } => write!(
+                f,
+                "the clock moved to {}{}",
+                crate::clock::format_instant(*to),
+                match cause {
+                    ClockCause::Test => "",
+                    ClockCause::TimeSkipping => " (time skipping)",
+                }
+            ),
+        }
+    }
+}
+
+/// `side effect of ticket-create at create-ticket, key "1042" (job 2251799813685253, activation 1)`.
+impl fmt::Display for SideEffect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let key = Value::String(self.key.clone());
+        if self.performed {
+            write!(
+                f,
+                "side effect of {} at {}, key {key} (job {}, activation {})",
+                self.job_type, self.element, self.job_key, self.attempt
+            )
+        } else {
+            write!(
+                f,
+                "side effect of {} at {}, key {key} seen before: nothing done (job {}, activation {})",
+                self.job_type, self.element, self.job_key, self.attempt
+            )
         }
     }
 }
@@ -356,15 +680,19 @@ pub fn events_to_json(events: &[TraceEvent]) -> Value {
 /// Tool activations are the `toolCall` variables Zeebe sets on an agent's inner instances, tool
 /// results the entries appended to an agent's output collection; elements and incidents are
 /// their records. An agent is an ad-hoc sub-process with a job worker and an output
-/// collection.
+/// collection. A [`detailed`](TraceReader::detailed) reader also reads element activations and
+/// the jobs that timed out or failed.
 #[derive(Debug, Default, Clone)]
 pub struct TraceReader {
     position: u64,
+    detailed: bool,
     /// Agent instances (ad-hoc sub-process element instances) by key.
     agents: FxHashMap<Key, AgentScope>,
     /// `toolCall` variables by scope, until their scope shows itself as an agent's inner
     /// instance (Zeebe writes an activation's variables before the inner instance's records).
     tool_calls: FxHashMap<Key, Value>,
+    /// Inner instances of agents (their element instances are tools).
+    inner_instances: rustc_hash::FxHashSet<Key>,
 }
 
 #[derive(Debug, Clone)]
@@ -384,8 +712,23 @@ impl TraceReader {
         }
     }
 
+    /// Also reads element activations (not of an agent's tools: they are tool activations)
+    /// and the jobs that timed out or failed: the trace invariants are checked over.
+    pub fn detailed(mut self) -> TraceReader {
+        self.detailed = true;
+        self
+    }
+
     /// The events written since the last call.
     pub fn read(&mut self, engine: &Engine) -> Vec<TraceEvent> {
+        self.read_tagged(engine)
+            .into_iter()
+            .map(|(_, event)| event)
+            .collect()
+    }
+
+    /// The events written since the last call, each with the process instance it happened in.
+    pub fn read_tagged(&mut self, engine: &Engine) -> Vec<(Key, TraceEvent)> {
         let mut events = Vec::new();
         if engine.position() == self.position {
             return events;
@@ -400,6 +743,7 @@ impl TraceReader {
                         continue;
                     };
                     let key = record.key.unwrap_or_default();
+                    let instance = v.process_instance_key;
                     let process = crate::history::process_at(engine, v.proc);
                     let element_id = || match v.element_ref {
                         ElementRef::Process => Some(process.bpmn_process_id().to_string()),
@@ -407,22 +751,28 @@ impl TraceReader {
                         ElementRef::Flow(_) => None,
                     };
                     if v.element_type == BpmnElementType::AdHocSubProcessInnerInstance {
-                        if let Some(scope) = v.flow_scope_key.and_then(|k| self.agents.get(&k))
-                            && let Some(mut arguments) = self.tool_calls.remove(&key)
-                        {
-                            let tool = arguments
-                                .pointer("/_meta/name")
-                                .and_then(Value::as_str)
-                                .unwrap_or_default()
-                                .to_string();
-                            if let Some(object) = arguments.as_object_mut() {
-                                object.shift_remove("_meta");
+                        if let Some(scope) = v.flow_scope_key.and_then(|k| self.agents.get(&k)) {
+                            if self.detailed {
+                                self.inner_instances.insert(key);
                             }
-                            events.push(TraceEvent::ToolActivated {
-                                agent: scope.agent.clone(),
-                                tool,
-                                arguments,
-                            });
+                            if let Some(mut arguments) = self.tool_calls.remove(&key) {
+                                let tool = arguments
+                                    .pointer("/_meta/name")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or_default()
+                                    .to_string();
+                                if let Some(object) = arguments.as_object_mut() {
+                                    object.shift_remove("_meta");
+                                }
+                                events.push((
+                                    instance,
+                                    TraceEvent::ToolActivated {
+                                        agent: scope.agent.clone(),
+                                        tool,
+                                        arguments,
+                                    },
+                                ));
+                            }
                         }
                         continue;
                     }
@@ -443,14 +793,24 @@ impl TraceReader {
                                 );
                             }
                         }
+                        ProcessInstanceIntent::ElementActivated
+                            if self.detailed
+                                && !v
+                                    .flow_scope_key
+                                    .is_some_and(|k| self.inner_instances.contains(&k)) =>
+                        {
+                            if let Some(element) = element_id() {
+                                events.push((instance, TraceEvent::ElementActivated { element }));
+                            }
+                        }
                         ProcessInstanceIntent::ElementCompleted => {
                             if let Some(element) = element_id() {
-                                events.push(TraceEvent::ElementCompleted { element });
+                                events.push((instance, TraceEvent::ElementCompleted { element }));
                             }
                         }
                         ProcessInstanceIntent::ElementTerminated => {
                             if let Some(element) = element_id() {
-                                events.push(TraceEvent::ElementTerminated { element });
+                                events.push((instance, TraceEvent::ElementTerminated { element }));
                             }
                         }
                         _ => {}
@@ -466,11 +826,17 @@ impl TraceReader {
                         let entries = value.as_array().map_or(&[][..], Vec::as_slice);
                         for entry in entries.iter().skip(scope.results) {
                             if let Some(tool) = entry.get("name").and_then(Value::as_str) {
-                                events.push(TraceEvent::ToolResult {
-                                    agent: scope.agent.clone(),
-                                    tool: tool.to_string(),
-                                    content: entry.get("content").cloned().unwrap_or(Value::Null),
-                                });
+                                events.push((
+                                    v.process_instance_key,
+                                    TraceEvent::ToolResult {
+                                        agent: scope.agent.clone(),
+                                        tool: tool.to_string(),
+                                        content: entry
+                                            .get("content")
+                                            .cloned()
+                                            .unwrap_or(Value::Null),
+                                    },
+                                ));
                             }
                         }
                         scope.results = entries.len();
@@ -483,17 +849,54 @@ impl TraceReader {
                         ElementRef::Element(e) => process.element_id(e).to_string(),
                         ElementRef::Flow(_) => continue,
                     };
+                    let instance = incident.process_instance_key;
                     match record.intent {
                         Intent::Other(OtherIntent::Created) => {
-                            events.push(TraceEvent::IncidentCreated {
-                                element,
-                                error_type: incident.error_type.to_string(),
-                                message: incident.error_message.to_string(),
-                            });
+                            events.push((
+                                instance,
+                                TraceEvent::IncidentCreated {
+                                    element,
+                                    error_type: incident.error_type.to_string(),
+                                    message: incident.error_message.to_string(),
+                                },
+                            ));
                         }
                         Intent::Other(OtherIntent::Resolved) => {
-                            events.push(TraceEvent::IncidentResolved { element });
+                            events.push((instance, TraceEvent::IncidentResolved { element }));
                         }
+                        _ => {}
+                    }
+                }
+                RecordValue::Job(job) if self.detailed => {
+                    let element = || {
+                        let process = crate::history::process_at(engine, job.proc);
+                        match job.element {
+                            ElementRef::Element(e) => process.element_id(e).to_string(),
+                            _ => process.bpmn_process_id().to_string(),
+                        }
+                    };
+                    let instance = job.process_instance_key;
+                    match record.intent {
+                        Intent::Other(OtherIntent::TimedOut) => events.push((
+                            instance,
+                            TraceEvent::JobTimedOut {
+                                element: element(),
+                                job_type: job.job_type.to_string(),
+                            },
+                        )),
+                        Intent::Other(OtherIntent::Failed) => events.push((
+                            instance,
+                            TraceEvent::JobFailed {
+                                element: element(),
+                                job_type: job.job_type.to_string(),
+                                retries: job.retries,
+                                message: job
+                                    .error_message
+                                    .as_deref()
+                                    .unwrap_or_default()
+                                    .to_string(),
+                            },
+                        )),
                         _ => {}
                     }
                 }
@@ -540,6 +943,59 @@ impl Fields<'_> {
             None => {
                 self.problems
                     .push(&format!("{}.{field}", self.path), "is missing");
+                None
+            }
+        }
+    }
+
+    /// A string that may be empty; missing is empty.
+    fn message(&mut self, object: &Map<String, Value>, field: &str) -> Option<String> {
+        match object.get(field) {
+            None => Some(String::new()),
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(other) => {
+                self.problems.push(
+                    &format!("{}.{field}", self.path),
+                    format!("must be a string, got {}", json_type(other)),
+                );
+                None
+            }
+        }
+    }
+
+    /// A whole number of at least `min`.
+    fn integer(&mut self, object: &Map<String, Value>, field: &str, min: i64) -> Option<i64> {
+        let value = object.get(field);
+        let number = value.and_then(|v| {
+            v.as_i64()
+                .or_else(|| v.as_u64().and_then(|n| i64::try_from(n).ok()))
+        });
+        match number {
+            Some(n) if n >= min => Some(n),
+            _ => {
+                self.problems.push(
+                    &format!("{}.{field}", self.path),
+                    format!(
+                        "must be a whole number of at least {min}, got {}",
+                        value.map_or("nothing".to_string(), json_type)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn flag(&mut self, object: &Map<String, Value>, field: &str) -> Option<bool> {
+        match object.get(field) {
+            Some(Value::Bool(b)) => Some(*b),
+            other => {
+                self.problems.push(
+                    &format!("{}.{field}", self.path),
+                    format!(
+                        "must be true or false, got {}",
+                        other.map_or("nothing".to_string(), json_type)
+                    ),
+                );
                 None
             }
         }
@@ -623,12 +1079,57 @@ mod tests {
             TraceEvent::IncidentResolved {
                 element: "lookup-order".into(),
             },
+            TraceEvent::ElementActivated {
+                element: "approve".into(),
+            },
+            TraceEvent::JobTimedOut {
+                element: "create-ticket".into(),
+                job_type: "ticket-create".into(),
+            },
+            TraceEvent::JobFailed {
+                element: "create-ticket".into(),
+                job_type: "ticket-create".into(),
+                retries: 2,
+                message: "503".into(),
+            },
+            TraceEvent::SideEffect(SideEffect {
+                job_type: "ticket-create".into(),
+                element: "create-ticket".into(),
+                key: "1042".into(),
+                job_key: 2_251_799_813_685_253,
+                attempt: 2,
+                performed: false,
+            }),
+            TraceEvent::Fault {
+                element: "create-ticket".into(),
+                job_type: "ticket-create".into(),
+                attempt: 1,
+                fault: "crashes after its side effect".into(),
+            },
+            TraceEvent::LateAnswerRejected {
+                element: "search-kb".into(),
+                job_type: "kb-search".into(),
+                reason: "no such job".into(),
+            },
+            TraceEvent::ClockMoved {
+                to: 1_735_689_900_001,
+                cause: ClockCause::TimeSkipping,
+            },
         ];
         let json = events_to_json(&events);
         let mut problems = Problems::default();
         let back = events_from_json(&json, "trajectory", &mut problems).unwrap();
         assert!(problems.is_empty(), "{problems}");
         assert_eq!(back, events);
+        insta::assert_snapshot!(render(&events[7..], ""), @r#"
+        activated approve
+        the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
+        the job at create-ticket failed (2 retries left): 503
+        side effect of ticket-create at create-ticket, key "1042" seen before: nothing done (job 2251799813685253, activation 2)
+        fault at create-ticket (activation 1): crashes after its side effect
+        the late answer at search-kb was rejected: no such job
+        the clock moved to 2025-01-01T00:05:00.001Z (time skipping)
+        "#);
         assert_eq!(
             render(&events[1..4], "  "),
             "  tool lookup-order activated with {\"orderId\":\"1042\"}\n  tool lookup-order returned {\"status\":\"delivered\"}\n  completed lookup-order"
@@ -654,8 +1155,8 @@ mod tests {
         calls[0].trajectory[0].toolActivated has unknown field "argument" (allowed: agent, tool, arguments)
         calls[0].trajectory[0].toolActivated.tool is missing
         calls[0].trajectory[1].elementCompleted must be an element id (a non-empty string), got the number 3
-        calls[0].trajectory[2] must be an object with one key naming the event (modelCall, toolActivated, toolResult, elementCompleted, elementTerminated, incidentCreated, incidentResolved), got an object with elementCompleted, toolResult
-        calls[0].trajectory[3] has unknown field "toolReturned" (allowed: modelCall, toolActivated, toolResult, elementCompleted, elementTerminated, incidentCreated, incidentResolved)
+        calls[0].trajectory[2] must be an object with one key naming the event (modelCall, toolActivated, toolResult, elementCompleted, elementTerminated, incidentCreated, incidentResolved, elementActivated, jobTimedOut, jobFailed, sideEffect, fault, lateAnswerRejected, clockMoved), got an object with elementCompleted, toolResult
+        calls[0].trajectory[3] has unknown field "toolReturned" (allowed: modelCall, toolActivated, toolResult, elementCompleted, elementTerminated, incidentCreated, incidentResolved, elementActivated, jobTimedOut, jobFailed, sideEffect, fault, lateAnswerRejected, clockMoved)
         calls[0].trajectory[4].incidentCreated.errorType must be a non-empty string, got the string ""
         calls[0].trajectory[4].incidentCreated.message must be a string, got the number 1
         calls[0].trajectory[5].modelCall.call must be the call's number (1 or more), got the number 0

@@ -174,6 +174,23 @@ impl Engine {
         .unwrap_or_default()
     }
 
+    /// Hands one activatable job to a worker for `timeout_ms` (Zeebe's job push to a job
+    /// stream): the job is activated with a deadline, as [`Engine::activate_jobs`] does, but
+    /// only this one. Rejected when the job does not exist or is not activatable.
+    pub fn push_job(
+        &mut self,
+        job_key: Key,
+        worker: &str,
+        timeout_ms: i64,
+    ) -> Result<(), Rejection> {
+        self.apply(Command::PushJob {
+            job_key,
+            worker: worker.to_owned(),
+            timeout_ms,
+        })
+        .map(|_| ())
+    }
+
     /// Completes a job with variables.
     pub fn complete_job(
         &mut self,

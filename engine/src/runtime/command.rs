@@ -71,6 +71,13 @@ pub enum Command {
         timeout_ms: i64,
         max_jobs: usize,
     },
+    /// Hand one activatable job to a worker for `timeout_ms`, as Zeebe's job push does for a
+    /// worker that streams jobs of its type: a `JOB_BATCH` `ACTIVATED` of that job alone.
+    PushJob {
+        job_key: Key,
+        worker: String,
+        timeout_ms: i64,
+    },
     CompleteJob {
         job_key: Key,
         #[serde(default)]

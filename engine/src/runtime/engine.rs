@@ -534,6 +534,11 @@ impl Engine {
             } => Ok(Applied::Keys(
                 self.apply_activate_jobs(&job_type, &worker, timeout_ms, max_jobs),
             )),
+            Command::PushJob {
+                job_key,
+                worker,
+                timeout_ms,
+            } => self.apply_push_job(job_key, &worker, timeout_ms).map(done),
             Command::CompleteJob {
                 job_key,
                 variables,

@@ -383,8 +383,9 @@ impl Engine {
             .jobs
             .values()
             .filter(|j| !self.is_suspended(j.process_instance_key));
+        // A deadline times out once the clock is past it (see `fire_due_jobs`).
         let jobs = jobs.filter_map(|j| match j.state {
-            JobState::Activated => j.deadline,
+            JobState::Activated => j.deadline.map(|d| d.saturating_add(1)),
             JobState::FailedBackoff => j.recurring_time,
             _ => None,
         });

@@ -110,6 +110,38 @@ pub(crate) fn type_mismatch(
         expr_source(expr),
         json_type_name(got)
     );
+    append_warnings(&mut message, warnings);
+    StepFailure::new(ErrorType::ExtractValueError, message)
+}
+
+/// Zeebe's `evaluateArrayOfStringsExpression`: the value must be a list whose items are all
+/// strings; else the failure names what it was, with FEEL's warnings appended.
+pub(crate) fn array_of_strings(
+    expr: &Expr,
+    value: Json,
+    warnings: &[baton_feel_bridge::FeelWarning],
+) -> Result<Vec<String>, StepFailure> {
+    let Json::Array(items) = value else {
+        return Err(type_mismatch(expr, "ARRAY", &value, warnings));
+    };
+    let mut strings = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Json::String(s) => strings.push(s),
+            _ => {
+                let mut message = format!(
+                    "Expected result of the expression '{}' to be 'ARRAY' containing 'STRING' items, but was 'ARRAY' containing at least one non-'STRING' item.",
+                    expr_source(expr)
+                );
+                append_warnings(&mut message, warnings);
+                return Err(StepFailure::new(ErrorType::ExtractValueError, message));
+            }
+        }
+    }
+    Ok(strings)
+}
+
+fn append_warnings(message: &mut String, warnings: &[baton_feel_bridge::FeelWarning]) {
     if !warnings.is_empty() {
         message.push_str(" The evaluation reported the following warnings:");
         for w in warnings {
@@ -117,7 +149,6 @@ pub(crate) fn type_mismatch(
             message.push_str(&w.to_string());
         }
     }
-    StepFailure::new(ErrorType::ExtractValueError, message)
 }
 
 /// An expression as Zeebe quotes it in failure messages (FEEL without its `=`).

@@ -312,7 +312,7 @@ fn commands_as_json() {
     insta::assert_debug_snapshot!(errors, @r#"
     [
         "unknown field `jobkey`, expected one of `jobKey`, `variables`, `result`",
-        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `suspendInstance`, `resumeInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock`, `mockDecision`, `setClusterVariables`, `createGlobalTaskListener` at line 1 column 23",
+        "unknown variant `finishJob`, expected one of `deploy`, `createInstance`, `cancelInstance`, `suspendInstance`, `resumeInstance`, `setVariables`, `publishMessage`, `correlateMessage`, `broadcastSignal`, `evaluateConditionalStartEvents`, `activateJobs`, `pushJob`, `completeJob`, `failJob`, `throwError`, `updateJobRetries`, `completeUserTask`, `assignUserTask`, `updateUserTask`, `resolveIncident`, `evaluateDecision`, `advanceClock`, `setClock`, `mockDecision`, `setClusterVariables`, `createGlobalTaskListener` at line 1 column 23",
         "a resource has either `text` or `bytes`",
     ]
     "#);

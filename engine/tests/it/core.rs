@@ -171,6 +171,9 @@ fn failing_a_job_uses_retries_then_raises_an_incident() {
     );
 }
 
+/// Zeebe times a job out once the clock is past its deadline, not at it
+/// (`DbJobState.forEachTimedOutEntry`: `deadline < executionTimestamp`, run by
+/// `JobTimeoutCheckScheduler`), keeps its key and retries (`JobTimeOutTest.shouldTimeOutJob`).
 #[test]
 fn job_timeout_makes_the_job_activatable_again() {
     let mut e = engine_with(&chain());
@@ -179,6 +182,12 @@ fn job_timeout_makes_the_job_activatable_again() {
     assert_eq!(keys.len(), 1);
     assert!(e.activatable_jobs(None).is_empty());
     e.advance_clock(1_000).unwrap();
+    assert!(
+        e.activatable_jobs(None).is_empty(),
+        "at the deadline the job is still the worker's"
+    );
+    assert_eq!(e.next_due_time(), Some(e.now() + 1));
+    e.advance_clock(1).unwrap();
     let again = e.activatable_jobs(None);
     assert_eq!(again[0].key, keys[0], "same key after the timeout");
     assert!(
@@ -186,6 +195,46 @@ fn job_timeout_makes_the_job_activatable_again() {
             .iter()
             .any(|r| r.intent == Intent::Other(OtherIntent::TimedOut))
     );
+}
+
+/// Zeebe's job push (`BpmnJobActivationBehavior.publishWork`) hands one job to a worker's stream:
+/// a `JOB_BATCH` `ACTIVATED` of that job alone, deadline now + the stream's timeout.
+#[test]
+fn pushing_a_job_activates_that_job_alone() {
+    let mut e = engine_with(&chain());
+    e.create_instance(CreateInstance::new("chain")).unwrap();
+    e.create_instance(CreateInstance::new("chain")).unwrap();
+    let jobs = e.activatable_jobs(Some("work"));
+    assert_eq!(jobs.len(), 2);
+    let second = jobs[1].key;
+    e.push_job(second, "w1", 5_000).unwrap();
+    let left: Vec<_> = e.activatable_jobs(None).iter().map(|j| j.key).collect();
+    assert_eq!(left, vec![jobs[0].key]);
+    let view = e.job(second).unwrap();
+    assert_eq!(view.deadline, Some(e.now() + 5_000));
+    let batch = e
+        .records()
+        .iter()
+        .rev()
+        .find(|r| r.intent == Intent::Other(OtherIntent::Activated))
+        .unwrap();
+    match &batch.value {
+        RecordValue::JobBatch {
+            job_keys, timeout, ..
+        } => {
+            assert_eq!((job_keys.as_slice(), *timeout), (&[second][..], 5_000));
+        }
+        other => panic!("{other:?}"),
+    }
+    let again = e.push_job(second, "w2", 5_000).unwrap_err();
+    assert_eq!(again.rejection_type, RejectionType::InvalidState);
+    assert!(e.push_job(12345, "w2", 5_000).is_err());
+    assert_eq!(
+        e.push_job(jobs[0].key, "w2", 0).unwrap_err().rejection_type,
+        RejectionType::InvalidArgument
+    );
+    // Completing a pushed job is what its worker does.
+    e.complete_job(second, VariableDocument::new()).unwrap();
 }
 
 #[test]

@@ -185,3 +185,46 @@ fn generated_workloads_deploy() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(rejected.is_empty(), "{rejected:?}");
 }
+
+/// bpmnkit's `agents.bpmn` has `fromAi()` calls Zeebe refuses at deployment; each message is the
+/// one Zeebe's `AdHocSubProcessTransformer` wraps around its `FromAiTaggedParameterExtractor`
+/// (camunda/camunda `zeebe/feel-tagged-parameters`): the first failing call of an element, a
+/// non-reference printed as feel-scala prints its syntax tree.
+#[test]
+fn from_ai_rejections_of_the_bpmnkit_agents_fixture_read_as_zeebe_writes_them() {
+    let Some(shared) = shared() else {
+        eprintln!("skipped: ../shared is absent");
+        return;
+    };
+    let path =
+        shared.join("corpus/bpmn/bpmnkit/packages/core/tests/fixtures/camunda-compat/agents.bpmn");
+    let resource = Resource::new("agents.bpmn", std::fs::read(&path).unwrap());
+    let diagnostics = check(&[resource]).expect_err("agents.bpmn is rejected");
+    let from_ai: Vec<String> = diagnostics
+        .iter()
+        .filter(|d| d.rule.id() == "from-ai")
+        .map(|d| d.message.clone())
+        .collect();
+    let reference = "Expected fromAi() parameter 'value' to be a reference (e.g. 'toolCall.customParameter'), but received";
+    for expected in [
+        format!(
+            "Failed to extract ad-hoc activity parameters for element 'toolUnmapped'. {reference} string 'city'."
+        ),
+        format!(
+            "Failed to extract ad-hoc activity parameters for element 'toolCasing'. {reference} If(Ref(List(x)),Ref(List(toolCall, x)),Ref(List(toolCall, y)))."
+        ),
+    ] {
+        assert!(
+            from_ai.contains(&expected),
+            "{expected}\nnot among\n{}",
+            from_ai.join("\n")
+        );
+    }
+    assert!(
+        !from_ai
+            .iter()
+            .any(|m| m.contains("Expr {") || m.contains("span")),
+        "{}",
+        from_ai.join("\n")
+    );
+}

@@ -464,6 +464,120 @@ fn bpmn_ad_hoc_sub_process_activates_the_collection_and_collects_output() {
     );
 }
 
+/// An ad-hoc sub-process (BPMN mode) with three tools `A`, `B`, `C` activating
+/// `=activeElements`.
+fn ad_hoc_activating(collection: &str) -> Builder {
+    let mut b = Builder::new("process");
+    b.start("s")
+        .sub_process(
+            "ad-hoc",
+            SubProcessKind::AdHoc(AdHoc {
+                completion_condition: None,
+                cancel_remaining_instances: None,
+                ordering: None,
+            }),
+        )
+        .service("A", "a")
+        .service("B", "b")
+        .service("C", "c")
+        .close()
+        .end("e");
+    b.chain(&["s", "ad-hoc", "e"]);
+    b.element("ad-hoc").zeebe.ad_hoc = Some(Box::new(ZeebeAdHoc {
+        active_elements_collection: Some(expr(collection)),
+        output_collection: None,
+        output_element: None,
+        span: Default::default(),
+    }));
+    b
+}
+
+/// What `activeElementsCollection` must be, and Zeebe's incidents when it is not: camunda/camunda
+/// `zeebe/engine/src/test/java/io/camunda/zeebe/engine/processing/incident/AdHocSubProcessIncidentTest.java`
+/// (null, a list with a number, unknown ids) and `ExpressionProcessorTest` (the type names, the
+/// text after `=` quoted as written); a missing variable adds FEEL's warning.
+#[test]
+fn active_elements_collection_is_a_list_of_tool_ids_else_an_incident() {
+    let failed = "Failed to activate ad-hoc elements. Expected result of the expression";
+    let cases: [(&str, serde_json::Value, String); 6] = [
+        ("=activeElements", json!({"activeElements": null}), format!("{failed} 'activeElements' to be 'ARRAY', but was 'NULL'.")),
+        (
+            "=activeElements",
+            json!({}),
+            format!("{failed} 'activeElements' to be 'ARRAY', but was 'NULL'. The evaluation reported the following warnings:\n[NO_VARIABLE_FOUND] No variable found with name 'activeElements'"),
+        ),
+        (
+            "=activeElements",
+            json!({"activeElements": [1]}),
+            format!("{failed} 'activeElements' to be 'ARRAY' containing 'STRING' items, but was 'ARRAY' containing at least one non-'STRING' item."),
+        ),
+        ("= \"A\"", json!({}), format!("{failed} ' \"A\"' to be 'ARRAY', but was 'STRING'.")),
+        ("= [null]", json!({}), format!("{failed} ' [null]' to be 'ARRAY' containing 'STRING' items, but was 'ARRAY' containing at least one non-'STRING' item.")),
+        (
+            "=activeElements",
+            json!({"activeElements": ["A", "D", "E"]}),
+            "Expected to activate activities for ad-hoc sub-process with key '{ahsp}', but the given elements [D, E] do not exist.".into(),
+        ),
+    ];
+    for (collection, variables, expected) in cases {
+        let mut e = engine_with(&ad_hoc_activating(collection));
+        let pi = e
+            .create_instance(CreateInstance::new("process").variables(doc(variables)))
+            .unwrap();
+        let incidents = e.incidents();
+        assert_eq!(incidents.len(), 1, "{collection}");
+        let ahsp = incidents[0].element_instance_key;
+        assert_eq!(incidents[0].element_id, "ad-hoc");
+        assert_eq!(incidents[0].error_type, ErrorType::ExtractValueError);
+        assert_eq!(
+            &*incidents[0].error_message,
+            expected.replace("{ahsp}", &ahsp.to_string()),
+            "{collection}"
+        );
+        assert_eq!(e.process_instance(pi).unwrap().state, State::Activated);
+    }
+    // shouldResolveIncidentWithActiveElements: the collection is read again on resolution.
+    let mut e = engine_with(&ad_hoc_activating("=activeElements"));
+    let pi = e
+        .create_instance(
+            CreateInstance::new("process").variables(doc(json!({"activeElements": null}))),
+        )
+        .unwrap();
+    let incident = e.incidents()[0].clone();
+    e.set_variables(
+        incident.element_instance_key,
+        doc(json!({"activeElements": ["A", "B"]})),
+        false,
+    )
+    .unwrap();
+    e.resolve_incident(incident.key).unwrap();
+    let ids: Vec<String> = e
+        .element_instances(pi)
+        .into_iter()
+        .map(|i| i.element_id)
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "process",
+            "ad-hoc",
+            "ad-hoc#innerInstance",
+            "ad-hoc#innerInstance",
+            "A",
+            "B"
+        ]
+    );
+    // An empty list: nothing is activated, the ad-hoc sub-process waits.
+    let mut e = engine_with(&ad_hoc_activating("=activeElements"));
+    let pi = e
+        .create_instance(
+            CreateInstance::new("process").variables(doc(json!({"activeElements": []}))),
+        )
+        .unwrap();
+    assert!(e.incidents().is_empty());
+    assert_eq!(e.process_instance(pi).unwrap().state, State::Activated);
+}
+
 #[test]
 fn ad_hoc_elements_of_the_chat_with_tools_example_match_the_connector_fixture() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

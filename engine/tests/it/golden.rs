@@ -23,6 +23,7 @@ const MAX_ROUNDS: usize = 20;
 fn start_variables(fixture: &str) -> serde_json::Value {
     use serde_json::json;
     match fixture {
+        "ad-hoc-sub-process.bpmn" => json!({"toolsToRun": ["searchWeb", "fetch"]}),
         "ai-agent.bpmn" => json!({"ticketId": "T-1", "question": "Where is my order?"}),
         "boundary-events.bpmn" | "event-sub-processes.bpmn" => json!({"orderId": "o-1"}),
         "call-activity.bpmn" => json!({"childProcessId": "child"}),

@@ -126,6 +126,77 @@ fn from_ai_parameters_are_extracted() {
     insta::assert_snapshot!(baton_feel::from_ai::extract(&bad).unwrap_err(), @"Expected fromAi() parameter 'value' to be a reference (e.g. 'toolCall.customParameter'), but received string 'x'.");
 }
 
+/// The messages of Zeebe's `FromAiTaggedParameterExtractor` (camunda/camunda
+/// `zeebe/feel-tagged-parameters/.../FromAiTaggedParameterExtractor.java`): a string, number or
+/// boolean argument prints as its value, anything else as feel-scala's syntax tree; the cases of
+/// its `TaggedParameterExtractorTest` first.
+#[test]
+fn from_ai_errors_print_what_zeebe_prints() {
+    let reference = "Expected fromAi() parameter 'value' to be a reference (e.g. 'toolCall.customParameter'), but received";
+    let cases = [
+        ("fromAi(\"toolCall.myVariable\")", format!("{reference} string 'toolCall.myVariable'.")),
+        ("fromAi(10)", format!("{reference} 10.")),
+        ("fromAi([])", format!("{reference} ConstList(List()).")),
+        (
+            "fromAi(fromAi(toolCall.myVariable))",
+            format!("{reference} FunctionInvocation(fromAi,PositionalFunctionParameters(List(Ref(List(toolCall, myVariable))))).")
+        ),
+        ("fromAi(value: toolCall.myVariable, description: 10)", "Expected fromAi() parameter 'description' to be a string, but received '10'.".into()),
+        (
+            "fromAi(value: toolCall.myVariable, type: \"str\" + \"ing\")",
+            "Expected fromAi() parameter 'type' to be a string, but received 'Addition(ConstString(str),ConstString(ing))'.".into(),
+        ),
+        ("fromAi(value: toolCall.myVariable, schema: \"dummy\")", "Expected fromAi() parameter 'schema' to be a context (map), but received 'dummy'.".into()),
+        ("fromAi(value: toolCall.myVariable, options: \"dummy\")", "Expected fromAi() parameter 'options' to be a context (map), but received 'dummy'.".into()),
+        // The rest of the extractor's cases, by its code.
+        ("fromAi(true)", format!("{reference} true.")),
+        ("fromAi(-1)", format!("{reference} ArithmeticNegation(ConstNumber(1)).")),
+        ("fromAi(null)", format!("{reference} ConstNull.")),
+        (
+            "fromAi(if x then toolCall.x else toolCall.y)",
+            format!("{reference} If(Ref(List(x)),Ref(List(toolCall, x)),Ref(List(toolCall, y)))."),
+        ),
+        ("fromAi(toolCall[\"x\"])", format!("{reference} Filter(Ref(List(toolCall)),ConstString(x)).")),
+        ("fromAi(toolCall.x, null)", "Expected fromAi() parameter 'description' to be a string, but received 'ConstNull'.".into()),
+        ("fromAi(toolCall.x, \"d\", false)", "Expected fromAi() parameter 'type' to be a string, but received 'false'.".into()),
+        // A missing value is a null the extractor's switch does not handle: no message at all.
+        ("fromAi()", "null".into()),
+        ("fromAi(description: \"d\")", "null".into()),
+        // Constants of a schema or options context: numbers, booleans, strings, lists, contexts.
+        (
+            "fromAi(toolCall.x, \"d\", \"string\", {enum: [a]})",
+            "Unsupported expression value in fromAi() function invocation: Ref".into(),
+        ),
+        (
+            "fromAi(toolCall.x, \"d\", \"string\", {default: null})",
+            "Unsupported expression value in fromAi() function invocation: ConstNull$".into(),
+        ),
+        (
+            "fromAi(toolCall.x, \"d\", \"number\", {minimum: -1})",
+            "Unsupported expression value in fromAi() function invocation: ArithmeticNegation".into(),
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (source, expected) in &cases {
+        let e = Expression::parse(source).unwrap();
+        match baton_feel::from_ai::extract(&e) {
+            Err(message) if message == *expected => {}
+            other => wrong.push(format!(
+                "{source}\n  got      {other:?}\n  expected {expected}"
+            )),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let schema = Expression::parse(
+        "fromAi(toolCall.x, \"d\", \"number\", {minimum: 1.50, enum: [1, \"a\", true, {b: []}]})",
+    )
+    .unwrap();
+    assert_eq!(
+        baton_feel::from_ai::extract(&schema).unwrap()[0].schema,
+        Some(json!({"minimum": 1.5, "enum": [1, "a", true, {"b": []}]}))
+    );
+}
+
 #[test]
 fn cached_vars_look_up_each_variable_once() {
     use std::cell::Cell;

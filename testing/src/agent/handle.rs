@@ -2,7 +2,7 @@
 //! element-answerer seam ([`ProcessTest::answer_jobs_of_element`]), and the handle a test keeps.
 
 use std::cell::{Ref, RefCell};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::time::Duration;
 
 use baton_engine::runtime::{AdHocJobResult, Engine};
@@ -11,14 +11,17 @@ use super::cassette::Cassette;
 use super::connector::{AgentJob, JobAnswer, fetch_variables};
 use super::matchers::{ExpectedCall, ToolCallsDiffer};
 use super::mock::{AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
+use super::recording::{CassetteScript, CassetteSession, Drift, SessionFailure};
 use crate::ProcessTest;
 use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
+use crate::process_test::Inner;
 
 impl ProcessTest {
     /// Plays the AI Agent Sub-process connector for the ad-hoc sub-process `element_id`, with the
     /// model's turns from `script`: turns (`[Turn::call(…), Turn::respond_json(…)]`), a
-    /// [`Cassette`], or a handler ([`AgentScript::handler`]). Turns are used in order across every
-    /// run of the element.
+    /// [`Cassette`], a handler ([`AgentScript::handler`]), or a cassette file replayed with
+    /// checks or recorded ([`CassetteScript`]). Turns are used in order across every run of the
+    /// element.
     ///
     /// Panics when no deployed process has an AI agent (a job-worker ad-hoc sub-process with an
     /// output collection) with this id, when a scripted turn is not valid, or when a cassette was
@@ -46,17 +49,112 @@ impl ProcessTest {
                 element_id: element_id.to_string(),
                 message,
             })?;
-        let mock = AiAgentMock::new(element_id, script)?.with_tool_order(tool_order);
-        let shared = Rc::new(RefCell::new(mock));
+        let (mock, session) = match script.into() {
+            AgentScript::Recording(script) => self.cassette_mock(element_id, script)?,
+            script => (AiAgentMock::new(element_id, script)?, None),
+        };
+        let shared = Rc::new(RefCell::new(mock.with_tool_order(tool_order)));
+        let cassette = session.map(|session| CassetteHandle {
+            session,
+            test: Rc::downgrade(&self.inner),
+        });
         self.answer_jobs_of_element(
             element_id,
             format!("AI agent mock \"{element_id}\""),
-            AgentAnswerer(shared.clone()),
+            AgentAnswerer {
+                mock: shared.clone(),
+                cassette: cassette.clone(),
+            },
         );
         Ok(AiAgentHandle {
             element_id: element_id.to_string(),
             mock: shared,
+            cassette,
         })
+    }
+
+    /// The mock of a [`CassetteScript`]: a session on the file, or (a format 1 cassette
+    /// replayed) its turns, played as they always were.
+    fn cassette_mock(
+        &self,
+        element_id: &str,
+        script: CassetteScript,
+    ) -> Result<(AiAgentMock, Option<SharedSession>), MockAiAgentError> {
+        let file = script.path.display().to_string();
+        if !script.problems.is_empty() {
+            return Err(MockAiAgentError::Cassette {
+                message: format!(
+                    "the cassette script {file} of \"{element_id}\" has invalid rules:\n  - {}",
+                    script.problems.join("\n  - ")
+                ),
+                file,
+            });
+        }
+        let mut options = script.options;
+        options.mode = options.mode.or_from_env();
+        let session = self
+            .with_engine(|engine| {
+                CassetteSession::open(
+                    engine,
+                    element_id,
+                    &script.path,
+                    options,
+                    script.record_with,
+                )
+            })
+            .map_err(|e| MockAiAgentError::Cassette {
+                file: file.clone(),
+                message: e.to_string(),
+            })?;
+        if let Some(recording) = session.cassette()
+            && recording.baton.is_none()
+            && !session.is_drift_mode()
+        {
+            let cassette = Cassette::new(element_id, recording.turns());
+            let script = AgentScript::Cassette {
+                cassette,
+                source: file,
+            };
+            return Ok((AiAgentMock::new(element_id, script)?, None));
+        }
+        let session = Rc::new(RefCell::new(session));
+        Ok((
+            AiAgentMock::with_session(element_id, session.clone()),
+            Some(session),
+        ))
+    }
+}
+
+type SharedSession = Rc<RefCell<CassetteSession>>;
+
+/// A cassette session and the test whose engine it reads.
+#[derive(Clone)]
+struct CassetteHandle {
+    session: SharedSession,
+    test: Weak<RefCell<Inner>>,
+}
+
+impl CassetteHandle {
+    /// Reads what happened since the last sync into the session.
+    fn sync(&self) -> Result<(), String> {
+        let Some(test) = self.test.upgrade() else {
+            return Ok(());
+        };
+        let inner = test.borrow();
+        self.session
+            .borrow_mut()
+            .sync(&inner.engine)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Syncs and ends the session: a replay with recorded calls the run did not make fails
+    /// (drift mode collects them).
+    fn finish(&self) -> Result<(), SessionFailure> {
+        let Some(test) = self.test.upgrade() else {
+            return Ok(());
+        };
+        let inner = test.borrow();
+        self.session.borrow_mut().finish(&inner.engine)
     }
 }
 
@@ -69,6 +167,10 @@ pub enum MockAiAgentError {
     /// A scripted turn is not valid, or the cassette was recorded for another element.
     #[error(transparent)]
     Script(#[from] AgentMockFailure),
+    /// A cassette that cannot be replayed or recorded (missing, corrupt, of a newer format,
+    /// recorded for another element or process, no handler to record with, invalid rules).
+    #[error("{message}")]
+    Cassette { file: String, message: String },
 }
 
 /// The tools of the AI agent `element_id` in document order, or why it is not an AI agent.
@@ -108,10 +210,19 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<Strin
     }))
 }
 
-struct AgentAnswerer(Rc<RefCell<AiAgentMock>>);
+struct AgentAnswerer {
+    mock: Rc<RefCell<AiAgentMock>>,
+    cassette: Option<CassetteHandle>,
+}
 
 impl AnswerJob for AgentAnswerer {
     fn answer(&mut self, job: &TestJob) -> Answer {
+        // The trajectory of the previous model call ends here.
+        if let Some(cassette) = &self.cassette
+            && let Err(message) = cassette.sync()
+        {
+            return Answer::FailRun(message);
+        }
         let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, v)));
         let now = job.now_iso();
         let agent_job = AgentJob {
@@ -125,7 +236,7 @@ impl AnswerJob for AgentAnswerer {
             headers: &job.headers,
             now: Some(&now),
         };
-        match self.0.borrow_mut().answer_job(agent_job) {
+        match self.mock.borrow_mut().answer_job(agent_job) {
             Ok(answer) => job_answer(answer),
             Err(failure) => Answer::FailRun(failure.message),
         }
@@ -166,6 +277,7 @@ pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
 pub struct AiAgentHandle {
     element_id: String,
     mock: Rc<RefCell<AiAgentMock>>,
+    cassette: Option<CassetteHandle>,
 }
 
 impl std::fmt::Debug for AiAgentHandle {
@@ -190,7 +302,8 @@ impl AiAgentHandle {
         Ref::map(self.mock.borrow(), |m| m.tool_calls())
     }
 
-    /// Turns of the script not played yet (0 for a handler).
+    /// Turns of the script (or recorded calls of the cassette) not played yet (0 for a handler
+    /// and when recording).
     pub fn remaining_turns(&self) -> usize {
         self.mock.borrow().remaining_turns()
     }
@@ -213,13 +326,78 @@ impl AiAgentHandle {
         self
     }
 
-    /// Panics when turns of the script were not used.
+    /// Panics when turns of the script were not used; for a cassette replayed with checks,
+    /// when the run did not make every recorded call (the message says where the path went
+    /// another way).
     #[track_caller]
     pub fn assert_all_turns_used(&self) -> &Self {
-        if let Err(message) = self.mock.borrow().check_all_turns_used() {
+        if let Err(message) = self.check_all_turns_used() {
             panic!("{message}");
         }
         self
+    }
+
+    /// `Err` with the message of [`assert_all_turns_used`](Self::assert_all_turns_used).
+    pub fn check_all_turns_used(&self) -> Result<(), String> {
+        match &self.cassette {
+            Some(_) => self.check_cassette(),
+            None => self
+                .mock
+                .borrow()
+                .check_all_turns_used()
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    /// For a cassette replayed with checks: `Err` when the run did not make every recorded call
+    /// (the message says where the path went another way). `Ok` for other scripts, when
+    /// recording, and in drift mode (which collects it: [`drifts`](Self::drifts)).
+    pub fn check_cassette(&self) -> Result<(), String> {
+        match &self.cassette {
+            Some(cassette) => cassette.finish().map_err(|f| f.to_string()),
+            None => Ok(()),
+        }
+    }
+
+    /// The cassette file of a [`CassetteScript`] as messages name it (`None` for other
+    /// scripts).
+    pub fn cassette_source(&self) -> Option<String> {
+        self.cassette
+            .as_ref()
+            .map(|c| c.session.borrow().source().to_string())
+    }
+
+    /// For a cassette replayed with [`CassetteScript::drift`]: every drift found so far (calls
+    /// that do not match, calls the cassette does not have, recorded calls the run did not
+    /// make), as a failing replay would have said it. Empty for other scripts.
+    pub fn drifts(&self) -> Vec<Drift> {
+        let Some(cassette) = &self.cassette else {
+            return Vec::new();
+        };
+        // Recorded calls not made count once the run is over: a failed finish is in drifts.
+        let _ = cassette.finish();
+        cassette.session.borrow().drifts().to_vec()
+    }
+
+    /// For a cassette replayed: how this run's trajectory changed against it, one line per
+    /// change (the requests, the turns, the path after each call, the final state); empty when
+    /// nothing changed, when recording, and for other scripts.
+    pub fn drift_report(&self) -> Vec<String> {
+        let Some(cassette) = &self.cassette else {
+            return Vec::new();
+        };
+        if let Err(message) = cassette.sync() {
+            return vec![message];
+        }
+        cassette.session.borrow().drift_report()
+    }
+
+    /// Whether this agent's cassette is being recorded (mode record, mode auto without the
+    /// file, or `BATON_RECORD=1`).
+    pub fn is_recording(&self) -> bool {
+        self.cassette
+            .as_ref()
+            .is_some_and(|c| c.session.borrow().is_recording())
     }
 
     /// Answers every model call after the last turn with the last turn again.

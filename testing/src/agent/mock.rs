@@ -4,8 +4,9 @@
 //! Turns are used in order across every job of the element, so a process that enters the agent
 //! twice, or two runs in one test, read one script from start to end.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::fmt;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use baton_engine::runtime::SharedJson;
@@ -14,11 +15,12 @@ use serde_json::Value;
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
-    self, AgentJob, ElementCache, JobAnswer, JobCompletion, ModelInput, PendingTurn,
+    self, AgentJob, ElementCache, JobAnswer, JobCompletion, Limits, ModelInput, PendingTurn,
     ResponseFormat, SentMessages, SentToolCall, Step,
 };
 use super::error_expression;
 use super::matchers::{ExpectedCall, ToolCallsDiffer, check_called_tools};
+use super::recording::{CassetteScript, CassetteSession, SessionFailure};
 use super::tools::ToolDefinition;
 use super::turn::{Arguments, ErrorTurn, ToolCall, Turn};
 
@@ -30,6 +32,11 @@ pub enum AgentScript {
     Cassette { cassette: Cassette, source: String },
     /// Your code decides each turn from the request (a model adapter, or a fake).
     Handler(Box<dyn FnMut(&AgentRequest) -> Turn>),
+    /// A cassette of format 2 replayed with checks, or recorded (see [`CassetteScript`]). It
+    /// reads the run's trace from the engine, so it plays through
+    /// [`ProcessTest::mock_ai_agent`](crate::ProcessTest::mock_ai_agent) (or a
+    /// [`CassetteSession`] given to [`AiAgentMock::with_session`]).
+    Recording(CassetteScript),
 }
 
 impl AgentScript {
@@ -48,6 +55,12 @@ impl From<Vec<Turn>> for AgentScript {
 impl<const N: usize> From<[Turn; N]> for AgentScript {
     fn from(turns: [Turn; N]) -> Self {
         AgentScript::Turns(turns.into())
+    }
+}
+
+impl From<CassetteScript> for AgentScript {
+    fn from(script: CassetteScript) -> Self {
+        AgentScript::Recording(script)
     }
 }
 
@@ -82,6 +95,8 @@ pub struct AgentRequest {
     /// The conversation as sent (after the context window); reads as a slice of messages.
     pub messages: SentMessages,
     pub response_format: ResponseFormat,
+    /// The agent's limits.
+    pub limits: Limits,
     /// The turn the model answered with; `None` when the script had no turn left.
     pub turn: Option<Turn>,
 }
@@ -119,6 +134,11 @@ pub enum AgentMockFailureKind {
     WrongCassette,
     /// The process uses a connector feature the mock does not play.
     Unsupported,
+    /// The run left its cassette: a model call asked something else than recorded, or one
+    /// the cassette does not have.
+    Drift,
+    /// The cassette could not be written, or the recording's handler gave no turn.
+    Recording,
 }
 
 impl fmt::Display for AgentMockFailure {
@@ -146,6 +166,7 @@ enum Source {
         cassette: Option<String>,
     },
     Handler(Box<dyn FnMut(&AgentRequest) -> Turn>),
+    Session(Rc<RefCell<CassetteSession>>),
 }
 
 /// A call's id: the turn's, else `call_<modelCall>_<n>`.
@@ -230,8 +251,31 @@ impl AiAgentMock {
                 }
             }
             AgentScript::Handler(handler) => Source::Handler(handler),
+            AgentScript::Recording(script) => {
+                return Err(AgentMockFailure {
+                    kind: AgentMockFailureKind::Unsupported,
+                    message: format!(
+                        "the cassette {} of \"{element_id}\" reads the run's trace from the engine: give it to ProcessTest::mock_ai_agent, or open a CassetteSession for AiAgentMock::with_session",
+                        script.path().display()
+                    ),
+                });
+            }
         };
-        Ok(AiAgentMock {
+        Ok(AiAgentMock::from_source(element_id, source))
+    }
+
+    /// A mock whose turns come from a cassette session (replayed with checks, or recorded).
+    /// Whoever drives the engine syncs the session before each agent job
+    /// ([`CassetteSession::sync`]) and finishes it at the end ([`CassetteSession::finish`]).
+    pub fn with_session(
+        element_id: impl Into<String>,
+        session: Rc<RefCell<CassetteSession>>,
+    ) -> Self {
+        AiAgentMock::from_source(element_id.into(), Source::Session(session))
+    }
+
+    fn from_source(element_id: String, source: Source) -> Self {
+        AiAgentMock {
             element_id,
             source,
             on_exhausted: OnExhausted::Fail,
@@ -240,7 +284,7 @@ impl AiAgentMock {
             tool_calls: OnceCell::new(),
             played: Vec::new(),
             cache: ElementCache::default(),
-        })
+        }
     }
 
     /// Answers every model call after the last turn with the last turn again.
@@ -308,6 +352,7 @@ impl AiAgentMock {
         match &self.source {
             Source::Turns { turns, next, .. } => turns.len().saturating_sub(*next),
             Source::Handler(_) => 0,
+            Source::Session(session) => session.borrow().unplayed_calls(),
         }
     }
 
@@ -437,11 +482,45 @@ impl AiAgentMock {
                 }
                 Some(turn)
             }
+            Source::Session(session) => {
+                let mut session = session.borrow_mut();
+                let answered = session.answer(&request);
+                let recording = session.is_recording();
+                let source = session.source().to_string();
+                drop(session);
+                match answered {
+                    Ok(turn) => {
+                        if recording && let Err(problems) = turn.validate("turn") {
+                            request.turn = Some(turn);
+                            self.requests.push(request);
+                            return Err(AgentMockFailure {
+                                kind: AgentMockFailureKind::InvalidTurn,
+                                message: format!(
+                                    "invalid turn recorded into {source} for model call {model_call} of \"{}\": {problems}",
+                                    self.element_id
+                                ),
+                            });
+                        }
+                        Some(turn)
+                    }
+                    Err(failure) => {
+                        self.requests.push(request);
+                        let kind = match &failure {
+                            SessionFailure::Drift(_) => AgentMockFailureKind::Drift,
+                            SessionFailure::Other(_) => AgentMockFailureKind::Recording,
+                        };
+                        return Err(AgentMockFailure {
+                            kind,
+                            message: failure.to_string(),
+                        });
+                    }
+                }
+            }
         };
         let Some(turn) = turn else {
             let script_len = match &self.source {
                 Source::Turns { turns, .. } => turns.len(),
-                Source::Handler(_) => 0,
+                Source::Handler(_) | Source::Session(_) => 0,
             };
             let failure = self.exhausted(&request, script_len);
             self.requests.push(request);
@@ -470,6 +549,7 @@ impl AiAgentMock {
             } => format!("the cassette {source}"),
             Source::Turns { .. } => "the script".to_string(),
             Source::Handler(_) => "the handler".to_string(),
+            Source::Session(session) => format!("the cassette {}", session.borrow().source()),
         }
     }
 
@@ -674,6 +754,7 @@ fn request_from(
         events: input.events,
         messages: input.messages,
         response_format: input.response_format,
+        limits: input.limits,
         turn: None,
     }
 }

@@ -37,7 +37,7 @@ pub mod turn;
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
     AgentJob, AgentState, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
-    JobFailure, ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
+    JobFailure, Limits, ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
 };
 pub use handle::{AiAgentHandle, MockAiAgentError};
 pub use matchers::{

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use crate::agent::recording::AgentCommand;
 use crate::cpt::{self, Event};
 
 #[derive(Debug, clap::Args)]
@@ -39,6 +40,22 @@ pub struct Args {
     /// target/process-test-coverage/report.json), for Camunda's coverage viewer.
     #[arg(long, value_name = "FILE")]
     cpt_json: Option<PathBuf>,
+    /// Record the cassette of every MOCK_AI_AGENT (whatever its `mode`), each model call
+    /// answered by --agent-command; the files are written after every call.
+    #[arg(long, requires = "agent_command")]
+    record: bool,
+    /// The model adapter when recording: a program (run by the shell) that reads one request as
+    /// JSON on stdin and prints the turn that answers it as JSON on stdout.
+    #[arg(long, value_name = "CMD")]
+    agent_command: Option<String>,
+    /// How long --agent-command may take for one turn, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    agent_timeout: f64,
+    /// Replay cassettes without failing on drift and print, per test case, how the run left
+    /// each cassette (requests, turns, path, final state). With --agent-command, the command
+    /// answers instead of the cassette (a live model compared with the recording).
+    #[arg(long, conflicts_with = "record")]
+    drift: bool,
     /// Print the report as one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -77,11 +94,27 @@ impl Progress {
 }
 
 pub fn run(args: &Args) -> ExitCode {
+    let agent_timeout = match Duration::try_from_secs_f64(args.agent_timeout) {
+        Ok(timeout) if !timeout.is_zero() => timeout,
+        _ => {
+            eprintln!(
+                "baton test: --agent-timeout must be a positive number of seconds, got {}",
+                args.agent_timeout
+            );
+            return ExitCode::FAILURE;
+        }
+    };
     let options = cpt::Options {
         filter: args.filter.clone(),
         coverage_dir: args.coverage_dir.clone(),
         deploy: args.deploy.clone(),
         commands_dir: args.commands_dir.clone(),
+        record: args.record,
+        agent_command: args
+            .agent_command
+            .as_ref()
+            .map(|command| AgentCommand::new(command.clone()).with_timeout(agent_timeout)),
+        drift: args.drift,
     };
     let mut progress = Progress {
         enabled: std::io::stderr().is_terminal(),

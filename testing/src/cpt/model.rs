@@ -23,6 +23,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
+use crate::agent::recording::{CassetteMode, MatchMode};
+
 /// JSON variables as the file writes them.
 pub type Variables = Map<String, Value>;
 
@@ -787,8 +789,33 @@ pub struct CreateGlobalTaskListener {
 pub enum AgentTurns {
     /// Turns in the cassette format, written in the test file.
     Turns(Vec<Value>),
-    /// A cassette file, relative to the test file.
-    Cassette(String),
+    /// A cassette file, relative to the test file, and how it is played.
+    Cassette(CassetteUse),
+}
+
+/// MOCK_AI_AGENT's `cassette` with `mode`, `match` and the matching rules.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CassetteUse {
+    /// The file, relative to the test file.
+    pub path: String,
+    /// `replay` (the default), `record` or `auto`.
+    pub mode: Option<CassetteMode>,
+    /// `in-order` (the default), `by-request` or `turns-only`.
+    pub matching: Option<MatchMode>,
+    /// JSON pointers into the request left out of the comparison (`*` for every key or index).
+    pub ignore: Vec<String>,
+    /// Regex replacements in the request's strings before comparing.
+    pub replace: Vec<Replacement>,
+    /// Regexes whose matches are written and compared as `[REDACTED]`.
+    pub redact: Vec<String>,
+}
+
+/// One of `replace`: `{"pattern": "user-\\d+", "with": "user-N"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Replacement {
+    pub pattern: String,
+    pub with: String,
 }
 
 /// MOCK_AI_AGENT (baton): the AI Agent Sub-process `elementId` is played by the agent mock.
@@ -804,6 +831,70 @@ struct MockAiAgentJson {
     element_id: String,
     turns: Option<Vec<Value>>,
     cassette: Option<String>,
+    mode: Option<String>,
+    #[serde(rename = "match")]
+    matching: Option<String>,
+    ignore: Option<Vec<String>>,
+    replace: Option<Vec<Replacement>>,
+    redact: Option<Vec<String>>,
+}
+
+impl MockAiAgentJson {
+    /// The cassette's settings; they need a cassette.
+    fn turns(self, path: &str) -> Result<AgentTurns, FormatError> {
+        let settings = [
+            ("mode", self.mode.is_some()),
+            ("match", self.matching.is_some()),
+            ("ignore", self.ignore.is_some()),
+            ("replace", self.replace.is_some()),
+            ("redact", self.redact.is_some()),
+        ];
+        match (self.turns, self.cassette) {
+            (Some(turns), None) => {
+                if let Some((name, _)) = settings.iter().find(|(_, set)| *set) {
+                    return Err(error(
+                        format!("{path}.{name}"),
+                        format!(
+                            "`{name}` is a setting of a cassette: it needs `cassette`, not `turns`"
+                        ),
+                    ));
+                }
+                Ok(AgentTurns::Turns(turns))
+            }
+            (None, Some(cassette)) => {
+                let mode = match &self.mode {
+                    None => None,
+                    Some(text) => Some(CassetteMode::parse(text).ok_or_else(|| {
+                        error(
+                            format!("{path}.mode"),
+                            format!("unknown mode \"{text}\": expected \"replay\", \"record\" or \"auto\""),
+                        )
+                    })?),
+                };
+                let matching = match &self.matching {
+                    None => None,
+                    Some(text) => Some(MatchMode::parse(text).ok_or_else(|| {
+                        error(
+                            format!("{path}.match"),
+                            format!("unknown match \"{text}\": expected \"in-order\", \"by-request\" or \"turns-only\""),
+                        )
+                    })?),
+                };
+                Ok(AgentTurns::Cassette(CassetteUse {
+                    path: cassette,
+                    mode,
+                    matching,
+                    ignore: self.ignore.unwrap_or_default(),
+                    replace: self.replace.unwrap_or_default(),
+                    redact: self.redact.unwrap_or_default(),
+                }))
+            }
+            _ => Err(error(
+                path,
+                "MOCK_AI_AGENT needs exactly one of `turns` (the model's turns) and `cassette` (a cassette file, relative to the test file)",
+            )),
+        }
+    }
 }
 
 /// ASSERT_AI_AGENT (baton): what the agent mock of `elementId` saw and did.
@@ -1207,20 +1298,11 @@ impl Instruction {
                 I::StubCallActivityThrowError(read(fields, path, warnings)?)
             }
             "MOCK_AI_AGENT" => {
-                let raw: MockAiAgentJson = read(fields, path, warnings)?;
-                let turns = match (raw.turns, raw.cassette) {
-                    (Some(turns), None) => AgentTurns::Turns(turns),
-                    (None, Some(cassette)) => AgentTurns::Cassette(cassette),
-                    _ => {
-                        return Err(error(
-                            path,
-                            "MOCK_AI_AGENT needs exactly one of `turns` (the model's turns) and `cassette` (a cassette file, relative to the test file)",
-                        ));
-                    }
-                };
+                let mut raw: MockAiAgentJson = read(fields, path, warnings)?;
+                let element_id = std::mem::take(&mut raw.element_id);
                 I::MockAiAgent(MockAiAgent {
-                    element_id: raw.element_id,
-                    turns,
+                    element_id,
+                    turns: raw.turns(path)?,
                 })
             }
             "ASSERT_AI_AGENT" => I::AssertAiAgent(read(fields, path, warnings)?),

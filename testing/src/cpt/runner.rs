@@ -17,7 +17,8 @@ use super::discover::{self, DiscoverError, Suite};
 use super::exec::{self, Ctx, Done, InstructionFailure, TopLevel};
 use super::model::{AgentTurns, Instruction, Step, TestCase};
 use super::results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
-use crate::agent::{AgentScript, AiAgentHandle, Cassette, ExpectedCall, Matcher, Turn};
+use crate::agent::recording::{AgentCommand, CassetteMode, CassetteScript};
+use crate::agent::{AgentScript, AiAgentHandle, ExpectedCall, Matcher, Turn};
 use crate::coverage::CoverageFile;
 use crate::mocks::Answer;
 use crate::{Deployment, ProcessTest};
@@ -35,6 +36,15 @@ pub struct Options {
     /// `baton_engine::runtime::read_commands`) into this folder: replayed on a fresh engine,
     /// a log gives the same records.
     pub commands_dir: Option<PathBuf>,
+    /// Record every cassette of MOCK_AI_AGENT (whatever its `mode` says) with
+    /// [`agent_command`](Self::agent_command).
+    pub record: bool,
+    /// The program that answers each model call when recording (and, in drift mode, instead
+    /// of the cassette).
+    pub agent_command: Option<AgentCommand>,
+    /// Replay cassettes without failing on drift: each case reports how its trajectory changed
+    /// against the cassette ([`CaseResult::drift`]).
+    pub drift: bool,
 }
 
 /// What the runner reports while it runs (the command line prints from it).
@@ -117,6 +127,7 @@ pub fn run_with(
                             explanation: String::new(),
                         }),
                         warnings: Vec::new(),
+                        drift: Vec::new(),
                         duration: Duration::ZERO,
                     };
                     finish(&mut cases, result, total, on_event);
@@ -134,36 +145,20 @@ pub fn run_with(
                     total,
                 });
                 let started = Instant::now();
-                let (outcome, warnings, data) = match &deployment {
+                let output = match &deployment {
                     Ok(d) => isolated(|| run_case(d, &file.path, case, &title, options))
-                        .unwrap_or_else(|message| {
-                            let failure = CaseFailure {
-                                instruction: None,
-                                instruction_type: None,
-                                message,
-                                explanation: String::new(),
-                            };
-                            (Outcome::Failed(failure), Vec::new(), None)
-                        }),
-                    Err(message) => (
-                        Outcome::Failed(CaseFailure {
-                            instruction: None,
-                            instruction_type: None,
-                            message: message.clone(),
-                            explanation: String::new(),
-                        }),
-                        Vec::new(),
-                        None,
-                    ),
+                        .unwrap_or_else(CaseOutput::failed),
+                    Err(message) => CaseOutput::failed(message.clone()),
                 };
-                if let Some(data) = data {
+                if let Some(data) = output.coverage {
                     coverage.push(data);
                 }
                 let result = CaseResult {
                     file: file.path.clone(),
                     name: case.name.clone(),
-                    outcome,
-                    warnings,
+                    outcome: output.outcome,
+                    warnings: output.warnings,
+                    drift: output.drift,
                     duration: started.elapsed(),
                 };
                 finish(&mut cases, result, total, on_event);
@@ -355,10 +350,33 @@ struct CaseState<'a> {
     behaviors: Rc<RefCell<BehaviorLog>>,
     behavior_count: usize,
     warnings: Vec<String>,
+    options: &'a Options,
 }
 
-/// How a case ended, its warnings, and its coverage (none when it did not run).
-type CaseOutput = (Outcome, Vec<String>, Option<CoverageFile>);
+/// How a case ended, its warnings, its drift report, and its coverage (none when it did not
+/// run).
+struct CaseOutput {
+    outcome: Outcome,
+    warnings: Vec<String>,
+    drift: Vec<String>,
+    coverage: Option<CoverageFile>,
+}
+
+impl CaseOutput {
+    fn failed(message: String) -> CaseOutput {
+        CaseOutput {
+            outcome: Outcome::Failed(CaseFailure {
+                instruction: None,
+                instruction_type: None,
+                message,
+                explanation: String::new(),
+            }),
+            warnings: Vec::new(),
+            drift: Vec::new(),
+            coverage: None,
+        }
+    }
+}
 
 fn run_case(
     deployment: &Deployment,
@@ -369,16 +387,17 @@ fn run_case(
 ) -> CaseOutput {
     let dev = dev_line_features(case);
     if !dev.is_empty() {
-        return (
-            Outcome::Skipped {
+        return CaseOutput {
+            outcome: Outcome::Skipped {
                 reason: format!(
                     "uses {}, from CPT's unreleased development line (8.11), which baton reads but does not run",
                     dev.join(", ")
                 ),
             },
-            Vec::new(),
-            None,
-        );
+            warnings: Vec::new(),
+            drift: Vec::new(),
+            coverage: None,
+        };
     }
     let mut test = deployment.test().named(title);
     if options.commands_dir.is_some() {
@@ -393,6 +412,7 @@ fn run_case(
         behaviors: Rc::new(RefCell::new(BehaviorLog::default())),
         behavior_count: 0,
         warnings: Vec::new(),
+        options,
     };
     let mut skipped: Vec<String> = Vec::new();
     let mut outcome = None;
@@ -448,6 +468,25 @@ fn run_case(
             break;
         }
     }
+    // A replayed cassette's recorded calls the run did not make: the case's drift.
+    if outcome.is_none() && !options.drift {
+        for (element_id, handle) in &state.agents {
+            if let Err(message) = handle.check_cassette() {
+                outcome = Some(Outcome::Failed(CaseFailure {
+                    instruction: None,
+                    instruction_type: None,
+                    message: format!("MOCK_AI_AGENT \"{element_id}\": {message}"),
+                    explanation: exec::explain_all(&test),
+                }));
+                break;
+            }
+        }
+    }
+    let drift = if options.drift {
+        drift_report(&state.agents)
+    } else {
+        Vec::new()
+    };
     let outcome = outcome.unwrap_or(if skipped.is_empty() {
         Outcome::Passed
     } else {
@@ -469,7 +508,38 @@ fn run_case(
     {
         warnings.push(format!("the command log was not written: {e}"));
     }
-    (outcome, warnings, Some(data))
+    CaseOutput {
+        outcome,
+        warnings,
+        drift,
+        coverage: Some(data),
+    }
+}
+
+/// Per agent with a cassette: `"<agent>" against <file>:` and how the run left it, or that it
+/// did not.
+fn drift_report(agents: &IndexMap<String, AiAgentHandle>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (element_id, handle) in agents {
+        let Some(source) = handle.cassette_source() else {
+            continue;
+        };
+        if handle.is_recording() {
+            continue;
+        }
+        let changes = handle.drift_report();
+        if changes.is_empty() {
+            lines.push(format!("\"{element_id}\" followed {source}"));
+        } else {
+            lines.push(format!("\"{element_id}\" left {source}:"));
+            lines.extend(
+                changes
+                    .into_iter()
+                    .map(|c| format!("  {}", c.replace('\n', "\n  "))),
+            );
+        }
+    }
+    lines
 }
 
 /// Writes a test case's commands as `<title>-<hash>.json` into `dir` (created if missing),
@@ -772,20 +842,8 @@ fn mock_ai_agent(
             }
             AgentScript::Turns(turns)
         }
-        AgentTurns::Cassette(path) => {
-            let full = state.dir.join(path);
-            match Cassette::read(&full) {
-                Ok(cassette) => AgentScript::Cassette {
-                    cassette,
-                    source: full.display().to_string(),
-                },
-                Err(e) => {
-                    return Err(failure(
-                        state,
-                        format!("MOCK_AI_AGENT \"{}\": {e}", m.element_id),
-                    ));
-                }
-            }
+        AgentTurns::Cassette(cassette) => {
+            AgentScript::Recording(cassette_script(state, &m.element_id, cassette))
         }
     };
     let handle = state
@@ -794,6 +852,47 @@ fn mock_ai_agent(
         .map_err(|message| failure(state, format!("MOCK_AI_AGENT: {message}")))?;
     state.agents.insert(m.element_id.clone(), handle);
     Ok(Done::Ok)
+}
+
+/// The cassette of a MOCK_AI_AGENT as the run's options play it: `--record` records whatever
+/// the mode, `--drift` collects drift, `--agent-command` answers when recording.
+fn cassette_script(
+    state: &CaseState<'_>,
+    agent: &str,
+    cassette: &super::model::CassetteUse,
+) -> CassetteScript {
+    let options = state.options;
+    let mut script = CassetteScript::new(state.dir.join(&cassette.path));
+    if let Some(mode) = cassette.mode {
+        script = script.mode(mode);
+    }
+    if options.record {
+        script = script.mode(CassetteMode::Record);
+    }
+    if let Some(matching) = cassette.matching {
+        script = script.matching(matching);
+    }
+    for pointer in &cassette.ignore {
+        script = script.ignore(pointer);
+    }
+    for replacement in &cassette.replace {
+        script = script.replace(&replacement.pattern, &replacement.with);
+    }
+    for pattern in &cassette.redact {
+        script = script.redact(pattern);
+    }
+    if options.drift {
+        script = script.drift();
+    }
+    if let Some(command) = options.agent_command.clone() {
+        let agent = agent.to_string();
+        script = script.record_with_source(Box::new(move |request, json| {
+            command
+                .ask(&agent, request.model_call, json)
+                .map_err(|e| e.to_string())
+        }));
+    }
+    script
 }
 
 fn expected_call(value: &Value, path: &str) -> Result<ExpectedCall, String> {

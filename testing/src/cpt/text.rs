@@ -44,6 +44,12 @@ pub fn case_text(result: &CaseResult) -> String {
     for w in &result.warnings {
         out.push_str(&format!("\n{INDENT}warning: {w}"));
     }
+    if !result.drift.is_empty() {
+        out.push_str(&format!("\n{INDENT}drift:"));
+        for line in &result.drift {
+            out.push_str(&format!("\n{INDENT}{INDENT}{line}"));
+        }
+    }
     out.truncate(out.trim_end().len());
     out
 }

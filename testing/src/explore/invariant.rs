@@ -15,115 +15,7 @@ use baton_engine::runtime::{
 };
 use serde_json::Map;
 
-/// One property every explored run must have, or a goal some run must reach.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Invariant {
-    /// `element` (a tool or any element) is never activated before `before` completed, in the
-    /// same run.
-    NeverBefore { element: String, before: String },
-    /// No incident is ever raised.
-    NoIncident,
-    /// A FEEL expression over the root instance's variables is `true` after every step (while
-    /// the instance lives).
-    Condition { expression: String },
-    /// A run that ends (waits for nothing the harness answers) ends in one of these states.
-    EndsIn(Vec<EndState>),
-    /// A goal: some trajectory activates `element`.
-    Reaches { element: String },
-}
-
-/// How a run may end.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EndState {
-    /// The root instance completed.
-    Completed,
-    /// The root instance was terminated (cancelled, or a terminate end event).
-    Terminated,
-    /// The root instance waits at this element (a user task, a message catch event, ...).
-    WaitingAt(String),
-}
-
-impl fmt::Display for EndState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EndState::Completed => f.write_str("completed"),
-            EndState::Terminated => f.write_str("terminated"),
-            EndState::WaitingAt(element) => write!(f, "waiting at \"{element}\""),
-        }
-    }
-}
-
-impl Invariant {
-    /// `element` is never activated before `before` completed.
-    pub fn never_before(element: impl Into<String>, before: impl Into<String>) -> Invariant {
-        Invariant::NeverBefore {
-            element: element.into(),
-            before: before.into(),
-        }
-    }
-
-    /// No incident is ever raised.
-    pub fn no_incident() -> Invariant {
-        Invariant::NoIncident
-    }
-
-    /// A FEEL expression over the root instance's variables holds after every step.
-    pub fn condition(expression: impl Into<String>) -> Invariant {
-        Invariant::Condition {
-            expression: expression.into(),
-        }
-    }
-
-    /// Every run that ends, ends in one of `states`.
-    pub fn ends_in(states: impl IntoIterator<Item = EndState>) -> Invariant {
-        Invariant::EndsIn(states.into_iter().collect())
-    }
-
-    /// Some trajectory reaches `element` (a goal, not an invariant).
-    pub fn reaches(element: impl Into<String>) -> Invariant {
-        Invariant::Reaches {
-            element: element.into(),
-        }
-    }
-
-    /// Whether this is a goal (some run) rather than an invariant (every run).
-    pub fn is_goal(&self) -> bool {
-        matches!(self, Invariant::Reaches { .. })
-    }
-
-    /// The elements it names.
-    pub(crate) fn elements(&self) -> Vec<&str> {
-        match self {
-            Invariant::NeverBefore { element, before } => vec![element, before],
-            Invariant::EndsIn(states) => states
-                .iter()
-                .filter_map(|s| match s {
-                    EndState::WaitingAt(e) => Some(e.as_str()),
-                    _ => None,
-                })
-                .collect(),
-            Invariant::Reaches { element } => vec![element],
-            Invariant::NoIncident | Invariant::Condition { .. } => Vec::new(),
-        }
-    }
-}
-
-impl fmt::Display for Invariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Invariant::NeverBefore { element, before } => {
-                write!(f, "\"{element}\" never before \"{before}\" completed")
-            }
-            Invariant::NoIncident => f.write_str("no incident"),
-            Invariant::Condition { expression } => write!(f, "always {expression}"),
-            Invariant::EndsIn(states) => {
-                let states: Vec<String> = states.iter().map(ToString::to_string).collect();
-                write!(f, "ends {}", states.join(" or "))
-            }
-            Invariant::Reaches { element } => write!(f, "reaches \"{element}\""),
-        }
-    }
-}
+pub use crate::invariants::{EndState, Invariant};
 
 /// An invariant ready to check: its FEEL parsed.
 #[derive(Debug, Clone)]
@@ -240,7 +132,12 @@ impl Watch {
                         _ => process.bpmn_process_id().to_string(),
                     };
                     for (i, check) in checks.iter().enumerate() {
-                        if check.invariant == Invariant::NoIncident {
+                        let at_element = match &check.invariant {
+                            Invariant::NoIncident => true,
+                            Invariant::NoIncidentAt { element: x } => *x == element,
+                            _ => false,
+                        };
+                        if at_element {
                             self.break_one(i, broken, || {
                                 format!(
                                     "an incident at \"{element}\": {} {}",
@@ -311,6 +208,10 @@ impl Watch {
             };
             let fits = allowed.iter().any(|a| match (a, &end) {
                 (EndState::WaitingAt(x), Ended::Waiting(at)) => at.iter().any(|e| e == x),
+                (EndState::Incident, Ended::Waiting(_)) => engine
+                    .incidents()
+                    .iter()
+                    .any(|i| i.process_instance_key == root),
                 (EndState::Completed, Ended::Completed)
                 | (EndState::Terminated, Ended::Terminated) => true,
                 _ => false,

@@ -725,11 +725,16 @@ fn assertion(plan: &Plan, invariant: &Invariant) -> Result<Value, String> {
             "elementSelectors": [{"elementId": before}],
             "state": "IS_COMPLETED",
         }),
-        Invariant::NoIncident => json!({
+        Invariant::NoIncident | Invariant::NoIncidentAt { .. } => json!({
             "type": "ASSERT_PROCESS_INSTANCE",
             "processInstanceSelector": selector,
             "hasActiveIncidents": false,
         }),
+        Invariant::AtMostOncePerKey { job_type } => {
+            return Err(format!(
+                "side effects of \"{job_type}\" have no CPT assertion (and an explored run has no side-effect ledger)"
+            ));
+        }
         Invariant::Condition { expression } => {
             let variables = baton_feel::Expression::parse(expression)
                 .map(|e| e.referenced_variables())
@@ -759,6 +764,9 @@ fn assertion(plan: &Plan, invariant: &Invariant) -> Result<Value, String> {
                 "processInstanceSelector": selector,
                 "elementSelectors": [{"elementId": element}],
                 "state": "IS_ACTIVE",
+            }),
+            Some(EndState::Incident) => json!({
+                "type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": selector, "hasActiveIncidents": true,
             }),
             None => return Err("the end states are empty".into()),
         },

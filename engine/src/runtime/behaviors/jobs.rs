@@ -402,13 +402,82 @@ impl Engine {
         keys
     }
 
-    /// Jobs whose activation timed out or whose backoff is over, in key order.
+    /// Carries out [`Command::PushJob`](crate::runtime::Command::PushJob): Zeebe's job push
+    /// (`BpmnJobActivationBehavior.publishWork`) activates the one job with the stream's worker
+    /// and timeout and writes a `JOB_BATCH` `ACTIVATED` holding it alone.
+    pub(crate) fn apply_push_job(
+        &mut self,
+        job_key: Key,
+        worker: &str,
+        timeout_ms: i64,
+    ) -> Result<(), Rejection> {
+        let start = self.begin();
+        if timeout_ms <= 0 {
+            return Err(Rejection::new(
+                RejectionType::InvalidArgument,
+                format!(
+                    "Expected to push job with key '{job_key}' with a positive timeout, but the timeout given was '{timeout_ms}'"
+                ),
+            ));
+        }
+        let job_type = match self.jobs.get(&job_key) {
+            Some(j) if j.state == JobState::Activatable => j.job_type.clone(),
+            Some(j) => {
+                return Err(Rejection::new(
+                    RejectionType::InvalidState,
+                    format!(
+                        "Expected to push job with key '{job_key}', but it is not activatable (it is {})",
+                        match j.state {
+                            JobState::Activated => "activated by a worker",
+                            JobState::FailedBackoff => "failed, waiting out its retry backoff",
+                            JobState::Failed => "failed with no retries left",
+                            JobState::ErrorThrown => "stopped by a thrown error",
+                            JobState::Suspended => "suspended with its process instance",
+                            JobState::Activatable => "activatable",
+                        }
+                    ),
+                ));
+            }
+            None => {
+                return Err(Rejection::new(
+                    RejectionType::NotFound,
+                    format!("Expected to push job with key '{job_key}', but no such job was found"),
+                ));
+            }
+        };
+        let deadline = self.now.saturating_add(timeout_ms);
+        let worker: Arc<str> = Arc::from(worker);
+        if let Some(j) = self.jobs.get_mut(&job_key) {
+            j.transition(JobTransition::Activate);
+            let value = j.value_mut();
+            value.deadline = Some(deadline);
+            value.worker = Some(worker.clone());
+        }
+        let batch_key = self.new_key();
+        self.event(
+            ValueType::JobBatch,
+            OtherIntent::Activated,
+            Some(batch_key),
+            RecordValue::JobBatch {
+                job_type,
+                worker,
+                timeout: timeout_ms,
+                job_keys: Arc::new(vec![job_key]),
+            },
+        );
+        self.run(start)
+    }
+
+    /// Jobs whose activation timed out or whose backoff is over, in key order. A deadline
+    /// times out once the clock is past it (Zeebe's `DbJobState.forEachTimedOutEntry`:
+    /// `deadline < executionTimestamp`); a backoff is over at its due time
+    /// (`findBackedOffJobs`: `deadline <= timestamp`).
     pub(crate) fn fire_due_jobs(&mut self) {
         let now = self.now;
         let timed_out: Vec<Key> = self
             .jobs
             .values()
-            .filter(|j| j.state == JobState::Activated && j.deadline.is_some_and(|d| d <= now))
+            .filter(|j| j.state == JobState::Activated && j.deadline.is_some_and(|d| d < now))
             .filter(|j| !self.is_suspended(j.process_instance_key))
             .map(|j| j.key)
             .collect();

@@ -128,35 +128,19 @@ impl Engine {
             }
             return Ok(());
         }
+        // Zeebe's `readActivateElementsCollection`: a list of strings (`evaluateArrayOfStringsExpression`),
+        // its failures prefixed; no expression activates nothing.
         let ids: Vec<String> = match &def.active_elements_collection {
             None => Vec::new(),
-            Some(x) => match self.eval(x, key, None)? {
-                Json::Null => Vec::new(),
-                Json::Array(items) => items
-                    .into_iter()
-                    .map(|i| match i {
-                        Json::String(s) => Ok(s),
-                        other => Err(StepFailure::new(
-                            ErrorType::ExtractValueError,
-                            format!(
-                                "Failed to activate ad-hoc elements. Expected result of the expression '{}' to be a list of strings, but it contains '{}'.",
-                                crate::runtime::step::expr_source(x),
-                                other
-                            ),
-                        )),
-                    })
-                    .collect::<Result<_, _>>()?,
-                other => {
-                    return Err(StepFailure::new(
-                        ErrorType::ExtractValueError,
-                        format!(
-                            "Failed to activate ad-hoc elements. Expected result of the expression '{}' to be 'ARRAY', but was '{}'.",
-                            crate::runtime::step::expr_source(x),
-                            crate::runtime::step::json_type_name(&other)
-                        ),
-                    ));
-                }
-            },
+            Some(x) => {
+                let (value, warnings) = self.eval_warn(x, key, None)?;
+                crate::runtime::step::array_of_strings(x, value, &warnings).map_err(|f| {
+                    StepFailure::new(
+                        f.error_type,
+                        format!("Failed to activate ad-hoc elements. {}", f.message),
+                    )
+                })?
+            }
         };
         let elements = self
             .resolve_ad_hoc_elements(key, &ids)

@@ -85,6 +85,15 @@ pub struct ModelInput {
     /// window.
     pub messages: SentMessages,
     pub response_format: ResponseFormat,
+    pub limits: Limits,
+}
+
+/// The agent's limits (`data.limits.maxModelCalls`, `data.memory.contextWindowSize`): part of
+/// what a recording compares, since they change what the model is sent and how often.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub max_model_calls: u64,
+    pub context_window_size: usize,
 }
 
 /// The connector is waiting for the model.
@@ -126,6 +135,7 @@ pub struct SentToolCall<'t> {
 impl PendingTurn {
     /// Takes what the model is asked (leaves an empty input behind).
     pub fn take_input(&mut self) -> ModelInput {
+        let limits = self.input.limits;
         std::mem::replace(
             &mut self.input,
             ModelInput {
@@ -136,6 +146,7 @@ impl PendingTurn {
                 events: Vec::new(),
                 messages: SentMessages::default(),
                 response_format: ResponseFormat::Text { parse_json: false },
+                limits,
             },
         )
     }

@@ -20,7 +20,7 @@ use super::messages::{
     text_part,
 };
 use super::sub_process::{self, AgentInput};
-use super::{ModelInput, PendingTurn, ReadyTools, Step};
+use super::{Limits, ModelInput, PendingTurn, ReadyTools, Step};
 use crate::agent::tools::ToolDefinition;
 
 const CANCELLED_TOOL_CALL: &str = "Tool execution was canceled.";
@@ -166,6 +166,10 @@ pub(super) fn turn(turn: TurnInput<'_, '_>) -> Step {
         events: event_contents,
         messages: sent,
         response_format: config.format.clone(),
+        limits: Limits {
+            max_model_calls: config.max_model_calls,
+            context_window_size: config.context_window_size,
+        },
     };
     Step::AskModel(Box::new(PendingTurn {
         input: model_input,

@@ -127,6 +127,11 @@ pub enum Cause {
         /// Whether events the two share were left out at the start.
         skipped: bool,
     },
+    /// The conversation carries an earlier result of a tool that differs from the recording's.
+    EarlierToolResultChanged {
+        tool: String,
+        kind: Option<String>,
+    },
     /// The conversation sent differs while everything else is the same (the agentContext the
     /// agent started with, or the context window).
     ConversationChanged,
@@ -314,6 +319,13 @@ impl fmt::Display for Cause {
                     show(actual)
                 )
             }
+            Cause::EarlierToolResultChanged { tool, kind } => {
+                let kind = kind.as_ref().map(|k| format!(" ({k})")).unwrap_or_default();
+                write!(
+                    f,
+                    "the conversation carries an earlier result of the tool {tool}{kind} that is not the one recorded."
+                )
+            }
             Cause::ConversationChanged => f.write_str(
                 "the conversation sent to the model differs: the agentContext the agent started with (its input mapping agentContext), or the context window.",
             ),
@@ -361,6 +373,7 @@ impl DriftContext {
                         Cause::ToolResultChanged { .. }
                             | Cause::OtherToolResults { .. }
                             | Cause::EventsChanged { .. }
+                            | Cause::EarlierToolResultChanged { .. }
                             | Cause::ConversationChanged
                     )
                 })
@@ -572,9 +585,32 @@ fn request_causes(
         });
     }
     if causes.is_empty() && differs(recorded, actual, "messages") {
-        causes.push(Cause::ConversationChanged);
+        causes.push(match earlier_tool_result(recorded, actual) {
+            Some(tool) => {
+                let kind = context.tool_kinds.get(&tool).cloned();
+                Cause::EarlierToolResultChanged { tool, kind }
+            }
+            None => Cause::ConversationChanged,
+        });
     }
     causes
+}
+
+/// The tool whose result differs in the first differing message, when that message carries
+/// tool results.
+fn earlier_tool_result(recorded: &RecordedRequest, actual: &RecordedRequest) -> Option<String> {
+    let items = |r: &RecordedRequest| r.get("messages").and_then(Value::as_array).cloned();
+    let (recorded, actual) = (items(recorded)?, items(actual)?);
+    let (r, a) = recorded
+        .iter()
+        .zip(&actual)
+        .find(|(r, a)| !same_json(r, a))?;
+    let results = |m: &Value| m.get("results").and_then(Value::as_array).cloned();
+    let (r, a) = (results(r)?, results(a)?);
+    r.iter()
+        .zip(&a)
+        .find(|(r, a)| !same_json(r, a))
+        .and_then(|(r, _)| r.get("name")?.as_str().map(str::to_string))
 }
 
 fn tool_causes(recorded: &Value, actual: &Value) -> Vec<Cause> {

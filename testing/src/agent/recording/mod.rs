@@ -54,9 +54,8 @@ use super::connector::ResponseFormat;
 use super::mock::AgentRequest;
 
 /// The request of a model call as recordings store it (before normalisation): the
-/// [`REQUEST_FIELDS`] in their order. `limits` are the agent's `maxModelCalls` and context
-/// window, when known.
-pub fn request_json(request: &AgentRequest, limits: Option<(u64, u64)>) -> Value {
+/// [`REQUEST_FIELDS`] in their order.
+pub fn request_json(request: &AgentRequest) -> Value {
     let mut object = Map::new();
     object.insert(
         "tools".into(),
@@ -85,12 +84,16 @@ pub fn request_json(request: &AgentRequest, limits: Option<(u64, u64)>) -> Value
         "responseFormat".into(),
         response_format_json(&request.response_format),
     );
-    if let Some((max_model_calls, context_window_size)) = limits {
-        let mut limits = Map::new();
-        limits.insert("maxModelCalls".into(), max_model_calls.into());
-        limits.insert("contextWindowSize".into(), context_window_size.into());
-        object.insert("limits".into(), Value::Object(limits));
-    }
+    let mut limits = Map::new();
+    limits.insert(
+        "maxModelCalls".into(),
+        request.limits.max_model_calls.into(),
+    );
+    limits.insert(
+        "contextWindowSize".into(),
+        request.limits.context_window_size.into(),
+    );
+    object.insert("limits".into(), Value::Object(limits));
     object.insert("messages".into(), Value::Array(request.messages.to_vec()));
     Value::Object(object)
 }

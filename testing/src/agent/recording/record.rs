@@ -120,7 +120,11 @@ fn prepare_event(normalizer: &Normalizer, redactor: &Redactor, event: &mut Trace
             redactor.redact(value);
             normalizer.normalize_values(value);
         }
-        TraceEvent::IncidentCreated { message, .. } => {
+        TraceEvent::IncidentCreated { message, .. }
+        | TraceEvent::JobFailed { message, .. }
+        | TraceEvent::LateAnswerRejected {
+            reason: message, ..
+        } => {
             let mut value = Value::String(std::mem::take(message));
             redactor.redact(&mut value);
             normalizer.normalize_values(&mut value);
@@ -128,10 +132,21 @@ fn prepare_event(normalizer: &Normalizer, redactor: &Redactor, event: &mut Trace
                 *message = text;
             }
         }
+        TraceEvent::SideEffect(effect) => {
+            let mut value = Value::String(std::mem::take(&mut effect.key));
+            redactor.redact(&mut value);
+            if let Value::String(text) = value {
+                effect.key = text;
+            }
+        }
         TraceEvent::ModelCall(_)
         | TraceEvent::ElementCompleted { .. }
         | TraceEvent::ElementTerminated { .. }
-        | TraceEvent::IncidentResolved { .. } => {}
+        | TraceEvent::IncidentResolved { .. }
+        | TraceEvent::ElementActivated { .. }
+        | TraceEvent::JobTimedOut { .. }
+        | TraceEvent::Fault { .. }
+        | TraceEvent::ClockMoved { .. } => {}
     }
 }
 

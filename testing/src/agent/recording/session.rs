@@ -139,17 +139,16 @@ impl std::fmt::Display for SessionFailure {
 impl CassetteSession {
     /// Opens the cassette at `path` for the agent element `agent` of the processes deployed in
     /// `engine`: reads and checks it to replay, or prepares to record it with `turns`.
-    /// `definition_hash` is the content hash of the deployed resource holding the agent.
     pub fn open(
         engine: &Engine,
         agent: &str,
         path: &Path,
         options: CassetteOptions,
         turns: Option<TurnSource>,
-        definition_hash: Option<String>,
     ) -> Result<CassetteSession, RecordingError> {
         let source = path.display().to_string();
         let process_id = agent_process(engine, agent);
+        let definition_hash = agent_definition_hash(engine, agent);
         let record = match options.mode {
             CassetteMode::Record => true,
             CassetteMode::Replay => false,
@@ -243,6 +242,11 @@ impl CassetteSession {
         matches!(self.kind, Kind::Recording(_))
     }
 
+    /// Whether mismatches are collected instead of failing the run.
+    pub fn is_drift_mode(&self) -> bool {
+        self.drift
+    }
+
     /// The cassette being replayed (`None` when recording).
     pub fn cassette(&self) -> Option<&Recording> {
         match &self.kind {
@@ -256,6 +260,14 @@ impl CassetteSession {
         self.run.recording()
     }
 
+    /// Recorded calls not played yet (none when recording).
+    pub fn unplayed_calls(&self) -> usize {
+        match &self.kind {
+            Kind::Replaying { replayer, .. } => replayer.unplayed().len(),
+            Kind::Recording(_) => 0,
+        }
+    }
+
     /// The drifts collected in drift mode.
     pub fn drifts(&self) -> &[Drift] {
         &self.drifts
@@ -267,7 +279,7 @@ impl CassetteSession {
         let other = |e: RecordingError| SessionFailure::Other(e.to_string());
         let (replayer, live) = match &mut self.kind {
             Kind::Recording(turns) => {
-                let json = request_json(request, None);
+                let json = request_json(request);
                 let turn = turns(request, &json).map_err(SessionFailure::Other)?;
                 self.run.record_call(&json, &turn).map_err(other)?;
                 return Ok(turn);
@@ -290,7 +302,7 @@ impl CassetteSession {
                 }
             };
         }
-        let json = request_json(request, None);
+        let json = request_json(request);
         let actual_before = self
             .run
             .recording()
@@ -419,6 +431,19 @@ fn agent_process(engine: &Engine, agent: &str) -> Option<String> {
         .map(|p| p.bpmn_process_id().to_string())
 }
 
+/// The content hash of the deployed resource that holds the agent (its latest deployment).
+fn agent_definition_hash(engine: &Engine, agent: &str) -> Option<String> {
+    let process = engine
+        .deployed_processes()
+        .filter(|p| p.find(agent).is_some())
+        .last()?;
+    let resource = engine
+        .deployed_resources()
+        .filter(|r| r.name == **process.resource_name())
+        .last()?;
+    Some(sha256(resource.content()))
+}
+
 /// What each tool of the agent is, for drift messages: `job type order-lookup`, `a user task`.
 fn tool_kinds(engine: &Engine, agent: &str) -> BTreeMap<String, String> {
     let mut kinds = BTreeMap::new();
@@ -456,9 +481,4 @@ fn element_kind(element_type: BpmnElementType) -> &'static str {
         BpmnElementType::IntermediateCatchEvent => "an intermediate catch event",
         _ => "an element",
     }
-}
-
-/// The content hash of a deployed resource's text, as recordings store it.
-pub fn definition_hash(text: &str) -> String {
-    sha256(text.as_bytes())
 }

@@ -9,5 +9,6 @@ mod harness;
 mod matchers;
 mod messages;
 mod recording;
+mod replay_cli;
 mod seed;
 mod tools;

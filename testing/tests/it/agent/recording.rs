@@ -1,13 +1,11 @@
 //! Record, replay and drift: the run trace, cassettes of format 2, imports from real runs.
 
-use std::cell::RefCell;
 use std::path::Path;
-use std::rc::Rc;
 
 use baton_testing::ProcessTest;
 use baton_testing::agent::recording::{
-    CassetteMode, CassetteOptions, CassetteSession, ImportOptions, MatchMode, Normalizer, Redactor,
-    Replayer, TurnSource, import_agent_context, request_json,
+    CassetteMode, CassetteOptions, CassetteScript, CassetteSession, ImportOptions, MatchMode,
+    Normalizer, Redactor, Replayer, import_agent_context, request_json,
 };
 use baton_testing::agent::{ToolCall, Turn, Usage};
 use baton_testing::trace::{TraceReader, render};
@@ -205,18 +203,17 @@ fn the_guides_two_turn_agent_context_imports_and_matches_its_process() {
     );
     for request in agent.requests().iter() {
         let played = replayer
-            .answer(&request_json(request, None))
+            .answer(&request_json(request))
             .unwrap_or_else(|m| panic!("call {} does not match: {m:?}", request.model_call));
         assert!(played.checked);
     }
     assert!(replayer.unplayed().is_empty());
 }
 
-/// A test of one agent with a cassette session, driven through a handler until the mock
-/// takes sessions itself: the handler reads the engine through a weak handle of the test.
+/// A test of one agent whose mock plays a cassette script.
 struct Session {
-    test: Rc<ProcessTest>,
-    session: Rc<RefCell<CassetteSession>>,
+    test: ProcessTest,
+    agent: baton_testing::agent::AiAgentHandle,
 }
 
 const TEMPLATE_PROCESS: &str = "ai-agent-tool-loop";
@@ -241,56 +238,29 @@ fn template_from(xml: &str) -> ProcessTest {
     t
 }
 
-fn scripted(turns: Vec<Turn>) -> TurnSource {
+/// A script recording `turns` in order.
+fn recording(path: &Path, turns: Vec<Turn>) -> CassetteScript {
     let mut turns = turns.into_iter();
-    Box::new(move |_, _| turns.next().ok_or_else(|| "no turn left".to_string()))
+    CassetteScript::new(path)
+        .mode(CassetteMode::Record)
+        .record_with(move |_| turns.next().expect("a turn left"))
 }
 
 impl Session {
-    fn open(
-        test: ProcessTest,
-        agent: &str,
-        path: &Path,
-        options: CassetteOptions,
-        turns: Option<Vec<Turn>>,
-    ) -> Session {
-        let test = Rc::new(test);
-        let session = test
-            .with_engine(|e| {
-                CassetteSession::open(e, agent, path, options, turns.map(scripted), None)
-            })
-            .unwrap_or_else(|e| panic!("{e}"));
-        let session = Rc::new(RefCell::new(session));
-        let weak = Rc::downgrade(&test);
-        let answering = session.clone();
-        test.mock_ai_agent(
-            agent,
-            baton_testing::agent::AgentScript::handler(move |request| {
-                let t = weak.upgrade().expect("the test is alive");
-                let mut session = answering.borrow_mut();
-                t.with_engine(|e| session.sync(e)).unwrap();
-                session
-                    .answer(request)
-                    .unwrap_or_else(|failure| panic!("{failure}"))
-            }),
-        );
-        Session { test, session }
+    fn open(test: ProcessTest, agent: &str, script: CassetteScript) -> Session {
+        let agent = test.mock_ai_agent(agent, script);
+        Session { test, agent }
     }
 
-    /// Starts the process and ends the session: the failure's message, if any.
+    /// Starts the process and ends the cassette: the run's errors, or the cassette's complaint
+    /// about recorded calls the run did not make.
     fn run(&self, process: &str, variables: serde_json::Value) -> Result<(), String> {
-        let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.test.start(process, variables);
-        }));
-        if let Err(panic) = started {
-            return Err(panic
-                .downcast::<String>()
-                .map(|s| *s)
-                .unwrap_or_else(|_| "a panic".to_string()));
+        self.test.start(process, variables);
+        let errors: Vec<String> = self.test.errors().into_iter().map(|e| e.message).collect();
+        if !errors.is_empty() {
+            return Err(errors.join("\n"));
         }
-        self.test
-            .with_engine(|e| self.session.borrow_mut().finish(e))
-            .map_err(|f| f.to_string())
+        self.agent.check_all_turns_used()
     }
 }
 
@@ -301,12 +271,7 @@ fn record_template(xml: &str, path: &Path) {
     let session = Session::open(
         template_from(xml),
         "support-agent",
-        path,
-        CassetteOptions {
-            mode: CassetteMode::Record,
-            ..CassetteOptions::default()
-        },
-        Some(template_turns()),
+        recording(path, template_turns()),
     );
     session
         .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
@@ -314,15 +279,9 @@ fn record_template(xml: &str, path: &Path) {
 }
 
 fn replay(test: ProcessTest, path: &Path, variables: serde_json::Value) -> Result<(), String> {
-    Session::open(
-        test,
-        "support-agent",
-        path,
-        CassetteOptions::default(),
-        None,
-    )
-    .run(TEMPLATE_PROCESS, variables)
-    .map_err(|message| message.replace(&path.display().to_string(), "damaged-order.json"))
+    Session::open(test, "support-agent", CassetteScript::new(path))
+        .run(TEMPLATE_PROCESS, variables)
+        .map_err(|message| message.replace(&path.display().to_string(), "damaged-order.json"))
 }
 
 struct TempDir(std::path::PathBuf);
@@ -560,12 +519,7 @@ fn corpus_round_trip(
         Session::open(
             corpus_test(&bpmn, &result),
             agent,
-            path,
-            CassetteOptions {
-                mode: CassetteMode::Record,
-                ..CassetteOptions::default()
-            },
-            Some(turns.clone()),
+            recording(path, turns.clone()),
         )
         .run(process_id, start.clone())
         .unwrap();
@@ -577,9 +531,7 @@ fn corpus_round_trip(
         Session::open(
             corpus_test(&bpmn, result),
             agent,
-            &path,
-            CassetteOptions::default(),
-            None,
+            CassetteScript::new(&path),
         )
         .run(process_id, start.clone())
         .map_err(|m| m.replace(&path.display().to_string(), "cassette.json"))
@@ -628,7 +580,7 @@ fn bad_cassettes_are_refused_with_file_and_path() {
         }
         let t = template();
         t.with_engine(|e| {
-            CassetteSession::open(e, "support-agent", &file, options, None, None).map(|_| ())
+            CassetteSession::open(e, "support-agent", &file, options, None).map(|_| ())
         })
         .unwrap_err()
         .to_string()
@@ -692,39 +644,18 @@ fn a_recording_run_killed_halfway_child() {
     let dir = std::path::PathBuf::from(dir);
     let mut turns = template_turns().into_iter();
     let marker = dir.join("at-call-2");
-    let source: TurnSource = Box::new(move |request, _| {
-        if request.model_call == 2 {
-            std::fs::write(&marker, "").unwrap();
-            std::thread::sleep(std::time::Duration::from_secs(60));
-        }
-        turns.next().ok_or_else(|| "no turn left".to_string())
-    });
-    let test = Rc::new(template());
-    let session = test
-        .with_engine(|e| {
-            CassetteSession::open(
-                e,
-                "support-agent",
-                &dir.join("damaged-order.json"),
-                CassetteOptions {
-                    mode: CassetteMode::Record,
-                    ..CassetteOptions::default()
-                },
-                Some(source),
-                None,
-            )
-        })
-        .unwrap();
-    let session = Rc::new(RefCell::new(session));
-    let weak = Rc::downgrade(&test);
+    let test = template();
     test.mock_ai_agent(
         "support-agent",
-        baton_testing::agent::AgentScript::handler(move |request| {
-            let t = weak.upgrade().unwrap();
-            let mut session = session.borrow_mut();
-            t.with_engine(|e| session.sync(e)).unwrap();
-            session.answer(request).unwrap()
-        }),
+        CassetteScript::new(dir.join("damaged-order.json"))
+            .mode(CassetteMode::Record)
+            .record_with(move |request| {
+                if request.model_call == 2 {
+                    std::fs::write(&marker, "").unwrap();
+                    std::thread::sleep(std::time::Duration::from_secs(60));
+                }
+                turns.next().expect("a turn left")
+            }),
     );
     test.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}));
 }
@@ -778,4 +709,226 @@ fn a_recording_run_killed_halfway_leaves_a_valid_cassette() {
         leftovers.is_empty(),
         "no temporary file is left: {leftovers:?}"
     );
+}
+
+/// Mode auto records when the file is missing and replays when it is there; mode record
+/// replaces it.
+#[test]
+fn mode_auto_records_once_then_replays() {
+    let dir = TempDir::new("auto");
+    let path = dir.join("damaged-order.json");
+    let auto = |turns: Vec<Turn>| {
+        let mut turns = turns.into_iter();
+        CassetteScript::new(&path)
+            .mode(CassetteMode::Auto)
+            .record_with(move |_| turns.next().expect("a turn left"))
+    };
+    let first = Session::open(template(), "support-agent", auto(template_turns()));
+    assert!(first.agent.is_recording());
+    first
+        .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .unwrap();
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    // The handler would answer otherwise: it is not asked, the file answers.
+    let second = Session::open(
+        template(),
+        "support-agent",
+        auto(vec![Turn::respond_text("not asked")]),
+    );
+    assert!(!second.agent.is_recording());
+    second
+        .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .unwrap();
+    assert_eq!(second.agent.remaining_turns(), 0);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), recorded);
+}
+
+/// Where the child of [`baton_record_records_a_replaying_test`] records.
+const RECORD_DIR_ENV: &str = "BATON_TEST_RECORD_ENV_DIR";
+
+#[test]
+#[ignore = "a child process of baton_record_records_a_replaying_test"]
+fn baton_record_records_a_replaying_test_child() {
+    let Ok(dir) = std::env::var(RECORD_DIR_ENV) else {
+        return;
+    };
+    let mut turns = template_turns().into_iter();
+    let session = Session::open(
+        template(),
+        "support-agent",
+        CassetteScript::new(Path::new(&dir).join("damaged-order.json"))
+            .record_with(move |_| turns.next().expect("a turn left")),
+    );
+    session
+        .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .unwrap();
+}
+
+/// `BATON_RECORD=1` makes a test that replays record its cassette.
+#[test]
+fn baton_record_records_a_replaying_test() {
+    let dir = TempDir::new("record-env");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "agent::recording::baton_record_records_a_replaying_test_child",
+            "--exact",
+            "--ignored",
+            "--quiet",
+        ])
+        .env(RECORD_DIR_ENV, &dir.0)
+        .env(baton_testing::agent::recording::RECORD_ENV, "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let cassette =
+        baton_testing::agent::recording::Recording::read(dir.join("damaged-order.json")).unwrap();
+    assert_eq!(cassette.calls.len(), 3);
+    // Without the variable, the same test replays what it recorded.
+    replay(
+        template(),
+        &dir.join("damaged-order.json"),
+        json!({"customerMessage": BROKEN}),
+    )
+    .unwrap();
+}
+
+/// Two runs recorded one after the other replay in the other order by request (their keys
+/// and conversation ids differ, normalisation makes them equal); in order, the first call
+/// already differs.
+#[test]
+fn by_request_matches_calls_in_any_order() {
+    let dir = TempDir::new("by-request");
+    let path = dir.join("two-runs.json");
+    let mut turns = template_turns()
+        .into_iter()
+        .chain(template_turns())
+        .collect::<Vec<_>>()
+        .into_iter();
+    let t = template();
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        CassetteScript::new(&path)
+            .mode(CassetteMode::Record)
+            .record_with(move |_| turns.next().expect("a turn left")),
+    );
+    t.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .assert_completed();
+    t.start(
+        TEMPLATE_PROCESS,
+        json!({"customerMessage": "Order 1042 is broken."}),
+    )
+    .assert_completed();
+    agent.assert_all_turns_used();
+
+    let reversed = |matching: MatchMode| {
+        let t = template();
+        let agent = t.mock_ai_agent(
+            "support-agent",
+            CassetteScript::new(&path).matching(matching),
+        );
+        t.start(
+            TEMPLATE_PROCESS,
+            json!({"customerMessage": "Order 1042 is broken."}),
+        );
+        t.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}));
+        let errors: Vec<String> = t.errors().into_iter().map(|e| e.message).collect();
+        (errors, agent.check_all_turns_used())
+    };
+    let (errors, unused) = reversed(MatchMode::ByRequest);
+    assert!(errors.is_empty(), "{errors:?}");
+    unused.unwrap();
+    let (errors, _) = reversed(MatchMode::InOrder);
+    assert!(
+        errors[0].contains("first difference at request.userPrompt"),
+        "{errors:?}"
+    );
+    // Turns only: nothing is compared.
+    let (errors, unused) = reversed(MatchMode::TurnsOnly);
+    assert!(errors.is_empty(), "{errors:?}");
+    unused.unwrap();
+}
+
+/// Drift mode replays on through a changed tool result and reports how the run left the
+/// cassette.
+#[test]
+fn drift_mode_replays_on_and_reports() {
+    let dir = TempDir::new("drift-mode");
+    let path = dir.join("damaged-order.json");
+    record_template(&template_xml(), &path);
+    let t = template();
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "shipped", "damaged": true}}));
+    let agent = t.mock_ai_agent("support-agent", CassetteScript::new(&path).drift());
+    t.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .assert_completed()
+        .assert_passed(["send-answer"]);
+    agent.assert_all_turns_used();
+    let drifts: Vec<String> = agent
+        .drifts()
+        .iter()
+        .map(|d| {
+            d.to_string()
+                .replace(&path.display().to_string(), "damaged-order.json")
+        })
+        .collect();
+    insta::assert_snapshot!(format!(
+        "{}\n---\n{}",
+        drifts.join("\n---\n"),
+        agent.drift_report().join("\n")
+    ));
+}
+
+/// A cassette of format 1 given as a cassette script plays its turns, unchecked, as before.
+#[test]
+fn a_format_1_cassette_script_plays_its_turns() {
+    let dir = TempDir::new("format-1");
+    let path = dir.join("order.json");
+    baton_testing::agent::Cassette::new("support-agent", template_turns())
+        .write(&path)
+        .unwrap();
+    let t = template();
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "7", "status": "shipped"}}));
+    let agent = t.mock_ai_agent("support-agent", CassetteScript::new(&path));
+    t.start(TEMPLATE_PROCESS, json!({"customerMessage": "Anything"}))
+        .assert_completed();
+    assert_eq!(agent.remaining_turns(), 0);
+    agent.assert_all_turns_used();
+    assert!(agent.drift_report().is_empty());
+}
+
+/// A secret in what the model sees is written as `[REDACTED]`, with the test's own patterns
+/// too, and the replay matches it so.
+#[test]
+fn secrets_are_redacted_when_writing_and_matching() {
+    let dir = TempDir::new("redact");
+    let path = dir.join("secret.json");
+    let message = "My order 1042 arrived broken. My key is sk-ant-api03-abcdefghijklmnopqrstuvwx, card 4111111111111111.";
+    let mut turns = template_turns().into_iter();
+    Session::open(
+        template(),
+        "support-agent",
+        CassetteScript::new(&path)
+            .mode(CassetteMode::Record)
+            .redact(r"\b\d{16}\b")
+            .record_with(move |_| turns.next().expect("a turn left")),
+    )
+    .run(TEMPLATE_PROCESS, json!({"customerMessage": message}))
+    .unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("sk-ant-api03"), "the key is not written");
+    assert!(
+        !text.contains("4111111111111111"),
+        "the card is not written"
+    );
+    assert!(text.contains("My key is [REDACTED], card [REDACTED]."));
+    Session::open(
+        template(),
+        "support-agent",
+        CassetteScript::new(&path).redact(r"\b\d{16}\b"),
+    )
+    .run(TEMPLATE_PROCESS, json!({"customerMessage": message}))
+    .unwrap();
 }
