@@ -997,7 +997,6 @@ fn timer_catch(kind: &str, expression: &str) -> String {
 }
 
 #[test]
-#[ignore = "issue 18 rule 3: in progress"]
 fn a_timer_date_from_now_is_due_at_the_engine_clock_plus_the_duration() {
     let mut e = Engine::default();
     deploy(
@@ -1014,7 +1013,6 @@ fn a_timer_date_from_now_is_due_at_the_engine_clock_plus_the_duration() {
 /// The type checks' messages, verbatim (ExpressionProcessor.typeCheck and the typed
 /// evaluations; ExpressionProcessorTest; BpmnUserTaskBehavior; BpmnJobBehavior.evalTypeExp).
 #[test]
-#[ignore = "issue 18 rule 3: in progress"]
 fn typed_results_zeebe_refuses_and_its_messages() {
     let cases = [
         (
@@ -1069,6 +1067,53 @@ fn typed_results_zeebe_refuses_and_its_messages() {
             service_task_process(r#"<zeebe:taskDefinition type="=&quot;&quot;" />"#),
             "Expected result of the expression '\"\"' to be a not-empty string, but was an empty string.",
         ),
+        // A FEEL date is no string: BpmnJobBehavior.evalTypeExp (evaluateStringExpression).
+        (
+            service_task_process(r#"<zeebe:taskDefinition type="=today()" />"#),
+            "Expected result of the expression 'today()' to be 'STRING', but was 'null'.",
+        ),
+        // BpmnJobBehavior.evalRetriesExp (evaluateLongExpression).
+        (
+            service_task_process(
+                r#"<zeebe:taskDefinition type="work" retries="=&quot;three&quot;" />"#,
+            ),
+            "Expected result of the expression '\"three\"' to be 'NUMBER', but was 'STRING'.",
+        ),
+        // evaluateDateTimeExpression: ZonedDateTime.parse needs an offset.
+        (
+            timer_catch("timeDate", "=&quot;2025-01-01T10:00:00&quot;"),
+            "Invalid date-time format '2025-01-01T10:00:00' for expression '\"2025-01-01T10:00:00\"'.",
+        ),
+        // evaluateMessageCorrelationKeyExpression: a date-time is neither a string nor a number.
+        (
+            definitions(&format!(
+                "{}{}",
+                message("paid-message", "paid", Some("=now()")),
+                process(
+                    "p",
+                    &format!(
+                        r#"<bpmn:startEvent id="start" />
+                        <bpmn:intermediateCatchEvent id="wait"><bpmn:messageEventDefinition messageRef="paid-message" /></bpmn:intermediateCatchEvent>
+                        <bpmn:endEvent id="end" />{}"#,
+                        chain(&["start", "wait", "end"])
+                    ),
+                )
+            )),
+            "Failed to extract the correlation key for 'now()': The value must be either a string or a number, but was 'DATE_TIME'.",
+        ),
+        // evaluateArrayExpression: the multi-instance input collection.
+        (
+            definitions(&process(
+                "p",
+                &format!(
+                    r#"<bpmn:startEvent id="start" />
+                    <bpmn:task id="each"><bpmn:multiInstanceLoopCharacteristics><bpmn:extensionElements><zeebe:loopCharacteristics inputCollection="=now()" inputElement="item" /></bpmn:extensionElements></bpmn:multiInstanceLoopCharacteristics></bpmn:task>
+                    <bpmn:endEvent id="end" />{}"#,
+                    chain(&["start", "each", "end"])
+                ),
+            )),
+            "Expected result of the expression 'now()' to be 'ARRAY', but was 'DATE_TIME'.",
+        ),
     ];
     let mut wrong = Vec::new();
     for (xml, expected) in cases {
@@ -1084,7 +1129,6 @@ fn typed_results_zeebe_refuses_and_its_messages() {
 /// CatchEventTransformer: a time cycle is evaluated as a STRING only (the cycle() function
 /// builds one); a duration value is refused.
 #[test]
-#[ignore = "issue 18 rule 3: in progress"]
 fn a_time_cycle_is_a_string() {
     let xml = definitions(&process(
         "p",
@@ -1108,7 +1152,6 @@ fn a_time_cycle_is_a_string() {
 /// BpmnUserTaskBehavior.evaluateDateExpression stores a date-time value as an ISO date-time
 /// (ZonedDateTime.toString): the task's due date is an instant, not FEEL's `@zone` text.
 #[test]
-#[ignore = "issue 18 rule 3: in progress"]
 fn due_dates_from_date_time_values_are_iso_date_times() {
     let mut e = Engine::default();
     deploy(
@@ -1131,6 +1174,26 @@ fn due_dates_from_date_time_values_are_iso_date_times() {
         e.now() + 86_400_000
     );
     assert_eq!(follow_up, "2025-03-01T09:30+01:00");
+}
+
+/// BpmnUserTaskBehavior.evaluateDateExpression: an ISO string is read with
+/// ZonedDateTime.parse and kept as ZonedDateTime.toString prints it (zero seconds left out).
+#[test]
+fn due_dates_from_strings_are_kept_as_java_prints_them() {
+    let mut e = Engine::default();
+    deploy(
+        &mut e,
+        &user_task_process(
+            r#"<zeebe:taskSchedule dueDate="2025-01-02T00:00:00Z" followUpDate="2095-09-18T10:31:10+02:00" />"#,
+        ),
+    );
+    e.create_instance(CreateInstance::new("p")).unwrap();
+    let task = the_task(&e);
+    assert_eq!(task.value.due_date.as_deref(), Some("2025-01-02T00:00Z"));
+    assert_eq!(
+        task.value.follow_up_date.as_deref(),
+        Some("2095-09-18T10:31:10+02:00")
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -39,7 +39,6 @@ fn user_task_listeners_follow_the_trigger_table() {
 /// Expressions evaluated to a typed value: the result types Zeebe's ExpressionProcessor takes
 /// for timers, dates, numbers, lists and strings, and the incidents for the others.
 #[test]
-#[ignore = "issue 18 rule 3: in progress"]
 fn typed_expressions_take_the_result_types_zeebe_takes() {
     passes("typed-expressions", 29);
 }
@@ -47,7 +46,6 @@ fn typed_expressions_take_the_result_types_zeebe_takes() {
 /// A timer start event's date expression is evaluated when the process is deployed (alone in
 /// its folder: a deployment that fails would fail every case beside it).
 #[test]
-#[ignore = "issue 18 rule 3: in progress"]
 fn a_timer_start_event_takes_a_date_time_value() {
     passes("timer-start-expression", 1);
 }

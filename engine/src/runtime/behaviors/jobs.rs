@@ -67,7 +67,20 @@ impl Engine {
         // Static job types (the common case) are shared, not copied.
         let t = match job_type {
             Expr::Static(s) => s.clone(),
-            _ => Arc::from(self.eval_string(job_type, key)?),
+            _ => {
+                let t = self.eval_string(job_type, key)?;
+                // BpmnJobBehavior.evalTypeExp
+                if t.is_empty() {
+                    return Err(StepFailure::new(
+                        ErrorType::ExtractValueError,
+                        format!(
+                            "Expected result of the expression '{}' to be a not-empty string, but was an empty string.",
+                            crate::runtime::step::expr_source(job_type)
+                        ),
+                    ));
+                }
+                Arc::from(t)
+            }
         };
         let r = self.eval_int(retries, key)?;
         Ok((t, r as i32))

@@ -8,6 +8,7 @@ pub(crate) mod camunda_namespace;
 pub(crate) mod compensation;
 pub(crate) mod conditionals;
 pub(crate) mod cron;
+pub(crate) mod date_times;
 pub(crate) mod decisions;
 pub(crate) mod deployment;
 pub(crate) mod events;

@@ -9,8 +9,6 @@
 
 use std::sync::Arc;
 
-use serde_json::Value as Json;
-
 use crate::model::ElementIdx;
 use crate::runtime::behaviors::cron::CronExpression;
 use crate::runtime::behaviors::events::Catch;
@@ -256,21 +254,17 @@ impl Engine {
                 format!("Expected '{}' to be a timer event", p.element(event).id),
             ));
         };
-        let expr = match def {
-            TimerDef::Duration(x) | TimerDef::Date(x) | TimerDef::Cycle(x) => x,
-        };
-        let text = match self.eval(expr, owner.unwrap_or(0), None)? {
-            Json::String(s) => s,
-            other => {
-                return Err(StepFailure::new(
-                    ErrorType::ExtractValueError,
-                    format!(
-                        "Expected result of the expression '{}' to be one of '[DURATION, PERIOD, STRING]', but was '{}'",
-                        crate::runtime::step::expr_source(expr),
-                        crate::runtime::step::json_type_name(&other)
-                    ),
-                ));
-            }
+        // The typed evaluations of Zeebe's timer transformers (CatchEventTransformer): a duration
+        // may be a DURATION, a PERIOD or ISO text, a date a DATE_TIME or ISO text, a cycle only
+        // text. Values are handed to the parser in ISO form.
+        let scope = owner.unwrap_or(0);
+        let text = match def {
+            TimerDef::Duration(x) => self.eval_interval(x, scope)?.to_string(),
+            TimerDef::Date(x) => match self.eval_date_time(x, scope, false)? {
+                Some(date_time) => date_time.zoned.timestamp().to_string(),
+                None => String::new(),
+            },
+            TimerDef::Cycle(x) => self.eval_string(x, scope)?,
         };
         schedule(def, &text, self.now)
     }

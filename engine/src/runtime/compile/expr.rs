@@ -31,6 +31,9 @@ pub struct FeelExpr {
     /// always to the same value. `None` for every other expression, and for constants whose
     /// evaluation fails or warns (those are evaluated on use, for their messages).
     constant: Option<SharedJson>,
+    /// The same constant as FEEL gives it (a date-time, a duration): typed evaluations check
+    /// its FEEL type, not its JSON.
+    constant_value: Option<baton_feel_bridge::FeelValue>,
     /// What FEEL says the expression is ([`baton_feel::Shape`]), found once here: the engine
     /// answers paths, contexts of paths and path comparisons from its own JSON.
     shape: Shape,
@@ -71,15 +74,16 @@ pub enum ContextPart {
 impl FeelExpr {
     /// A parsed expression; a constant one is evaluated now.
     pub fn new(source: String, parsed: baton_feel_bridge::Parsed) -> FeelExpr {
-        let mut constant = None;
+        let (mut constant, mut constant_value) = (None, None);
         let shape = match parsed.shape() {
             baton_feel::Shape::Constant => {
                 let outcome =
-                    baton_feel_bridge::evaluate(&parsed, &source, &|_| None, &|_| None, 0, 0);
+                    baton_feel_bridge::evaluate_value(&parsed, &|_| None, &|_| None, 0, 0);
                 if let Ok(value) = outcome.result
                     && outcome.warnings.is_empty()
                 {
-                    constant = Some(SharedJson::new(value));
+                    constant = Some(SharedJson::new(value.to_json()));
+                    constant_value = Some(value);
                 }
                 Shape::Other
             }
@@ -119,6 +123,7 @@ impl FeelExpr {
             source,
             parsed,
             constant,
+            constant_value,
             shape,
         }
     }
@@ -155,6 +160,11 @@ impl FeelExpr {
     /// The value of a constant expression (see [`FeelExpr::new`]), shared.
     pub fn constant(&self) -> Option<&SharedJson> {
         self.constant.as_ref()
+    }
+
+    /// The value of a constant expression as FEEL gives it.
+    pub fn constant_value(&self) -> Option<&baton_feel_bridge::FeelValue> {
+        self.constant_value.as_ref()
     }
 }
 
@@ -394,6 +404,96 @@ pub mod baton_feel_bridge {
         now_ms: i64,
         seed: u64,
     ) -> Outcome {
+        let outcome = evaluate_value(parsed, feel, json, now_ms, seed);
+        Outcome {
+            result: outcome.result.map(|v| v.to_json()),
+            warnings: outcome.warnings,
+        }
+    }
+
+    /// The type Zeebe names a result by (`FeelEvaluationResult.getType`): a zoned or local
+    /// date-time is `DATE_TIME`, a days-time duration `DURATION`, a years-months one `PERIOD`;
+    /// dates, times, ranges and functions have no type (`null`).
+    pub fn zeebe_type(value: &FeelValue) -> &'static str {
+        use baton_feel::Value as V;
+        match value {
+            V::Null => "NULL",
+            V::Boolean(_) => "BOOLEAN",
+            V::Number(_) => "NUMBER",
+            V::String(_) => "STRING",
+            V::List(_) => "ARRAY",
+            V::Context(_) => "OBJECT",
+            V::DateTime(_) => "DATE_TIME",
+            V::DayTimeDuration(_) => "DURATION",
+            V::YearMonthDuration(_) => "PERIOD",
+            V::Date(_) | V::Time(_) | V::Range(_) | V::Function(_) => "null",
+        }
+    }
+
+    /// The text of a string result.
+    pub fn as_str(value: &FeelValue) -> Option<&str> {
+        match value {
+            baton_feel::Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A number result: its whole part (Java's `longValue`) and whether it has no fraction.
+    pub fn as_whole_number(value: &FeelValue) -> Option<(i64, bool)> {
+        match value {
+            baton_feel::Value::Number(n) => Some((n.to_i64_wrapping(), n.is_integer())),
+            _ => None,
+        }
+    }
+
+    /// A list result's items when all are strings: `Some(None)` for a list with another item.
+    pub fn string_items(value: &FeelValue) -> Option<Option<Vec<String>>> {
+        match value {
+            baton_feel::Value::List(items) => {
+                Some(items.iter().map(|i| as_str(i).map(str::to_owned)).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// A date-time result as an instant in a zone: a local date-time is taken in the engine's
+    /// zone, UTC (Zeebe's `atZone(ZoneId.systemDefault())`).
+    pub fn as_zoned(value: &FeelValue) -> Option<jiff::ZonedDateTime> {
+        match value {
+            baton_feel::Value::DateTime(dt) => match &**dt {
+                baton_feel::temporal::DateTime::Zoned(z) => Some(z.clone()),
+                baton_feel::temporal::DateTime::Local(dt) => {
+                    dt.to_zoned_datetime(jiff::tz::TimeZone::UTC).ok()
+                }
+            },
+            _ => None,
+        }
+    }
+
+    /// A duration result: a days-time duration as a span of time, a years-months one as months.
+    pub fn as_span(value: &FeelValue) -> Option<jiff::Span> {
+        match value {
+            baton_feel::Value::DayTimeDuration(d) => jiff::Span::try_from(*d).ok(),
+            baton_feel::Value::YearMonthDuration(m) => jiff::Span::new().try_months(m.0).ok(),
+            _ => None,
+        }
+    }
+
+    /// The result of an evaluation as FEEL gives it (a date-time is no string), or a failure
+    /// message, plus the warnings FEEL reported.
+    pub struct ValueOutcome {
+        pub result: Result<FeelValue, String>,
+        pub warnings: Vec<FeelWarning>,
+    }
+
+    /// [`evaluate`], the result left as FEEL's value.
+    pub fn evaluate_value<'l>(
+        parsed: &Parsed,
+        feel: &'l dyn Fn(&str) -> Option<FeelValue>,
+        json: &'l dyn Fn(&str) -> Option<JsonRef<'l>>,
+        now_ms: i64,
+        seed: u64,
+    ) -> ValueOutcome {
         let now = zoned_now(now_ms);
         let env = baton_feel::Env {
             seed,
@@ -401,11 +501,8 @@ pub mod baton_feel_bridge {
         };
         let vars = LookupVars { feel, json };
         let evaluation = parsed.evaluate(&vars, &env);
-        Outcome {
-            result: evaluation
-                .result
-                .map(|v| v.to_json())
-                .map_err(|f| f.message),
+        ValueOutcome {
+            result: evaluation.result.map_err(|f| f.message),
             warnings: evaluation.warnings,
         }
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use crate::runtime::behaviors::date_times;
 use crate::runtime::behaviors::user_tasks::list_value;
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::elements::behavior::ElementBehavior;
@@ -44,39 +45,44 @@ impl Engine {
         let Some(def) = &el.user_task else {
             return self.activate_job_task(key);
         };
-        let opt_string = |this: &Self, x: &Option<Expr>| -> Result<Option<Arc<str>>, StepFailure> {
-            match x {
-                None => Ok(None),
-                Some(x) => match this.eval(x, key, None)? {
-                    Json::Null => Ok(None),
-                    Json::String(s) if s.is_empty() => Ok(None),
-                    Json::String(s) => Ok(Some(Arc::from(s.as_str()))),
-                    other => Ok(Some(Arc::from(other.to_string().as_str()))),
-                },
-            }
+        // BpmnUserTaskBehavior.evaluateUserTaskExpressions, in its order and with its types.
+        let assignee = match &def.assignee {
+            None => None,
+            Some(x) => Some(self.eval_string(x, key)?)
+                .filter(|a| !a.is_empty())
+                .map(|a| Arc::from(a.as_str())),
         };
-        let list = |this: &Self, x: &Option<Expr>| -> Result<Vec<String>, StepFailure> {
+        let candidates = |this: &Self, x: &Option<Expr>| -> Result<Vec<String>, StepFailure> {
             match x {
                 None => Ok(Vec::new()),
-                Some(x) => list_value(this.eval(x, key, None)?)
-                    .map_err(|m| StepFailure::new(ErrorType::ExtractValueError, m)),
+                // A static value is a comma-separated list (the transformer's list literal).
+                Some(Expr::Static(s)) => {
+                    Ok(list_value(Json::String(s.to_string())).unwrap_or_default())
+                }
+                Some(x) => this.eval_strings(x, key),
             }
         };
-        let assignee = opt_string(self, &def.assignee)?;
-        let candidate_groups = list(self, &def.candidate_groups)?;
-        let candidate_users = list(self, &def.candidate_users)?;
-        let due_date = opt_string(self, &def.due_date)?;
-        let follow_up_date = opt_string(self, &def.follow_up_date)?;
+        let candidate_groups = candidates(self, &def.candidate_groups)?;
+        let candidate_users = candidates(self, &def.candidate_users)?;
+        // Dates are kept as Java's ZonedDateTime prints them.
+        let date = |this: &Self, x: &Option<Expr>| -> Result<Option<Arc<str>>, StepFailure> {
+            match x {
+                None => Ok(None),
+                Some(x) => Ok(this
+                    .eval_date_time(x, key, true)?
+                    .map(|z| Arc::from(date_times::java_text(&z).as_str()))),
+            }
+        };
+        let due_date = date(self, &def.due_date)?;
+        let follow_up_date = date(self, &def.follow_up_date)?;
         let priority = match &def.priority {
             None => 50,
             Some(x) => {
-                let n = self.eval_int(x, key)?;
+                let n = self.eval_integer(x, key)?;
                 if !(0..=100).contains(&n) {
                     return Err(StepFailure::new(
                         ErrorType::ExtractValueError,
-                        format!(
-                            "Expected priority to be a number between 0 and 100, but was '{n}'."
-                        ),
+                        format!("Expected priority to be in the range [0,100] but was '{n}'."),
                     ));
                 }
                 n as i32

@@ -4,14 +4,12 @@
 
 use std::sync::Arc;
 
-use serde_json::Value as Json;
-
 use crate::model::ElementIdx;
+use crate::runtime::behaviors::expressions::Evaluated;
 use crate::runtime::compile::definitions::EventDef;
-use crate::runtime::compile::expr::baton_feel_bridge::FeelWarning;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    BpmnElementType, ErrorType, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType,
+    BpmnElementType, Intent, Key, OtherIntent, RecordValue, Rejection, RejectionType,
     SubscriptionValue, ValueType, VariableDocument,
 };
 use crate::runtime::state::lifecycle::State;
@@ -27,35 +25,19 @@ pub(crate) struct PlannedMessage {
     pub interrupting: bool,
 }
 
-/// Zeebe's correlation key rule: a string as is, a number as the text of its integer part.
-pub(crate) fn correlation_key_text(
-    value: &Json,
-    expression: &str,
-    warnings: &[FeelWarning],
-) -> Result<String, StepFailure> {
-    match value {
-        Json::String(s) => Ok(s.clone()),
-        Json::Number(n) => Ok(match n.as_i64() {
-            Some(i) => i.to_string(),
-            None => match n.as_u64() {
-                Some(u) => (u as i64).to_string(),
-                None => (n.as_f64().unwrap_or(0.0).trunc() as i64).to_string(),
-            },
-        }),
-        other => {
-            let mut message = format!(
-                "Failed to extract the correlation key for '{expression}': The value must be either a string or a number, but was '{}'.",
-                crate::runtime::step::json_type_name(other)
-            );
-            if !warnings.is_empty() {
-                message.push_str(" The evaluation reported the following warnings:");
-                for w in warnings {
-                    message.push('\n');
-                    message.push_str(&w.to_string());
-                }
-            }
-            Err(StepFailure::new(ErrorType::ExtractValueError, message))
-        }
+/// Zeebe's correlation key rule (`evaluateMessageCorrelationKeyExpression`): a string as is, a
+/// number as the text of its integer part.
+pub(crate) fn correlation_key_text(evaluated: &Evaluated) -> Result<String, StepFailure> {
+    if let Some(s) = evaluated.as_str() {
+        return Ok(s.to_owned());
+    }
+    match evaluated.whole_number() {
+        Some((n, _)) => Ok(n.to_string()),
+        None => Err(evaluated.failure(format!(
+            "Failed to extract the correlation key for '{}': The value must be either a string or a number, but was '{}'.",
+            evaluated.source,
+            evaluated.type_name()
+        ))),
     }
 }
 
@@ -106,10 +88,7 @@ impl Engine {
             key
         };
         let ck = match correlation_key {
-            Some(x) => {
-                let (value, warnings) = self.eval_warn(x, scope, None)?;
-                correlation_key_text(&value, &crate::runtime::step::expr_source(x), &warnings)?
-            }
+            Some(x) => correlation_key_text(&self.eval_typed(x, scope)?)?,
             None => String::new(),
         };
         let interrupting = match el.element_type {
@@ -540,32 +519,34 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::compile::expr::baton_feel_bridge;
+    use crate::runtime::records::ErrorType;
     use serde_json::json;
 
     #[test]
     pub(crate) fn correlation_keys_are_strings_or_integer_parts() {
-        assert_eq!(
-            correlation_key_text(&json!("a-1"), "x", &[]).unwrap(),
-            "a-1"
-        );
-        assert_eq!(correlation_key_text(&json!(12), "x", &[]).unwrap(), "12");
-        assert_eq!(correlation_key_text(&json!(12.7), "x", &[]).unwrap(), "12");
-        assert_eq!(correlation_key_text(&json!(-3.9), "x", &[]).unwrap(), "-3");
-        let f = correlation_key_text(
-            &json!(null),
-            "x",
-            &[baton_feel::Warning {
+        let key = |value: serde_json::Value| {
+            correlation_key_text(&Evaluated::json(value, "x".to_string()))
+        };
+        assert_eq!(key(json!("a-1")).unwrap(), "a-1");
+        assert_eq!(key(json!(12)).unwrap(), "12");
+        assert_eq!(key(json!(12.7)).unwrap(), "12");
+        assert_eq!(key(json!(-3.9)).unwrap(), "-3");
+        let f = correlation_key_text(&Evaluated::feel(
+            baton_feel_bridge::to_feel(&json!(null)),
+            vec![baton_feel::Warning {
                 kind: baton_feel::WarningKind::NoVariableFound,
                 message: "No variable found with name 'x'".to_string(),
             }],
-        )
+            "x".to_string(),
+        ))
         .unwrap_err();
         assert_eq!(f.error_type, ErrorType::ExtractValueError);
         assert_eq!(
             f.message,
             "Failed to extract the correlation key for 'x': The value must be either a string or a number, but was 'NULL'. The evaluation reported the following warnings:\n[NO_VARIABLE_FOUND] No variable found with name 'x'"
         );
-        let f = correlation_key_text(&json!([1]), "x", &[]).unwrap_err();
+        let f = key(json!([1])).unwrap_err();
         assert!(f.message.ends_with("but was 'ARRAY'."), "{}", f.message);
     }
 }
