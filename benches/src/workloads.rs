@@ -10,7 +10,7 @@ use baton_testing::agent::recording::{
 };
 
 use baton_testing::agent::{
-    AgentJob, AiAgentMock, JobAnswer, SharedVariables, ToolCall, Turn, fetch_variables,
+    AgentJob, AiAgentMock, JobAnswer, SharedVariables, ToolCache, ToolCall, Turn, fetch_variables,
 };
 use baton_testing::{Deployment, ProcessTest};
 use indexmap::IndexMap;
@@ -48,6 +48,8 @@ pub struct ConnectorWorkload {
     initial: SharedVariables,
     headers: IndexMap<String, String>,
     script: Vec<Turn>,
+    /// Shared by the runs' mocks, as a deployment's tests share it.
+    tools: ToolCache,
 }
 
 impl Default for ConnectorWorkload {
@@ -80,6 +82,7 @@ impl Default for ConnectorWorkload {
             initial,
             headers,
             script: agent_script(),
+            tools: ToolCache::new(),
         }
     }
 }
@@ -88,8 +91,9 @@ impl ConnectorWorkload {
     /// One conversation: every agent job answered by the mock, tool results fed back in order.
     pub fn run(&self) -> AiAgentMock {
         let mut vars = self.initial.clone();
-        let mut mock =
-            AiAgentMock::new("support-agent", self.script.clone()).expect("valid script");
+        let mut mock = AiAgentMock::new("support-agent", self.script.clone())
+            .expect("valid script")
+            .with_tool_cache(self.tools.clone());
         let mut running: Vec<(String, Value)> = Vec::new();
         let mut job_key = 0;
         loop {
@@ -140,6 +144,8 @@ pub struct TemplateWorkload {
     engine: Engine,
     script: Vec<Turn>,
     start: VariableDocument,
+    /// Shared by the runs' mocks, as a deployment's tests share it.
+    tools: ToolCache,
 }
 
 impl Default for TemplateWorkload {
@@ -163,6 +169,7 @@ impl Default for TemplateWorkload {
             engine,
             script: agent_script(),
             start,
+            tools: ToolCache::new(),
         }
     }
 }
@@ -171,8 +178,9 @@ impl TemplateWorkload {
     /// One instance to its end: every agent job answered by the mock, every tool job by a worker.
     pub fn run(&mut self) {
         let engine = &mut self.engine;
-        let mut mock =
-            AiAgentMock::new("support-agent", self.script.clone()).expect("valid script");
+        let mut mock = AiAgentMock::new("support-agent", self.script.clone())
+            .expect("valid script")
+            .with_tool_cache(self.tools.clone());
         let instance = engine
             .create_instance(
                 CreateInstance::new("ai-agent-tool-loop").variables(self.start.clone()),
@@ -278,6 +286,7 @@ pub struct CassetteWorkload {
     cassette: std::path::PathBuf,
     matching: MatchMode,
     start: VariableDocument,
+    tools: ToolCache,
 }
 
 impl CassetteWorkload {
@@ -294,6 +303,7 @@ impl CassetteWorkload {
             cassette,
             matching,
             start: template.start,
+            tools: template.tools,
         };
         let mut turns = agent_script().into_iter();
         let record = CassetteOptions {
@@ -324,7 +334,8 @@ impl CassetteWorkload {
             CassetteSession::open(engine, "support-agent", &self.cassette, options, turns)
                 .expect("the cassette opens");
         let session = std::rc::Rc::new(std::cell::RefCell::new(session));
-        let mut mock = AiAgentMock::with_session("support-agent", session.clone());
+        let mut mock = AiAgentMock::with_session("support-agent", session.clone())
+            .with_tool_cache(self.tools.clone());
         let instance = engine
             .create_instance(
                 CreateInstance::new("ai-agent-tool-loop").variables(self.start.clone()),

@@ -8,6 +8,8 @@ use baton_engine::deploy::{self, Resource};
 use baton_engine::diagnostics::{Diagnostic, one_per_line};
 use baton_engine::runtime::{Engine, EngineConfig, Rejection};
 
+use crate::agent::ToolCache;
+
 /// Why resources could not be deployed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -40,6 +42,8 @@ pub enum DeployError {
 #[derive(Debug, Clone)]
 pub struct Deployment {
     pub(crate) engine: Engine,
+    /// The AI agent tools its tests' mocks resolved (shared by the tests, as the processes are).
+    tool_cache: ToolCache,
 }
 
 impl Default for Deployment {
@@ -53,6 +57,7 @@ impl Deployment {
     pub fn new() -> Deployment {
         Deployment {
             engine: Engine::new(EngineConfig::default()),
+            tool_cache: ToolCache::new(),
         }
     }
 
@@ -121,7 +126,7 @@ impl Deployment {
     /// deployments' own records are not copied (nothing reads them), so this costs a few
     /// microseconds.
     pub fn test(&self) -> crate::ProcessTest {
-        crate::ProcessTest::from_engine(self.engine.clone())
+        crate::ProcessTest::from_engine(self.engine.clone(), self.tool_cache.clone())
     }
 }
 

@@ -22,6 +22,7 @@ use indexmap::IndexMap;
 /// Lookups by job type or element id: insertion order is kept (IndexMap), the hash only finds.
 type FxIndexMap<K, V> = IndexMap<K, V, rustc_hash::FxBuildHasher>;
 
+use crate::agent::ToolCache;
 use crate::assertions::{AssertionFailure, Check, Subject};
 use crate::clock::IntoDuration;
 use crate::deployment::{self, DeployError};
@@ -144,6 +145,8 @@ pub(crate) struct Inner {
     pub errors: Vec<RunError>,
     /// Root process instances started through the test, in order.
     pub roots: Vec<Key>,
+    /// The AI agent tools resolved by the mocks of this test's deployment.
+    pub tool_cache: ToolCache,
     pub settings: Settings,
 }
 
@@ -392,10 +395,10 @@ impl std::fmt::Debug for ProcessTest {
 impl ProcessTest {
     /// A test with nothing deployed.
     pub fn new() -> ProcessTest {
-        ProcessTest::from_engine(Engine::new(EngineConfig::default()))
+        ProcessTest::from_engine(Engine::new(EngineConfig::default()), ToolCache::new())
     }
 
-    pub(crate) fn from_engine(engine: Engine) -> ProcessTest {
+    pub(crate) fn from_engine(engine: Engine, tool_cache: ToolCache) -> ProcessTest {
         let feed = JobFeed::from_now(&engine);
         ProcessTest {
             inner: Rc::new(RefCell::new(Inner {
@@ -408,6 +411,7 @@ impl ProcessTest {
                 feed,
                 errors: Vec::new(),
                 roots: Vec::new(),
+                tool_cache,
                 settings: Settings {
                     answer_limit: 10_000,
                     name: None,

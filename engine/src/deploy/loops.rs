@@ -51,20 +51,20 @@ enum Colour {
 }
 
 /// An element of one of the file's executable processes.
-type Node = (usize, ElementIdx);
+type ProcessElement = (usize, ElementIdx);
 
 struct Walk<'a> {
     processes: Vec<&'a Process>,
     colour: Vec<Vec<Colour>>,
-    path: Vec<Node>,
+    path: Vec<ProcessElement>,
 }
 
 impl Walk<'_> {
     /// Depth-first from `start`, with an explicit stack: a chain of thousands of manual tasks
     /// must not overflow the thread's stack.
-    fn visit(&mut self, start: Node) -> Option<Vec<String>> {
+    fn visit(&mut self, start: ProcessElement) -> Option<Vec<String>> {
         // Each frame: the node on the path and the successors still to try.
-        let mut stack: Vec<(Node, Vec<Node>)> = Vec::new();
+        let mut stack: Vec<(ProcessElement, Vec<ProcessElement>)> = Vec::new();
         let mut pending = Some(start);
         loop {
             if let Some(node) = pending.take() {
@@ -107,10 +107,10 @@ impl Walk<'_> {
     }
 
     /// Where execution goes after `node` without waiting.
-    fn next(&self, (p, idx): Node) -> Vec<Node> {
+    fn next(&self, (p, idx): ProcessElement) -> Vec<ProcessElement> {
         let process = self.processes[p];
         let element = process.element(idx);
-        let targets = |flows: &[crate::model::FlowIdx]| -> Vec<Node> {
+        let targets = |flows: &[crate::model::FlowIdx]| -> Vec<ProcessElement> {
             flows
                 .iter()
                 .map(|&flow| (p, process.flow(flow).target))

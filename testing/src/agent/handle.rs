@@ -5,7 +5,7 @@ use std::cell::{Ref, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use baton_engine::runtime::{AdHocJobResult, Engine};
+use baton_engine::runtime::Engine;
 
 use super::cassette::Cassette;
 use super::connector::{AgentJob, JobAnswer, fetch_variables};
@@ -53,7 +53,10 @@ impl ProcessTest {
             AgentScript::Recording(script) => self.cassette_mock(element_id, script)?,
             script => (AiAgentMock::new(element_id, script)?, None),
         };
-        let shared = Rc::new(RefCell::new(mock.with_tool_order(tool_order)));
+        let tool_cache = self.inner.borrow().tool_cache.clone();
+        let shared = Rc::new(RefCell::new(
+            mock.with_tool_order(tool_order).with_tool_cache(tool_cache),
+        ));
         let cassette = session.map(|session| CassetteHandle {
             session,
             test: Rc::downgrade(&self.inner),
@@ -246,18 +249,10 @@ impl AnswerJob for AgentAnswerer {
 /// The connector's answer as the answer a job mock gives.
 pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
     match answer {
-        JobAnswer::Complete(completion) => Answer::CompleteAdHoc {
-            variables: completion.variables,
-            result: AdHocJobResult {
-                activate_elements: completion
-                    .activate_elements
-                    .into_iter()
-                    .map(|a| (a.element_id, a.variables))
-                    .collect(),
-                completion_condition_fulfilled: completion.completion_condition_fulfilled,
-                cancel_remaining_instances: completion.cancel_remaining_instances,
-            },
-        },
+        JobAnswer::Complete(completion) => {
+            let (variables, result) = completion.into_job_result();
+            Answer::CompleteAdHoc { variables, result }
+        }
         JobAnswer::Fail(failure) => Answer::Fail(FailJob {
             retries: Some(failure.retries),
             message: failure.error_message,

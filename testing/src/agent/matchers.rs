@@ -188,8 +188,8 @@ impl Matcher {
     }
 
     /// `Err` names the first place that differs: `arguments.query: expected …, got …`.
-    pub fn check(&self, value: &Value, path: &str) -> Result<(), Mismatch> {
-        let at = |path: String, message: String| Err(Mismatch { path, message });
+    pub fn check(&self, value: &Value, path: &str) -> Result<(), MatcherMismatch> {
+        let at = |path: String, message: String| Err(MatcherMismatch { path, message });
         let differ = |expected: String| {
             at(
                 path.to_string(),
@@ -282,7 +282,7 @@ impl Matcher {
 /// Where a value differs from a matcher, and how.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {message}")]
-pub struct Mismatch {
+pub struct MatcherMismatch {
     /// The path of the part that differs (`arguments.query`).
     pub path: String,
     pub message: String,

@@ -16,7 +16,7 @@ use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
     self, AgentJob, ElementCache, JobAnswer, JobCompletion, Limits, ModelInput, PendingTurn,
-    ResponseFormat, SentMessages, SentToolCall, Step,
+    ResponseFormat, SentMessages, SentToolCall, Step, ToolCache,
 };
 use super::error_expression;
 use super::matchers::{ExpectedCall, ToolCallsDiffer, check_called_tools};
@@ -285,6 +285,15 @@ impl AiAgentMock {
             played: Vec::new(),
             cache: ElementCache::default(),
         }
+    }
+
+    /// Resolves the agent's tools through `cache`, which the mocks of other tests of the same
+    /// deployment share ([`Deployment::test`](crate::Deployment::test) gives a
+    /// [`ProcessTest`](crate::ProcessTest) its deployment's; a mock on its own resolves them
+    /// once itself).
+    pub fn with_tool_cache(mut self, cache: ToolCache) -> Self {
+        self.cache = ElementCache::sharing(cache);
+        self
     }
 
     /// Answers every model call after the last turn with the last turn again.

@@ -37,12 +37,13 @@ pub mod turn;
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
     AgentJob, AgentState, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
-    JobFailure, Limits, ResponseFormat, SharedVariables, ThrownError, Variables, fetch_variables,
+    JobFailure, Limits, ResponseFormat, SharedVariables, ThrownError, ToolCache, Variables,
+    fetch_variables,
 };
 pub use handle::{AiAgentHandle, MockAiAgentError};
 pub use matchers::{
-    ExpectedCall, Matcher, Mismatch, ToolCallsDiffer, any_number, any_string, anything, call,
-    contains, matches_regex, object, object_containing, predicate, tool,
+    ExpectedCall, Matcher, MatcherMismatch, ToolCallsDiffer, any_number, any_string, anything,
+    call, contains, matches_regex, object, object_containing, predicate, tool,
 };
 pub use mock::{
     AgentMockFailure, AgentMockFailureKind, AgentRequest, AgentScript, AiAgentMock, OnExhausted,

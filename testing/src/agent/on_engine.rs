@@ -3,7 +3,7 @@
 //! throw a BPMN error).
 //! Everything else in [`crate::agent`] is engine-independent; this is the one place that is not.
 
-use baton_engine::runtime::{AdHocJobResult, Engine, JobResult, Key, Rejection, VariableDocument};
+use baton_engine::runtime::{Engine, JobResult, Key, Rejection, VariableDocument};
 
 use super::connector::{AgentJob, FetchedVariables, JobAnswer};
 use super::mock::{AgentMockFailure, AiAgentMock};
@@ -62,19 +62,11 @@ pub fn answer_agent_job(
     let applied = match answer {
         JobAnswer::Complete(completion) => {
             let no_op = completion.is_no_op();
-            let result = AdHocJobResult {
-                activate_elements: completion
-                    .activate_elements
-                    .into_iter()
-                    .map(|a| (a.element_id, a.variables))
-                    .collect(),
-                completion_condition_fulfilled: completion.completion_condition_fulfilled,
-                cancel_remaining_instances: completion.cancel_remaining_instances,
-            };
+            let (variables, result) = completion.into_job_result();
             engine
                 .complete_job_with_result(
                     job_key,
-                    completion.variables,
+                    variables,
                     Some(JobResult::AdHocSubProcess(result)),
                 )
                 .map(|()| AgentJobOutcome::Completed { no_op })

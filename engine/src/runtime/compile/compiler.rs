@@ -16,8 +16,8 @@ use crate::model::{
 };
 use crate::runtime::compile::ad_hoc_elements::ad_hoc_elements_json;
 use crate::runtime::compile::definitions::{
-    AdHocDef, CallDef, DecisionDef, EventDef, ExecElement, JobDef, ListenerDef, Mapping, MiDef,
-    ScopeInfo, TimerDef, UserTaskDef,
+    AdHocDef, CallDef, DecisionDef, EventDef, ExecutableElement, JobDef, ListenerDef, Mapping,
+    MultiInstanceDef, ScopeInfo, TimerDef, UserTaskDef,
 };
 use crate::runtime::compile::error::{CompileError, err};
 use crate::runtime::compile::expr::{Expr, FeelExpr};
@@ -422,7 +422,7 @@ fn compile_element<'p>(
     process: &model::Process,
     e: &'p model::Element,
     shared: &Shared<'p>,
-) -> Result<ExecElement, CompileError> {
+) -> Result<ExecutableElement, CompileError> {
     let z = &e.zeebe;
     let job = match &z.task_definition {
         Some(td) => Some(JobDef {
@@ -453,7 +453,7 @@ fn compile_element<'p>(
         None => None,
     };
     let multi_instance = match &e.loop_characteristics {
-        Some(model::LoopCharacteristics::MultiInstance(mi)) => Some(MiDef {
+        Some(model::LoopCharacteristics::MultiInstance(mi)) => Some(MultiInstanceDef {
             sequential: mi.is_sequential,
             input_collection: opt_expr(e, &mi.input_collection)?,
             input_element: mi
@@ -606,7 +606,7 @@ fn compile_element<'p>(
         } => (*cancel_activity, Some(*attached_to)),
         _ => (true, None),
     };
-    Ok(ExecElement {
+    Ok(ExecutableElement {
         id: Arc::from(e.id.as_str()),
         element_type: element_type(e),
         event_type: event_type(e),

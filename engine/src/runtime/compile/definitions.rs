@@ -109,7 +109,7 @@ pub(crate) enum TimerDef {
 
 /// Multi-instance loop characteristics.
 #[derive(Debug, Clone)]
-pub(crate) struct MiDef {
+pub(crate) struct MultiInstanceDef {
     pub sequential: bool,
     pub input_collection: Option<Expr>,
     pub input_element: Option<Arc<str>>,
@@ -175,7 +175,7 @@ pub(crate) struct UserTaskDef {
 
 /// Per element: everything the runtime needs, precomputed.
 #[derive(Debug)]
-pub(crate) struct ExecElement {
+pub(crate) struct ExecutableElement {
     pub id: Arc<str>,
     pub element_type: BpmnElementType,
     pub event_type: BpmnEventType,
@@ -186,7 +186,7 @@ pub(crate) struct ExecElement {
     pub script: Option<(Expr, Arc<str>)>,
     // The parts only some kinds of element have are boxed: the process's elements are one
     // array, and an element that has none of them stays small.
-    pub multi_instance: Option<Box<MiDef>>,
+    pub multi_instance: Option<Box<MultiInstanceDef>>,
     pub ad_hoc: Option<Box<AdHocDef>>,
     pub call: Option<Box<CallDef>>,
     pub decision: Option<Box<DecisionDef>>,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::model;
 use crate::model::ElementIdx;
-use crate::runtime::compile::definitions::{ExecElement, ListenerDef, ScopeInfo};
+use crate::runtime::compile::definitions::{ExecutableElement, ListenerDef, ScopeInfo};
 use crate::runtime::compile::expr::Expr;
 use crate::runtime::records::{BpmnElementType, Key};
 use crate::runtime::shared_json::SharedJson;
@@ -26,7 +26,7 @@ pub struct ExecutableProcess {
     /// The pool (collaboration participant) that holds this process, if any.
     pub(crate) participant: Option<model::Participant>,
     /// Per element of `model.elements`, same index.
-    pub(crate) elements: Vec<ExecElement>,
+    pub(crate) elements: Vec<ExecutableElement>,
     /// The process as a scope (none start event, event sub-processes, listeners).
     pub(crate) scope: ScopeInfo,
     /// The process's own execution listeners (jobs of the process instance).
@@ -138,7 +138,7 @@ impl ExecutableProcess {
         }
     }
 
-    pub(crate) fn element(&self, idx: ElementIdx) -> &ExecElement {
+    pub(crate) fn element(&self, idx: ElementIdx) -> &ExecutableElement {
         &self.elements[idx.0 as usize]
     }
 

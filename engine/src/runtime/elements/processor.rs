@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::model::{ElementIdx, FlowIdx};
-use crate::runtime::compile::definitions::{EventDef, ExecElement, ListenerDef};
+use crate::runtime::compile::definitions::{EventDef, ExecutableElement, ListenerDef};
 use crate::runtime::elements::ad_hoc::{AdHocInnerInstance, AdHocSubProcess};
 use crate::runtime::elements::behavior::ElementBehavior;
 use crate::runtime::elements::call_activity::CallActivity;
@@ -280,7 +280,7 @@ impl Engine {
     }
 
     /// The compiled element of an instance of a flow node.
-    pub(crate) fn element_def(&self, key: Key) -> &ExecElement {
+    pub(crate) fn element_def(&self, key: Key) -> &ExecutableElement {
         let i = &self.instances[&key];
         let e = i.element().expect("flow nodes are elements");
         self.process(i.proc).element(e)

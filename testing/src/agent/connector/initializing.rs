@@ -11,7 +11,8 @@ use super::sub_process::AgentInput;
 use super::{ReadyTools, Transition};
 use crate::agent::tools::{ResolvedTools, read_elements, resolve_tools};
 
-/// The tools of a new agent, resolved once per element (and thread) for the same elements.
+/// The tools of a new agent, resolved once per element (and deployment, see `ToolCache`) for
+/// the same elements.
 pub(super) fn initialize(
     job: &AgentJob<'_>,
     input: &AgentInput<'_>,

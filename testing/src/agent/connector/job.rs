@@ -3,7 +3,7 @@
 
 use std::borrow::Borrow;
 
-use baton_engine::runtime::SharedJson;
+use baton_engine::runtime::{AdHocJobResult, SharedJson};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
@@ -157,6 +157,21 @@ impl JobCompletion {
             && self.activate_elements.is_empty()
             && !self.completion_condition_fulfilled
             && !self.cancel_remaining_instances
+    }
+
+    /// The completion as the engine takes it: the variables for the sub-process scope and the
+    /// ad-hoc sub-process job result.
+    pub fn into_job_result(self) -> (SharedVariables, AdHocJobResult) {
+        let result = AdHocJobResult {
+            activate_elements: self
+                .activate_elements
+                .into_iter()
+                .map(|a| (a.element_id, a.variables))
+                .collect(),
+            completion_condition_fulfilled: self.completion_condition_fulfilled,
+            cancel_remaining_instances: self.cancel_remaining_instances,
+        };
+        (self.variables, result)
     }
 }
 

@@ -57,7 +57,7 @@ use self::failure::FailureContext;
 use super::tools::ToolDefinition;
 use super::turn::{Arguments, Turn};
 
-pub use self::cache::ElementCache;
+pub use self::cache::{ElementCache, ToolCache};
 pub use self::config::ResponseFormat;
 pub use self::context::AgentState;
 pub(crate) use self::failure::parse_backoff;
