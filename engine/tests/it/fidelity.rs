@@ -1205,7 +1205,6 @@ fn due_dates_from_strings_are_kept_as_java_prints_them() {
 // completes").
 
 #[test]
-#[ignore = "issue 18 rule 4: in progress"]
 fn a_completed_event_sub_process_is_appended_to_the_output_collection() {
     let mut e = Engine::default();
     deploy(

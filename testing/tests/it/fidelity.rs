@@ -53,7 +53,6 @@ fn a_timer_start_event_takes_a_date_time_value() {
 /// An event sub-process inside an ad-hoc sub-process: its result joins the output collection,
 /// which the AI agent reads as an event, in both event behaviours of the connector.
 #[test]
-#[ignore = "issue 18 rule 4: in progress"]
 fn event_sub_processes_inside_an_ad_hoc_sub_process_are_reported() {
     passes("agent-event-sub-process", 3);
 }
@@ -91,7 +90,6 @@ fn customer_writes_again(t: &ProcessTest) {
 }
 
 #[test]
-#[ignore = "issue 18 rule 4: in progress"]
 fn waiting_for_tools_the_model_hears_the_event_after_the_tool_results() {
     let t = agent_test("agent-waits-for-tools.bpmn");
     let agent = t.mock_ai_agent("support-agent", turns());
@@ -118,15 +116,20 @@ fn waiting_for_tools_the_model_hears_the_event_after_the_tool_results() {
         second.tool_call_results.to_json(),
         json!([{"id": "call_1_1", "name": "lookup-order", "content": {"id": "7", "status": "shipped"}}])
     );
-    assert_eq!(
-        second.messages.last(),
-        Some(&json!({"role": "user", "content": [{"type": "text", "text": UPDATE}]})),
-        "the event is the last message, after the tool results"
+    // The event is the last message, after the tool results: a user message with the event's
+    // text and, like every user message, the connector's timestamp.
+    let last = second.messages.last().expect("messages");
+    assert_eq!(last["role"], json!("user"));
+    assert_eq!(last["content"], json!([{"type": "text", "text": UPDATE}]));
+    assert!(
+        last["metadata"]["timestamp"].is_string(),
+        "the event message carries its timestamp: {last}"
     );
+    let before = &second.messages[second.messages.len() - 2];
+    assert_eq!(before["role"], json!("tool_call_result"), "{before}");
 }
 
 #[test]
-#[ignore = "issue 18 rule 4: in progress"]
 fn interrupting_tools_the_model_hears_the_event_at_once_and_the_tool_is_canceled() {
     let t = agent_test("agent-interrupts-tools.bpmn");
     let agent = t.mock_ai_agent("support-agent", turns());

@@ -42,15 +42,10 @@ impl ElementBehavior for AdHocSubProcess {
         engine.terminate_container(key);
     }
 
+    /// Every path that ends in the ad-hoc sub-process is collected, an event sub-process's
+    /// too: its result reaches the output collection (`{id: null, name: null, content}` for
+    /// the AI agent) and the job-worker's next job (camunda/camunda PR #36867).
     fn child_completing(&self, engine: &mut Engine, scope: Key, child: Key) -> Step {
-        // An event sub-process inside is not one of the ad-hoc activities.
-        if engine
-            .instances
-            .get(&child)
-            .is_some_and(|c| c.element_type == T::EventSubProcess)
-        {
-            return Ok(());
-        }
         engine.ad_hoc_child_completing(scope, child)
     }
 
