@@ -99,6 +99,7 @@ impl ConnectorWorkload {
         loop {
             job_key += 1;
             let job = AgentJob {
+                flavour: baton_testing::agent::Flavour::SubProcess,
                 job_key,
                 element_id: "support-agent",
                 element_instance_key: 1,

@@ -19,12 +19,12 @@ use super::connector::{JobAnswer, JobFailure, ThrownError, Variables, parse_back
 /// The task header.
 pub const ERROR_EXPRESSION_HEADER: &str = "errorExpression";
 
-const WRAPPER_EXCEPTION: &str = "io.camunda.connector.feel.FeelEngineWrapperException";
-const INPUT_EXCEPTION: &str = "io.camunda.connector.api.error.ConnectorInputException";
+pub(super) const WRAPPER_EXCEPTION: &str = "io.camunda.connector.feel.FeelEngineWrapperException";
+pub(super) const INPUT_EXCEPTION: &str = "io.camunda.connector.api.error.ConnectorInputException";
 const CONNECTOR_ERROR_CLASS: &str = "io.camunda.connector.runtime.core.error.ConnectorError";
 const IGNORE_ERROR_UNSUPPORTED: &str = "IgnoreError is not supported for this connector";
 /// Java prints the evaluator's argument array, whose identity hash cannot be reproduced.
-const JAVA_ARGUMENT_ARRAY: &str = "[Ljava.lang.Object;@…";
+pub(super) const JAVA_ARGUMENT_ARRAY: &str = "[Ljava.lang.Object;@…";
 
 /// The job's outcome before the expression, with the connector's result value.
 pub struct Outcome {
@@ -337,7 +337,7 @@ fn context_arg(args: &[Feel], i: usize, function: &str, param: &str) -> Result<F
 
 /// The FailJob of a failure while handling the result (the expression): no retries left, no
 /// backoff, `{error: {type, message}}`.
-fn final_result_failure(exception: &str, message: String) -> JobFailure {
+pub(super) fn final_result_failure(exception: &str, message: String) -> JobFailure {
     let message = truncate(&message);
     let rendered = format!("{{error={{type={exception}, message={message}}}}}");
     let mut variables = Variables::new();
@@ -375,7 +375,7 @@ fn into_variables(value: Value) -> Variables {
 }
 
 /// Jackson's name for the kind of a JSON value.
-fn json_node_type(value: &Value) -> &'static str {
+pub(super) fn json_node_type(value: &Value) -> &'static str {
     match value {
         Value::Array(_) => "array",
         Value::String(_) => "string",

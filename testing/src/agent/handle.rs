@@ -5,27 +5,31 @@ use std::cell::{Ref, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use baton_engine::runtime::Engine;
+use baton_engine::model::{ElementKind, TaskKind};
+use baton_engine::runtime::{Engine, ExecutableProcess};
 
 use super::cassette::Cassette;
-use super::connector::{AgentJob, JobAnswer, fetch_variables};
+use super::connector::{AgentJob, Flavour, JobAnswer, fetch_variables};
 use super::matchers::{ExpectedCall, ToolCallsDiffer};
 use super::mock::{AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
+use super::on_engine::{AGENT_SUB_PROCESS_V2_JOB_TYPE, AGENT_TASK_JOB_TYPES, DefinitionTools};
 use super::recording::{CassetteScript, CassetteSession, Drift, SessionFailure};
 use crate::ProcessTest;
 use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
 use crate::process_test::Inner;
 
 impl ProcessTest {
-    /// Plays the AI Agent Sub-process connector for the ad-hoc sub-process `element_id`, with the
-    /// model's turns from `script`: turns (`[Turn::call(…), Turn::respond_json(…)]`), a
-    /// [`Cassette`], a handler ([`AgentScript::handler`]), or a cassette file replayed with
-    /// checks or recorded ([`CassetteScript`]). Turns are used in order across every run of the
-    /// element.
+    /// Plays the AI Agent connector for the agent element `element_id`, with the model's turns
+    /// from `script`: turns (`[Turn::call(…), Turn::respond_json(…)]`), a [`Cassette`], a handler
+    /// ([`AgentScript::handler`]), or a cassette file replayed with checks or recorded
+    /// ([`CassetteScript`]). Turns are used in order across every run of the element. The element
+    /// is an AI Agent Sub-process (a job-worker ad-hoc sub-process with an output collection) or
+    /// an AI Agent Task (a service task of job type `io.camunda.agenticai:aiagent:1` or
+    /// `io.camunda.agenticai:aiagent:task:2`, whose tools are the ad-hoc sub-process
+    /// `data.tools.containerElementId` names).
     ///
-    /// Panics when no deployed process has an AI agent (a job-worker ad-hoc sub-process with an
-    /// output collection) with this id, when a scripted turn is not valid, or when a cassette was
-    /// recorded for another element. Script/process disagreements during a run (an unknown tool,
+    /// Panics when no deployed process has an AI agent with this id, when a scripted turn is not
+    /// valid, or when a cassette was recorded for another element. Script/process disagreements during a run (an unknown tool,
     /// wrong arguments, a script too short) fail the run with a message every assertion prints.
     #[track_caller]
     pub fn mock_ai_agent(&self, element_id: &str, script: impl Into<AgentScript>) -> AiAgentHandle {
@@ -43,8 +47,8 @@ impl ProcessTest {
         element_id: &str,
         script: impl Into<AgentScript>,
     ) -> Result<AiAgentHandle, MockAiAgentError> {
-        let tool_order = self
-            .with_engine(|engine| agent_tools(engine, element_id))
+        let agent = self
+            .with_engine(|engine| agent_element(engine, element_id))
             .map_err(|message| MockAiAgentError::NotAnAgent {
                 element_id: element_id.to_string(),
                 message,
@@ -55,17 +59,20 @@ impl ProcessTest {
         };
         let tool_cache = self.inner.borrow().tool_cache.clone();
         let shared = Rc::new(RefCell::new(
-            mock.with_tool_order(tool_order).with_tool_cache(tool_cache),
+            mock.with_tool_order(agent.tool_order)
+                .with_tool_cache(tool_cache),
         ));
         let cassette = session.map(|session| CassetteHandle {
             session,
             test: Rc::downgrade(&self.inner),
         });
+        let definitions = agent.task.then(|| Rc::downgrade(&self.inner));
         self.answer_jobs_of_element(
             element_id,
             format!("AI agent mock \"{element_id}\""),
             AgentAnswerer {
                 mock: shared.clone(),
+                definitions,
                 cassette: cassette.clone(),
             },
         );
@@ -176,20 +183,71 @@ pub enum MockAiAgentError {
     Cassette { file: String, message: String },
 }
 
-/// The tools of the AI agent `element_id` in document order, or why it is not an AI agent.
+/// The tools of the AI Agent Sub-process `element_id` in document order, or why it is not one
+/// (an AI Agent Task included: exploring plays the Sub-process flavour).
 pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<String>, String> {
+    match agent_element(engine, element_id)? {
+        AgentElement {
+            task: false,
+            tool_order,
+        } => Ok(tool_order),
+        AgentElement { task: true, .. } => Err(format!(
+            "\"{element_id}\" is an AI Agent Task; only AI Agent Sub-processes are explored"
+        )),
+    }
+}
+
+/// An element a mock can play: which flavour of the connector, and its tools in document order
+/// (for messages).
+struct AgentElement {
+    /// An AI Agent Task (a service task), not an AI Agent Sub-process.
+    task: bool,
+    tool_order: Vec<String>,
+}
+
+/// The AI agent `element_id`, or why it is not one.
+fn agent_element(engine: &Engine, element_id: &str) -> Result<AgentElement, String> {
     let mut found_other = None;
     for process in engine.deployed_processes() {
         let Some(idx) = process.find(element_id) else {
             continue;
         };
+        let tools = |ad_hoc: baton_engine::runtime::AdHocSubProcessView<'_>| -> Vec<String> {
+            ad_hoc
+                .activities
+                .iter()
+                .map(|&child| process.element_id(child).to_string())
+                .collect()
+        };
+        let element = process.model_element(idx);
+        if let ElementKind::Task(TaskKind::Service) = element.kind {
+            let job_type = process.static_job_type(idx);
+            if job_type.is_some_and(|t| AGENT_TASK_JOB_TYPES.contains(&t)) {
+                let tool_order = task_container(process, idx)
+                    .and_then(|id| process.find(&id))
+                    .and_then(|c| process.ad_hoc_sub_process(c))
+                    .map(tools)
+                    .unwrap_or_default();
+                return Ok(AgentElement {
+                    task: true,
+                    tool_order,
+                });
+            }
+            found_other = Some(format!(
+                "\"{element_id}\" is a service task of job type {}, not an AI Agent Task: apply the AI Agent Task template (zeebe:taskDefinition type=\"io.camunda.agenticai:aiagent:1\")",
+                job_type.map_or_else(
+                    || "given by an expression".to_string(),
+                    |t| format!("\"{t}\"")
+                )
+            ));
+            continue;
+        }
         match process.ad_hoc_sub_process(idx) {
             Some(ad_hoc) if ad_hoc.job_worker && ad_hoc.output_collection.is_some() => {
-                return Ok(ad_hoc
-                    .activities
-                    .iter()
-                    .map(|&child| process.element_id(child).to_string())
-                    .collect());
+                return Ok(AgentElement {
+                    task: false,
+                    tool_order: tools(ad_hoc),
+                });
             }
             Some(ad_hoc) if ad_hoc.job_worker => {
                 found_other = Some(format!(
@@ -198,12 +256,12 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<Strin
             }
             Some(_) => {
                 found_other = Some(format!(
-                    "\"{element_id}\" is an ad-hoc sub-process without a job worker: apply the AI Agent Sub-process template (zeebe:taskDefinition type=\"io.camunda.agenticai:aiagent-job-worker:1\")"
+                    "\"{element_id}\" is an ad-hoc sub-process without a job worker: apply the AI Agent Sub-process template (zeebe:taskDefinition type=\"io.camunda.agenticai:aiagent-job-worker:1\" or \"{AGENT_SUB_PROCESS_V2_JOB_TYPE}\"), or mock the AI Agent Task whose tools it holds"
                 ));
             }
             _ => {
                 found_other = Some(format!(
-                    "\"{element_id}\" is not an ad-hoc sub-process, so it cannot be an AI agent"
+                    "\"{element_id}\" is neither an ad-hoc sub-process nor a service task, so it cannot be an AI agent"
                 ))
             }
         }
@@ -213,8 +271,26 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<Strin
     }))
 }
 
+/// The static `data.tools.containerElementId` input of an AI Agent Task.
+fn task_container(
+    process: &ExecutableProcess,
+    task: baton_engine::model::ElementIdx,
+) -> Option<String> {
+    process
+        .model_element(task)
+        .zeebe
+        .input_mappings
+        .iter()
+        .find(|m| m.target == "data.tools.containerElementId")
+        .and_then(|m| m.source.as_ref())
+        .filter(|s| s.feel().is_none())
+        .map(|s| s.text.trim().to_string())
+}
+
 struct AgentAnswerer {
     mock: Rc<RefCell<AiAgentMock>>,
+    /// The test's engine, for an AI Agent Task's tools (read from the process definition).
+    definitions: Option<Weak<RefCell<Inner>>>,
     cassette: Option<CassetteHandle>,
 }
 
@@ -228,7 +304,18 @@ impl AnswerJob for AgentAnswerer {
         }
         let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, v)));
         let now = job.now_iso();
+        // Answered while the test is not borrowed: the engine can be read here.
+        let inner = self.definitions.as_ref().and_then(Weak::upgrade);
+        let inner = inner.as_ref().map(|i| i.borrow());
+        let tools = inner
+            .as_ref()
+            .map(|i| DefinitionTools::of(&i.engine, job.process_definition_key));
+        let flavour = match &tools {
+            Some(tools) => Flavour::Task(tools),
+            None => Flavour::SubProcess,
+        };
         let agent_job = AgentJob {
+            flavour,
             job_key: job.key,
             element_id: &job.element_id,
             element_instance_key: job.element_instance_key,
@@ -249,6 +336,13 @@ impl AnswerJob for AgentAnswerer {
 /// The connector's answer as the answer a job mock gives.
 pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
     match answer {
+        JobAnswer::Complete(completion) if completion.plain => Answer::Complete(
+            completion
+                .variables
+                .into_iter()
+                .map(|(name, value)| (name, value.into_json()))
+                .collect(),
+        ),
         JobAnswer::Complete(completion) => {
             let (variables, result) = completion.into_job_result();
             Answer::CompleteAdHoc { variables, result }

@@ -15,12 +15,13 @@ use serde_json::Value;
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
-    self, AgentJob, ElementCache, JobAnswer, JobCompletion, Limits, ModelInput, PendingTurn,
-    ResponseFormat, SentMessages, SentToolCall, Step, ToolCache,
+    self, AgentJob, ElementCache, JobAnswer, Limits, ModelInput, PendingTurn, ResponseFormat,
+    SentMessages, SentToolCall, Step, ToolCache,
 };
 use super::error_expression;
 use super::matchers::{ExpectedCall, ToolCallsDiffer, check_called_tools};
 use super::recording::{CassetteScript, CassetteSession, SessionFailure};
+use super::result_mapping;
 use super::tools::ToolDefinition;
 use super::turn::{Arguments, ErrorTurn, ToolCall, Turn};
 
@@ -436,7 +437,8 @@ impl AiAgentMock {
         let headers = job.headers;
         let retries = job.retries;
         let (answer, asked_model) = self.answer_job_plainly(job)?;
-        Ok(with_error_expression(headers, retries, answer, asked_model))
+        let answer = with_error_expression(headers, retries, answer, asked_model);
+        Ok(with_result_mapping(headers, answer))
     }
 
     /// The answer without the `errorExpression`, and whether the model was asked.
@@ -710,7 +712,9 @@ pub(crate) fn with_error_expression(
         return answer;
     };
     let response = match &answer {
-        JobAnswer::Complete(completion) if asked_model => Some(agent_response(completion)),
+        JobAnswer::Complete(completion) if asked_model => {
+            completion.response.as_ref().map(SharedJson::to_json)
+        }
         _ => None,
     };
     error_expression::apply(
@@ -720,29 +724,21 @@ pub(crate) fn with_error_expression(
     )
 }
 
-/// The connector's agent response of a completion that asked the model (what its
-/// `errorExpression` sees): `context` (the stored agent context), `toolCalls` (the `toolCall` of
-/// each activated element), and the final answer's `responseText`, `responseJson`,
-/// `responseMessage`.
-fn agent_response(completion: &JobCompletion) -> Value {
-    let mut response = serde_json::Map::new();
-    if let Some(context) = completion.variables.get("agentContext") {
-        response.insert("context".into(), context.to_json());
-    }
-    let tool_calls: Vec<Value> = completion
-        .activate_elements
-        .iter()
-        .filter_map(|a| a.variables.get("toolCall").map(SharedJson::to_json))
-        .collect();
-    response.insert("toolCalls".into(), Value::Array(tool_calls));
-    if let Some(agent) = completion.variables.get("agent").map(SharedJson::view) {
-        for key in ["responseMessage", "responseText", "responseJson"] {
-            if let Some(value) = agent.get(key) {
-                response.insert(key.into(), value.to_json());
+/// The runtime's mapping of an outbound connector's result to variables (`resultVariable`,
+/// `resultExpression`), for a plain completion (the AI Agent Task's).
+pub(crate) fn with_result_mapping(
+    headers: &indexmap::IndexMap<String, String>,
+    answer: JobAnswer,
+) -> JobAnswer {
+    match answer {
+        JobAnswer::Complete(mut completion) if completion.plain => {
+            match result_mapping::map_result(headers, &mut completion) {
+                Ok(()) => JobAnswer::Complete(completion),
+                Err(failure) => JobAnswer::Fail(*failure),
             }
         }
+        other => other,
     }
-    Value::Object(response)
 }
 
 fn request_from(

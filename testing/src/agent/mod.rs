@@ -1,5 +1,6 @@
-//! The AI Agent mock: plays the AI Agent Sub-process connector (`io.camunda.agenticai:aiagent-job-worker:1`)
-//! turn by turn, with the model's turns scripted, replayed from a cassette, or computed by a handler.
+//! The AI Agent mock: plays the AI Agent connectors, the Sub-process flavour
+//! (`io.camunda.agenticai:aiagent-job-worker:1`, `…:aiagent:subprocess:2`) and the Task flavour
+//! (`io.camunda.agenticai:aiagent:1`, `…:aiagent:task:2`), turn by turn, with the model's turns scripted, replayed from a cassette, or computed by a handler.
 //!
 //! - [`turn`] — a model turn (tool calls, a response, an error, malformed replies) and its JSON form.
 //! - [`cassette`] — `{version: 1, agent, turns}` files: validated reading, atomic writing.
@@ -8,6 +9,8 @@
 //! - [`arguments`] — a scripted call's arguments against the tool's schema.
 //! - [`connector`] — the connector as a state machine over the context's states
 //!   ([`AgentState`]): one job in, one answer out.
+//! - [`result_mapping`] — the `resultVariable` and `resultExpression` headers of the Task
+//!   flavour's plain completion.
 //! - [`error_expression`] — the `errorExpression` header: `bpmnError`/`jobError`/`ignoreError`
 //!   applied to every answer, with the runtime's FEEL functions given only to that expression.
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
@@ -31,14 +34,15 @@ pub mod mock;
 pub mod on_engine;
 pub(crate) mod problems;
 pub mod recording;
+pub mod result_mapping;
 pub mod tools;
 pub mod turn;
 
 pub use cassette::{CASSETTE_VERSION, Cassette, CassetteError};
 pub use connector::{
-    AgentJob, AgentState, ElementActivation, FetchedVariables, JobAnswer, JobCompletion,
-    JobFailure, Limits, ResponseFormat, SharedVariables, ThrownError, ToolCache, Variables,
-    fetch_variables,
+    AgentJob, AgentState, ElementActivation, FetchedVariables, Flavour, JobAnswer, JobCompletion,
+    JobFailure, Limits, ResponseFormat, SharedVariables, ThrownError, ToolCache,
+    ToolContainerError, ToolContainers, Variables, fetch_variables,
 };
 pub use handle::{AiAgentHandle, MockAiAgentError};
 pub use matchers::{

@@ -392,6 +392,7 @@ impl Fork {
             });
         let now = crate::clock::format_instant(self.engine.now());
         let agent_job = AgentJob {
+            flavour: crate::agent::Flavour::SubProcess,
             job_key: job.key,
             element_id: &job.element_id,
             element_instance_key: job.element_instance_key,

@@ -118,12 +118,29 @@ impl ExecutableProcess {
         })
     }
 
-    /// The tools of the process: the activities of every ad-hoc sub-process that a job worker
-    /// (the AI agent) drives, in model order.
+    /// The tools of the process: the activities of every ad-hoc sub-process an AI agent drives,
+    /// in model order. That is one a job worker drives (the AI Agent Sub-process), or one an AI
+    /// Agent Task names in its static `data.tools.containerElementId` input (the Task's tool
+    /// container).
     pub fn ad_hoc_tools(&self) -> impl Iterator<Item = ElementIdx> + '_ {
+        let containers: Vec<&str> = self
+            .model
+            .elements
+            .iter()
+            .flat_map(|e| e.zeebe.input_mappings.iter())
+            .filter(|m| m.target == "data.tools.containerElementId")
+            .filter_map(|m| m.source.as_ref())
+            .filter(|source| source.feel().is_none())
+            .map(|source| source.text.trim())
+            .collect();
         (0..self.elements.len() as u32)
+            .filter(move |&i| {
+                let idx = ElementIdx(i);
+                self.ad_hoc_sub_process(idx).is_some_and(|a| {
+                    a.job_worker || containers.contains(&self.element_id(idx).as_ref())
+                })
+            })
             .filter_map(|i| self.ad_hoc_sub_process(ElementIdx(i)))
-            .filter(|a| a.job_worker)
             .flat_map(|a| a.activities.iter().copied())
     }
 

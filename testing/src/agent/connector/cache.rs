@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::config::{Config, read_config};
 use super::context::{AgentTools, read_tool_definitions};
+use super::flavour::Kind;
 use super::job::AgentJob;
 use crate::agent::tools::ToolDefinition;
 
@@ -147,6 +148,7 @@ impl ElementEntry {
         &mut self,
         provider: Option<&SharedJson>,
         data: Option<&SharedJson>,
+        kind: Kind,
     ) -> Result<Arc<Config>, Vec<String>> {
         if let Some(read) = &self.config
             && read.provider.as_ref() == provider
@@ -154,7 +156,11 @@ impl ElementEntry {
         {
             return Ok(read.config.clone());
         }
-        let config = Arc::new(read_config(provider.map(|p| &**p), data.map(|d| &**d))?);
+        let config = Arc::new(read_config(
+            provider.map(|p| &**p),
+            data.map(|d| &**d),
+            kind,
+        )?);
         self.config = Some(ConfigRead {
             provider: provider.cloned(),
             data: data.cloned(),

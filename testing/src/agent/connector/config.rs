@@ -4,6 +4,7 @@
 use baton_engine::runtime::SharedJson;
 use serde_json::Value;
 
+use super::flavour::Kind;
 use super::messages::{at, system_message};
 
 /// The response format of the final answer.
@@ -35,10 +36,13 @@ pub(super) struct Config {
     pub(super) include_agent_context: bool,
 }
 
-/// Reads `provider` and `data` (the connector's input binding).
+/// Reads `provider` and `data` (the connector's input binding). The Task flavour's `data` has
+/// no event handling and no `includeAgentContext` (`AgentTaskRequestData`,
+/// `AgentTaskResponseConfiguration`).
 pub(super) fn read_config(
     provider: Option<&Value>,
     data: Option<&Value>,
+    kind: Kind,
 ) -> Result<Config, Vec<String>> {
     let mut violations = Vec::new();
     if provider.is_none_or(Value::is_null) {
@@ -66,7 +70,10 @@ pub(super) fn read_config(
             }
         },
     };
-    let interrupt_on_events = match data.get("events").filter(|e| !e.is_null()) {
+    let events = data
+        .get("events")
+        .filter(|e| !e.is_null() && kind == Kind::SubProcess);
+    let interrupt_on_events = match events {
         None => false,
         Some(events) => match events.get("behavior").and_then(Value::as_str) {
             Some("INTERRUPT_TOOL_CALLS") => true,
@@ -111,6 +118,7 @@ pub(super) fn read_config(
         interrupt_on_events,
         format,
         include_assistant_message: flag(&["response", "includeAssistantMessage"]),
-        include_agent_context: flag(&["response", "includeAgentContext"]),
+        include_agent_context: kind == Kind::SubProcess
+            && flag(&["response", "includeAgentContext"]),
     })
 }

@@ -8,10 +8,10 @@ use baton_engine::runtime::{JsonRef, SharedJson};
 use serde_json::{Value, json};
 
 use super::context::{AgentTools, StoredContext};
+use super::flavour::{AgentInput, Kind};
 use super::job::{AgentJob, JobAnswer};
 use super::messages::{result_items, with_plain};
 use super::response::{AgentResponse, ToolCallElement};
-use super::sub_process::{self, AgentInput};
 use super::{ReadyTools, Transition};
 use crate::agent::tools::ToolDefinition;
 use crate::agent::turn::Usage;
@@ -22,6 +22,7 @@ const DISCOVERY_PREFIX: &str = "MCP_toolsList_";
 /// call, and the context waits in state `TOOL_DISCOVERY` for their results.
 pub(super) fn start_tool_discovery(
     job: &AgentJob<'_>,
+    kind: Kind,
     tools: &[ToolDefinition],
     clients: &[String],
 ) -> JobAnswer {
@@ -46,10 +47,13 @@ pub(super) fn start_tool_discovery(
             })),
         })
         .collect();
-    JobAnswer::Complete(sub_process::complete(AgentResponse {
+    JobAnswer::Complete(kind.complete(AgentResponse {
         context: SharedJson::new(context),
         tool_calls,
-        final_response: None,
+        text: None,
+        json: None,
+        response_message: None,
+        include_agent_context: false,
         cancel_remaining: false,
     }))
 }
@@ -58,7 +62,7 @@ pub(super) fn start_tool_discovery(
 /// join the stored ones, and the agent is ready; while a client has not answered, the job waits.
 pub(super) fn tool_discovery(context: StoredContext<'_>, input: &AgentInput<'_>) -> Transition {
     let mut tools = context.tools();
-    let results = result_items(input.tool_call_results).unwrap_or_default();
+    let results = result_items(input.tool_call_results.as_ref()).unwrap_or_default();
     let mut discovery_results = Vec::new();
     for client in context.mcp_clients() {
         let id = format!("{DISCOVERY_PREFIX}{client}");
@@ -66,7 +70,7 @@ pub(super) fn tool_discovery(context: StoredContext<'_>, input: &AgentInput<'_>)
             .iter()
             .find(|r| r.get("id").and_then(JsonRef::as_str) == Some(id.as_str()))
         else {
-            return Transition::Answer(sub_process::waiting());
+            return Transition::Answer(input.kind.waiting());
         };
         let listed = result
             .at(&["content", "toolDefinitions"])

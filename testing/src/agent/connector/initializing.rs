@@ -1,13 +1,14 @@
 //! [`AgentState::Initializing`](super::AgentState::Initializing): a new agent resolves its tools
-//! from the ad-hoc sub-process's elements (`adHocSubProcessElements`). Without gateway tools it
+//! from the ad-hoc sub-process's elements (the Sub-process flavour's `adHocSubProcessElements`,
+//! the Task flavour's container read from the process definition). Without gateway tools it
 //! is ready at once; MCP clients are first asked for their tools (see `gateway`).
 
 use super::cache::ElementEntry;
 use super::context::AgentTools;
 use super::failure::FailureContext;
+use super::flavour::AgentInput;
 use super::gateway;
 use super::job::{AgentJob, JobAnswer, Unsupported};
-use super::sub_process::AgentInput;
 use super::{ReadyTools, Transition};
 use crate::agent::tools::{ResolvedTools, read_elements, resolve_tools};
 
@@ -25,10 +26,18 @@ pub(super) fn initialize(
             discovery_results: Vec::new(),
         })
     };
-    if let Some(tools) = input.elements.and_then(|e| cache.resolved(e)) {
+    let elements_json = match input.tool_elements() {
+        Ok(elements) => elements,
+        Err(error) => {
+            return Ok(Transition::Answer(JobAnswer::Fail(
+                failure.connector(Some(error.code), error.message),
+            )));
+        }
+    };
+    if let Some(tools) = elements_json.as_ref().and_then(|e| cache.resolved(e)) {
         return Ok(ready(tools));
     }
-    let elements = match input.elements {
+    let elements = match &elements_json {
         Some(value) => read_elements(value).map_err(|e| Unsupported(e.to_string()))?,
         None => Vec::new(),
     };
@@ -55,11 +64,11 @@ pub(super) fn initialize(
     if !gateways.is_empty() {
         let clients: Vec<String> = gateways.iter().map(|g| g.element_id.clone()).collect();
         return Ok(Transition::Answer(gateway::start_tool_discovery(
-            job, &tools, &clients,
+            job, input.kind, &tools, &clients,
         )));
     }
     let tools = AgentTools::new(tools);
-    if let Some(elements) = input.elements {
+    if let Some(elements) = &elements_json {
         cache.remember(elements, &tools);
     }
     Ok(ready(tools))

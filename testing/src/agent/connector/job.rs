@@ -75,19 +75,63 @@ impl FetchedVariables {
     }
 }
 
+/// Which of the AI Agent connectors a job is for.
+#[derive(Clone, Copy)]
+pub enum Flavour<'a> {
+    /// The AI Agent Sub-process (`io.camunda.agenticai:aiagent-job-worker:1`,
+    /// `io.camunda.agenticai:aiagent:subprocess:2`): the job of the ad-hoc sub-process that holds
+    /// the tools.
+    SubProcess,
+    /// The AI Agent Task (`io.camunda.agenticai:aiagent:1`, `io.camunda.agenticai:aiagent:task:2`):
+    /// the job of a service task. Its tools are the elements of the ad-hoc sub-process that
+    /// `data.tools.containerElementId` names, read from the job's process definition.
+    Task(&'a dyn ToolContainers),
+}
+
+impl std::fmt::Debug for Flavour<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Flavour::SubProcess => "SubProcess",
+            Flavour::Task(_) => "Task",
+        })
+    }
+}
+
+/// The ad-hoc sub-processes of a job's process definition, as the AI Agent Task reads them to
+/// find its tools (`ProcessDefinitionAdHocToolElementsResolver`).
+pub trait ToolContainers {
+    /// The tool elements of the ad-hoc sub-process `container_id`, in the shape of
+    /// `adHocSubProcessElements` (`[{elementId, elementName?, documentation?, properties?,
+    /// parameters?}]`), or the connector's error.
+    fn tool_elements(&self, container_id: &str) -> Result<SharedJson, ToolContainerError>;
+}
+
+/// Why the AI Agent Task cannot read the tools of its ad-hoc sub-process: the connector's error
+/// code and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolContainerError {
+    /// `AD_HOC_SUB_PROCESS_NOT_FOUND` or `AD_HOC_TOOL_DEFINITION_INVALID`.
+    pub code: &'static str,
+    pub message: String,
+}
+
 /// One agent job, as the engine hands it to the worker.
 #[derive(Debug, Clone)]
 pub struct AgentJob<'a> {
+    /// The connector the job is for.
+    pub flavour: Flavour<'a>,
     pub job_key: u64,
-    /// The ad-hoc sub-process element id.
+    /// The agent element: the ad-hoc sub-process (Sub-process flavour) or the service task
+    /// (Task flavour).
     pub element_id: &'a str,
     pub element_instance_key: u64,
     pub process_instance_key: u64,
     pub process_definition_key: u64,
     /// The retries of the activated job.
     pub retries: i32,
-    /// The job's variables (the connector fetches `adHocSubProcessElements`, `agentContext`,
-    /// `toolCallResults`, `provider`, `data`), shared with the engine.
+    /// The job's variables (the Sub-process connector fetches `adHocSubProcessElements`,
+    /// `agentContext`, `toolCallResults`, `provider`, `data`; the Task connector `provider` and
+    /// `data`), shared with the engine.
     pub variables: FetchedVariables,
     /// The task headers (`retryBackoff`, `elementTemplateVersion`, ...).
     pub headers: &'a IndexMap<String, String>,
@@ -113,13 +157,21 @@ pub struct ThrownError {
     pub variables: Variables,
 }
 
-/// A job completion with an ad-hoc sub-process result.
+/// A job completion: with an ad-hoc sub-process result (Sub-process flavour), or plain (Task
+/// flavour).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobCompletion {
-    /// Merged into the ad-hoc sub-process scope (`agentContext`, `toolCallResults`, `agent`);
-    /// the new context shares the stored conversation and tool definitions of the job's, and
-    /// `agent.context` is the new context itself.
+    /// Sub-process: merged into the ad-hoc sub-process scope (`agentContext`, `toolCallResults`,
+    /// `agent`); the new context shares the stored conversation and tool definitions of the
+    /// job's, and `agent.context` is the new context itself. Task: the result variable (`agent`).
     pub variables: SharedVariables,
+    /// A plain completion (the AI Agent Task's job): no ad-hoc sub-process result; the fields
+    /// below stay empty.
+    pub plain: bool,
+    /// The connector's result value, the agent response `{context, toolCalls, responseMessage?,
+    /// responseText?, responseJson?}` (what `errorExpression` and `resultExpression` read);
+    /// `None` when the job only waited or started a tool discovery.
+    pub response: Option<SharedJson>,
     pub activate_elements: Vec<ElementActivation>,
     pub completion_condition_fulfilled: bool,
     pub cancel_remaining_instances: bool,
@@ -153,7 +205,8 @@ pub struct JobFailure {
 impl JobCompletion {
     /// A completion that changes nothing (the connector waits for more results).
     pub fn is_no_op(&self) -> bool {
-        self.variables.is_empty()
+        !self.plain
+            && self.variables.is_empty()
             && self.activate_elements.is_empty()
             && !self.completion_condition_fulfilled
             && !self.cancel_remaining_instances
@@ -186,6 +239,9 @@ impl JobAnswer {
     /// `errorCode`, `errorMessage`, `variables`).
     pub fn to_json(&self) -> Value {
         match self {
+            JobAnswer::Complete(completion) if completion.plain => json!({
+                "complete": {"variables": completion.variables}
+            }),
             JobAnswer::Complete(completion) => json!({
                 "complete": {
                     "variables": completion.variables,

@@ -13,12 +13,13 @@
 //!   model-call limit, then a model call ([`Step::AskModel`]).
 //!
 //! [`prepare`] runs the job up to the model call; [`finish`] takes the model's turn and builds
-//! the response (`response`): the `agentContext` the connector persists, the tools to call, or
-//! the final `agent` variable. A flavour of the connector reads the job and turns the response
-//! into its job answer: `sub_process` is the AI Agent Sub-process connector
+//! the response (`response`): the `agentContext` the connector persists, the tools to call, the
+//! answer. A flavour of the connector (`flavour`, [`Flavour`]) reads the job and turns the
+//! response into its job answer: `sub_process` is the AI Agent Sub-process connector
 //! (`io.camunda.agenticai:aiagent-job-worker:1`), which completes the ad-hoc sub-process's job
-//! with the elements to activate. The AI Agent Task connector (`io.camunda.agenticai:aiagent:1`
-//! on a service task) would be a second flavour beside it, with the same states.
+//! with the elements to activate; `task` is the AI Agent Task connector
+//! (`io.camunda.agenticai:aiagent:1` on a service task), which completes its job with the agent
+//! response and leaves the tool calls to an ad-hoc sub-process the process loops through.
 //!
 //! What `agentContext` holds: `schemaVersion`, `state`, `metadata` (process definition and
 //! instance keys, `lastIterationKey`), `metrics` (`modelCalls`, `tokenUsage`, `toolCalls`),
@@ -38,6 +39,7 @@ mod cache;
 mod config;
 mod context;
 mod failure;
+mod flavour;
 mod gateway;
 mod initializing;
 mod job;
@@ -45,6 +47,7 @@ mod messages;
 mod ready;
 mod response;
 mod sub_process;
+mod task;
 
 use std::sync::Arc;
 
@@ -62,9 +65,9 @@ pub use self::config::ResponseFormat;
 pub use self::context::AgentState;
 pub(crate) use self::failure::parse_backoff;
 pub use self::job::{
-    AgentJob, ElementActivation, FETCHED_VARIABLES, FetchedVariables, JobAnswer, JobCompletion,
-    JobFailure, SharedVariables, ThrownError, Unsupported, Variables, fetch_variables,
-    share_variables,
+    AgentJob, ElementActivation, FETCHED_VARIABLES, FetchedVariables, Flavour, JobAnswer,
+    JobCompletion, JobFailure, SharedVariables, ThrownError, ToolContainerError, ToolContainers,
+    Unsupported, Variables, fetch_variables, share_variables,
 };
 pub use self::messages::SentMessages;
 
@@ -114,6 +117,7 @@ pub struct PendingTurn {
     process_definition_key: u64,
     process_instance_key: u64,
     now: Option<String>,
+    kind: flavour::Kind,
 }
 
 /// The first half of a job: answer now, or ask the model.
@@ -173,14 +177,14 @@ struct ReadyTools {
     discovery_results: Vec<String>,
 }
 
-/// Reads one agent job (the AI Agent Sub-process connector's). `Err` is a connector feature
+/// Reads one agent job (of either flavour, [`AgentJob::flavour`]). `Err` is a connector feature
 /// the mock does not play. `cache` carries what earlier jobs read.
 pub fn prepare(job: &AgentJob<'_>, cache: &mut ElementCache) -> Result<Step, Unsupported> {
-    let input = sub_process::input(job);
+    let input = flavour::input(job);
     let failure = FailureContext::of(job);
     let cache = cache.entry(job);
     // Input binding and validation by the connector runtime: failures are incidents at once.
-    let config = match cache.config(input.provider, input.data) {
+    let config = match cache.config(input.provider, input.data, input.kind) {
         Ok(config) => config,
         Err(violations) => {
             return Ok(Step::Answer(JobAnswer::Fail(
@@ -188,7 +192,7 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ElementCache) -> Result<Step, Uns
             )));
         }
     };
-    let context = StoredContext::read(input.context);
+    let context = StoredContext::read(input.context.as_ref());
     let state = context.state().map_err(|other| {
         Unsupported(format!(
             "the agent context of \"{}\" is in state {other}, which the mock does not play",
@@ -219,8 +223,9 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ElementCache) -> Result<Step, Uns
 
 /// The second half of a job: the model answered with `turn`; `calls` are its tool calls with ids.
 pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> JobAnswer {
+    let kind = pending.kind;
     match response::respond(pending, turn, calls) {
-        Ok(response) => JobAnswer::Complete(sub_process::complete(response)),
+        Ok(response) => JobAnswer::Complete(kind.complete(response)),
         Err(failure) => JobAnswer::Fail(*failure),
     }
 }

@@ -13,13 +13,13 @@ use super::cache::ElementEntry;
 use super::config::Config;
 use super::context::StoredContext;
 use super::failure::FailureContext;
+use super::flavour::AgentInput;
 use super::gateway::{mcp_result_content, mcp_tool};
 use super::job::{AgentJob, JobAnswer};
 use super::messages::{
     SentMessages, content_blocks, event_content, id_text_ref, message, object, result_items, role,
     text_part,
 };
-use super::sub_process::{self, AgentInput};
 use super::{Limits, ModelInput, PendingTurn, ReadyTools, Step};
 use crate::agent::tools::ToolDefinition;
 
@@ -88,7 +88,7 @@ pub(super) fn turn(turn: TurnInput<'_, '_>) -> Step {
             !results.by_id.iter().any(|(known, _)| *known == id)
         })
     {
-        return Step::Answer(sub_process::waiting());
+        return Step::Answer(input.kind.waiting());
     }
     let (tools, tools_json) = match tools.resolved {
         Some(resolved) => (resolved.tools, resolved.definitions),
@@ -114,7 +114,7 @@ pub(super) fn turn(turn: TurnInput<'_, '_>) -> Step {
             &mcp_clients,
             now.as_deref(),
         ) else {
-            return Step::Answer(sub_process::waiting());
+            return Step::Answer(input.kind.waiting());
         };
         input_messages.push(results.message);
         seen_results = results.seen;
@@ -122,7 +122,7 @@ pub(super) fn turn(turn: TurnInput<'_, '_>) -> Step {
     }
     input_messages.extend(event_messages);
     if input_messages.is_empty() {
-        return Step::Answer(sub_process::waiting());
+        return Step::Answer(input.kind.no_input(&failure));
     }
 
     // The model-call limit counts what earlier jobs persisted.
@@ -152,7 +152,7 @@ pub(super) fn turn(turn: TurnInput<'_, '_>) -> Step {
         system: config.system_message.clone(),
         stored: context
             .has_conversation()
-            .then(|| input.context.cloned())
+            .then(|| input.context.clone())
             .flatten(),
         input: input_messages,
         window: config.context_window_size,
@@ -185,6 +185,7 @@ pub(super) fn turn(turn: TurnInput<'_, '_>) -> Step {
         process_definition_key: job.process_definition_key,
         process_instance_key: job.process_instance_key,
         now,
+        kind: input.kind,
     }))
 }
 
@@ -229,11 +230,11 @@ fn event_messages(
 /// The turn's results (without the tool discovery's): events apart, tool results by id. `Err`
 /// is the connector's failure: results without a conversation, two results of one id.
 fn split_results<'v>(
-    input: &AgentInput<'v>,
+    input: &'v AgentInput<'_>,
     context: StoredContext<'_>,
     discovery_results: &[String],
 ) -> Result<Results<'v>, (Option<&'static str>, String)> {
-    let results: Vec<JsonRef<'v>> = result_items(input.tool_call_results)
+    let results: Vec<JsonRef<'v>> = result_items(input.tool_call_results.as_ref())
         .unwrap_or_default()
         .into_iter()
         .filter(|r| {

@@ -15,16 +15,46 @@ use super::messages::{composed, message, text_part};
 use super::{PendingTurn, SentToolCall};
 use crate::agent::turn::{Arguments, TextCallStyle, Turn};
 
-/// What a job leads to, before a flavour answers the job with it.
+/// What a job leads to, before a flavour answers the job with it (the connector's
+/// `AgentResponse`, and what the flavours need besides).
 pub(super) struct AgentResponse {
     /// The `agentContext` to persist.
     pub(super) context: SharedJson,
     /// The tools to call, each as the element to activate with its `toolCall`.
     pub(super) tool_calls: Vec<ToolCallElement>,
-    /// The final `agent` variable (the model called no tool).
-    pub(super) final_response: Option<SharedJson>,
+    /// `responseText`: the answer's first text that is not blank (on every turn).
+    pub(super) text: Option<SharedJson>,
+    /// `responseJson`, as the response format has it.
+    pub(super) json: Option<SharedJson>,
+    /// `responseMessage`: the assistant message, with `includeAssistantMessage`.
+    pub(super) response_message: Option<SharedJson>,
+    /// The Sub-process flavour's `includeAgentContext`.
+    pub(super) include_agent_context: bool,
     /// Cancel the tool calls still running (an event interrupted them).
     pub(super) cancel_remaining: bool,
+}
+
+impl AgentResponse {
+    /// The response as the connector's result value: `{context, toolCalls, responseMessage?,
+    /// responseText?, responseJson?}` (`AgentResponse`, null fields left out).
+    pub(super) fn value(&self) -> SharedJson {
+        let mut entries: Vec<(&str, Part)> = Vec::with_capacity(5);
+        entries.push(("context", self.context.clone().into()));
+        entries.push((
+            "toolCalls",
+            SharedJson::array(self.tool_calls.iter().map(|c| c.tool_call.clone())).into(),
+        ));
+        for (key, value) in [
+            ("responseMessage", &self.response_message),
+            ("responseText", &self.text),
+            ("responseJson", &self.json),
+        ] {
+            if let Some(value) = value {
+                entries.push((key, value.clone().into()));
+            }
+        }
+        SharedJson::object(entries)
+    }
 }
 
 /// A tool to call: the element and its `toolCall`.
@@ -54,15 +84,14 @@ pub(super) fn respond(
         process_definition_key,
         process_instance_key,
         now,
+        kind: _,
         input: _,
     } = pending;
     let fail = |code: Option<&str>, message: String| Box::new(failure.connector(code, message));
     let (text, parsed_json) = answer_text(turn).map_err(|m| fail(Some("FAILED_MODEL_CALL"), m))?;
     let assistant_calls = assistant_tool_calls(calls).map_err(|m| fail(None, m))?;
     let assistant = assistant_message(text.as_deref(), assistant_calls, calls.is_empty(), now);
-    // Shared by the final response when it carries it.
-    let response_message =
-        (calls.is_empty() && config.include_assistant_message).then(|| assistant.clone());
+    let response_message = config.include_assistant_message.then(|| assistant.clone());
     messages.push(assistant);
 
     metrics.model_calls += 1;
@@ -109,24 +138,18 @@ pub(super) fn respond(
     let context = SharedJson::object(context);
 
     // The response handler runs on every turn: with the JSON format, any text must be JSON.
-    let mut response = response_entries(&config.format, text.as_deref(), parsed_json)
+    let (text, json) = response_text_and_json(&config.format, text.as_deref(), parsed_json)
         .map_err(|m| fail(Some("FAILED_TO_PARSE_RESPONSE_CONTENT"), m))?;
-    let final_response = calls.is_empty().then(|| {
-        if let Some(message) = response_message {
-            response.push(("responseMessage", message.into()));
-        }
-        if config.include_agent_context {
-            response.push(("context", context.clone().into()));
-        }
-        SharedJson::object(response)
-    });
     Ok(AgentResponse {
         context,
         tool_calls: calls
             .iter()
             .map(|call| tool_call_element(call, &mcp_clients))
             .collect(),
-        final_response,
+        text: text.map(SharedJson::new),
+        json: json.map(SharedJson::new),
+        response_message,
+        include_agent_context: config.include_agent_context,
         cancel_remaining: interrupted,
     })
 }
@@ -207,23 +230,22 @@ fn assistant_message(
 
 /// `responseText` and `responseJson` of the answer's first text that is not blank, as the
 /// response format has them; `Err` is why a JSON response does not parse.
-fn response_entries(
+fn response_text_and_json(
     format: &ResponseFormat,
     text: Option<&str>,
     parsed_json: Option<Value>,
-) -> Result<Vec<(&'static str, Part)>, String> {
-    let mut response: Vec<(&str, Part)> = Vec::with_capacity(4);
+) -> Result<(Option<Value>, Option<Value>), String> {
     let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
-        return Ok(response);
+        return Ok((None, None));
     };
     match format {
         ResponseFormat::Text { parse_json } => {
-            response.push(("responseText", Value::from(text).into()));
-            if *parse_json
-                && let Some(json) = parsed_json.or_else(|| parse_response_json(text).ok())
-            {
-                response.push(("responseJson", json.into()));
-            }
+            let json = if *parse_json {
+                parsed_json.or_else(|| parse_response_json(text).ok())
+            } else {
+                None
+            };
+            Ok((Some(Value::from(text)), json))
         }
         ResponseFormat::Json { .. } => {
             let json = match parsed_json {
@@ -231,10 +253,9 @@ fn response_entries(
                 None => parse_response_json(text)
                     .map_err(|m| format!("Failed to parse response content as JSON: {m}"))?,
             };
-            response.push(("responseJson", json.into()));
+            Ok((None, Some(json)))
         }
     }
-    Ok(response)
 }
 
 /// The element a tool call activates, with its `toolCall`: an MCP tool's client with

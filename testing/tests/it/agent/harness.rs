@@ -94,6 +94,7 @@ impl Ahsp {
     pub fn run_job(&mut self, mock: &mut AiAgentMock) -> Result<JobAnswer, AgentMockFailure> {
         self.next_job_key += 1;
         let job = AgentJob {
+            flavour: baton_testing::agent::Flavour::SubProcess,
             job_key: self.next_job_key,
             element_id: &self.element_id,
             element_instance_key: 42,

@@ -11,4 +11,5 @@ mod messages;
 mod recording;
 mod replay_cli;
 mod seed;
+mod task;
 mod tools;

@@ -218,6 +218,6 @@ fn an_element_that_is_not_an_agent_is_named() {
     .unwrap_err();
     assert_eq!(
         panic.downcast_ref::<String>().unwrap(),
-        r#""send-answer" is not an ad-hoc sub-process, so it cannot be an AI agent"#
+        r#""send-answer" is a service task of job type "email-send", not an AI Agent Task: apply the AI Agent Task template (zeebe:taskDefinition type="io.camunda.agenticai:aiagent:1")"#
     );
 }
