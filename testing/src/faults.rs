@@ -469,8 +469,12 @@ pub enum FaultError {
     ModelCallZero,
     #[error("a provider error needs a message")]
     EmptyMessage,
-    #[error("{jobs} cannot get a fault: {why}")]
-    NoSuchJobs { jobs: String, why: String },
+    #[error("cannot {action} {jobs}: {why}")]
+    NoSuchJobs {
+        action: &'static str,
+        jobs: String,
+        why: String,
+    },
     #[error("{0}")]
     Duration(String),
 }

@@ -305,6 +305,28 @@ impl Run {
                 inner.add_error(Some(self.key), m);
                 Ok(())
             }
+            held @ (Answer::NoAnswer | Answer::Later { .. } | Answer::Crash(_)) => {
+                // The test plays a worker that holds the job over virtual time.
+                {
+                    let mut inner = self.inner.borrow_mut();
+                    let facts = crate::settle::JobFacts::of(&inner.engine, &view);
+                    let activation = crate::workers::begin_activation(&mut inner, &job)
+                        .map(|(activation, _)| activation);
+                    match activation {
+                        Ok(activation) => crate::workers::deliver(
+                            &mut inner,
+                            &facts,
+                            held,
+                            "the test",
+                            activation,
+                            crate::workers::Arrival::AtOnce,
+                        ),
+                        Err(m) => inner.add_error(Some(self.key), m),
+                    }
+                }
+                settle(&self.inner);
+                Ok(())
+            }
         };
         result.map_err(|r| self.rejected(&what, r))?;
         Ok(self)
@@ -546,7 +568,8 @@ impl Run {
             Err(m) => panic!("{m}"),
         };
         let target = self.inner.borrow().engine.now().saturating_add(ms);
-        crate::process_test::move_clock(&self.inner, target);
+        crate::process_test::move_clock(&self.inner, target, crate::trace::ClockCause::Test);
+        crate::workers::skip_time(&self.inner);
         self
     }
 

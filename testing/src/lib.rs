@@ -55,8 +55,10 @@ pub mod invariants;
 pub mod mocks;
 mod process_test;
 mod settle;
+pub mod side_effects;
 pub mod trace;
 pub mod variables;
+mod workers;
 
 /// The `baton` command line: one module per subcommand.
 #[cfg(feature = "cli")]
@@ -80,6 +82,7 @@ pub use process_test::{
     ActionError, AtQuiescence, ProcessTest, Quiescent, RunError, UnmetExpectations,
 };
 pub use variables::{IntoVariables, Matching, NotAnObject};
+pub use workers::{DEFAULT_JOB_TIMEOUT, SideEffects};
 
 /// The environment variable naming the folder coverage files are written to.
 pub const COVERAGE_DIR_ENV: &str = "BATON_COVERAGE_DIR";

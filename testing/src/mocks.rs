@@ -46,6 +46,9 @@ pub struct TestJob {
     pub headers: IndexMap<String, String>,
     /// The engine clock when the job was answered, epoch milliseconds.
     pub now_ms: i64,
+    /// The engine's log position when the job was handed out: what the engine writes after it
+    /// is what became of this answer (the agent instances read it).
+    pub(crate) log_position: u64,
 }
 
 /// The variables of a job: the engine's values (shared, not copied) as they were when the job
@@ -144,6 +147,19 @@ pub enum Answer {
     Wait,
     /// Leave the job waiting and fail the run with this message: every assertion prints it.
     FailRun(String),
+    /// Take the job (activate it with the worker's job timeout) and never answer: once the
+    /// clock is past the deadline the engine times the job out, it can be activated again under
+    /// the same key, and a worker takes it again (see [`crate::faults`]).
+    NoAnswer,
+    /// Take the job and give `answer` after `latency` of virtual time (the clock moves of the
+    /// test deliver it, in due order with the engine's timers).
+    Later {
+        latency: Duration,
+        answer: Box<Answer>,
+    },
+    /// Take the job, do the work (a declared side effect reaches the ledger) and crash before
+    /// `answer` is sent: the answer is lost and the job times out.
+    Crash(Box<Answer>),
 }
 
 /// A FailJob command.
@@ -254,7 +270,50 @@ impl Answer {
             Answer::ThrowError { code, .. } => format!("throw error \"{code}\""),
             Answer::Wait => "wait".into(),
             Answer::FailRun(_) => "fail the run".into(),
+            Answer::NoAnswer => "take the job and never answer".into(),
+            Answer::Later { latency, answer } => format!(
+                "{} after {}",
+                answer.describe(),
+                crate::faults::format_duration(*latency)
+            ),
+            Answer::Crash(answer) => format!("crash before it could {}", answer.describe()),
         }
+    }
+
+    /// This answer, given after `latency` (`"PT5M"` or a `Duration`) of virtual time. Panics
+    /// on a duration that does not read.
+    #[track_caller]
+    pub fn after(self, latency: impl crate::clock::IntoDuration) -> Answer {
+        let latency = match latency.into_millis() {
+            Ok(ms) if ms >= 0 => Duration::from_millis(ms as u64),
+            Ok(ms) => panic!("a latency cannot be negative ({ms} ms)"),
+            Err(e) => panic!("{e}"),
+        };
+        Answer::Later {
+            latency,
+            answer: Box::new(self),
+        }
+    }
+
+    /// The worker does the work of this answer, then crashes before sending it.
+    pub fn crash(self) -> Answer {
+        Answer::Crash(Box::new(self))
+    }
+
+    /// Whether it completes the job (what a side effect goes with).
+    pub fn is_completion(&self) -> bool {
+        matches!(
+            self,
+            Answer::Complete(_) | Answer::CompleteWithExampleData | Answer::CompleteAdHoc { .. }
+        )
+    }
+
+    /// Whether the worker holds the job over time (it must activate it first).
+    pub fn holds_the_job(&self) -> bool {
+        matches!(
+            self,
+            Answer::NoAnswer | Answer::Later { .. } | Answer::Crash(_)
+        )
     }
 }
 
@@ -531,9 +590,37 @@ pub struct MockBuilder<'t> {
     pub(crate) job_type: String,
     pub(crate) name: Option<String>,
     pub(crate) expected: Option<Times>,
+    pub(crate) faults: Vec<crate::faults::JobFault>,
+    pub(crate) side_effect: Option<crate::side_effects::DeclaredSideEffect>,
 }
 
 impl MockBuilder<'_> {
+    /// A fault for the jobs of this type (see [`crate::faults`]): for the activations it
+    /// counts, it answers instead of the mock (fail, BPMN error, no answer) or around it
+    /// (latency, crash after the side effect). Faults apply in the order given.
+    pub fn fault(mut self, fault: crate::faults::JobFault) -> Self {
+        self.faults.push(fault);
+        self
+    }
+
+    /// The worker acts on the outside world: each completion (and each crash after the work)
+    /// reaches the test's ledger with this side effect's idempotency key (see
+    /// [`crate::side_effects`]).
+    pub fn side_effect(mut self, effect: crate::side_effects::DeclaredSideEffect) -> Self {
+        self.side_effect = Some(effect);
+        self
+    }
+
+    /// A side effect keyed by a FEEL expression over the job's variables. Panics when the
+    /// expression is not FEEL.
+    #[track_caller]
+    pub fn side_effect_keyed_by(self, expression: &str) -> Self {
+        match crate::side_effects::DeclaredSideEffect::keyed_by(expression) {
+            Ok(effect) => self.side_effect(effect),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
     /// A name that messages use.
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
@@ -547,7 +634,15 @@ impl MockBuilder<'_> {
         self
     }
 
+    #[track_caller]
     fn register(self, behavior: Behavior) -> JobMock {
+        let jobs = crate::faults::Jobs::of_type(&self.job_type);
+        for fault in self.faults {
+            self.test.inject_fault(jobs.clone(), fault);
+        }
+        if let Some(effect) = self.side_effect {
+            self.test.declare_side_effect(jobs, effect);
+        }
         let state = Rc::new(RefCell::new(MockState {
             job_type: self.job_type,
             name: self.name,

@@ -29,7 +29,7 @@ use crate::deployment::{self, DeployError};
 use crate::history::History;
 use crate::instance::Run;
 use crate::mocks::{Answer, AnswerJob, CallCountMissed, JobMock, MockBuilder, MockState, TestJob};
-use crate::settle::{Harness, JobFacts, JobFeed, apply_answer};
+use crate::settle::{Harness, JobFacts, JobFeed};
 use crate::variables::{IntoVariables, to_object, variables_or_panic};
 
 /// An error of a run: a mock that could not answer, an answer the engine rejected, the AI agent
@@ -113,6 +113,9 @@ pub(crate) enum Answerer {
         label: Rc<str>,
         answerer: Rc<RefCell<dyn AnswerJob>>,
     },
+    /// No mock, but a fault for the job's next activation: the fault is the worker (its
+    /// latency or crash holds a job nobody would answer).
+    Fault,
 }
 
 impl Answerer {
@@ -120,6 +123,7 @@ impl Answerer {
         match self {
             Answerer::Mock(m) => m.borrow().label(),
             Answerer::Element { label, .. } => label.to_string(),
+            Answerer::Fault => "the injected fault".to_string(),
         }
     }
 }
@@ -148,6 +152,13 @@ pub(crate) struct Inner {
     /// The AI agent tools resolved by the mocks of this test's deployment.
     pub tool_cache: ToolCache,
     pub settings: Settings,
+    /// Faults, side effects, answers on their way, the ledger.
+    pub(crate) workers: crate::workers::Workers,
+    /// The run trace and the invariants checked over it.
+    pub(crate) trace: crate::workers::RunTrace,
+    /// Jump the clock when nothing but time can make the run go on (see
+    /// [`ProcessTest::time_skipping`]).
+    pub(crate) time_skipping: bool,
 }
 
 impl Inner {
@@ -230,6 +241,7 @@ impl Inner {
                 (*job.custom_headers).clone()
             },
             now_ms: self.engine.now(),
+            log_position: self.engine.position(),
         }
     }
 }
@@ -249,7 +261,12 @@ impl Harness for SharedTest<'_> {
         let mut inner = self.0.borrow_mut();
         let inner = &mut *inner;
         let (view, answerer) = inner.feed.next(&inner.engine, |view| {
-            inner_answerer(&inner.element_answerers, &inner.job_mocks, view)
+            inner_answerer(&inner.element_answerers, &inner.job_mocks, view).or_else(|| {
+                inner
+                    .workers
+                    .has_fault_for(&view.job_type, &view.element_id)
+                    .then_some(Answerer::Fault)
+            })
         })?;
         let job = inner.test_job(&view);
         let facts = JobFacts {
@@ -268,20 +285,48 @@ impl Harness for SharedTest<'_> {
         _job: &JobView,
         (answerer, job): &Self::Answerer,
     ) -> Option<Answer> {
+        let begun = crate::workers::begin_activation(&mut self.0.borrow_mut(), job);
+        let (activation, fault) = match begun {
+            Ok(begun) => begun,
+            Err(message) => return Some(Answer::FailRun(message)),
+        };
+        self.0.borrow_mut().workers.current = Some(activation);
         // Called without the test borrowed, so a handle may be read inside.
-        Some(match answerer {
+        let ask = || match answerer {
             Answerer::Mock(m) => m.borrow_mut().answer_job(job.clone()),
             Answerer::Element { answerer, .. } => answerer.borrow_mut().answer(job),
+            Answerer::Fault => Answer::Wait,
+        };
+        Some(match fault {
+            Some(fault) => crate::workers::faulted_answer(&fault, ask),
+            None => ask(),
         })
     }
 
-    fn apply(&mut self, facts: &JobFacts, answer: Answer, (answerer, _): &Self::Answerer) {
+    fn apply(&mut self, facts: &JobFacts, answer: Answer, (answerer, job): &Self::Answerer) {
         let mut inner = self.0.borrow_mut();
-        if let Err(problem) = apply_answer(&mut inner.engine, facts, answer) {
-            inner.sync();
-            let message = problem.message(&answerer.label());
-            inner.add_error(Some(facts.process_instance_key), message);
-        }
+        let label = answerer.label();
+        let step = crate::workers::answered(&label, &facts.element_id, &answer);
+        let activation =
+            inner
+                .workers
+                .current
+                .take()
+                .unwrap_or_else(|| crate::workers::Activation {
+                    attempt: 1,
+                    job_type: job.job_type.clone(),
+                    job_timeout: inner.workers.job_timeout,
+                    effect: None,
+                });
+        crate::workers::deliver(
+            &mut inner,
+            facts,
+            answer,
+            &label,
+            activation,
+            crate::workers::Arrival::AtOnce,
+        );
+        inner.check_invariants(|| step);
     }
 
     fn run_error(&mut self, instance: Option<Key>, message: String) {
@@ -311,6 +356,9 @@ impl Harness for SharedTest<'_> {
         let mut inner = cell.borrow_mut();
         hooks.append(&mut inner.hooks);
         inner.hooks = hooks;
+        if fired {
+            inner.check_invariants(|| "a behaviour at quiescence acted".to_string());
+        }
         fired
     }
 }
@@ -329,18 +377,26 @@ fn inner_answerer(
     m.borrow().active.then(|| Answerer::Mock(m.clone()))
 }
 
-/// Runs mocks and hooks until nothing is left to do. See the module documentation.
+/// After an action of the test: checks the invariants, runs mocks and hooks until nothing is
+/// left to do, and with time skipping on jumps the clock while only time can make the run go
+/// on. See the module documentation.
 pub(crate) fn settle(cell: &RefCell<Inner>) {
+    settle_step(cell, || "the test's action".to_string());
+    crate::workers::skip_time(cell);
+}
+
+/// Runs mocks and hooks after one step (named by `step` if an invariant breaks at it).
+pub(crate) fn settle_step(cell: &RefCell<Inner>, step: impl FnOnce() -> String) {
+    cell.borrow_mut().check_invariants(step);
     crate::settle::settle(&mut SharedTest(cell));
     cell.borrow_mut().sync();
 }
 
-/// Moves the clock to `target` in one step, as Camunda Process Test's `increaseTime` pins
-/// Zeebe's clock: everything due at or before `target` (timers in due-date order, job timeouts
-/// and backoffs, message expiries) fires at the new time, a cycle that fell behind fires once
-/// and goes on one interval after it; then the mocks answer. A timer that the mocks' answers
-/// start is computed from the new time. Every clock move of a test goes through here.
-pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
+/// Moves the clock to `target` as Camunda Process Test's `increaseTime` pins Zeebe's clock:
+/// everything due at or before it fires at the new time (see [`move_engine_clock`]). Answers on
+/// their way (a mocked worker's latency) split the move at their due times: the engine's clock
+/// moves to each, then the answer arrives. Every clock move of a test goes through here.
+pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64, cause: crate::trace::ClockCause) {
     if !(0..=LATEST_CLOCK_MS).contains(&target) {
         let when = match jiff::Timestamp::from_millisecond(target) {
             Ok(t) => t.to_string(),
@@ -353,6 +409,50 @@ pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
         cell.borrow_mut().add_error(None, message);
         return;
     }
+    loop {
+        let stop = match cell.borrow().workers.next_due() {
+            Some(due) if due <= target => due,
+            _ => target,
+        };
+        move_engine_clock(cell, stop, cause);
+        loop {
+            let now = cell.borrow().engine.now();
+            let Some(pending) = cell.borrow_mut().workers.pop_due(now) else {
+                break;
+            };
+            crate::workers::deliver_late(cell, pending);
+        }
+        let now = cell.borrow().engine.now();
+        let more = cell
+            .borrow()
+            .workers
+            .next_due()
+            .is_some_and(|d| d <= target);
+        if (now >= target || stop >= target) && !more {
+            return;
+        }
+        if now < stop {
+            // The engine could not reach `stop` (an error was recorded).
+            return;
+        }
+    }
+}
+
+/// Moves the engine's clock to `target` in one step, as Zeebe's pinned clock: its due-date
+/// checkers fire everything due at or before the new time (timers in due-date order, job
+/// timeouts and backoffs, message expiries), a cycle that fell behind fires once and goes on one
+/// interval after it; then the mocks answer, at the new time (a timer their answers start counts
+/// from it).
+fn move_engine_clock(cell: &RefCell<Inner>, target: i64, cause: crate::trace::ClockCause) {
+    {
+        let mut inner = cell.borrow_mut();
+        if inner.trace.on && target > inner.engine.now() {
+            inner.trace_push(
+                0,
+                crate::trace::TraceEvent::ClockMoved { to: target, cause },
+            );
+        }
+    }
     let result = cell.borrow_mut().engine.set_clock(target);
     if let Err(r) = result {
         let mut inner = cell.borrow_mut();
@@ -360,7 +460,12 @@ pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64) {
         inner.add_error(None, format!("moving the clock: {}", r.message));
         return;
     }
-    settle(cell);
+    settle_step(cell, || {
+        format!(
+            "the clock moved to {}",
+            crate::clock::format_instant(target)
+        )
+    });
 }
 
 /// A process test: deployments, an engine with a virtual clock, job mocks, runs, coverage.
@@ -417,6 +522,9 @@ impl ProcessTest {
                     name: None,
                     coverage_dir: None,
                 },
+                workers: crate::workers::Workers::default(),
+                trace: crate::workers::RunTrace::default(),
+                time_skipping: false,
             })),
         }
     }
@@ -531,6 +639,8 @@ impl ProcessTest {
             job_type: job_type.into(),
             name: None,
             expected: None,
+            faults: Vec::new(),
+            side_effect: None,
         }
     }
 
@@ -747,7 +857,8 @@ impl ProcessTest {
     }
 
     fn clock_to(&self, target: i64) {
-        move_clock(&self.inner, target);
+        move_clock(&self.inner, target, crate::trace::ClockCause::Test);
+        crate::workers::skip_time(&self.inner);
     }
 
     /// Publishes a message (buffered for the client's default time to live, one hour): it
@@ -983,6 +1094,11 @@ impl Drop for ProcessTest {
         }
         if let Err(problems) = self.verify() {
             panic!("{problems}");
+        }
+        if let Err(broken) = self.check_invariants()
+            && !self.inner.borrow().trace.reported
+        {
+            panic!("{broken}");
         }
     }
 }

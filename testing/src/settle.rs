@@ -164,6 +164,12 @@ pub(crate) fn apply_answer(
         } => engine.throw_error(key, &code, &message, variables),
         Answer::Wait => Ok(()),
         Answer::FailRun(m) => return Err(AnswerProblem::Failed(m)),
+        held @ (Answer::NoAnswer | Answer::Later { .. } | Answer::Crash(_)) => {
+            return Err(AnswerProblem::Failed(format!(
+                "\"{}\" holds the job over virtual time, which only a process test plays",
+                held.describe()
+            )));
+        }
     };
     result.map_err(|r| AnswerProblem::Rejected {
         element_id: job.element_id.clone(),

@@ -6,10 +6,14 @@ use std::rc::{Rc, Weak};
 use std::time::Duration;
 
 use baton_engine::model::{ElementKind, TaskKind};
-use baton_engine::runtime::{Engine, ExecutableProcess};
+use baton_engine::runtime::{Engine, ExecutableProcess, SharedJson};
 
 use super::cassette::Cassette;
 use super::connector::{AgentJob, Flavour, JobAnswer, fetch_variables};
+use super::instances::{
+    self, AgentInstance, AgentInstanceMismatch, AgentStatus, ExpectedAgentInstance,
+    ExpectedMetrics, HandedJob, HistoryRole,
+};
 use super::matchers::{ExpectedCall, ToolCallsDiffer};
 use super::mock::{AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
 use super::on_engine::{AGENT_SUB_PROCESS_V2_JOB_TYPE, AGENT_TASK_JOB_TYPES, DefinitionTools};
@@ -66,12 +70,14 @@ impl ProcessTest {
             session,
             test: Rc::downgrade(&self.inner),
         });
+        let jobs = Rc::new(RefCell::new(Vec::new()));
         let definitions = agent.task.then(|| Rc::downgrade(&self.inner));
         self.answer_jobs_of_element(
             element_id,
             format!("AI agent mock \"{element_id}\""),
             AgentAnswerer {
                 mock: shared.clone(),
+                jobs: jobs.clone(),
                 definitions,
                 cassette: cassette.clone(),
             },
@@ -80,6 +86,8 @@ impl ProcessTest {
             element_id: element_id.to_string(),
             mock: shared,
             cassette,
+            jobs,
+            test: Rc::downgrade(&self.inner),
         })
     }
 
@@ -287,8 +295,11 @@ fn task_container(
         .map(|s| s.text.trim().to_string())
 }
 
+/// Answers the agent's jobs with the mock, and notes each job handed to it (what the agent
+/// instances are derived from).
 struct AgentAnswerer {
     mock: Rc<RefCell<AiAgentMock>>,
+    jobs: Rc<RefCell<Vec<HandedJob>>>,
     /// The test's engine, for an AI Agent Task's tools (read from the process definition).
     definitions: Option<Weak<RefCell<Inner>>>,
     cassette: Option<CassetteHandle>,
@@ -303,6 +314,24 @@ impl AnswerJob for AgentAnswerer {
             return Answer::FailRun(message);
         }
         let variables = fetch_variables(job.variables.entries.iter().map(|(n, v)| (&**n, v)));
+        // The stored context: the sub-process's `agentContext`, a task's `data.context`.
+        let data = variables.get("data").map(SharedJson::view);
+        let context = if self.definitions.is_some() {
+            data.and_then(|d| d.get("context"))
+        } else {
+            variables.get("agentContext").map(SharedJson::view)
+        };
+        let mut handed = HandedJob::read(
+            job.key,
+            job.element_instance_key,
+            job.process_instance_key,
+            job.log_position,
+            context,
+            data,
+        );
+        let context_state = context
+            .and_then(|c| c.get("state"))
+            .and_then(|s| s.as_str().map(str::to_string));
         let now = job.now_iso();
         // Answered while the test is not borrowed: the engine can be read here.
         let inner = self.definitions.as_ref().and_then(Weak::upgrade);
@@ -326,7 +355,26 @@ impl AnswerJob for AgentAnswerer {
             headers: &job.headers,
             now: Some(&now),
         };
-        match self.mock.borrow_mut().answer_job(agent_job) {
+        let mut mock = self.mock.borrow_mut();
+        let requests_before = mock.requests().len();
+        let answer = mock.answer_job(agent_job);
+        if mock.requests().len() > requests_before {
+            handed.request = Some(requests_before);
+        }
+        if let Ok(JobAnswer::Complete(completion)) = &answer {
+            let variables = &completion.variables;
+            let new_context = match variables.get("agentContext") {
+                Some(context) => Some(context.view()),
+                None => variables.get("agent").and_then(|a| a.view().get("context")),
+            };
+            let new_state = new_context
+                .and_then(|c| c.get("state"))
+                .and_then(|s| s.as_str().map(str::to_string));
+            handed.started_discovery = new_state.as_deref() == Some("TOOL_DISCOVERY")
+                && context_state.as_deref() != Some("TOOL_DISCOVERY");
+        }
+        self.jobs.borrow_mut().push(handed);
+        match answer {
             Ok(answer) => job_answer(answer),
             Err(failure) => Answer::FailRun(failure.message),
         }
@@ -361,11 +409,15 @@ pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
     }
 }
 
-/// The handle of an AI agent mock: what the model saw, the tools it called, the turns left.
+/// The handle of an AI agent mock: what the model saw, the tools it called, the turns left,
+/// and the agent instances the engine holds for it.
 #[derive(Clone)]
 pub struct AiAgentHandle {
     element_id: String,
     mock: Rc<RefCell<AiAgentMock>>,
+    /// Every job handed to the mock, in order.
+    jobs: Rc<RefCell<Vec<HandedJob>>>,
+    test: Weak<RefCell<Inner>>,
     cassette: Option<CassetteHandle>,
 }
 
@@ -494,6 +546,64 @@ impl AiAgentHandle {
         self.mock
             .borrow_mut()
             .set_on_exhausted(super::mock::OnExhausted::RepeatLast);
+        self
+    }
+
+    /// The agent instances of this agent, in the order they were created (one per element
+    /// instance the agent started in), as the engine holds them now; none once the process
+    /// test is gone.
+    pub fn agent_instances(&self) -> Vec<AgentInstance> {
+        let Some(test) = self.test.upgrade() else {
+            return Vec::new();
+        };
+        let inner = test.borrow();
+        instances::derive(
+            &inner.engine,
+            &self.element_id,
+            &self.jobs.borrow(),
+            self.mock.borrow().requests(),
+        )
+    }
+
+    /// The latest agent instance of this agent, `None` before its first job.
+    pub fn agent_instance(&self) -> Option<AgentInstance> {
+        self.agent_instances().pop()
+    }
+
+    /// `Err` unless the latest agent instance matches `expected`.
+    pub fn check_agent_instance(
+        &self,
+        expected: &ExpectedAgentInstance,
+    ) -> Result<(), AgentInstanceMismatch> {
+        expected.check(&self.element_id, &self.agent_instances())
+    }
+
+    /// Panics unless the latest agent instance has this status.
+    #[track_caller]
+    pub fn assert_agent_status(&self, status: AgentStatus) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().status(status))
+    }
+
+    /// Panics unless the latest agent instance's metrics are these (the fields left `None` are
+    /// not checked).
+    #[track_caller]
+    pub fn assert_agent_metrics(&self, metrics: ExpectedMetrics) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().metrics(metrics))
+    }
+
+    /// Panics unless the roles of the latest agent instance's committed history are `roles`, in
+    /// order.
+    #[track_caller]
+    pub fn assert_history_roles(&self, roles: impl IntoIterator<Item = HistoryRole>) -> &Self {
+        self.assert_agent_instance(ExpectedAgentInstance::new().history_roles(roles))
+    }
+
+    /// Panics unless the latest agent instance matches `expected`.
+    #[track_caller]
+    pub fn assert_agent_instance(&self, expected: ExpectedAgentInstance) -> &Self {
+        if let Err(mismatch) = self.check_agent_instance(&expected) {
+            panic!("{mismatch}");
+        }
         self
     }
 

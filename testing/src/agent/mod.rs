@@ -15,6 +15,8 @@
 //!   applied to every answer, with the runtime's FEEL functions given only to that expression.
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
 //! - [`matchers`] — `assert_called_tools` and argument matchers.
+//! - [`instances`] — agent instances (8.10): status, metrics, limits and history with commit
+//!   status, derived from the jobs handed to the mock and the engine's log.
 //! - [`on_engine`] — the one engine-aware part: answer an `Engine`'s agent job with a mock.
 //! - [`recording`] — cassettes of format 2: record, replay that checks each request, drift in
 //!   BPMN terms, import from a real run's `agentContext`.
@@ -29,6 +31,7 @@ pub mod cassette;
 pub mod connector;
 pub mod error_expression;
 pub(crate) mod handle;
+pub mod instances;
 pub mod matchers;
 pub mod mock;
 pub mod on_engine;
@@ -45,6 +48,10 @@ pub use connector::{
     ToolContainerError, ToolContainers, Variables, fetch_variables,
 };
 pub use handle::{AiAgentHandle, MockAiAgentError};
+pub use instances::{
+    AgentInstance, AgentInstanceMismatch, AgentLimits, AgentMetrics, AgentStatus, CommitStatus,
+    ExpectedAgentInstance, ExpectedMetrics, HistoryItem, HistoryRole, HistoryToolCall,
+};
 pub use matchers::{
     ExpectedCall, Matcher, MatcherMismatch, ToolCallsDiffer, any_number, any_string, anything,
     call, contains, matches_regex, object, object_containing, predicate, tool,

@@ -906,6 +906,12 @@ pub struct AssertAiAgent {
     pub called_tools: Option<Vec<Value>>,
     pub model_calls: Option<usize>,
     pub remaining_turns: Option<usize>,
+    /// The status of the agent instance now (`TOOL_CALLING`, `IDLE`, ...).
+    pub status: Option<crate::agent::AgentStatus>,
+    /// The agent instance's metrics; each field is checked when present.
+    pub metrics: Option<crate::agent::ExpectedMetrics>,
+    /// The roles of the agent instance's committed history, in order.
+    pub history_roles: Option<Vec<crate::agent::HistoryRole>>,
 }
 
 /// Every instruction baton reads. See `docs/cli.md` for what each one does here.
@@ -1788,7 +1794,7 @@ mod tests {
             json!({"type": "STUB_CALL_ACTIVITY_THROW_ERROR", "elementSelector": {"elementId": "c"}, "errorCode": "E"}),
             json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "payment-task", "processDefinitionId": "order"}, "state": "IS_ACTIVE", "errorType": "JOB_NO_RETRIES", "errorMessage": "Payment worker failed", "elementId": "payment-task"}),
             json!({"type": "MOCK_AI_AGENT", "elementId": "agent", "cassette": "a.json"}),
-            json!({"type": "ASSERT_AI_AGENT", "elementId": "agent", "calledTools": ["a"], "modelCalls": 2}),
+            json!({"type": "ASSERT_AI_AGENT", "elementId": "agent", "calledTools": ["a"], "modelCalls": 2, "status": "TOOL_CALLING", "metrics": {"modelCalls": 2, "toolCalls": 1}, "historyRoles": ["USER", "ASSISTANT", "TOOL_RESULT"]}),
             json!({"type": "SUSPEND_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}}),
             json!({"type": "RESUME_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}}),
             json!({"type": "SET_CLUSTER_VARIABLES", "variables": {"KEY": 1}, "tenantId": "acme"}),
@@ -1829,6 +1835,18 @@ mod tests {
                 "i: MOCK_AI_AGENT needs exactly one of `turns`",
             ),
             (json!({"jobType": "x"}), "i: missing field `type`"),
+            (
+                json!({"type": "ASSERT_AI_AGENT", "elementId": "a", "status": "RUNNING"}),
+                "i.status: unknown variant `RUNNING`, expected one of `INITIALIZING`, `TOOL_DISCOVERY`, `THINKING`, `TOOL_CALLING`, `IDLE`, `COMPLETED`",
+            ),
+            (
+                json!({"type": "ASSERT_AI_AGENT", "elementId": "a", "historyRoles": ["USER", "SYSTEM"]}),
+                "i.historyRoles[1]: unknown variant `SYSTEM`, expected one of `USER`, `ASSISTANT`, `TOOL_RESULT`",
+            ),
+            (
+                json!({"type": "ASSERT_AI_AGENT", "elementId": "a", "metrics": {"modelCalls": "2"}}),
+                "i.metrics.modelCalls: invalid type: string \"2\", expected u64",
+            ),
         ];
         for (json, expected) in cases {
             let message = parse_one(json).unwrap_err().to_string();

@@ -18,7 +18,9 @@ use super::exec::{self, Ctx, Done, InstructionFailure, TopLevel};
 use super::model::{AgentTurns, Instruction, Step, TestCase};
 use super::results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
 use crate::agent::recording::{AgentCommand, CassetteMode, CassetteScript};
-use crate::agent::{AgentScript, AiAgentHandle, ExpectedCall, Matcher, Turn};
+use crate::agent::{
+    AgentScript, AiAgentHandle, ExpectedAgentInstance, ExpectedCall, Matcher, Turn,
+};
 use crate::coverage::CoverageFile;
 use crate::mocks::Answer;
 use crate::{Deployment, ProcessTest};
@@ -928,6 +930,13 @@ fn assert_ai_agent(
     a: &super::model::AssertAiAgent,
 ) -> Result<Done, InstructionFailure> {
     let Some(handle) = state.agents.get(&a.element_id).cloned() else {
+        // An element that is no agent at all says so, whatever the test mocked.
+        if let Err(message) = state
+            .test
+            .with_engine(|engine| crate::agent::handle::agent_tools(engine, &a.element_id))
+        {
+            return Err(failure(state, format!("ASSERT_AI_AGENT: {message}")));
+        }
         let mocked: Vec<String> = state.agents.keys().map(|k| format!("\"{k}\"")).collect();
         return Err(failure(
             state,
@@ -978,6 +987,16 @@ fn assert_ai_agent(
                 plural(n)
             ));
         }
+    }
+    let expected = ExpectedAgentInstance {
+        status: a.status,
+        metrics: a.metrics,
+        history_roles: a.history_roles.clone(),
+    };
+    if expected != ExpectedAgentInstance::default()
+        && let Err(mismatch) = handle.check_agent_instance(&expected)
+    {
+        problems.push(mismatch.to_string());
     }
     if problems.is_empty() {
         Ok(Done::Ok)

@@ -296,6 +296,50 @@ fn assert_ai_agent_compares_the_whole_sequence_and_the_counts() {
     insta::assert_snapshot!(text);
 }
 
+/// The agent instance from JSON: its status, metrics and committed history roles.
+#[test]
+fn assert_ai_agent_checks_the_agent_instance() {
+    let test = agent_case(
+        "agent-instance",
+        r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [
+            { "toolCalls": [ { "name": "lookup-order", "arguments": { "orderId": "7" } } ], "usage": { "inputTokenCount": 100, "outputTokenCount": 10 } },
+            { "responseJson": { "answer": "Order 7 ships tomorrow.", "resolved": true }, "usage": { "inputTokenCount": 150, "outputTokenCount": 20 } } ] }"#,
+    )
+    .replace(
+        "{AFTER}",
+        r#", { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "status": "COMPLETED",
+              "metrics": { "modelCalls": 2, "inputTokens": 250, "outputTokens": 30, "toolCalls": 1 },
+              "historyRoles": [ "USER", "ASSISTANT", "TOOL_RESULT", "ASSISTANT" ] }"#,
+    );
+    let dir = agent_suite("agent-instance", &test);
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    report.assert_success();
+    assert_eq!(report.summary(), "1 passed, 0 failed");
+}
+
+#[test]
+fn a_wrong_agent_instance_fails_the_case_with_its_history() {
+    let text = agent_failure(
+        "wrong-instance",
+        r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [
+            { "toolCalls": [ { "name": "lookup-order", "arguments": { "orderId": "7" } } ] },
+            { "responseJson": { "answer": "Order 7 ships tomorrow.", "resolved": true } } ] }"#,
+        r#", { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "status": "IDLE", "metrics": { "toolCalls": 2 }, "historyRoles": [ "USER", "ASSISTANT" ] }"#,
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn assert_ai_agent_on_an_element_that_is_no_agent_says_so() {
+    let text = agent_failure(
+        "instance-of-no-agent",
+        r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [ { "responseJson": { "answer": "Hi", "resolved": true } } ] }"#,
+        r#", { "type": "ASSERT_AI_AGENT", "elementId": "send-answer", "status": "IDLE" }"#,
+    );
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn mock_ai_agent_refuses_an_element_that_is_no_agent() {
     let text = agent_failure(

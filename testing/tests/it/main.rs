@@ -10,6 +10,7 @@ mod engine_810;
 mod events;
 mod explore;
 mod failures;
+mod faults;
 mod features;
 mod fidelity;
 mod hostile;

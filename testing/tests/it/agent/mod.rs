@@ -6,6 +6,7 @@ mod corpus;
 mod engine;
 mod error_expression;
 mod harness;
+mod instances;
 mod matchers;
 mod messages;
 mod recording;

@@ -1,0 +1,212 @@
+//! Agent instances (Camunda 8.10) as the mock's connector reports them: status at a wait point,
+//! metrics, limits, and history items committed with their job or discarded.
+//!
+//! Sources: camunda/connectors `BaseAgentRequestHandler` (THINKING before the model call, input
+//! items before it and the ASSISTANT item after it, metrics and TOOL_CALLING/IDLE once the job
+//! completes), `AgentInitializerImpl.provisionAgentInstance` (created by the first job, whose
+//! context is empty), `CamundaAgentInstanceClient` (maxModelCalls only when set);
+//! camunda/camunda `AgentHistoryCommitTest` (completion commits), `AgentHistoryDiscardOnJobDestructionTest`
+//! (cancel and a caught error discard), `AgentHistoryDiscardOnJobReactivationTest` (taken again:
+//! discarded), `AgentInstanceCompleteProcessor` (COMPLETED when the process instance ends).
+
+use std::path::PathBuf;
+
+use baton_testing::ProcessTest;
+use baton_testing::agent::{
+    AgentStatus, CommitStatus, ExpectedAgentInstance, ExpectedMetrics, HistoryRole, ToolCall, Turn,
+    Usage,
+};
+use serde_json::json;
+
+use HistoryRole::{Assistant, ToolResult, User};
+
+fn template() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn")
+}
+
+/// The template with the tools' workers mocked, except those named in `unmocked` (the process
+/// waits at them).
+fn support_test(unmocked: &[&str]) -> ProcessTest {
+    let t = ProcessTest::from_file(template()).expect("the template deploys");
+    let mocked = [
+        (
+            "order-lookup",
+            json!({"order": {"id": "1042", "damaged": true}}),
+        ),
+        (
+            "kb-search",
+            json!({"articles": ["Returns and damaged items"]}),
+        ),
+        ("ticket-create", json!({"ticketId": "T-77"})),
+        ("email-send", json!({})),
+    ];
+    for (job_type, result) in mocked {
+        if !unmocked.contains(&job_type) {
+            t.mock_job(job_type).complete_with(result);
+        }
+    }
+    t
+}
+
+fn worked_example() -> Vec<Turn> {
+    vec![
+        Turn::tool_calls([
+            ToolCall::new("lookup-order", json!({"orderId": "1042"})),
+            ToolCall::new("search-kb", json!({"query": "damaged item return"})),
+        ])
+        .with_usage(Usage::new(120, 30)),
+        Turn::call(
+            "create-ticket",
+            json!({"summary": "Order 1042 arrived damaged"}),
+        )
+        .with_usage(Usage::new(200, 20)),
+        Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true}))
+            .with_usage(Usage::new(260, 40)),
+    ]
+}
+
+fn start(t: &ProcessTest) -> baton_testing::Run {
+    t.start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    )
+}
+
+#[test]
+fn a_finished_run_commits_every_item_and_completes_the_instance() {
+    let t = support_test(&[]);
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    start(&t).assert_completed();
+
+    agent
+        .assert_agent_status(AgentStatus::Completed)
+        .assert_agent_metrics(
+            ExpectedMetrics::new()
+                .model_calls(3)
+                .input_tokens(580)
+                .output_tokens(90)
+                .tool_calls(3),
+        )
+        .assert_history_roles([
+            User, Assistant, ToolResult, ToolResult, Assistant, ToolResult, Assistant,
+        ]);
+    let instance = agent.agent_instance().expect("an agent instance");
+    assert_eq!(agent.agent_instances().len(), 1);
+    assert_eq!(instance.limits.max_model_calls, 10);
+    assert_eq!(
+        (instance.limits.max_tool_calls, instance.limits.max_tokens),
+        (-1, -1)
+    );
+    assert!(
+        instance
+            .history
+            .iter()
+            .all(|i| i.commit_status == CommitStatus::Committed)
+    );
+    // A tool result names the call it answers; the assistant's item the calls it made.
+    let first_result = &instance.history[2];
+    assert_eq!(first_result.tool_calls[0].tool_call_id, "call_1_1");
+    assert_eq!(first_result.tool_calls[0].tool_name, "lookup-order");
+    assert_eq!(instance.history[1].tool_calls.len(), 2);
+    assert_eq!(
+        instance.history[0].text.as_deref(),
+        Some("My order 1042 arrived broken.")
+    );
+}
+
+#[test]
+fn while_a_tool_runs_the_agent_is_tool_calling() {
+    // The ticket's worker is not mocked: the process waits in the create-ticket tool.
+    let t = support_test(&["ticket-create"]);
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    let run = start(&t);
+    run.assert_active();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::ToolCalling)
+            .metrics(ExpectedMetrics::new().model_calls(2).tool_calls(3))
+            .history_roles([User, Assistant, ToolResult, ToolResult, Assistant]),
+    );
+}
+
+#[test]
+fn after_the_answer_the_agent_is_idle_until_the_process_ends() {
+    // The answer's email is not sent by a mock: the process waits after the agent.
+    let t = support_test(&["email-send"]);
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    let run = start(&t);
+    run.assert_active();
+    agent.assert_agent_status(AgentStatus::Idle);
+    run.cancel();
+    // The engine completes the agent instance when its process instance ends (terminated too).
+    agent.assert_agent_status(AgentStatus::Completed);
+}
+
+#[test]
+fn a_failed_model_call_leaves_thinking_and_its_items_are_discarded() {
+    let t = support_test(&[]);
+    let mut turns = worked_example();
+    turns.insert(1, Turn::error("429 Too Many Requests"));
+    let agent = t.mock_ai_agent("support-agent", turns);
+    let run = start(&t);
+    // The job failed with the connector's retry backoff (PT30S): the agent waits.
+    run.assert_active();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::Thinking)
+            .metrics(ExpectedMetrics::new().model_calls(1).tool_calls(2))
+            .history_roles([User, Assistant]),
+    );
+    let instance = agent.agent_instance().expect("an agent instance");
+    let discarded: Vec<(HistoryRole, u32)> = instance
+        .history
+        .iter()
+        .filter(|i| i.commit_status == CommitStatus::Discarded)
+        .map(|i| (i.role, i.model_call))
+        .collect();
+    // The failed call wrote its tool results, no assistant item (the model did not answer).
+    assert_eq!(discarded, [(ToolResult, 2), (ToolResult, 2)]);
+
+    // After the backoff the job is retried: the same results go to the model again, and this
+    // time they are committed.
+    run.advance_time("PT30S");
+    run.assert_completed();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::Completed)
+            .metrics(ExpectedMetrics::new().model_calls(3).tool_calls(3))
+            .history_roles([
+                User, Assistant, ToolResult, ToolResult, Assistant, ToolResult, Assistant,
+            ]),
+    );
+}
+
+#[test]
+fn an_agent_with_no_job_yet_has_no_instance() {
+    let t = ProcessTest::from_file(template()).expect("the template deploys");
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    assert!(agent.agent_instance().is_none());
+    let mismatch = agent
+        .check_agent_instance(&ExpectedAgentInstance::new().status(AgentStatus::Idle))
+        .unwrap_err();
+    insta::assert_snapshot!(mismatch.to_string());
+}
+
+#[test]
+fn a_mismatch_names_each_difference_and_shows_the_history() {
+    let t = support_test(&[]);
+    let mut turns = worked_example();
+    turns.insert(1, Turn::error("429 Too Many Requests"));
+    let agent = t.mock_ai_agent("support-agent", turns);
+    start(&t);
+    let mismatch = agent
+        .check_agent_instance(
+            &ExpectedAgentInstance::new()
+                .status(AgentStatus::ToolCalling)
+                .metrics(ExpectedMetrics::new().model_calls(2))
+                .history_roles([User, Assistant, ToolResult, ToolResult]),
+        )
+        .unwrap_err();
+    insta::assert_snapshot!(mismatch.to_string());
+}

@@ -1,0 +1,4 @@
+//! Faults, crashes and recovery: tool faults, model faults, side effects and the ledger,
+//! invariants, time skipping, snapshots and restarts.
+
+mod tools;
