@@ -374,6 +374,64 @@ fn the_process_runs_its_own_start_and_end_listeners() {
     assert_eq!(state_of(&e, pi), State::Completed);
 }
 
+/// BpmnStreamProcessor.mergeVariablesOfExecutionListener: an end listener's variables are
+/// set locally in the element's flow scope (a start listener's in the element), not propagated
+/// to a variable of the same name further out.
+#[test]
+fn end_listener_variables_are_local_to_the_flow_scope() {
+    let mut e = Engine::default();
+    deploy(
+        &mut e,
+        &definitions(&process(
+            "p",
+            &format!(
+                r#"<bpmn:startEvent id="start" />
+                <bpmn:subProcess id="sub">
+                  <bpmn:startEvent id="sub-start" />
+                  <bpmn:serviceTask id="task"><bpmn:extensionElements><zeebe:taskDefinition type="work" />{}</bpmn:extensionElements></bpmn:serviceTask>
+                  <bpmn:endEvent id="sub-end" />{}
+                </bpmn:subProcess>
+                <bpmn:endEvent id="end" />{}"#,
+                execution_listeners(&[("end", "end_el")]),
+                chain(&["sub-start", "task", "sub-end"]),
+                chain(&["start", "sub", "end"])
+            ),
+        )),
+    );
+    let pi = e
+        .create_instance(CreateInstance::new("p").variables(doc(json!({"status": "old"}))))
+        .unwrap();
+    complete(&mut e, "work");
+    let job = job_of_type(&e, "end_el");
+    let sub = e
+        .element_instance(job.element_instance_key)
+        .and_then(|i| i.flow_scope_key)
+        .expect("the task's flow scope");
+    e.complete_job(job.key, doc(json!({"status": "new"})))
+        .unwrap();
+    assert_ne!(sub, pi);
+    assert_eq!(state_of(&e, pi), State::Completed);
+    let status: Vec<(bool, String, String)> = e
+        .records()
+        .iter()
+        .filter_map(|r| match &r.value {
+            RecordValue::Variable(v) if &*v.name == "status" => Some((
+                v.scope_key == sub,
+                r.intent.as_str().to_string(),
+                v.value.to_string(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        status,
+        [
+            (false, "CREATED".to_string(), r#""old""#.to_string()),
+            (true, "CREATED".to_string(), r#""new""#.to_string()),
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // User task listeners. Camunda 8.9 docs, concepts/user-task-listeners: the trigger table
 // (assigning "when activating a user task that specifies an assignee in the process"), "On

@@ -243,11 +243,15 @@ impl Engine {
                 self.queue.push_back(FollowUp::Complete(ei));
             }
             JobKind::ExecutionListener => {
-                let state = self.instances.get(&ei).map(|i| i.state);
-                match state {
-                    Some(State::Activating) => self.merge_local_shared(ei, &variables),
-                    Some(_) => self.merge_propagating_shared(ei, &variables),
-                    None => {}
+                // BpmnStreamProcessor.mergeVariablesOfExecutionListener: a start listener's
+                // variables are local to the element, an end listener's local to its flow scope
+                // (the process's own: to the process).
+                let target = self.instances.get(&ei).map(|i| match i.state {
+                    State::Activating => ei,
+                    _ => i.flow_scope.unwrap_or(ei),
+                });
+                if let Some(scope) = target {
+                    self.merge_local_shared(scope, &variables);
                 }
                 if let Some(i) = self.instances.get_mut(&ei) {
                     i.listener_index += 1;
