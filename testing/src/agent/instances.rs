@@ -316,6 +316,9 @@ fn fate(records: &[Record], jobs: &[HandedJob], index: usize) -> Fate {
         .find(|j| j.job_key == job.job_key)
         .map(|j| j.log_position);
     let start = records.partition_point(|r| r.position <= job.log_position);
+    // A worker that holds the job (an answer that comes late, or never) activates it after it
+    // was asked: that activation is this one. Only one after a time-out takes the job again.
+    let mut timed_out = false;
     for r in &records[start..] {
         if handed_again.is_some_and(|p| r.position > p) {
             return Fate::Superseded;
@@ -325,7 +328,7 @@ fn fate(records: &[Record], jobs: &[HandedJob], index: usize) -> Fate {
         }
         match (&r.value, r.value_type, r.intent) {
             (RecordValue::JobBatch { job_keys, .. }, ValueType::JobBatch, _)
-                if job_keys.contains(&job.job_key) =>
+                if timed_out && job_keys.contains(&job.job_key) =>
             {
                 return Fate::Superseded;
             }
@@ -334,6 +337,7 @@ fn fate(records: &[Record], jobs: &[HandedJob], index: usize) -> Fate {
                     OtherIntent::Completed => return Fate::Completed,
                     OtherIntent::Failed | OtherIntent::ErrorThrown => return Fate::Failed,
                     OtherIntent::Canceled => return Fate::Canceled,
+                    OtherIntent::TimedOut => timed_out = true,
                     _ => {}
                 }
             }

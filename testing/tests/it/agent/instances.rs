@@ -16,6 +16,7 @@ use baton_testing::agent::{
     AgentStatus, CommitStatus, ExpectedAgentInstance, ExpectedMetrics, HistoryRole, ToolCall, Turn,
     Usage,
 };
+use baton_testing::faults::{JobFault, Jobs};
 use serde_json::json;
 
 use HistoryRole::{Assistant, ToolResult, User};
@@ -209,4 +210,125 @@ fn a_mismatch_names_each_difference_and_shows_the_history() {
         )
         .unwrap_err();
     insta::assert_snapshot!(mismatch.to_string());
+}
+
+/// A connector that crashes after the model answered loses its completion: the job times out
+/// (the worker's 5 minutes), is taken again and the model asked again. The lost activation's
+/// items are discarded when the job is taken again, the second one's committed; the lost call
+/// reported no metrics.
+#[test]
+fn a_crashed_jobs_items_are_discarded_and_the_retry_is_committed() {
+    let t = support_test(&[]);
+    let mut turns = worked_example();
+    // The crashed call's turn is played again after the crash.
+    turns.insert(0, turns[0].clone());
+    let agent = t.mock_ai_agent("support-agent", turns);
+    t.inject_fault(
+        Jobs::at_element("support-agent"),
+        JobFault::crash_after_side_effect().times(1),
+    );
+    let run = start(&t);
+    // The answer is lost; until the job times out, the items wait for its fate.
+    run.assert_active();
+    let instance = agent.agent_instance().expect("an agent instance");
+    assert_eq!(instance.status, AgentStatus::Thinking);
+    assert!(
+        instance
+            .history
+            .iter()
+            .all(|i| i.commit_status == CommitStatus::Pending),
+        "{:?}",
+        instance.history
+    );
+    assert_eq!(instance.history_roles(), []);
+
+    t.advance_time("PT5M0.001S");
+    run.assert_completed();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::Completed)
+            .metrics(ExpectedMetrics::new().model_calls(3).tool_calls(3))
+            .history_roles([
+                User, Assistant, ToolResult, ToolResult, Assistant, ToolResult, Assistant,
+            ]),
+    );
+    let instance = agent.agent_instance().unwrap();
+    let crashed: Vec<(HistoryRole, CommitStatus)> = instance
+        .history
+        .iter()
+        .filter(|i| i.model_call == 1)
+        .map(|i| (i.role, i.commit_status))
+        .collect();
+    assert_eq!(
+        crashed,
+        [
+            (User, CommitStatus::Discarded),
+            (Assistant, CommitStatus::Discarded)
+        ]
+    );
+    // Both activations were of the same job.
+    assert_eq!(instance.history[0].job_key, instance.history[2].job_key);
+}
+
+/// A model that answers late: the worker holds the job meanwhile; the agent thinks, and the
+/// items are committed when the answer arrives and completes the job.
+#[test]
+fn a_late_answer_keeps_the_agent_thinking_until_it_completes_the_job() {
+    let t = support_test(&[]);
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    t.inject_fault(
+        Jobs::at_element("support-agent"),
+        JobFault::latency("PT20S").times(1),
+    );
+    let run = start(&t);
+    run.assert_active();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::Thinking)
+            .metrics(ExpectedMetrics::new().model_calls(0))
+            .history_roles([]),
+    );
+    t.advance_time("PT20S");
+    run.assert_completed();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::Completed)
+            .metrics(ExpectedMetrics::new().model_calls(3))
+            .history_roles([
+                User, Assistant, ToolResult, ToolResult, Assistant, ToolResult, Assistant,
+            ]),
+    );
+}
+
+/// The AI Agent Task: every loop is a new job of a new service-task instance, the context fed
+/// back through `agent.context`, so one agent instance spans them (the connector keeps its key
+/// in the context's metadata and appends each element instance).
+#[test]
+fn an_ai_agent_task_keeps_one_instance_across_its_element_instances() {
+    let t = ProcessTest::from_file(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn"),
+    )
+    .expect("the template deploys");
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "damaged": true}}));
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns and damaged items"]}));
+    t.mock_job("email-send").complete();
+    // The ticket's worker is not mocked: the process waits in that tool.
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    let run = t.start(
+        "ai-agent-task-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    run.assert_active();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::ToolCalling)
+            .metrics(ExpectedMetrics::new().model_calls(2).tool_calls(3))
+            .history_roles([User, Assistant, ToolResult, ToolResult, Assistant]),
+    );
+    let instances = agent.agent_instances();
+    assert_eq!(instances.len(), 1);
+    assert_eq!(instances[0].element_instance_keys.len(), 2);
 }
