@@ -410,9 +410,13 @@ impl InvariantChecker {
                         return Some(Violation {
                             invariant: invariant.clone(),
                             root: Some(root),
-                            reason: format!(
-                                "\"{element}\" {what} ({event}) before \"{before}\" completed"
-                            ),
+                            reason: if matches!(event, TraceEvent::ElementActivated { .. }) {
+                                format!("\"{element}\" {what} before \"{before}\" completed")
+                            } else {
+                                format!(
+                                    "\"{element}\" {what} ({event}) before \"{before}\" completed"
+                                )
+                            },
                             event: Some(index),
                         });
                     }
@@ -562,7 +566,9 @@ impl InvariantChecker {
                         let at = if waiting_at.is_empty() {
                             "active, waiting at nothing".to_string()
                         } else {
-                            format!("active, waiting at {}", waiting_at.join(", "))
+                            let quoted: Vec<String> =
+                                waiting_at.iter().map(|e| format!("\"{e}\"")).collect();
+                            format!("active, waiting at {}", quoted.join(", "))
                         };
                         if *incident {
                             format!("{at}, with an open incident")

@@ -1095,7 +1095,7 @@ impl Drop for ProcessTest {
         if let Err(problems) = self.verify() {
             panic!("{problems}");
         }
-        if let Err(broken) = self.check_invariants()
+        if let Err(broken) = self.broken_invariant()
             && !self.inner.borrow().trace.reported
         {
             panic!("{broken}");

@@ -112,6 +112,11 @@ impl Workers {
         (attempt, fault)
     }
 
+    /// How many times a job was activated so far.
+    pub fn attempt_of(&self, key: Key) -> u32 {
+        self.attempts.get(&key).copied().unwrap_or(0)
+    }
+
     /// Whether a fault would take the next activation of a job.
     pub fn has_fault_for(&self, job_type: &str, element: &str) -> bool {
         self.faults
@@ -654,7 +659,11 @@ impl Inner {
                 .is_some_and(|p| p.state.is_active())
         });
         active
-            && self.engine.user_tasks().is_empty()
+            && !self
+                .engine
+                .user_tasks()
+                .iter()
+                .any(|t| t.state == baton_engine::runtime::UserTaskState::Created)
             && self.engine.activatable_jobs(None).is_empty()
             && self.engine.incidents().is_empty()
             && self.engine.all_message_subscriptions().is_empty()
@@ -830,18 +839,23 @@ impl crate::ProcessTest {
     /// Checks how the runs ended and what they reached, then returns the first broken
     /// invariant's message (the same as the run error it became), if any.
     pub fn check_invariants(&self) -> Result<(), String> {
+        let broken = self.broken_invariant();
+        if broken.is_err() {
+            self.inner.borrow_mut().trace.reported = true;
+        }
+        broken
+    }
+
+    /// Checks the end and returns the broken invariant, if any (not marking it read).
+    pub(crate) fn broken_invariant(&self) -> Result<(), String> {
         let mut inner = self.inner.borrow_mut();
         inner.check_invariants_at_end();
-        let broken = inner
+        match inner
             .errors
             .iter()
             .find(|e| e.message.starts_with("the invariant "))
-            .map(|e| e.message.clone());
-        match broken {
-            Some(message) => {
-                inner.trace.reported = true;
-                Err(message)
-            }
+        {
+            Some(e) => Err(e.message.clone()),
             None => Ok(()),
         }
     }

@@ -15,12 +15,16 @@ use super::instances::{
     ExpectedMetrics, HandedJob, HistoryRole,
 };
 use super::matchers::{ExpectedCall, ToolCallsDiffer};
-use super::mock::{AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, ToolCallRecord};
+use super::mock::{
+    AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, Delivery, ToolCallRecord,
+};
 use super::on_engine::{AGENT_SUB_PROCESS_V2_JOB_TYPE, AGENT_TASK_JOB_TYPES, DefinitionTools};
 use super::recording::{CassetteScript, CassetteSession, Drift, SessionFailure};
 use crate::ProcessTest;
+use crate::faults::{FaultError, ModelFault};
 use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
 use crate::process_test::Inner;
+use crate::trace::{ModelCall, TraceEvent};
 
 impl ProcessTest {
     /// Plays the AI Agent connector for the agent element `element_id`, with the model's turns
@@ -80,6 +84,7 @@ impl ProcessTest {
                 jobs: jobs.clone(),
                 definitions,
                 cassette: cassette.clone(),
+                test: Rc::downgrade(&self.inner),
             },
         );
         Ok(AiAgentHandle {
@@ -303,6 +308,8 @@ struct AgentAnswerer {
     /// The test's engine, for an AI Agent Task's tools (read from the process definition).
     definitions: Option<Weak<RefCell<Inner>>>,
     cassette: Option<CassetteHandle>,
+    /// The test, for its run trace (the model calls and their faults).
+    test: Weak<RefCell<Inner>>,
 }
 
 impl AnswerJob for AgentAnswerer {
@@ -329,6 +336,7 @@ impl AnswerJob for AgentAnswerer {
             context,
             data,
         );
+        handed.task = self.definitions.is_some();
         let context_state = context
             .and_then(|c| c.get("state"))
             .and_then(|s| s.as_str().map(str::to_string));
@@ -357,11 +365,11 @@ impl AnswerJob for AgentAnswerer {
         };
         let mut mock = self.mock.borrow_mut();
         let requests_before = mock.requests().len();
-        let answer = mock.answer_job(agent_job);
+        let (answered, delivery) = mock.answer_job_timed(agent_job);
         if mock.requests().len() > requests_before {
             handed.request = Some(requests_before);
         }
-        if let Ok(JobAnswer::Complete(completion)) = &answer {
+        if let Ok(JobAnswer::Complete(completion)) = &answered {
             let variables = &completion.variables;
             let new_context = match variables.get("agentContext") {
                 Some(context) => Some(context.view()),
@@ -374,10 +382,60 @@ impl AnswerJob for AgentAnswerer {
                 && context_state.as_deref() != Some("TOOL_DISCOVERY");
         }
         self.jobs.borrow_mut().push(handed);
-        match answer {
+        drop(mock);
+        drop(inner);
+        self.trace_model_call(job, requests_before);
+        let answer = match answered {
             Ok(answer) => job_answer(answer),
-            Err(failure) => Answer::FailRun(failure.message),
+            Err(failure) => return Answer::FailRun(failure.message),
+        };
+        match delivery {
+            Delivery::AtOnce => answer,
+            Delivery::After(latency) => Answer::Later {
+                latency,
+                answer: Box::new(answer),
+            },
+            Delivery::CrashAfterAnswer => Answer::Crash(Box::new(answer)),
         }
+    }
+}
+
+impl AgentAnswerer {
+    /// Adds the model call this job made (and the fault at it) to the test's run trace, when
+    /// the test keeps one.
+    fn trace_model_call(&self, job: &TestJob, calls_before: usize) {
+        let Some(test) = self.test.upgrade() else {
+            return;
+        };
+        let mock = self.mock.borrow();
+        let Some(request) = mock.requests().get(calls_before) else {
+            return;
+        };
+        let mut inner = test.borrow_mut();
+        if !inner.trace.on {
+            return;
+        }
+        if let Some(fault) = &request.fault {
+            let attempt = inner.workers.attempt_of(job.key);
+            inner.trace_push(
+                job.process_instance_key,
+                TraceEvent::Fault {
+                    element: job.element_id.clone(),
+                    job_type: job.job_type.clone(),
+                    attempt,
+                    fault: format!("model call {}: {fault}", request.model_call),
+                },
+            );
+        }
+        inner.trace_push(
+            job.process_instance_key,
+            TraceEvent::ModelCall(ModelCall {
+                agent: job.element_id.clone(),
+                call: request.model_call,
+                request: serde_json::Value::Null,
+                turn: request.turn.clone(),
+            }),
+        );
     }
 }
 
@@ -431,6 +489,26 @@ impl AiAgentHandle {
     /// The agent element.
     pub fn element_id(&self) -> &str {
         &self.element_id
+    }
+
+    /// Injects a fault at one of the agent's model calls (see [`ModelFault`]): an error as the
+    /// connector reports it, a latency, or a crash of the connector after the model answered.
+    /// Panics on a fault that cannot be injected (model call 0, an absurd duration).
+    #[track_caller]
+    pub fn inject_fault(&self, fault: ModelFault) -> &Self {
+        if let Err(e) = self.try_inject_fault(fault) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// Like [`inject_fault`](Self::inject_fault), with `Err` instead of a panic.
+    pub fn try_inject_fault(&self, fault: ModelFault) -> Result<&Self, FaultError> {
+        self.mock.borrow_mut().inject_fault(fault)?;
+        if let Some(test) = self.test.upgrade() {
+            test.borrow_mut().trace_on();
+        }
+        Ok(self)
     }
 
     /// What the model saw on each call, oldest first.

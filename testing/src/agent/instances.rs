@@ -17,8 +17,9 @@
 //!   `ASSISTANT` item and the status at `THINKING`.
 //! - When the job is completed: the metrics of the call (model calls, tokens, tool calls) are
 //!   added and the status becomes `TOOL_CALLING` (the model called tools) or `IDLE`. A completion
-//!   the engine refuses (the job is gone) still adds the model call and tokens, with status
-//!   `IDLE`. A job that only started the tool discovery sets `TOOL_DISCOVERY` once completed.
+//!   the engine refuses (the job is gone) still counts: reported before the completion (an AI
+//!   Agent Task, or a turn without tool calls) in full, else by the completion's listener without
+//!   the tool calls and with status `IDLE`. A job that only started the tool discovery sets `TOOL_DISCOVERY` once completed.
 //! - History items are `PENDING` until the job's fate is known: `COMMITTED` when that
 //!   activation completes the job; `DISCARDED` when the job fails, throws an error, is canceled,
 //!   or is activated again (a crashed worker's job times out and is taken again: the earlier
@@ -252,6 +253,10 @@ pub(crate) struct HandedJob {
     pub request: Option<usize>,
     /// The answer started the tool discovery (the context went to `TOOL_DISCOVERY`).
     pub started_discovery: bool,
+    /// An AI Agent Task's job: the connector reports the metrics before it sends the completion
+    /// (`AgentTaskRequestHandler.shouldUpdateAgentInstanceBeforeJobCompletion`), as the
+    /// sub-process does only on a turn without tool calls.
+    pub task: bool,
 }
 
 impl HandedJob {
@@ -278,6 +283,7 @@ impl HandedJob {
             max_model_calls,
             request: None,
             started_discovery: false,
+            task: false,
         }
     }
 }
@@ -462,8 +468,14 @@ pub(crate) fn derive(
                 _ => Vec::new(),
             };
             items.push(item(HistoryRole::Assistant, assistant_text(turn), calls));
+            // Reported before the completion is sent, or by the completion's listener: after
+            // a refused completion without the tool calls and `IDLE`.
+            let before_completion = job.task || turn_tool_calls(turn) == 0;
             let reported = match fate {
                 Fate::Completed => Some((turn_tool_calls(turn), tool_status(turn))),
+                Fate::Canceled if before_completion => {
+                    Some((turn_tool_calls(turn), tool_status(turn)))
+                }
                 Fate::Canceled => Some((0, AgentStatus::Idle)),
                 Fate::Failed | Fate::Superseded | Fate::Unknown => None,
             };

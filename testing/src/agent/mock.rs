@@ -24,6 +24,7 @@ use super::recording::{CassetteScript, CassetteSession, SessionFailure};
 use super::result_mapping;
 use super::tools::ToolDefinition;
 use super::turn::{Arguments, ErrorTurn, ToolCall, Turn};
+use crate::faults::{ModelError, ModelFault, ModelFaultKind};
 
 /// Where the turns come from.
 pub enum AgentScript {
@@ -98,8 +99,24 @@ pub struct AgentRequest {
     pub response_format: ResponseFormat,
     /// The agent's limits.
     pub limits: Limits,
-    /// The turn the model answered with; `None` when the script had no turn left.
+    /// The turn the model answered with; `None` when the script had no turn left, or a fault
+    /// failed the call.
     pub turn: Option<Turn>,
+    /// The fault injected at this call (see [`crate::faults::ModelFault`]).
+    pub fault: Option<ModelFaultKind>,
+}
+
+/// When a job's answer reaches the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Delivery {
+    /// At once.
+    #[default]
+    AtOnce,
+    /// After a latency of virtual time (the model was slow, or the call hung until it timed
+    /// out).
+    After(std::time::Duration),
+    /// Never: the connector crashed after the model answered, the completion is lost.
+    CrashAfterAnswer,
 }
 
 /// One tool call the model made.
@@ -202,6 +219,10 @@ pub struct AiAgentMock {
     /// The requests whose turn was played (a handler's invalid turn is recorded, not played).
     played: Vec<usize>,
     cache: ElementCache,
+    /// Faults at model calls.
+    faults: Vec<ModelFault>,
+    /// When the answer being built reaches the engine.
+    delivery: Delivery,
 }
 
 impl fmt::Debug for AiAgentMock {
@@ -285,6 +306,8 @@ impl AiAgentMock {
             tool_calls: OnceCell::new(),
             played: Vec::new(),
             cache: ElementCache::default(),
+            faults: Vec::new(),
+            delivery: Delivery::AtOnce,
         }
     }
 
@@ -434,11 +457,30 @@ impl AiAgentMock {
     /// Answers one agent job as the connector would, with the next turn when the model is asked,
     /// and the job's `errorExpression` header applied to the answer.
     pub fn answer_job(&mut self, job: AgentJob<'_>) -> Result<JobAnswer, AgentMockFailure> {
+        self.answer_job_timed(job).0
+    }
+
+    /// Answers one agent job ([`AiAgentMock::answer_job`]) and says when the answer reaches the
+    /// engine: a model fault or a turn's latency delays it, a crash loses it.
+    pub fn answer_job_timed(
+        &mut self,
+        job: AgentJob<'_>,
+    ) -> (Result<JobAnswer, AgentMockFailure>, Delivery) {
+        self.delivery = Delivery::AtOnce;
         let headers = job.headers;
         let retries = job.retries;
-        let (answer, asked_model) = self.answer_job_plainly(job)?;
-        let answer = with_error_expression(headers, retries, answer, asked_model);
-        Ok(with_result_mapping(headers, answer))
+        let answered = self.answer_job_plainly(job).map(|(answer, asked_model)| {
+            let answer = with_error_expression(headers, retries, answer, asked_model);
+            with_result_mapping(headers, answer)
+        });
+        (answered, std::mem::take(&mut self.delivery))
+    }
+
+    /// Injects a fault at a model call (see [`ModelFault`]).
+    pub fn inject_fault(&mut self, fault: ModelFault) -> Result<(), crate::faults::FaultError> {
+        fault.validate()?;
+        self.faults.push(fault);
+        Ok(())
     }
 
     /// The answer without the `errorExpression`, and whether the model was asked.
@@ -457,6 +499,23 @@ impl AiAgentMock {
         let model_call = self.requests.len() as u32 + 1;
         let input = pending.take_input();
         let mut request = request_from(&self.element_id, model_call, &job, input);
+        let fault = self
+            .faults
+            .iter()
+            .find(|f| f.call == model_call)
+            .map(|f| f.kind.clone());
+        request.fault = fault.clone();
+        if let Some(ModelFaultKind::Error(error)) = &fault {
+            // The provider failed the call: no turn is played.
+            if let ModelError::Timeout { after, .. } = error
+                && !after.is_zero()
+            {
+                self.delivery = Delivery::After(*after);
+            }
+            let (code, message) = error.connector_error();
+            self.requests.push(request);
+            return Ok((connector::fail_model_call(*pending, code, message), true));
+        }
         let turn = match &mut self.source {
             Source::Turns { turns, next, .. } => {
                 if *next + 1 < turns.len() {
@@ -467,6 +526,7 @@ impl AiAgentMock {
                         &mut turns[*next - 1],
                         Turn::Error(ErrorTurn {
                             message: String::new(),
+                            latency: None,
                         }),
                     ))
                 } else if *next < turns.len() {
@@ -546,6 +606,25 @@ impl AiAgentMock {
         // The records are read from the played turns when asked for.
         self.tool_calls.take();
         let answer = check.map(|()| (finish_turn(*pending, &turn, model_call), true));
+        if let Some(latency) = turn.latency() {
+            self.delivery = Delivery::After(latency);
+        }
+        match &fault {
+            Some(ModelFaultKind::Latency(latency)) => self.delivery = Delivery::After(*latency),
+            Some(ModelFaultKind::CrashAfterAnswer) => {
+                self.delivery = Delivery::CrashAfterAnswer;
+                // The completion is lost and the job is activated again: the model is asked the
+                // same again, and a script answers with the same turn.
+                if let Source::Turns { turns, next, .. } = &mut self.source
+                    && *next > 0
+                    && *next <= turns.len()
+                {
+                    *next -= 1;
+                    turns[*next] = turn.clone();
+                }
+            }
+            _ => {}
+        }
         request.turn = Some(turn);
         self.played.push(self.requests.len());
         self.requests.push(request);
@@ -761,6 +840,7 @@ fn request_from(
         response_format: input.response_format,
         limits: input.limits,
         turn: None,
+        fault: None,
     }
 }
 

@@ -5,6 +5,8 @@
 //! CPT test files and handler answers) is read with [`Turn::from_json`], which names the path of
 //! every problem.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
@@ -35,6 +37,8 @@ pub struct ToolCallsTurn {
     /// tool's schema get the connector's behaviour instead of failing the test.
     pub unchecked: bool,
     pub usage: Option<Usage>,
+    /// How long the model took to answer, in virtual time (`None`: at once).
+    pub latency: Option<Duration>,
 }
 
 /// One tool call of a turn.
@@ -65,6 +69,8 @@ pub struct ResponseTurn {
     /// asks for JSON.
     pub json: Option<Value>,
     pub usage: Option<Usage>,
+    /// How long the model took to answer, in virtual time (`None`: at once).
+    pub latency: Option<Duration>,
 }
 
 /// A tool call written into the reply's text.
@@ -74,6 +80,8 @@ pub struct ToolCallAsTextTurn {
     pub arguments: Value,
     pub style: TextCallStyle,
     pub usage: Option<Usage>,
+    /// How long the model took to answer, in virtual time (`None`: at once).
+    pub latency: Option<Duration>,
 }
 
 /// How a tool call written as text looks.
@@ -92,6 +100,8 @@ pub enum TextCallStyle {
 pub struct ErrorTurn {
     /// The provider's error message.
     pub message: String,
+    /// How long the call took before it failed, in virtual time (`None`: at once).
+    pub latency: Option<Duration>,
 }
 
 /// Token usage the provider reports for one call, named as the connector stores it in
@@ -249,6 +259,7 @@ impl Turn {
             text: None,
             unchecked: false,
             usage: None,
+            latency: None,
         })
     }
 
@@ -263,6 +274,7 @@ impl Turn {
             text: Some(text.into()),
             json: None,
             usage: None,
+            latency: None,
         })
     }
 
@@ -272,6 +284,7 @@ impl Turn {
             text: None,
             json: Some(json),
             usage: None,
+            latency: None,
         })
     }
 
@@ -281,6 +294,7 @@ impl Turn {
             text: Some(text.into()),
             json: Some(json),
             usage: None,
+            latency: None,
         })
     }
 
@@ -288,6 +302,7 @@ impl Turn {
     pub fn error(message: impl Into<String>) -> Self {
         Turn::Error(ErrorTurn {
             message: message.into(),
+            latency: None,
         })
     }
 
@@ -302,6 +317,7 @@ impl Turn {
             arguments,
             style,
             usage: None,
+            latency: None,
         })
     }
 
@@ -330,6 +346,38 @@ impl Turn {
             turn.unchecked = true;
         }
         self
+    }
+
+    /// The model takes this long to answer (`"PT30S"` or a `Duration`), in virtual time: the
+    /// job's answer arrives that much later. Panics on a duration that does not read.
+    #[track_caller]
+    pub fn with_latency(mut self, latency: impl crate::clock::IntoDuration) -> Self {
+        let latency = match latency.into_millis() {
+            Ok(ms) if ms >= 0 => Duration::from_millis(ms as u64),
+            Ok(ms) => panic!("a latency cannot be negative ({ms} ms)"),
+            Err(e) => panic!("{e}"),
+        };
+        *self.latency_mut() = Some(latency);
+        self
+    }
+
+    /// How long the model takes to answer.
+    pub fn latency(&self) -> Option<Duration> {
+        match self {
+            Turn::ToolCalls(turn) => turn.latency,
+            Turn::Response(turn) => turn.latency,
+            Turn::ToolCallAsText(turn) => turn.latency,
+            Turn::Error(turn) => turn.latency,
+        }
+    }
+
+    fn latency_mut(&mut self) -> &mut Option<Duration> {
+        match self {
+            Turn::ToolCalls(turn) => &mut turn.latency,
+            Turn::Response(turn) => &mut turn.latency,
+            Turn::ToolCallAsText(turn) => &mut turn.latency,
+            Turn::Error(turn) => &mut turn.latency,
+        }
     }
 
     /// The usage the turn reports.
@@ -438,6 +486,12 @@ impl Turn {
         if let Some(usage) = usage {
             object.insert("usage".into(), usage.to_json());
         }
+        if let Some(latency) = self.latency() {
+            object.insert(
+                "latency".into(),
+                crate::faults::format_duration(latency).into(),
+            );
+        }
         Value::Object(object)
     }
 
@@ -466,6 +520,30 @@ impl Turn {
         let usage = object
             .get("usage")
             .and_then(|u| Usage::from_json(u, &format!("{path}.usage"), problems));
+        let latency = match object.get("latency") {
+            None => None,
+            Some(Value::String(text)) => match crate::clock::parse_duration(text) {
+                Ok(ms) if ms >= 0 => Some(Duration::from_millis(ms as u64)),
+                Ok(_) => {
+                    problems.push(&format!("{path}.latency"), "must not be negative");
+                    None
+                }
+                Err(e) => {
+                    problems.push(&format!("{path}.latency"), e.to_string());
+                    None
+                }
+            },
+            Some(other) => {
+                problems.push(
+                    &format!("{path}.latency"),
+                    format!(
+                        "must be an ISO-8601 duration such as \"PT30S\", got {}",
+                        json_type(other)
+                    ),
+                );
+                None
+            }
+        };
         let has = |k: &str| object.contains_key(k);
         let kinds: Vec<&str> = [
             "toolCalls",
@@ -493,7 +571,11 @@ impl Turn {
             return None;
         }
         if has("toolCalls") {
-            problems.unknown_fields(path, object, &["toolCalls", "text", "unchecked", "usage"]);
+            problems.unknown_fields(
+                path,
+                object,
+                &["toolCalls", "text", "unchecked", "usage", "latency"],
+            );
             let text = string_field(object, "text", path, problems);
             let unchecked = match object.get("unchecked") {
                 None => false,
@@ -544,16 +626,26 @@ impl Turn {
                 text,
                 unchecked,
                 usage,
+                latency,
             }));
         }
         if is_response {
-            problems.unknown_fields(path, object, &["responseText", "responseJson", "usage"]);
+            problems.unknown_fields(
+                path,
+                object,
+                &["responseText", "responseJson", "usage", "latency"],
+            );
             let text = string_field(object, "responseText", path, problems);
             let json = object.get("responseJson").cloned();
-            return Some(Turn::Response(ResponseTurn { text, json, usage }));
+            return Some(Turn::Response(ResponseTurn {
+                text,
+                json,
+                usage,
+                latency,
+            }));
         }
         if has("toolCallAsText") {
-            problems.unknown_fields(path, object, &["toolCallAsText", "usage"]);
+            problems.unknown_fields(path, object, &["toolCallAsText", "usage", "latency"]);
             let inner_path = format!("{path}.toolCallAsText");
             let Some(inner) = object["toolCallAsText"].as_object() else {
                 problems.push(
@@ -589,14 +681,16 @@ impl Turn {
                 arguments,
                 style,
                 usage,
+                latency,
             }));
         }
         if has("error") {
-            problems.unknown_fields(path, object, &["error"]);
+            problems.unknown_fields(path, object, &["error", "latency"]);
             return match &object["error"] {
                 Value::String(message) if !message.trim().is_empty() => {
                     Some(Turn::Error(ErrorTurn {
                         message: message.clone(),
+                        latency,
                     }))
                 }
                 other => {
@@ -621,6 +715,7 @@ impl Turn {
                 "toolCallAsText",
                 "error",
                 "usage",
+                "latency",
             ],
         );
         if problems.len() == before {
@@ -788,6 +883,7 @@ mod tests {
                 text: None,
                 json: None,
                 usage: None,
+                latency: None,
             }),
             Turn::tool_call_as_text("search", json!({"q": 1}), TextCallStyle::Tagged),
             Turn::tool_call_as_text("", json!({}), TextCallStyle::Json),

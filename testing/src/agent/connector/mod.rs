@@ -221,6 +221,13 @@ pub fn prepare(job: &AgentJob<'_>, cache: &mut ElementCache) -> Result<Step, Uns
     })
 }
 
+/// The second half of a job when the model call failed before it answered: the connector's
+/// failure with its error code and message (a `ConnectorException`: one retry fewer, the
+/// `retryBackoff` header).
+pub fn fail_model_call(pending: PendingTurn, code: &str, message: String) -> JobAnswer {
+    JobAnswer::Fail(pending.failure.connector(Some(code), message))
+}
+
 /// The second half of a job: the model answered with `turn`; `calls` are its tool calls with ids.
 pub fn finish(pending: PendingTurn, turn: &Turn, calls: &[SentToolCall<'_>]) -> JobAnswer {
     let kind = pending.kind;

@@ -437,6 +437,7 @@ fn assistant_turn(
             text: Some(text.unwrap_or_default()),
             json: None,
             usage,
+            latency: None,
         })
     } else {
         Turn::ToolCalls(ToolCallsTurn {
@@ -445,6 +446,7 @@ fn assistant_turn(
             // The connector sent whatever the model answered: replay it as it was.
             unchecked: true,
             usage,
+            latency: None,
         })
     };
     match turn.validate(path) {

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use baton_testing::ProcessTest;
-use baton_testing::agent::{AiAgentHandle, Turn};
+use baton_testing::agent::{
+    AgentStatus, AiAgentHandle, ExpectedAgentInstance, ExpectedMetrics, Turn,
+};
 use serde_json::{Value, json};
 
 fn corpus_file(name: &str) -> Option<PathBuf> {
@@ -237,5 +239,36 @@ fn chat_with_mcp_discovers_and_calls_mcp_tools() {
     assert_eq!(
         run.variable("agent").unwrap()["responseText"],
         "It is noon."
+    );
+}
+
+/// While the MCP clients list their tools the agent instance is in `TOOL_DISCOVERY`
+/// (camunda/connectors `BaseAgentRequestHandler.createToolDiscoveryCompletionListener`: set once
+/// the discovery job completed); the first model call then moves it on.
+#[test]
+fn an_agent_discovering_mcp_tools_is_in_tool_discovery() {
+    let Some(path) = corpus_file("connectors--ai-agent-chat-with-mcp.bpmn") else {
+        return;
+    };
+    let t = ProcessTest::from_file(&path).unwrap();
+    // The MCP clients' workers are not mocked: the discovery waits for them.
+    complete_other_jobs(
+        &t,
+        &[
+            "io.camunda.agenticai:mcpclient:1",
+            "io.camunda.agenticai:mcpremoteclient:1",
+        ],
+    );
+    let agent = t.mock_ai_agent("AI_Agent", [Turn::respond_text("It is noon.")]);
+    let run = t.start(
+        "ai-agent-chat-with-mcp",
+        json!({"inputText": "What time is it?"}),
+    );
+    run.assert_active();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::ToolDiscovery)
+            .metrics(ExpectedMetrics::new().model_calls(0))
+            .history_roles([]),
     );
 }

@@ -332,3 +332,38 @@ fn an_ai_agent_task_keeps_one_instance_across_its_element_instances() {
     assert_eq!(instances.len(), 1);
     assert_eq!(instances[0].element_instance_keys.len(), 2);
 }
+
+/// The process is canceled while the model's answer is on its way: the completion is refused.
+/// A turn with tool calls reports from the completion's listener, which on a failed completion
+/// sends the model call and tokens without the tool calls (`createMetricsCompletionListener`);
+/// the job's items are discarded (`AgentHistoryDiscardOnJobDestructionTest`).
+#[test]
+fn a_completion_refused_after_a_cancel_reports_the_call_without_its_tools() {
+    let t = support_test(&[]);
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    t.inject_fault(
+        Jobs::at_element("support-agent"),
+        JobFault::latency("PT20S").times(1),
+    );
+    let run = start(&t);
+    run.cancel();
+    t.advance_time("PT20S");
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::Completed)
+            .metrics(
+                ExpectedMetrics::new()
+                    .model_calls(1)
+                    .input_tokens(120)
+                    .tool_calls(0),
+            )
+            .history_roles([]),
+    );
+    let instance = agent.agent_instance().unwrap();
+    assert!(
+        instance
+            .history
+            .iter()
+            .all(|i| i.commit_status == CommitStatus::Discarded)
+    );
+}

@@ -1,0 +1,252 @@
+//! Model faults of the AI agent mock, on the `ai-agent-faults` template: errors as the connector
+//! reports them (camunda/connectors LangChain4JChatModel.doChat wraps any provider exception as
+//! ConnectorException FAILED_MODEL_CALL "Model call failed: ..."; BaseAgentRequestHandler fails a
+//! content-filtered answer with MODEL_RESPONSE_CONTENT_FILTERED before reading it), a latency
+//! during which the SLA timer fires, and a connector crash after the model answered: the job
+//! times out, is activated again and the model is asked again, exactly once more.
+
+use baton_engine::runtime::{RecordValue, ValueType};
+use baton_testing::ProcessTest;
+use baton_testing::agent::{Turn, Usage};
+use baton_testing::faults::ModelFault;
+use baton_testing::trace::TraceEvent;
+use serde_json::json;
+
+pub fn template_file() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../templates/ai-agent-faults/ai-agent-faults.bpmn")
+        .display()
+        .to_string()
+}
+
+fn template() -> ProcessTest {
+    let t = ProcessTest::from_file(template_file()).unwrap();
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": false}}));
+    t.mock_job("email-send").complete();
+    t.mock_job("sla-alert").complete();
+    t
+}
+
+fn answer() -> Turn {
+    Turn::respond_json(json!({"answer": "Order 1042 was delivered yesterday.", "resolved": true}))
+}
+
+fn turns() -> Vec<Turn> {
+    vec![
+        Turn::call("lookup-order", json!({"orderId": "1042"})),
+        answer(),
+    ]
+}
+
+fn start(t: &ProcessTest) -> baton_testing::Run {
+    t.start(
+        "ai-agent-faults",
+        json!({"customerMessage": "Where is order 1042?", "customerEmail": "kim@example.com"}),
+    )
+}
+
+/// The messages of the agent job's failures, in order.
+fn agent_failures(t: &ProcessTest) -> Vec<String> {
+    t.with_engine(|e| {
+        e.records()
+            .iter()
+            .filter(|r| r.value_type == ValueType::Job && r.intent.to_string() == "FAILED")
+            .filter_map(|r| match &r.value {
+                RecordValue::Job(j) => Some(format!(
+                    "retries {}, backoff {} ms: {}",
+                    j.retries,
+                    j.retry_backoff,
+                    j.error_message.as_deref().unwrap_or_default()
+                )),
+                _ => None,
+            })
+            .collect()
+    })
+}
+
+#[test]
+fn a_rate_limit_fails_the_job_as_the_connector_does_and_the_retry_asks_the_model_again() {
+    let t = template();
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::rate_limit().at_call(1));
+    let run = start(&t);
+    insta::assert_snapshot!(agent_failures(&t).join("\n"), @r#"retries 2, backoff 10000 ms: Model call failed: {"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}} | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model call failed: {"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}, code=FAILED_MODEL_CALL}}"#);
+    // The header's retry backoff (PT10S) passes; the job comes back and the model is asked
+    // again, with the same request.
+    t.advance_time("PT10S");
+    run.assert_completed();
+    let requests = agent.requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "the failed call, then the two of the script"
+    );
+    assert!(requests[0].fault.is_some() && requests[0].turn.is_none());
+    assert_eq!(requests[0].user_prompt, requests[1].user_prompt);
+    assert_eq!(requests[0].messages.len(), requests[1].messages.len());
+    drop(requests);
+    agent.assert_all_turns_used();
+}
+
+#[test]
+fn a_refusal_and_a_timeout_fail_with_their_connector_errors() {
+    let t = template();
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::refusal().at_call(1));
+    agent.inject_fault(ModelFault::timeout_after("PT1M").at_call(2));
+    start(&t);
+    t.advance_time("PT10S");
+    // The second call hangs a minute before the HTTP client gives up.
+    assert_eq!(agent_failures(&t).len(), 1);
+    t.advance_time("PT1M");
+    insta::assert_snapshot!(agent_failures(&t).join("\n"), @"
+    retries 2, backoff 10000 ms: Model response was blocked by provider content filtering. | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model response was blocked by provider content filtering., code=MODEL_RESPONSE_CONTENT_FILTERED}}
+    retries 1, backoff 10000 ms: Model call failed: java.net.http.HttpTimeoutException: request timed out | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model call failed: java.net.http.HttpTimeoutException: request timed out, code=FAILED_MODEL_CALL}}
+    ");
+}
+
+#[test]
+fn a_slow_model_lets_the_sla_timer_fire_and_the_process_still_completes() {
+    // The connector's job timeout must outlast the model: with the default five minutes the job
+    // would time out and be answered again meanwhile (see the next test).
+    let t = template().job_timeout("PT30M");
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::latency("PT20M").at_call(1));
+    let alerts = t.job_mock("sla-alert").unwrap();
+    let run = start(&t).clone();
+    t.advance_time("PT15M");
+    alerts.assert_called(1);
+    run.assert_active();
+    t.advance_time("PT5M");
+    run.assert_completed().assert_passed_in_order([
+        "sla-warning",
+        "alert-sla",
+        "lookup-order",
+        "support-agent",
+    ]);
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+}
+
+#[test]
+fn a_model_slower_than_the_job_timeout_is_asked_twice() {
+    let t = template();
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::latency("PT20M").at_call(1));
+    let run = start(&t);
+    t.advance_time("PT20M");
+    // At 5 minutes the job timed out and was activated again: the model was asked again (the
+    // second turn) and the agent completed before the SLA; the slow answer came too late.
+    run.assert_completed()
+        .assert_not_passed(["sla-warning", "lookup-order"]);
+    assert_eq!(agent.requests().len(), 2);
+    let late: Vec<String> = t
+        .run_trace()
+        .iter()
+        .filter(|e| matches!(e.event, TraceEvent::LateAnswerRejected { .. }))
+        .map(|e| e.event.to_string())
+        .collect();
+    insta::assert_snapshot!(late.join("\n"), @"the late answer at support-agent was rejected: Expected to complete job with key '2251799813685264', but no such job was found");
+}
+
+#[test]
+fn a_turn_carries_its_latency() {
+    let t = template().job_timeout("PT10M");
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        vec![
+            Turn::call("lookup-order", json!({"orderId": "1042"})).with_latency("PT2M"),
+            answer().with_usage(Usage::new(10, 5)).with_latency("PT30S"),
+        ],
+    );
+    let run = start(&t);
+    t.advance_time("PT2M");
+    run.assert_active();
+    t.advance_time("PT30S");
+    run.assert_completed();
+    assert_eq!(agent.requests().len(), 2);
+    // The JSON form carries it as an ISO-8601 duration.
+    let json = Turn::call("x", json!({})).with_latency("PT2M").to_json();
+    assert_eq!(
+        json,
+        json!({"toolCalls": [{"name": "x"}], "latency": "PT2M"})
+    );
+    assert_eq!(
+        Turn::from_json(&json, "turn")
+            .unwrap()
+            .latency()
+            .unwrap()
+            .as_secs(),
+        120
+    );
+}
+
+#[test]
+fn a_connector_crash_after_the_answer_costs_exactly_one_extra_model_call() {
+    let t = template().time_skipping(true);
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::crash_after_answer().at_call(1));
+    let lookups = t.job_mock("order-lookup").unwrap();
+    let run = start(&t);
+    // Time skipping jumps to the job timeout (5 minutes): the job is activated again.
+    run.assert_completed();
+    let requests = agent.requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "the crashed call, asked again, then the answer"
+    );
+    assert_eq!(
+        (&requests[0].user_prompt, requests[0].messages.len()),
+        (&requests[1].user_prompt, requests[1].messages.len()),
+        "the same request again (only the user message's timestamp is later)"
+    );
+    assert_eq!(
+        requests[0].turn, requests[1].turn,
+        "answered with the same turn"
+    );
+    drop(requests);
+    // The lost completion activated nothing: the tool ran once.
+    lookups.assert_called(1);
+    agent.assert_all_turns_used();
+    let story: Vec<String> = t
+        .run_trace()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.event,
+                TraceEvent::ModelCall(_)
+                    | TraceEvent::Fault { .. }
+                    | TraceEvent::JobTimedOut { .. }
+                    | TraceEvent::ClockMoved { .. }
+                    | TraceEvent::ToolActivated { .. }
+            )
+        })
+        .map(|e| e.event.to_string())
+        .collect();
+    insta::assert_snapshot!(story.join("\n"), @r#"
+    fault at support-agent (activation 1): model call 1: the connector crashes after the model answered, before the job is completed
+    model call 1 of support-agent: tool calls lookup-order
+    fault at support-agent (activation 1): the worker crashed before it could complete with an ad-hoc result (the answer is lost)
+    the clock moved to 2025-01-01T00:05:00.001Z (time skipping)
+    the job at support-agent timed out: its worker did not answer in time, the job can be activated again
+    model call 2 of support-agent: tool calls lookup-order
+    tool lookup-order activated with {"orderId":"1042"}
+    model call 3 of support-agent: a response
+    "#);
+}
+
+#[test]
+fn a_model_fault_at_call_zero_is_refused() {
+    let t = template();
+    let agent = t.mock_ai_agent("support-agent", turns());
+    let error = agent
+        .try_inject_fault(ModelFault::rate_limit().at_call(0))
+        .err()
+        .unwrap();
+    assert_eq!(error.to_string(), "model calls count from 1");
+    let error = Turn::from_json(&json!({"responseText": "x", "latency": "soon"}), "turns[0]")
+        .unwrap_err()
+        .to_string();
+    insta::assert_snapshot!(error, @r#"turns[0].latency "soon" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: failed to parse input in the "friendly" duration format: expected duration to start with a unit value (a decimal integer) after an optional sign, but no integer was found"#);
+}
