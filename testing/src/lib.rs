@@ -56,6 +56,7 @@ pub mod mocks;
 mod process_test;
 mod settle;
 pub mod side_effects;
+pub mod snapshot;
 pub mod trace;
 pub mod variables;
 mod workers;

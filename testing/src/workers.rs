@@ -112,6 +112,16 @@ impl Workers {
         (attempt, fault)
     }
 
+    /// A restart: the workers are new (no faults, side-effect declarations or answers on their
+    /// way); the ledger and the job timeout stay, and the next side effects are the next run's.
+    pub fn restart(&mut self) {
+        self.faults.clear();
+        self.side_effects.clear();
+        self.pending.clear();
+        self.current = None;
+        self.run += 1;
+    }
+
     /// How many times a job was activated so far.
     pub fn attempt_of(&self, key: Key) -> u32 {
         self.attempts.get(&key).copied().unwrap_or(0)
@@ -187,6 +197,18 @@ pub(crate) struct RunTrace {
 impl RunTrace {
     fn reader() -> TraceReader {
         TraceReader::default().detailed()
+    }
+
+    /// A restart: the trace is read again from the restored engine's first record, the
+    /// invariants are checked afresh over it.
+    pub fn restart(&mut self) {
+        self.reader = RunTrace::reader();
+        self.events.clear();
+        self.broken = false;
+        self.steps = 0;
+        if let Some(checker) = &self.invariants {
+            self.invariants = InvariantChecker::new(checker.invariants().to_vec()).ok();
+        }
     }
 }
 
@@ -903,6 +925,10 @@ impl crate::ProcessTest {
 
 impl Inner {
     /// Gives the invariants the side effects of earlier runs in the ledger.
+    pub(crate) fn seed_after_restart(&mut self) {
+        self.seed_invariants();
+    }
+
     fn seed_invariants(&mut self) {
         let run = self.workers.run;
         let earlier: Vec<crate::invariants::EarlierSideEffect> = self

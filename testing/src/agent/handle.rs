@@ -635,8 +635,14 @@ impl AiAgentHandle {
             return Vec::new();
         };
         let inner = test.borrow();
+        let engine = &inner.engine;
         instances::derive(
-            &inner.engine,
+            engine.records(),
+            |key| {
+                engine
+                    .process_instance(key)
+                    .is_none_or(|p| !p.state.is_active())
+            },
             &self.element_id,
             &self.jobs.borrow(),
             self.mock.borrow().requests(),

@@ -33,7 +33,7 @@
 use std::fmt;
 
 use baton_engine::runtime::{
-    Engine, Intent, JsonRef, Key, OtherIntent, Record, RecordType, RecordValue, ValueType,
+    Intent, JsonRef, Key, OtherIntent, Record, RecordType, RecordValue, ValueType,
 };
 use serde::Serialize;
 
@@ -357,14 +357,16 @@ fn fate(records: &[Record], jobs: &[HandedJob], index: usize) -> Fate {
     }
 }
 
-/// The agent instances of `element_id`, in the order they were created.
+/// The agent instances of `element_id`, in the order they were created: from the jobs handed
+/// to its mock and their requests, the engine's log (`records`), and whether a process instance
+/// has ended.
 pub(crate) fn derive(
-    engine: &Engine,
+    records: &[Record],
+    ended: impl Fn(Key) -> bool,
     element_id: &str,
     jobs: &[HandedJob],
     requests: &[AgentRequest],
 ) -> Vec<AgentInstance> {
-    let records = engine.records();
     let mut instances: Vec<AgentInstance> = Vec::new();
     for (index, job) in jobs.iter().enumerate() {
         let at = match instances.iter().rposition(|i| {
@@ -491,10 +493,7 @@ pub(crate) fn derive(
         instance.history.extend(items);
     }
     for instance in &mut instances {
-        let ended = engine
-            .process_instance(instance.process_instance_key)
-            .is_none_or(|p| !p.state.is_active());
-        if ended {
+        if ended(instance.process_instance_key) {
             instance.status = AgentStatus::Completed;
         }
     }

@@ -367,3 +367,80 @@ fn a_completion_refused_after_a_cancel_reports_the_call_without_its_tools() {
             .all(|i| i.commit_status == CommitStatus::Discarded)
     );
 }
+
+/// A content-filtered answer (`MODEL_RESPONSE_CONTENT_FILTERED`, thrown by
+/// `BaseAgentRequestHandler.throwIfContentFiltered` before the ASSISTANT item is written): the
+/// call's input items are discarded with the failed job, no assistant item, no metrics.
+#[test]
+fn a_refused_answer_writes_no_assistant_item_and_its_inputs_are_discarded() {
+    let t = support_test(&[]);
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    agent.inject_fault(baton_testing::faults::ModelFault::refusal().at_call(2));
+    let run = start(&t);
+    run.assert_active();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .status(AgentStatus::Thinking)
+            .metrics(ExpectedMetrics::new().model_calls(1))
+            .history_roles([User, Assistant]),
+    );
+    let second: Vec<(HistoryRole, CommitStatus)> = agent
+        .agent_instance()
+        .unwrap()
+        .history
+        .iter()
+        .filter(|i| i.model_call == 2)
+        .map(|i| (i.role, i.commit_status))
+        .collect();
+    assert_eq!(
+        second,
+        [
+            (ToolResult, CommitStatus::Discarded),
+            (ToolResult, CommitStatus::Discarded)
+        ]
+    );
+}
+
+/// The connector crashes after the model answered (a model fault): the answer's items, the
+/// assistant's too, stay pending until the job is taken again, then are discarded; the model is
+/// asked the same again and that call is committed.
+#[test]
+fn a_crash_after_the_answer_discards_the_lost_call_once_the_job_is_taken_again() {
+    let t = support_test(&[]);
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    agent.inject_fault(baton_testing::faults::ModelFault::crash_after_answer().at_call(1));
+    let run = start(&t);
+    run.assert_active();
+    let pending: Vec<(HistoryRole, CommitStatus)> = agent
+        .agent_instance()
+        .unwrap()
+        .history
+        .iter()
+        .map(|i| (i.role, i.commit_status))
+        .collect();
+    assert_eq!(
+        pending,
+        [
+            (User, CommitStatus::Pending),
+            (Assistant, CommitStatus::Pending)
+        ]
+    );
+    t.advance_time("PT5M0.001S");
+    run.assert_completed();
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .metrics(ExpectedMetrics::new().model_calls(3).tool_calls(3))
+            .history_roles([
+                User, Assistant, ToolResult, ToolResult, Assistant, ToolResult, Assistant,
+            ]),
+    );
+    let first: Vec<CommitStatus> = agent
+        .agent_instance()
+        .unwrap()
+        .history
+        .iter()
+        .filter(|i| i.model_call == 1)
+        .map(|i| i.commit_status)
+        .collect();
+    assert_eq!(first, [CommitStatus::Discarded, CommitStatus::Discarded]);
+}

@@ -3,4 +3,5 @@
 
 mod invariants;
 mod models;
+mod snapshots;
 mod tools;
