@@ -125,9 +125,12 @@ fn a_snapshot_while_the_worker_holds_the_job_restores_the_lock_until_the_timeout
     run.assert_completed();
 }
 
+/// One step of a test.
+type Action = Box<dyn Fn(&ProcessTest)>;
+
 /// The actions of one run of the ticket process, each ending at a wait point (nothing of a
 /// worker in flight: a restart would lose it, which is the point of a crash).
-fn actions() -> Vec<Box<dyn Fn(&ProcessTest)>> {
+fn actions() -> Vec<Action> {
     vec![
         Box::new(|t: &ProcessTest| {
             t.start("ticket", json!({"orderId": "1042"}));
