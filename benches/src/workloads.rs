@@ -366,3 +366,87 @@ impl Drop for CassetteWorkload {
         let _ = std::fs::remove_file(&self.cassette);
     }
 }
+
+/// The ai-agent-tool-loop template in a process test with its tools mocked, for exploration.
+pub fn template_test() -> ProcessTest {
+    let xml = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"
+    ))
+    .expect("the template");
+    let test = ProcessTest::from_xml("ai-agent-tool-loop.bpmn", &xml).expect("deploys");
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": tool_result("lookup-order")}));
+    test.mock_job("kb-search")
+        .complete_with(json!({"articles": tool_result("search-kb")}));
+    test.mock_job("email-send").complete();
+    test.mock_job("support-alert").complete();
+    test
+}
+
+/// The template's space of the exploration issue with up to `calls` model calls: up to 2 tools
+/// per turn in every order, both answers of the response schema, success and a BPMN error for
+/// the ticket tool (its optional priority left out or "high").
+pub fn template_space(calls: u32) -> baton_testing::explore::Space {
+    use baton_testing::Answer;
+    use baton_testing::explore::{AgentSpace, Space};
+    Space::start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    )
+    .agent(
+        AgentSpace::new("support-agent")
+            .max_tools_per_turn(2)
+            .values("create-ticket", "priority", [json!("high")]),
+    )
+    .outcomes(
+        "ticket-create",
+        [
+            Answer::complete(json!({"ticketId": "T-1"})),
+            Answer::throw_error("TICKET_FAILED", "the ticket system is down"),
+        ],
+    )
+    .max_model_calls(calls)
+}
+
+/// The template's engine waiting for its second model call: the first asked for one order
+/// look-up, which was answered.
+pub fn engine_at_second_model_call() -> Engine {
+    let TemplateWorkload {
+        mut engine, start, ..
+    } = TemplateWorkload::default();
+    let mut mock = AiAgentMock::new(
+        "support-agent",
+        vec![Turn::tool_calls([ToolCall::new(
+            "lookup-order",
+            json!({"orderId": "1042"}),
+        )])],
+    )
+    .expect("valid script");
+    engine
+        .create_instance(CreateInstance::new("ai-agent-tool-loop").variables(start))
+        .expect("starts");
+    let mut agent_jobs = 0;
+    let mut cursor = 0;
+    'work: loop {
+        let (jobs, next) = engine.activatable_jobs_since(cursor);
+        cursor = next;
+        if jobs.is_empty() {
+            break;
+        }
+        for key in jobs {
+            let Some(job) = engine.job(key) else { continue };
+            if job.kind == JobKind::AdHocSubProcess {
+                agent_jobs += 1;
+                if agent_jobs == 2 {
+                    break 'work;
+                }
+                answer_agent_job(&mut engine, key, &mut mock).expect("the script fits");
+            } else {
+                let vars = tool_variables(&job.job_type);
+                let _ = engine.complete_job(key, vars);
+            }
+        }
+    }
+    engine
+}

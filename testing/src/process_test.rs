@@ -731,9 +731,12 @@ impl ProcessTest {
     #[track_caller]
     pub fn mock_child_process(&self, process_id: &str, variables: impl IntoVariables) {
         let doc = variables_or_panic(variables);
-        self.mock_child_process_with(process_id, move |_| {
-            serde_json::Value::Object(to_object(&doc))
-        });
+        let job_type = self.deploy_child_stand_in(process_id);
+        // Fixed answers, not a closure: an exploration copies them into every fork.
+        let _ = self
+            .mock_job(job_type)
+            .named(format!("child process \"{process_id}\""))
+            .complete_with(serde_json::Value::Object(to_object(&doc)));
     }
 
     /// Like [`mock_child_process`](Self::mock_child_process), with the variables computed from
@@ -744,6 +747,17 @@ impl ProcessTest {
         process_id: &str,
         f: impl FnMut(&serde_json::Map<String, serde_json::Value>) -> serde_json::Value + 'static,
     ) {
+        let job_type = self.deploy_child_stand_in(process_id);
+        let mut f = f;
+        let _ = self
+            .mock_job(job_type)
+            .named(format!("child process \"{process_id}\""))
+            .complete_with_fn(move |job| f(job.variables()));
+    }
+
+    /// Deploys the stand-in of `process_id`; returns the job type of its task.
+    #[track_caller]
+    fn deploy_child_stand_in(&self, process_id: &str) -> String {
         let job_type = format!("{}{process_id}", crate::CHILD_MOCK_JOB_TYPE_PREFIX);
         let xml = child_process_xml(process_id, &job_type);
         if let Err(e) = self.deploy_xml(
@@ -752,11 +766,7 @@ impl ProcessTest {
         ) {
             panic!("cannot mock child process \"{process_id}\": {e}");
         }
-        let mut f = f;
-        let _ = self
-            .mock_job(job_type)
-            .named(format!("child process \"{process_id}\""))
-            .complete_with_fn(move |job| f(job.variables()));
+        job_type
     }
 
     /// Starts an instance of the latest version of a process with variables (`json!({..})` or

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod cassette;
 mod coverage;
+mod explore;
 mod template;
 mod test;
 mod validate;
@@ -29,6 +30,9 @@ enum Command {
     Template(template::Args),
     /// Merges coverage files and reports them.
     Coverage(coverage::Args),
+    /// Explores what the model might do: every choice within bounds, invariants checked,
+    /// counterexamples shrunk to a cassette and a test case.
+    Explore(explore::Args),
     /// Makes cassettes: `import` turns a real run's agentContext into one.
     Cassette(cassette::Args),
 }
@@ -40,6 +44,7 @@ pub fn main() -> ExitCode {
         Command::Template(args) => template::run(&args),
         Command::Coverage(args) => coverage::run(&args),
         Command::Cassette(args) => cassette::run(&args),
+        Command::Explore(args) => explore::run(&args),
         Command::Validate(args) => validate::run(&args),
     }
 }

@@ -14,7 +14,7 @@ struct Template {
 
 const TEMPLATES: &[Template] = &[Template {
     name: "ai-agent-tool-loop",
-    description: "a support agent (AI Agent Sub-process) with three tools, a gateway on its answer and a person as fallback; its test file scripts the model with MOCK_AI_AGENT",
+    description: "a support agent (AI Agent Sub-process) with three tools, a gateway on its answer and a person as fallback; its test file scripts the model with MOCK_AI_AGENT, its exploration file (baton explore) tries every choice of the model",
     files: &[
         (
             "ai-agent-tool-loop.bpmn",
@@ -23,6 +23,10 @@ const TEMPLATES: &[Template] = &[Template {
         (
             "ai-agent-tool-loop.test.json",
             include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.test.json"),
+        ),
+        (
+            "ai-agent-tool-loop.explore.json",
+            include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"),
         ),
     ],
 }];
@@ -37,7 +41,7 @@ pub struct Args {
 enum Command {
     /// Lists the templates.
     List,
-    /// Writes a template's .bpmn and .test.json into DIR (default: the current folder).
+    /// Writes a template's .bpmn, .test.json and .explore.json into DIR (default: the current folder).
     Use {
         /// The template's name (see `baton template list`).
         name: String,

@@ -40,6 +40,10 @@ pub struct Args {
     /// target/process-test-coverage/report.json), for Camunda's coverage viewer.
     #[arg(long, value_name = "FILE")]
     cpt_json: Option<PathBuf>,
+    /// Run only part K of N of the test cases (1-based; the same split on every machine), for
+    /// a CI matrix; merge the parts' coverage with `baton coverage report --input DIR`.
+    #[arg(long, value_name = "K/N", value_parser = super::explore::parse_shard)]
+    shard: Option<(usize, usize)>,
     /// Record the cassette of every MOCK_AI_AGENT (whatever its `mode`), each model call
     /// answered by --agent-command; the files are written after every call.
     #[arg(long, requires = "agent_command")]
@@ -109,6 +113,7 @@ pub fn run(args: &Args) -> ExitCode {
         coverage_dir: args.coverage_dir.clone(),
         deploy: args.deploy.clone(),
         commands_dir: args.commands_dir.clone(),
+        shard: args.shard,
         record: args.record,
         agent_command: args
             .agent_command

@@ -38,6 +38,10 @@ pub struct Options {
     /// `baton_engine::runtime::read_commands`) into this folder: replayed on a fresh engine,
     /// a log gives the same records.
     pub commands_dir: Option<PathBuf>,
+    /// Run only part `K` of `N` (1-based) of the selected cases: the `i`-th case (in discovery
+    /// order, from 0) belongs to part `i % N + 1`, the same split on every machine. The other
+    /// parts' cases count as filtered out.
+    pub shard: Option<(usize, usize)>,
     /// Record every cassette of MOCK_AI_AGENT (whatever its `mode` says) with
     /// [`agent_command`](Self::agent_command).
     pub record: bool,
@@ -92,22 +96,39 @@ pub fn run_with(
     };
     let mut total = 0;
     let mut filtered_out = 0;
+    // Per selected entry (a case, or a file that cannot be read), in order: whether this shard
+    // runs it.
+    let mut in_shard: Vec<bool> = Vec::new();
+    let mine = |i: usize| options.shard.is_none_or(|(k, n)| i % n == k - 1);
     for suite in &suites {
         for file in &suite.files {
             match &file.content {
                 Ok(f) => {
                     for case in &f.test_cases {
                         if selected(&file.path, &case.name) {
-                            total += 1;
+                            let runs = mine(in_shard.len());
+                            in_shard.push(runs);
+                            if runs {
+                                total += 1;
+                            } else {
+                                filtered_out += 1;
+                            }
                         } else {
                             filtered_out += 1;
                         }
                     }
                 }
-                Err(_) => total += 1,
+                Err(_) => {
+                    let runs = mine(in_shard.len());
+                    in_shard.push(runs);
+                    if runs {
+                        total += 1;
+                    }
+                }
             }
         }
     }
+    let mut in_shard = in_shard.into_iter();
     on_event(Event::Started { cases: total });
     let mut cases: Vec<CaseResult> = Vec::with_capacity(total);
     let mut coverage: Vec<CoverageFile> = Vec::new();
@@ -118,6 +139,7 @@ pub fn run_with(
         for file in &suite.files {
             let test_file = match &file.content {
                 Ok(f) => f,
+                Err(_) if in_shard.next() == Some(false) => continue,
                 Err(e) => {
                     let result = CaseResult {
                         file: file.path.clone(),
@@ -137,7 +159,7 @@ pub fn run_with(
                 }
             };
             for case in &test_file.test_cases {
-                if !selected(&file.path, &case.name) {
+                if !selected(&file.path, &case.name) || in_shard.next() == Some(false) {
                     continue;
                 }
                 let title = format!("{} › {}", file.path.display(), case.name);

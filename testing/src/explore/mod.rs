@@ -33,6 +33,7 @@
 //! - `fork`, `search`, `fingerprint`, `tally` — the forkable harness, the depth-first and
 //!   sampling searches, the state fingerprint, the counts.
 
+pub mod file;
 mod fingerprint;
 mod fork;
 pub mod invariant;
@@ -47,10 +48,11 @@ mod values;
 use std::sync::Arc;
 use std::time::Instant;
 
+pub use file::{ExploreFile, FileError};
 pub use fork::{Choice, ChoiceKind};
 pub use invariant::{EndState, Invariant};
 pub use plan::ExploreError;
-pub use report::{CheckReport, Counterexample, Report};
+pub use report::{CheckReport, Counterexample, Report, ReportError};
 pub use space::{AgentSpace, Bounds, Search, Shard, Space};
 
 use crate::ProcessTest;
@@ -117,16 +119,19 @@ pub(crate) fn explore_engine(
     )?);
     engine.clear_records();
     let root = fork::Fork::new(engine, plan.clone());
+    let pristine = root.clone();
     let settings = search::Settings {
         search: space.search,
         trajectories: space.bounds.trajectories,
         deadline: space.bounds.time.map(|t| started + t),
         threads: space.threads,
         shard: space.shard.map(|s| (s.index, s.count)),
+        replay_from: space.replay_prefixes.then(|| pristine.clone()),
     };
-    let (root, outcome) = search::search(root, &settings);
+    let (_, outcome) = search::search(root, &settings);
     if let Some(search::Stop::Fatal(message)) = &outcome.stopped {
         return Err(ExploreError::Run(message.clone()));
     }
-    Ok(report::build(&root, outcome, space, started.elapsed()))
+    let elapsed = started.elapsed();
+    Ok(report::build(&pristine, outcome, space, elapsed))
 }

@@ -161,6 +161,8 @@ pub(crate) struct Plan {
     pub checks: Vec<Checked>,
     pub model_calls: u32,
     pub answer_limit: usize,
+    /// Counts the trajectories as the search goes (see `Space::count_trajectories_into`).
+    pub counter: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// The test's job mocks, read as plain answers (`None`: a closure).
@@ -284,6 +286,7 @@ impl Plan {
             checks,
             model_calls: space.bounds.model_calls,
             answer_limit,
+            counter: space.counter.clone(),
         })
     }
 }

@@ -13,7 +13,7 @@ use super::fork::{Fork, RecordedModelCall, ToolAnswer};
 use super::invariant::{EndState, Invariant};
 use super::plan::{MockAnswers, Plan};
 use super::search::{self, Outcome, Stop, replay, shrink};
-use super::space::{Search, Space};
+use super::space::{Search, Shard, Space};
 use super::tally::{Found, Tally};
 use crate::agent::Cassette;
 use crate::mocks::Answer;
@@ -161,6 +161,11 @@ pub struct Report {
     pub run_errors: u64,
     pub run_error: Option<Counterexample>,
     pub coverage: ExploredCoverage,
+    /// The part of the space this report covers (`None`: all of it).
+    pub shard: Option<Shard>,
+    /// The fingerprints of the states a shard saw, sorted (what merging counts distinct
+    /// states from); empty unless sharded.
+    pub(crate) state_fingerprints: Vec<u64>,
 }
 
 /// Coverage over every explored run.
@@ -245,6 +250,10 @@ impl Report {
                 let mut o = Map::new();
                 o.insert("invariant".into(), c.invariant.to_string().into());
                 o.insert(
+                    "definition".into(),
+                    super::file::invariant_to_json(&c.invariant),
+                );
+                o.insert(
                     "kind".into(),
                     if c.invariant.is_goal() {
                         "goal"
@@ -302,6 +311,23 @@ impl Report {
             o.insert("runError".into(), counterexample_json(cx));
         }
         o.insert("coverage".into(), Value::Array(coverage));
+        if let Some(shard) = self.shard {
+            o.insert(
+                "shard".into(),
+                json!({"index": shard.index, "count": shard.count}),
+            );
+            let mut bytes = Vec::with_capacity(self.state_fingerprints.len() * 8);
+            for f in &self.state_fingerprints {
+                bytes.extend_from_slice(&f.to_le_bytes());
+            }
+            use base64::Engine as _;
+            o.insert(
+                "stateFingerprints".into(),
+                base64::engine::general_purpose::STANDARD
+                    .encode(bytes)
+                    .into(),
+            );
+        }
         o.insert("seconds".into(), json!(self.elapsed.as_secs_f64()));
         o.insert(
             "trajectoriesPerSecond".into(),
@@ -320,7 +346,328 @@ fn counterexample_json(cx: &Counterexample) -> Value {
     o.insert("continuation".into(), json!(cx.continuation));
     o.insert("choices".into(), json!(cx.choices));
     o.insert("trace".into(), crate::trace::events_to_json(&cx.trace));
+    o.insert(
+        "cassettes".into(),
+        Value::Array(cx.cassettes.iter().map(Cassette::to_json).collect()),
+    );
+    o.insert(
+        "case".into(),
+        match &cx.case {
+            Ok(case) => case.clone(),
+            Err(why) => json!({"notWritten": why}),
+        },
+    );
     Value::Object(o)
+}
+
+/// Why a report file cannot be read back or merged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReportError {
+    #[error("not an exploration report: {path}: {message}")]
+    Format { path: String, message: String },
+    #[error("{0}")]
+    Merge(String),
+}
+
+fn format_error(path: &str, message: impl Into<String>) -> ReportError {
+    ReportError::Format {
+        path: path.to_string(),
+        message: message.into(),
+    }
+}
+
+fn field<'v>(o: &'v Map<String, Value>, key: &str) -> Result<&'v Value, ReportError> {
+    o.get(key).ok_or_else(|| format_error(key, "missing"))
+}
+
+fn u64_field(o: &Map<String, Value>, key: &str) -> Result<u64, ReportError> {
+    field(o, key)?
+        .as_u64()
+        .ok_or_else(|| format_error(key, "must be a whole number"))
+}
+
+fn strings(value: &Value, path: &str) -> Result<Vec<String>, ReportError> {
+    value
+        .as_array()
+        .ok_or_else(|| format_error(path, "must be a list of strings"))?
+        .iter()
+        .map(|v| {
+            v.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format_error(path, "must be a list of strings"))
+        })
+        .collect()
+}
+
+fn counterexample_from_json(value: &Value, path: &str) -> Result<Counterexample, ReportError> {
+    let o = value
+        .as_object()
+        .ok_or_else(|| format_error(path, "must be an object"))?;
+    let at = |k: &str| format!("{path}.{k}");
+    let get = |k: &str| o.get(k).ok_or_else(|| format_error(&at(k), "missing"));
+    let mut problems = crate::agent::problems::Problems::default();
+    let trace = crate::trace::events_from_json(get("trace")?, &at("trace"), &mut problems)
+        .ok_or_else(|| format_error(&at("trace"), problems.to_string()))?;
+    let cassettes = get("cassettes")?
+        .as_array()
+        .ok_or_else(|| format_error(&at("cassettes"), "must be a list"))?
+        .iter()
+        .map(|c| {
+            Cassette::from_json(c, &at("cassettes"))
+                .map_err(|e| format_error(&at("cassettes"), e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let case = get("case")?;
+    let case = match case.get("notWritten").and_then(Value::as_str) {
+        Some(why) => Err(why.to_string()),
+        None => Ok(case.clone()),
+    };
+    Ok(Counterexample {
+        message: get("message")?
+            .as_str()
+            .ok_or_else(|| format_error(&at("message"), "must be a string"))?
+            .to_string(),
+        steps: strings(get("steps")?, &at("steps"))?,
+        continuation: strings(get("continuation")?, &at("continuation"))?,
+        choices: get("choices")?
+            .as_array()
+            .ok_or_else(|| format_error(&at("choices"), "must be a list"))?
+            .iter()
+            .map(|c| {
+                c.as_u64()
+                    .map(|c| c as u32)
+                    .ok_or_else(|| format_error(&at("choices"), "must be whole numbers"))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        model_calls: get("modelCalls")?.as_u64().unwrap_or(0) as usize,
+        tool_calls: get("toolCalls")?.as_u64().unwrap_or(0) as usize,
+        trace,
+        cassettes,
+        case,
+    })
+}
+
+/// The order counterexamples of several reports are chosen by: simplest first.
+fn simpler(a: &Counterexample, b: &Counterexample) -> bool {
+    (a.model_calls, a.tool_calls, &a.choices) < (b.model_calls, b.tool_calls, &b.choices)
+}
+
+impl Report {
+    /// Reads a report written by [`Report::to_json`] (a shard's report file).
+    pub fn from_json(value: &Value) -> Result<Report, ReportError> {
+        let o = value
+            .as_object()
+            .ok_or_else(|| format_error("", "must be an object"))?;
+        let search = match field(o, "search")?.get("mode").and_then(Value::as_str) {
+            Some("exhaustive") => Search::Exhaustive,
+            Some("sample") => {
+                let s = field(o, "search")?;
+                Search::Sample {
+                    seed: s.get("seed").and_then(Value::as_u64).unwrap_or(0),
+                    runs: s.get("runs").and_then(Value::as_u64).unwrap_or(0),
+                }
+            }
+            _ => return Err(format_error("search.mode", "must be exhaustive or sample")),
+        };
+        let mut checks = Vec::new();
+        for (i, c) in field(o, "checks")?
+            .as_array()
+            .ok_or_else(|| format_error("checks", "must be a list"))?
+            .iter()
+            .enumerate()
+        {
+            let path = format!("checks[{i}]");
+            let definition = c
+                .get("definition")
+                .ok_or_else(|| format_error(&format!("{path}.definition"), "missing"))?;
+            let invariant = super::file::invariant_from_json(definition)
+                .map_err(|m| format_error(&format!("{path}.definition"), m))?;
+            let counterexample = match c.get("counterexample") {
+                Some(cx) => Some(counterexample_from_json(
+                    cx,
+                    &format!("{path}.counterexample"),
+                )?),
+                None => None,
+            };
+            checks.push(CheckReport {
+                invariant,
+                count: c.get("count").and_then(Value::as_u64).unwrap_or(0),
+                counterexample,
+            });
+        }
+        let run_error = match o.get("runError") {
+            Some(cx) => Some(counterexample_from_json(cx, "runError")?),
+            None => None,
+        };
+        let mut processes = Vec::new();
+        for (i, p) in field(o, "coverage")?
+            .as_array()
+            .ok_or_else(|| format_error("coverage", "must be a list"))?
+            .iter()
+            .enumerate()
+        {
+            let path = format!("coverage[{i}]");
+            let p = p
+                .as_object()
+                .ok_or_else(|| format_error(&path, "must be an object"))?;
+            let list = |k: &str| -> Result<Vec<String>, ReportError> {
+                strings(field(p, k)?, &format!("{path}.{k}"))
+            };
+            processes.push(ProcessReach {
+                process_id: field(p, "processId")?
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                elements: u64_field(p, "elements")? as usize,
+                elements_entered: u64_field(p, "elementsEntered")? as usize,
+                flows: u64_field(p, "flows")? as usize,
+                flows_taken: u64_field(p, "flowsTaken")? as usize,
+                dead_elements: list("deadElements")?,
+                dead_flows: list("deadFlows")?,
+                dead_tools: list("deadTools")?,
+            });
+        }
+        let shard = o.get("shard").map(|s| Shard {
+            index: s.get("index").and_then(Value::as_u64).unwrap_or(0) as usize,
+            count: s.get("count").and_then(Value::as_u64).unwrap_or(0) as usize,
+        });
+        let state_fingerprints = match o.get("stateFingerprints").and_then(Value::as_str) {
+            Some(text) => {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .map_err(|e| format_error("stateFingerprints", e.to_string()))?;
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        Ok(Report {
+            search,
+            trajectories: u64_field(o, "trajectories")?,
+            cut_at_bound: u64_field(o, "cutAtBound")?,
+            distinct_states: u64_field(o, "distinctStates")?,
+            pruned: u64_field(o, "pruned")?,
+            elapsed: Duration::from_secs_f64(
+                o.get("seconds")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0)
+                    .max(0.0),
+            ),
+            cut_off: o.get("cutOff").and_then(Value::as_str).map(str::to_string),
+            checks,
+            run_errors: u64_field(o, "runErrors")?,
+            run_error,
+            coverage: ExploredCoverage { processes },
+            shard,
+            state_fingerprints,
+        })
+    }
+
+    /// Merges the reports of every shard of one exploration into the report of the whole: the
+    /// counts added up, distinct states counted once, each invariant's simplest counterexample,
+    /// coverage united. Refuses reports that are not the shards 1..N of one space.
+    pub fn merge(reports: Vec<Report>) -> Result<Report, ReportError> {
+        let Some(first) = reports.first() else {
+            return Err(ReportError::Merge("no report to merge".into()));
+        };
+        let count = first.shard.map_or(0, |s| s.count);
+        if count == 0 {
+            return Err(ReportError::Merge(
+                "the reports were not written by shards (baton explore --shard K/N --json FILE)"
+                    .into(),
+            ));
+        }
+        let mut seen = vec![false; count];
+        for r in &reports {
+            let Some(shard) = r
+                .shard
+                .filter(|s| s.count == count && s.index >= 1 && s.index <= count)
+            else {
+                return Err(ReportError::Merge(format!(
+                    "the reports are not the shards of one split into {count}"
+                )));
+            };
+            if std::mem::replace(&mut seen[shard.index - 1], true) {
+                return Err(ReportError::Merge(format!(
+                    "shard {}/{count} is given twice",
+                    shard.index
+                )));
+            }
+            if r.checks.len() != first.checks.len()
+                || r.checks
+                    .iter()
+                    .zip(&first.checks)
+                    .any(|(a, b)| a.invariant != b.invariant)
+                || r.search != first.search
+            {
+                return Err(ReportError::Merge(
+                    "the reports are of different explorations (their invariants or search differ)"
+                        .into(),
+                ));
+            }
+        }
+        if let Some(missing) = seen.iter().position(|s| !s) {
+            return Err(ReportError::Merge(format!(
+                "shard {}/{count} is missing",
+                missing + 1
+            )));
+        }
+        let mut reports = reports;
+        reports.sort_by_key(|r| r.shard.map_or(0, |s| s.index));
+        let mut states: Vec<u64> = reports
+            .iter()
+            .flat_map(|r| r.state_fingerprints.iter().copied())
+            .collect();
+        states.sort_unstable();
+        states.dedup();
+        let mut merged = reports[0].clone();
+        merged.shard = None;
+        merged.state_fingerprints = Vec::new();
+        merged.distinct_states = states.len() as u64;
+        for r in reports.into_iter().skip(1) {
+            merged.trajectories += r.trajectories;
+            merged.cut_at_bound += r.cut_at_bound;
+            merged.pruned += r.pruned;
+            merged.elapsed = merged.elapsed.max(r.elapsed);
+            if merged.cut_off.is_none() {
+                merged.cut_off = r.cut_off;
+            }
+            for (mine, theirs) in merged.checks.iter_mut().zip(r.checks) {
+                mine.count += theirs.count;
+                mine.counterexample = match (mine.counterexample.take(), theirs.counterexample) {
+                    (Some(a), Some(b)) => Some(if simpler(&b, &a) { b } else { a }),
+                    (a, b) => a.or(b),
+                };
+            }
+            merged.run_errors += r.run_errors;
+            merged.run_error = match (merged.run_error.take(), r.run_error) {
+                (Some(a), Some(b)) => Some(if simpler(&b, &a) { b } else { a }),
+                (a, b) => a.or(b),
+            };
+            for theirs in r.coverage.processes {
+                match merged
+                    .coverage
+                    .processes
+                    .iter_mut()
+                    .find(|p| p.process_id == theirs.process_id)
+                {
+                    Some(mine) => {
+                        mine.dead_elements
+                            .retain(|e| theirs.dead_elements.contains(e));
+                        mine.dead_flows.retain(|f| theirs.dead_flows.contains(f));
+                        mine.dead_tools.retain(|t| theirs.dead_tools.contains(t));
+                        mine.elements_entered = mine.elements - mine.dead_elements.len();
+                        mine.flows_taken = mine.flows - mine.dead_flows.len();
+                    }
+                    None => merged.coverage.processes.push(theirs),
+                }
+            }
+        }
+        Ok(merged)
+    }
 }
 
 impl fmt::Display for Report {
@@ -462,6 +809,14 @@ pub(crate) fn build(pristine: &Fork, outcome: Outcome, space: &Space, elapsed: D
         run_errors: tally.run_errors.count,
         run_error,
         coverage: coverage(pristine, &tally),
+        shard: space.shard,
+        state_fingerprints: if space.shard.is_some() {
+            let mut states: Vec<u64> = tally.states.iter().copied().collect();
+            states.sort_unstable();
+            states
+        } else {
+            Vec::new()
+        },
     }
 }
 

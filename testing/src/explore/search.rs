@@ -30,6 +30,9 @@ pub(crate) struct Settings {
     pub threads: usize,
     /// Only these parts (a shard): `(index, count)`, 1-based.
     pub shard: Option<(usize, usize)>,
+    /// Re-run each branch's prefix from this run (not started) instead of copying the run at
+    /// the choice: the same result, slower; what forking saves is measured with it.
+    pub replay_from: Option<Fork>,
 }
 
 /// Why a search stopped before the end.
@@ -72,7 +75,9 @@ fn step(
 
 /// Counts a run that ended (or was cut at the model-call bound).
 fn leaf(fork: &Fork, status: Status, tally: &mut Tally) {
-    let _ = fork;
+    if let Some(counter) = &fork.plan.counter {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
     tally.trajectories += 1;
     if status == Status::Cut {
         tally.cut_at_bound += 1;
@@ -204,6 +209,7 @@ fn exhaustive(root: Fork, mut tally: Tally, settings: &Settings) -> Outcome {
         let mut part_seen = seen.clone();
         let stop = depth_first(
             part,
+            settings.replay_from.as_ref(),
             budgets[index],
             &mut part_seen,
             &mut part_tally,
@@ -226,6 +232,7 @@ fn exhaustive(root: Fork, mut tally: Tally, settings: &Settings) -> Outcome {
 /// Depth first from `root` (waiting at a choice), at most `budget` trajectories.
 fn depth_first(
     root: Fork,
+    replay_from: Option<&Fork>,
     budget: u64,
     seen: &mut FxHashSet<u64>,
     tally: &mut Tally,
@@ -245,10 +252,16 @@ fn depth_first(
         let i = top.1;
         let n = top.2;
         top.1 += 1;
-        let mut child = if i + 1 == n {
-            stack.pop().expect("the top").0
-        } else {
-            top.0.clone()
+        let mut child = match replay_from {
+            Some(pristine) => {
+                let prefix: Vec<u32> = top.0.choices.iter().map(|c| c.index).collect();
+                if i + 1 == n {
+                    stack.pop();
+                }
+                replay_prefix(pristine, &prefix)
+            }
+            None if i + 1 == n => stack.pop().expect("the top").0,
+            None => top.0.clone(),
         };
         let status = step(&mut child, tally, |f, on, r| f.decide(i, on, r));
         if let Some(fatal) = child.fatal.take() {
@@ -450,6 +463,17 @@ pub(crate) fn replay(
         fork.decide(i, on_records, &mut report);
     }
     (fork, tally)
+}
+
+/// The run after `prefix` (every choice recorded), re-run from `pristine`, nothing tallied.
+fn replay_prefix(pristine: &Fork, prefix: &[u32]) -> Fork {
+    let mut fork = pristine.clone();
+    let mut report = StepReport::default();
+    fork.start(&mut |_| {}, &mut report);
+    for &i in prefix {
+        fork.decide(i, &mut |_| {}, &mut report);
+    }
+    fork
 }
 
 /// How simple a trajectory is: fewest model calls, then fewest tool calls, then the simplest

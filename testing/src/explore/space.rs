@@ -1,6 +1,8 @@
 //! The space a search explores: how the run starts, what each agent's model may answer at a
 //! model call, what each tool may return, and the bounds.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use baton_engine::runtime::VariableDocument;
@@ -36,6 +38,8 @@ pub struct Space {
     pub(crate) search: Search,
     pub(crate) threads: usize,
     pub(crate) shard: Option<Shard>,
+    pub(crate) replay_prefixes: bool,
+    pub(crate) counter: Option<Arc<AtomicU64>>,
 }
 
 /// How the space is searched.
@@ -184,6 +188,8 @@ impl Space {
             search: Search::Exhaustive,
             threads: 0,
             shard: None,
+            replay_prefixes: false,
+            counter: None,
         }
     }
 
@@ -250,6 +256,20 @@ impl Space {
     /// into the whole one ([`super::Report::merge`]).
     pub fn shard(mut self, index: usize, count: usize) -> Space {
         self.shard = Some(Shard { index, count });
+        self
+    }
+
+    /// Re-runs each branch from the start instead of copying the run where it branches: the
+    /// same report, far slower. For measuring what forking saves (the benchmarks do).
+    pub fn replaying_prefixes(mut self) -> Space {
+        self.replay_prefixes = true;
+        self
+    }
+
+    /// Adds every trajectory explored to `counter` as the search goes (to show progress from
+    /// another thread).
+    pub fn count_trajectories_into(mut self, counter: Arc<AtomicU64>) -> Space {
+        self.counter = Some(counter);
         self
     }
 

@@ -333,3 +333,77 @@ fn test_and_coverage_report_write_cpts_coverage_report() {
     }
     assert_eq!(a["decisionModels"], b["decisionModels"]);
 }
+
+/// `baton explore`: the template's exploration file, with fewer model calls to stay quick.
+#[test]
+fn explore_reports_each_invariant_and_writes_counterexamples_that_fail_under_baton_test() {
+    let dir = crate::cpt::temp_dir("explore-cli");
+    let out = dir.join("counterexamples");
+    let out_arg = out.display().to_string();
+    let (code, output) = baton(&[
+        "explore",
+        "templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json",
+        "--max-model-calls",
+        "2",
+        "--counterexamples",
+        &out_arg,
+    ]);
+    assert_eq!(code, 1, "{output}");
+    let output: String = output
+        .lines()
+        .filter(|l| !l.starts_with("time: "))
+        .map(|l| l.replace(&out_arg, "[out]") + "\n")
+        .collect();
+    insta::assert_snapshot!(output);
+    // The counterexample is a CPT test beside a copy of the BPMN: it fails where the invariant broke.
+    std::fs::copy(
+        "../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn",
+        out.join("ai-agent-tool-loop.bpmn"),
+    )
+    .unwrap();
+    let first = out
+        .join("ai-agent-tool-loop-1.test.json")
+        .display()
+        .to_string();
+    let (code, output) = baton(&["test", &first, "--no-coverage"]);
+    assert_eq!(code, 1, "{output}");
+    assert!(
+        output
+            .contains("expected process \"ai-agent-tool-loop\" to have completed \"lookup-order\""),
+        "{output}"
+    );
+}
+
+/// `baton explore --shard K/N --json FILE` and `baton explore merge`.
+#[test]
+fn explore_shards_merge_into_the_whole_report() {
+    let dir = crate::cpt::temp_dir("explore-shards");
+    let file = "templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json";
+    let (_, whole) = baton(&["explore", file, "--max-model-calls", "2"]);
+    let mut reports = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let report = dir.join(format!("shard-{}.json", &shard[..1]));
+        let report_arg = report.display().to_string();
+        let (code, output) = baton(&[
+            "explore",
+            file,
+            "--max-model-calls",
+            "2",
+            "--shard",
+            shard,
+            "--json",
+            &report_arg,
+        ]);
+        assert_ne!(code, 2, "{output}");
+        reports.push(report_arg);
+    }
+    let mut args = vec!["explore", "merge"];
+    args.extend(reports.iter().map(String::as_str));
+    let (code, merged) = baton(&args);
+    assert_eq!(code, 1, "{merged}");
+    let counts = |text: &str| text.lines().next().unwrap_or_default().to_string();
+    assert_eq!(counts(&merged), counts(&whole));
+    let (code, output) = baton(&["explore", file, "--shard", "3/2"]);
+    assert_eq!(code, 2, "{output}");
+    assert!(output.contains("shard 3/2 is out of range"), "{output}");
+}

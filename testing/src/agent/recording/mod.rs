@@ -50,7 +50,7 @@ pub use session::{
     CassetteMode, CassetteOptions, CassetteSession, RECORD_ENV, SessionFailure, TurnSource,
 };
 
-use super::connector::ResponseFormat;
+use super::connector::{Limits, ResponseFormat};
 use super::mock::AgentRequest;
 
 /// The request of a model call as recordings store it (before normalisation): the
@@ -98,7 +98,17 @@ pub fn request_json(request: &AgentRequest) -> Value {
     Value::Object(object)
 }
 
-fn response_format_json(format: &ResponseFormat) -> Value {
+pub(crate) fn limits_json(limits: Limits) -> Value {
+    let mut object = Map::new();
+    object.insert("maxModelCalls".into(), limits.max_model_calls.into());
+    object.insert(
+        "contextWindowSize".into(),
+        limits.context_window_size.into(),
+    );
+    Value::Object(object)
+}
+
+pub(crate) fn response_format_json(format: &ResponseFormat) -> Value {
     let mut object = Map::new();
     match format {
         ResponseFormat::Text { parse_json } => {

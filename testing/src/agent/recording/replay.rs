@@ -1,13 +1,37 @@
 //! Replay that checks: a model call is answered by a recorded call only if the request still
 //! matches what was recorded (after normalisation and redaction on both sides).
 
+use std::cell::OnceCell;
+
 use serde_json::Value;
 
 use super::diff::{Difference, same_json};
 use super::format::{RecordedRequest, Recording};
 use super::normalize::{Normalizer, is_key, normalize_text};
 use super::redact::Redactor;
+use super::{limits_json, request_json, response_format_json};
+use crate::agent::mock::AgentRequest;
+use crate::agent::tools::ToolDefinition;
 use crate::agent::turn::Turn;
+
+/// The request of a model call: its JSON, or the mock's request, whose JSON is built only when
+/// a comparison needs it.
+enum Actual<'a> {
+    Json(&'a Value),
+    Request {
+        request: &'a AgentRequest,
+        json: OnceCell<Value>,
+    },
+}
+
+impl Actual<'_> {
+    fn json(&self) -> &Value {
+        match self {
+            Actual::Json(json) => json,
+            Actual::Request { request, json } => json.get_or_init(|| request_json(request)),
+        }
+    }
+}
 
 /// Which recorded call answers a model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -141,6 +165,18 @@ impl Replayer {
     /// Picks the recorded call that answers the next model call, whose request is `request`
     /// (as the model sees it: [`crate::agent::recording::request_json`]).
     pub fn answer(&mut self, request: &Value) -> Result<Played, Mismatch> {
+        self.answer_actual(&Actual::Json(request))
+    }
+
+    /// [`answer`](Self::answer) for the mock's request of a model call.
+    pub fn answer_request(&mut self, request: &AgentRequest) -> Result<Played, Mismatch> {
+        self.answer_actual(&Actual::Request {
+            request,
+            json: OnceCell::new(),
+        })
+    }
+
+    fn answer_actual(&mut self, request: &Actual<'_>) -> Result<Played, Mismatch> {
         self.calls += 1;
         let call = self.calls;
         let exhausted = Mismatch::Exhausted {
@@ -169,7 +205,9 @@ impl Replayer {
                         None => true,
                         Some(r) if self.standard && matches_raw(r, request, &self.redactor) => true,
                         Some(r) => r
-                            .first_difference(prepared.get_or_insert_with(|| self.prepare(request)))
+                            .first_difference(
+                                prepared.get_or_insert_with(|| self.prepare(request.json())),
+                            )
                             .is_none(),
                     });
                 match found {
@@ -178,7 +216,7 @@ impl Replayer {
                         checked: self.recorded[entry].is_some(),
                     },
                     None => {
-                        let actual = prepared.unwrap_or_else(|| self.prepare(request));
+                        let actual = prepared.unwrap_or_else(|| self.prepare(request.json()));
                         let difference = self.recorded[first_unused]
                             .as_ref()
                             .and_then(|r| r.first_difference(&actual))
@@ -200,14 +238,14 @@ impl Replayer {
     /// Compares a request with recorded call `entry`: raw first when only the standard rules
     /// apply, and normalised when that finds a difference (so the difference is the one a full
     /// normalisation gives).
-    fn check(&self, entry: usize, request: &Value, call: u32) -> Result<(), Mismatch> {
+    fn check(&self, entry: usize, request: &Actual<'_>, call: u32) -> Result<(), Mismatch> {
         let Some(recorded) = &self.recorded[entry] else {
             return Ok(());
         };
         if self.standard && matches_raw(recorded, request, &self.redactor) {
             return Ok(());
         }
-        let actual = self.prepare(request);
+        let actual = self.prepare(request.json());
         match recorded.first_difference(&actual) {
             None => Ok(()),
             Some(difference) => Err(Mismatch::Differs {
@@ -246,23 +284,55 @@ impl Replayer {
 /// Whether `actual`, redacted and normalised with the standard rules, equals `recorded` (which
 /// is), deciding on the raw values where they are equal: the standard rules give their own
 /// output back unchanged, so only the values that differ need them. `false` can also mean
-/// "not sure": the caller then normalises the whole request.
-fn matches_raw(recorded: &RecordedRequest, actual: &Value, redactor: &Redactor) -> bool {
-    let Some(actual) = actual.as_object() else {
-        return false;
-    };
-    recorded
-        .fields()
-        .iter()
-        .all(|(field, r)| match actual.get(field) {
-            None => false,
-            Some(a) => match field.as_str() {
-                "tools" => same_tools(r, a, redactor),
-                "toolCallResults" => same_items(r, a, redactor),
-                "messages" => same_messages(r, a, redactor),
-                _ => same_value(r, a, redactor),
-            },
-        })
+/// "not sure": the caller then normalises the whole request. The mock's request is read where
+/// it lies, without building its JSON.
+fn matches_raw(recorded: &RecordedRequest, actual: &Actual<'_>, redactor: &Redactor) -> bool {
+    match actual {
+        Actual::Json(json) => {
+            let Some(actual) = json.as_object() else {
+                return false;
+            };
+            recorded
+                .fields()
+                .iter()
+                .all(|(field, r)| match actual.get(field) {
+                    None => false,
+                    Some(a) => match field.as_str() {
+                        "tools" => a.as_array().is_some_and(|a| same_tools(r, a, redactor)),
+                        "toolCallResults" => same_items(r, a, redactor),
+                        "messages" => a.as_array().is_some_and(|a| same_messages(r, a, redactor)),
+                        _ => same_value(r, a, redactor),
+                    },
+                })
+        }
+        Actual::Request { request, .. } => {
+            let text = |text: &Option<String>| {
+                text.as_ref()
+                    .map_or(Value::Null, |t| Value::String(t.clone()))
+            };
+            recorded
+                .fields()
+                .iter()
+                .all(|(field, r)| match field.as_str() {
+                    "tools" => same_tool_definitions(r, &request.tools, redactor),
+                    "systemPrompt" => same_value(r, &text(&request.system_prompt), redactor),
+                    "userPrompt" => same_value(r, &text(&request.user_prompt), redactor),
+                    "toolCallResults" => same_items(r, &request.tool_call_results, redactor),
+                    "events" => r.as_array().is_some_and(|r| {
+                        r.len() == request.events.len()
+                            && r.iter()
+                                .zip(&request.events)
+                                .all(|(r, a)| same_value(r, a, redactor))
+                    }),
+                    "responseFormat" => {
+                        same_value(r, &response_format_json(&request.response_format), redactor)
+                    }
+                    "limits" => same_value(r, &limits_json(request.limits), redactor),
+                    "messages" => same_messages(r, &request.messages, redactor),
+                    _ => false,
+                })
+        }
+    }
 }
 
 fn same_value(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool {
@@ -307,9 +377,9 @@ fn same_items(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool {
         })
 }
 
-fn same_messages(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool {
-    let (Some(r), Some(a)) = (recorded.as_array(), actual.as_array()) else {
-        return same_value(recorded, actual, redactor);
+fn same_messages(recorded: &Value, actual: &[Value], redactor: &Redactor) -> bool {
+    let (Some(r), a) = (recorded.as_array(), actual) else {
+        return false;
     };
     r.len() == a.len()
         && r.iter().zip(a).all(|(r, a)| match (r, a) {
@@ -327,17 +397,43 @@ fn same_messages(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool 
 }
 
 /// The recorded tools are in name order; the actual ones in Zeebe's.
-fn same_tools(recorded: &Value, actual: &Value, redactor: &Redactor) -> bool {
-    let (Some(r), Some(a)) = (recorded.as_array(), actual.as_array()) else {
-        return same_value(recorded, actual, redactor);
+fn same_tools(recorded: &Value, actual: &[Value], redactor: &Redactor) -> bool {
+    let Some(r) = recorded.as_array() else {
+        return false;
     };
     let name = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_string);
-    let mut sorted: Vec<&Value> = a.iter().collect();
+    let mut sorted: Vec<&Value> = actual.iter().collect();
     sorted.sort_by_key(|t| name(t));
     r.len() == sorted.len()
         && r.iter()
             .zip(sorted)
             .all(|(r, a)| same_value(r, a, redactor))
+}
+
+/// [`same_tools`] against the tool definitions themselves (what
+/// [`ToolDefinition::to_json`] would give).
+fn same_tool_definitions(recorded: &Value, tools: &[ToolDefinition], redactor: &Redactor) -> bool {
+    let Some(r) = recorded.as_array() else {
+        return false;
+    };
+    let mut sorted: Vec<&ToolDefinition> = tools.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    let text = |t: &str| Value::String(t.to_string());
+    r.len() == sorted.len()
+        && r.iter().zip(sorted).all(|(r, tool)| {
+            let Some(r) = r.as_object() else {
+                return false;
+            };
+            r.len() == 2 + usize::from(tool.description.is_some())
+                && r.get("name")
+                    .is_some_and(|n| same_value(n, &text(&tool.name), redactor))
+                && tool.description.as_deref().is_none_or(|d| {
+                    r.get("description")
+                        .is_some_and(|rd| same_value(rd, &text(d), redactor))
+                })
+                && r.get("inputSchema")
+                    .is_some_and(|s| same_value(s, &tool.input_schema, redactor))
+        })
 }
 
 /// Redacts, then normalises, and keeps the request fields.
@@ -474,7 +570,7 @@ mod tests {
         let normalizer = Normalizer::standard();
         let redactor = Redactor::standard();
         let base = json!({
-            "tools": [{"name": "b", "inputSchema": {"k": 1}}, {"name": "a", "description": "x 1042"}],
+            "tools": [{"name": "b", "inputSchema": {"k": 1}}, {"name": "a", "description": "x 1042 from 2025-01-01", "inputSchema": {}}],
             "userPrompt": "key sk-ant-0123456789abcdefghij at 2025-01-01T00:00:00Z",
             "toolCallResults": [{"id": "call_1_1", "name": "a", "content": {"key": 2251799813685262_u64, "n": 1}}],
             "messages": [
@@ -505,7 +601,7 @@ mod tests {
             },
             {
                 let mut v = base.clone();
-                v["tools"] = json!([{"name": "a", "description": "x 1042"}, {"name": "b", "inputSchema": {"k": 1}}]);
+                v["tools"] = json!([{"name": "a", "description": "x 1042 from 2026-02-02", "inputSchema": {}}, {"name": "b", "inputSchema": {"k": 1}}]);
                 v
             },
             {
@@ -519,9 +615,52 @@ mod tests {
             let full = recorded
                 .first_difference(&prepare(variant, &normalizer, &redactor))
                 .is_none();
-            let raw = matches_raw(&recorded, variant, &redactor);
+            let raw = matches_raw(&recorded, &Actual::Json(variant), &redactor);
+            let request = agent_request(variant);
+            let in_place = matches_raw(
+                &recorded,
+                &Actual::Request {
+                    request: &request,
+                    json: OnceCell::new(),
+                },
+                &redactor,
+            );
             assert_eq!(full, equal, "{variant}");
             assert_eq!(raw, equal, "{variant}");
+            assert_eq!(in_place, equal, "the mock's request {variant}");
+        }
+    }
+
+    /// The mock's request of a request's JSON (the fields the test uses).
+    fn agent_request(json: &Value) -> AgentRequest {
+        let tools: Vec<ToolDefinition> = json["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(ToolDefinition::from_json)
+            .collect();
+        AgentRequest {
+            element_id: "agent".into(),
+            model_call: 1,
+            job_key: 1,
+            process_instance_key: 1,
+            system_prompt: None,
+            user_prompt: json["userPrompt"].as_str().map(str::to_string),
+            tools: tools.into(),
+            tool_call_results: baton_engine::runtime::SharedJson::new(
+                json.get("toolCallResults").cloned().unwrap_or(json!([])),
+            ),
+            events: Vec::new(),
+            messages: crate::agent::connector::SentMessages::new(
+                json["messages"].as_array().cloned().unwrap_or_default(),
+            ),
+            response_format: crate::agent::connector::ResponseFormat::Text { parse_json: false },
+            limits: crate::agent::connector::Limits {
+                max_model_calls: 10,
+                context_window_size: 20,
+            },
+            turn: None,
+            fault: None,
         }
     }
 }

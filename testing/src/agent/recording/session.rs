@@ -302,14 +302,17 @@ impl CassetteSession {
                 }
             };
         }
-        let json = request_json(request);
+        // The request's JSON is built only when something needs it: a replay that matches
+        // compares the request where it lies.
+        let json = std::cell::OnceCell::new();
+        let json = || json.get_or_init(|| request_json(request));
         let actual_before = self
             .run
             .recording()
             .calls
             .last()
             .map_or(&[][..], |c| c.trajectory.as_slice());
-        let recorded_turn = match replayer.answer(&json) {
+        let recorded_turn = match replayer.answer_request(request) {
             Ok(played) => Some(replayer.turn(played.entry).clone()),
             Err(Mismatch::Differs {
                 call,
@@ -339,7 +342,7 @@ impl CassetteSession {
                 replayer.take_next().map(|i| replayer.turn(i).clone())
             }
             Err(Mismatch::Exhausted { call, .. }) => {
-                let actual = replayer.prepare(&json);
+                let actual = replayer.prepare(json());
                 let drift =
                     self.context
                         .extra_call(call, replayer.recording(), &actual, actual_before);
@@ -351,7 +354,7 @@ impl CassetteSession {
             }
         };
         let turn = match (live, recorded_turn) {
-            (Some(live), _) => live(request, &json).map_err(SessionFailure::Other)?,
+            (Some(live), _) => live(request, json()).map_err(SessionFailure::Other)?,
             (None, Some(turn)) => turn,
             (None, None) => {
                 return Err(SessionFailure::Other(format!(
@@ -361,7 +364,7 @@ impl CassetteSession {
             }
         };
         if self.drift {
-            self.run.record_call(&json, &turn).map_err(other)?;
+            self.run.record_call(json(), &turn).map_err(other)?;
         } else {
             // The run's trajectories explain a later mismatch; its requests are not needed.
             self.run.record_turn(&turn);

@@ -196,7 +196,7 @@ fn the_guides_two_turn_agent_context_imports_and_matches_its_process() {
         json!({"inputText": SUPERFLUX_QUESTION}),
     );
     let mut replayer = Replayer::new(
-        recording,
+        recording.clone(),
         MatchMode::InOrder,
         Normalizer::standard(),
         Redactor::standard(),
@@ -208,6 +208,21 @@ fn the_guides_two_turn_agent_context_imports_and_matches_its_process() {
         assert!(played.checked);
     }
     assert!(replayer.unplayed().is_empty());
+
+    // Written as a file, it replays through the mock with every call checked.
+    let dir = TempDir::new("import");
+    let path = dir.join("imported.json");
+    recording.write(&path).unwrap();
+    Session::open(
+        ProcessTest::from_file(&bpmn).unwrap(),
+        "AI_Agent",
+        CassetteScript::new(&path),
+    )
+    .run(
+        "ai-agent-chat-with-tools",
+        json!({"inputText": SUPERFLUX_QUESTION}),
+    )
+    .unwrap();
 }
 
 /// A test of one agent whose mock plays a cassette script.

@@ -3,4 +3,5 @@
 
 mod bad_input;
 mod counterexamples;
+mod shards;
 mod template;

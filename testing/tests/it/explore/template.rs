@@ -8,7 +8,7 @@ use serde_json::json;
 const TEMPLATE: &str =
     include_str!("../../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn");
 
-fn template() -> ProcessTest {
+pub fn template() -> ProcessTest {
     let test = ProcessTest::from_xml("ai-agent-tool-loop.bpmn", TEMPLATE).unwrap();
     test.mock_job("order-lookup")
         .complete_with(json!({"order": {"id": "1042", "status": "delivered"}}));
@@ -21,7 +21,7 @@ fn template() -> ProcessTest {
 
 /// The space of the issue, with model calls up to `calls`: up to 2 tools per turn in every
 /// order, both answers of the response schema, success and a BPMN error for the ticket tool.
-fn space(calls: u32) -> Space {
+pub fn space(calls: u32) -> Space {
     Space::start(
         "ai-agent-tool-loop",
         json!({"customerMessage": "My order 1042 arrived broken."}),
@@ -41,7 +41,7 @@ fn space(calls: u32) -> Space {
     .max_model_calls(calls)
 }
 
-fn invariants() -> Vec<Invariant> {
+pub fn invariants() -> Vec<Invariant> {
     vec![
         Invariant::never_before("create-ticket", "lookup-order"),
         Invariant::no_incident(),
@@ -79,6 +79,34 @@ pub fn without_time(text: &str) -> String {
         .join("\n")
 }
 
+/// The report as JSON without its wall-time figures.
+fn json_without_time(report: &baton_testing::explore::Report) -> serde_json::Value {
+    let mut json = report.to_json();
+    let object = json.as_object_mut().unwrap();
+    object.remove("seconds");
+    object.remove("trajectoriesPerSecond");
+    json
+}
+
+/// The issue's whole space: up to 4 model calls. 228 116 trajectories take seconds in a release
+/// build and minutes in a debug one, so `cargo test` skips it; `cargo test --release` runs it.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "minutes in a debug build: run with cargo test --release"
+)]
+fn the_template_with_four_model_calls_is_searched_to_the_end() {
+    let report = template().explore(&space(4), invariants()).unwrap();
+    assert_eq!(
+        report.counts(),
+        "228116 trajectories (119616 cut at the model-call bound), 87805 distinct states, 43680 pruned"
+    );
+    assert!(report.cut_off.is_none());
+    let ticket_first = report.counterexample(0).unwrap();
+    assert_eq!((ticket_first.model_calls, ticket_first.tool_calls), (1, 1));
+    assert!(report.checks[1..3].iter().all(|c| c.holds()));
+}
+
 #[test]
 fn the_report_is_the_same_for_any_number_of_threads() {
     let one = template()
@@ -87,14 +115,16 @@ fn the_report_is_the_same_for_any_number_of_threads() {
     let two = template()
         .explore(&space(2).threads(2), invariants())
         .unwrap();
-    let without_time = |r: &baton_testing::explore::Report| {
-        let mut json = r.to_json();
-        let object = json.as_object_mut().unwrap();
-        object.remove("seconds");
-        object.remove("trajectoriesPerSecond");
-        json
-    };
-    assert_eq!(without_time(&one), without_time(&two));
+    assert_eq!(json_without_time(&one), json_without_time(&two));
+}
+
+#[test]
+fn replaying_prefixes_instead_of_forking_gives_the_same_report() {
+    let forked = template().explore(&space(2), invariants()).unwrap();
+    let replayed = template()
+        .explore(&space(2).replaying_prefixes(), invariants())
+        .unwrap();
+    assert_eq!(json_without_time(&forked), json_without_time(&replayed));
 }
 
 #[test]

@@ -1,0 +1,501 @@
+//! Exploration files (`*.explore.json`), what `baton explore` runs: the setup as CPT instructions
+//! (job mocks, decision mocks, child process mocks, the clock), the start, the space and the
+//! invariants. The BPMN, DMN and form files beside it are deployed, as `baton test` deploys a
+//! test file's folder. See `docs/cli.md` for the format.
+//!
+//! ```json
+//! {
+//!   "setup": [ { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "order-lookup", "variables": { "order": {} } } ],
+//!   "start": { "processDefinitionId": "ai-agent-tool-loop", "variables": { "customerMessage": "Hi" } },
+//!   "agents": [ { "elementId": "support-agent", "maxToolsPerTurn": 2 } ],
+//!   "outcomes": { "ticket-create": [ { "complete": { "ticketId": "T-1" } }, { "throwError": { "errorCode": "DOWN" } } ] },
+//!   "bounds": { "modelCalls": 4 },
+//!   "invariants": [ { "neverBefore": { "element": "create-ticket", "before": "lookup-order" } }, "noIncident" ]
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::invariant::{EndState, Invariant};
+use super::plan::ExploreError;
+use super::report::Report;
+use super::space::{AgentSpace, Space};
+use crate::agent::Turn;
+use crate::cpt::model::Instruction;
+use crate::mocks::Answer;
+use crate::{DeployError, Deployment, ProcessTest};
+
+/// Why an exploration file cannot be run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileError {
+    #[error("cannot read {}: {error}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        error: std::io::Error,
+    },
+    /// The JSON is not an exploration file: the path of the problem in it.
+    #[error("{}: {}{message}", file.display(), if path.is_empty() { String::new() } else { format!("{path}: ") })]
+    Format {
+        file: PathBuf,
+        path: String,
+        message: String,
+    },
+    #[error("{}: the resources beside it do not deploy: {error}", file.display())]
+    Deploy {
+        file: PathBuf,
+        #[source]
+        error: DeployError,
+    },
+    #[error("{}: {error}", file.display())]
+    Explore {
+        file: PathBuf,
+        #[source]
+        error: ExploreError,
+    },
+}
+
+/// An exploration file, read.
+#[derive(Debug, Clone)]
+pub struct ExploreFile {
+    pub path: PathBuf,
+    pub name: Option<String>,
+    setup: Vec<(String, Instruction)>,
+    pub space: Space,
+    pub invariants: Vec<Invariant>,
+    /// Unknown fields of setup instructions (CPT ignores them too).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Raw {
+    #[serde(rename = "$schema")]
+    _schema: Option<String>,
+    name: Option<String>,
+    #[serde(default)]
+    setup: Vec<Value>,
+    start: RawStart,
+    #[serde(default)]
+    agents: Vec<RawAgent>,
+    #[serde(default)]
+    outcomes: indexmap::IndexMap<String, Vec<RawOutcome>>,
+    #[serde(default)]
+    bounds: RawBounds,
+    #[serde(default)]
+    search: RawSearch,
+    threads: Option<usize>,
+    #[serde(default)]
+    invariants: Vec<RawInvariant>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawStart {
+    process_definition_id: String,
+    #[serde(default)]
+    variables: Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawAgent {
+    element_id: String,
+    tools: Option<Vec<String>>,
+    max_tools_per_turn: Option<usize>,
+    #[serde(default = "yes")]
+    every_order: bool,
+    #[serde(default)]
+    values: indexmap::IndexMap<String, indexmap::IndexMap<String, Vec<Value>>>,
+    #[serde(default)]
+    responses: Vec<Value>,
+    #[serde(default = "yes")]
+    generated_responses: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+enum RawOutcome {
+    Complete(Map<String, Value>),
+    CompleteWithExampleData,
+    ThrowError {
+        error_code: String,
+        #[serde(default)]
+        error_message: String,
+        #[serde(default)]
+        variables: Map<String, Value>,
+    },
+    Fail {
+        #[serde(default)]
+        error_message: String,
+        retries: Option<i32>,
+    },
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawBounds {
+    model_calls: Option<u32>,
+    tools_per_turn: Option<usize>,
+    trajectories: Option<u64>,
+    /// ISO-8601 duration (`PT30S`).
+    time: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", tag = "mode")]
+enum RawSearch {
+    #[default]
+    Exhaustive,
+    Sample {
+        seed: u64,
+        runs: u64,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+enum RawInvariant {
+    NeverBefore { element: String, before: String },
+    AtMostOncePerKey { job_type: String },
+    NoIncident,
+    NoIncidentAt(String),
+    Condition(String),
+    EndsIn(Vec<RawEndState>),
+    Reaches(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+enum RawEndState {
+    Completed,
+    Terminated,
+    WaitingAt(String),
+    Incident,
+}
+
+impl RawInvariant {
+    fn into_invariant(self) -> Invariant {
+        match self {
+            RawInvariant::NeverBefore { element, before } => {
+                Invariant::never_before(element, before)
+            }
+            RawInvariant::AtMostOncePerKey { job_type } => {
+                Invariant::at_most_once_per_key(job_type)
+            }
+            RawInvariant::NoIncident => Invariant::no_incident(),
+            RawInvariant::NoIncidentAt(e) => Invariant::no_incident_at(e),
+            RawInvariant::Condition(c) => Invariant::condition(c),
+            RawInvariant::EndsIn(states) => {
+                Invariant::ends_in(states.into_iter().map(|s| match s {
+                    RawEndState::Completed => EndState::Completed,
+                    RawEndState::Terminated => EndState::Terminated,
+                    RawEndState::WaitingAt(e) => EndState::WaitingAt(e),
+                    RawEndState::Incident => EndState::Incident,
+                }))
+            }
+            RawInvariant::Reaches(e) => Invariant::reaches(e),
+        }
+    }
+}
+
+/// An invariant in the form exploration files write it in (`{"neverBefore": {...}}`,
+/// `"noIncident"`, ...).
+pub(crate) fn invariant_to_json(invariant: &Invariant) -> Value {
+    use serde_json::json;
+    match invariant {
+        Invariant::NeverBefore { element, before } => {
+            json!({"neverBefore": {"element": element, "before": before}})
+        }
+        Invariant::AtMostOncePerKey { job_type } => {
+            json!({"atMostOncePerKey": {"jobType": job_type}})
+        }
+        Invariant::NoIncident => json!("noIncident"),
+        Invariant::NoIncidentAt { element } => json!({"noIncidentAt": element}),
+        Invariant::Condition { expression } => json!({"condition": expression}),
+        Invariant::EndsIn(states) => {
+            let states: Vec<Value> = states
+                .iter()
+                .map(|s| match s {
+                    EndState::Completed => json!("completed"),
+                    EndState::Terminated => json!("terminated"),
+                    EndState::WaitingAt(e) => json!({"waitingAt": e}),
+                    EndState::Incident => json!("incident"),
+                })
+                .collect();
+            json!({"endsIn": states})
+        }
+        Invariant::Reaches { element } => json!({"reaches": element}),
+    }
+}
+
+/// Reads an invariant in the form exploration files write it in.
+pub(crate) fn invariant_from_json(value: &Value) -> Result<Invariant, String> {
+    serde_path_to_error::deserialize::<_, RawInvariant>(value)
+        .map(RawInvariant::into_invariant)
+        .map_err(|e| e.to_string())
+}
+
+/// The setup instructions an exploration runs (each fork copies what they set up).
+const SETUP_INSTRUCTIONS: [&str; 5] = [
+    "MOCK_JOB_WORKER_COMPLETE_JOB",
+    "MOCK_JOB_WORKER_THROW_BPMN_ERROR",
+    "MOCK_DMN_DECISION",
+    "MOCK_CHILD_PROCESS",
+    "SET_TIME",
+];
+
+impl ExploreFile {
+    /// Reads an exploration file.
+    pub fn read(path: impl AsRef<Path>) -> Result<ExploreFile, FileError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|error| FileError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        ExploreFile::parse(&text, path)
+    }
+
+    /// Reads an exploration file's text; `path` names it (and its folder holds the resources).
+    pub fn parse(text: &str, path: &Path) -> Result<ExploreFile, FileError> {
+        let format = |at: String, message: String| FileError::Format {
+            file: path.to_path_buf(),
+            path: at,
+            message,
+        };
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            format(
+                String::new(),
+                format!("not JSON at line {}, column {}: {e}", e.line(), e.column()),
+            )
+        })?;
+        let raw: Raw = serde_path_to_error::deserialize(&value).map_err(|e| {
+            let at = e.path().to_string();
+            format(
+                if at == "." { String::new() } else { at },
+                e.inner().to_string(),
+            )
+        })?;
+        let mut warnings = Vec::new();
+        let mut setup = Vec::new();
+        for (i, instruction) in raw.setup.iter().enumerate() {
+            let at = format!("setup[{i}]");
+            let parsed = Instruction::from_json(instruction, &at, &mut warnings)
+                .map_err(|e| format(e.path.clone(), e.message.clone()))?;
+            if !SETUP_INSTRUCTIONS.contains(&parsed.type_name()) {
+                return Err(format(
+                    format!("{at}.type"),
+                    format!(
+                        "{} cannot set up an exploration; the setup takes {}",
+                        parsed.type_name(),
+                        SETUP_INSTRUCTIONS.join(", ")
+                    ),
+                ));
+            }
+            setup.push((at, parsed));
+        }
+        let mut space = Space::start(
+            raw.start.process_definition_id,
+            Value::Object(raw.start.variables),
+        );
+        for (a, agent) in raw.agents.into_iter().enumerate() {
+            let mut s = AgentSpace::new(agent.element_id);
+            if let Some(tools) = agent.tools {
+                s = s.tools(tools);
+            }
+            if let Some(n) = agent.max_tools_per_turn {
+                s = s.max_tools_per_turn(n);
+            }
+            if !agent.every_order {
+                s = s.in_document_order();
+            }
+            for (tool, parameters) in agent.values {
+                for (parameter, values) in parameters {
+                    s = s.values(tool.clone(), parameter, values);
+                }
+            }
+            for (r, response) in agent.responses.iter().enumerate() {
+                let at = format!("agents[{a}].responses[{r}]");
+                let turn = Turn::from_json(response, &at)
+                    .map_err(|problems| format(String::new(), problems.to_string()))?;
+                s = s.response(turn);
+            }
+            if !agent.generated_responses {
+                s = s.only_given_responses();
+            }
+            space = space.agent(s);
+        }
+        for (job_type, outcomes) in raw.outcomes {
+            let answers: Vec<Answer> = outcomes
+                .into_iter()
+                .map(|o| match o {
+                    RawOutcome::Complete(vars) => Answer::complete(Value::Object(vars)),
+                    RawOutcome::CompleteWithExampleData => Answer::example_data(),
+                    RawOutcome::ThrowError {
+                        error_code,
+                        error_message,
+                        variables,
+                    } => Answer::throw_error(error_code, error_message)
+                        .with_variables(Value::Object(variables)),
+                    RawOutcome::Fail {
+                        error_message,
+                        retries,
+                    } => match retries {
+                        Some(r) => Answer::fail(error_message).with_retries(r),
+                        None => Answer::fail(error_message),
+                    },
+                })
+                .collect();
+            space = space.outcomes(job_type, answers);
+        }
+        if let Some(n) = raw.bounds.model_calls {
+            space = space.max_model_calls(n);
+        }
+        if let Some(n) = raw.bounds.tools_per_turn {
+            space = space.max_tools_per_turn(n);
+        }
+        if let Some(n) = raw.bounds.trajectories {
+            space = space.max_trajectories(n);
+        }
+        if let Some(time) = raw.bounds.time {
+            let ms = crate::clock::parse_duration(&time)
+                .map_err(|e| format("bounds.time".into(), e.to_string()))?;
+            space = space.time_limit(Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
+        }
+        if let RawSearch::Sample { seed, runs } = raw.search {
+            space = space.sample(seed, runs);
+        }
+        if let Some(n) = raw.threads {
+            space = space.threads(n);
+        }
+        let invariants = raw
+            .invariants
+            .into_iter()
+            .map(RawInvariant::into_invariant)
+            .collect();
+        Ok(ExploreFile {
+            path: path.to_path_buf(),
+            name: raw.name,
+            setup,
+            space,
+            invariants,
+            warnings,
+        })
+    }
+
+    /// The folder whose resources it runs against.
+    pub fn dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."))
+    }
+
+    /// Deploys the folder's resources, runs the setup and explores the space.
+    pub fn run(&self, space: &Space) -> Result<Report, FileError> {
+        let resources =
+            crate::cpt::discover::resources_of(&self.dir()).map_err(|e| FileError::Format {
+                file: self.path.clone(),
+                path: String::new(),
+                message: e.to_string(),
+            })?;
+        let mut deployment = Deployment::new();
+        deployment
+            .add_files(&resources)
+            .map_err(|error| FileError::Deploy {
+                file: self.path.clone(),
+                error,
+            })?;
+        let test = deployment.test();
+        self.set_up(&test)?;
+        let report = test.explore(space, self.invariants.clone());
+        // The setup's mocks carry no expectations: nothing to verify when the test is dropped.
+        report.map_err(|error| FileError::Explore {
+            file: self.path.clone(),
+            error,
+        })
+    }
+
+    fn set_up(&self, test: &ProcessTest) -> Result<(), FileError> {
+        use Instruction as I;
+        for (at, instruction) in &self.setup {
+            let refuse = |message: String| FileError::Format {
+                file: self.path.clone(),
+                path: at.clone(),
+                message,
+            };
+            match instruction {
+                I::MockJobWorkerCompleteJob(m) => {
+                    if m.element_id.is_some() {
+                        return Err(refuse(
+                            "an exploration mocks job types, not single elements: leave out elementId".into(),
+                        ));
+                    }
+                    let answer = if m.use_example_data {
+                        Answer::example_data()
+                    } else {
+                        Answer::complete(Value::Object(m.variables.clone()))
+                    };
+                    let _ = test.mock_job(m.job_type.clone()).answer(answer);
+                }
+                I::MockJobWorkerThrowBpmnError(m) => {
+                    if m.element_id.is_some() {
+                        return Err(refuse(
+                            "an exploration mocks job types, not single elements: leave out elementId".into(),
+                        ));
+                    }
+                    let answer = Answer::throw_error(
+                        m.error_code.clone(),
+                        m.error_message.clone().unwrap_or_default(),
+                    )
+                    .with_variables(Value::Object(m.variables.clone()));
+                    let _ = test.mock_job(m.job_type.clone()).answer(answer);
+                }
+                I::MockDmnDecision(m) => {
+                    let output = m
+                        .decision_output
+                        .clone()
+                        .unwrap_or_else(|| Value::Object(m.variables.clone().unwrap_or_default()));
+                    test.mock_decision(m.decision_definition_id.clone(), output);
+                }
+                I::MockChildProcess(m) => {
+                    test.mock_child_process(
+                        &m.process_definition_id,
+                        Value::Object(m.variables.clone()),
+                    );
+                }
+                I::SetTime(t) => {
+                    let ms =
+                        crate::clock::parse_instant(&t.time).map_err(|e| refuse(e.to_string()))?;
+                    test.act(|engine| engine.set_clock(ms))
+                        .map_err(|r| refuse(r.message))?;
+                }
+                other => {
+                    return Err(refuse(format!(
+                        "{} cannot set up an exploration",
+                        other.type_name()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
