@@ -820,7 +820,7 @@ pub(crate) fn with_result_mapping(
     }
 }
 
-fn request_from(
+pub(crate) fn request_from(
     element_id: &str,
     model_call: u32,
     job: &AgentJob<'_>,

@@ -43,6 +43,13 @@ pub struct Args {
     /// cassettes into this folder; copy them beside the BPMN to keep them as regression tests.
     #[arg(long, value_name = "DIR")]
     counterexamples: Option<PathBuf>,
+    /// Write the coverage of every explored run as a coverage file into this folder (merge it
+    /// with test runs' files: `baton coverage report --input DIR`).
+    #[arg(long, value_name = "DIR")]
+    coverage_dir: Option<PathBuf>,
+    /// Write the coverage of every explored run as an HTML report into this folder.
+    #[arg(long, value_name = "DIR")]
+    html: Option<PathBuf>,
     /// Write the report as JSON to this file (`-` for standard output instead of the text).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -144,6 +151,21 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(dir) = &args.coverage_dir
+        && let Err(e) = crate::coverage::write_file(dir, &report.coverage_file)
+    {
+        eprintln!("baton explore: cannot write the coverage file: {e}");
+        return ExitCode::from(2);
+    }
+    if let Some(dir) = &args.html {
+        match crate::coverage::html::write_report(dir, &report.coverage_file) {
+            Ok(path) => eprintln!("wrote {}", path.display()),
+            Err(e) => {
+                eprintln!("baton explore: cannot write the HTML report: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     finish(
         &report,
         args.json.as_ref(),

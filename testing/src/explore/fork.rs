@@ -21,7 +21,7 @@ use super::plan::{AgentTurns, MockAnswers, Plan};
 use crate::agent::Turn;
 use crate::agent::connector::{self, AgentJob, ElementCache, FetchedVariables, PendingTurn, Step};
 use crate::agent::handle::job_answer;
-use crate::agent::mock::{finish_turn, with_error_expression};
+use crate::agent::mock::{AgentRequest, finish_turn, request_from, with_error_expression};
 use crate::mocks::Answer;
 use crate::settle::{self, Harness, JobFacts, JobFeed, Settled, apply_answer};
 
@@ -64,6 +64,8 @@ pub(crate) enum Paused {
         headers: Arc<IndexMap<String, String>>,
         retries: i32,
         turns: Arc<AgentTurns>,
+        /// What the model saw (kept only when recording).
+        request: Option<Box<AgentRequest>>,
     },
     Outcome {
         facts: JobFacts,
@@ -146,6 +148,8 @@ pub(crate) struct ToolAnswer {
 #[derive(Debug, Clone)]
 pub(crate) struct RecordedModelCall {
     pub agent: usize,
+    /// What the model saw.
+    pub request: AgentRequest,
     pub turn: Turn,
 }
 
@@ -243,11 +247,15 @@ impl Fork {
                 headers,
                 retries,
                 turns,
+                request,
             } => {
                 let turn = &turns.turns[i];
-                if let Some(recorder) = &mut self.recorder {
+                if let (Some(recorder), Some(request)) = (&mut self.recorder, request) {
+                    let mut request = *request;
+                    request.turn = Some(turn.clone());
                     recorder.calls.push(RecordedModelCall {
                         agent,
+                        request,
                         turn: turn.clone(),
                     });
                 }
@@ -423,6 +431,14 @@ impl Fork {
             return None;
         }
         let input = pending.take_input();
+        let request = self.recorder.is_some().then(|| {
+            Box::new(request_from(
+                &self.plan.agents[agent].element_id,
+                self.agents[agent].calls + 1,
+                &agent_job,
+                input.clone(),
+            ))
+        });
         let cursor = &mut self.agents[agent];
         let turns = match &cursor.turns {
             Some(t) if t.fits(&input.tools, &input.response_format) => t.clone(),
@@ -446,8 +462,17 @@ impl Fork {
             headers: job.custom_headers.clone(),
             retries: job.retries,
             turns,
+            request,
         });
         None
+    }
+
+    /// The agent (index) whose model call the run waits at, if it does.
+    pub fn asking_agent(&self) -> Option<usize> {
+        match &self.paused {
+            Some(Paused::Model { agent, .. }) => Some(*agent),
+            _ => None,
+        }
     }
 
     /// A few words on alternative `index` of the current choice.

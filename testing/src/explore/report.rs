@@ -15,7 +15,12 @@ use super::plan::{MockAnswers, Plan};
 use super::search::{self, Outcome, Stop, replay, shrink};
 use super::space::{Search, Shard, Space};
 use super::tally::{Found, Tally};
-use crate::agent::Cassette;
+use std::cell::RefCell;
+
+use crate::agent::recording::session::{agent_definition_hash, agent_process};
+use crate::agent::recording::{
+    Normalizer, RecordedProcess, Recorder, Recording, Redactor, request_json,
+};
 use crate::mocks::Answer;
 use crate::trace::{TraceEvent, TraceReader};
 
@@ -57,8 +62,9 @@ pub struct Counterexample {
     pub tool_calls: usize,
     /// The run's trace.
     pub trace: Vec<TraceEvent>,
-    /// The model's turns, per agent.
-    pub cassettes: Vec<Cassette>,
+    /// Per agent, its model calls: what the model saw, the turn, what happened until the next
+    /// call (cassettes of format 2).
+    pub cassettes: Vec<Recording>,
     /// A CPT test case that replays it and fails the same way; `Err`: why the trajectory
     /// cannot be written as one.
     pub case: Result<Value, String>,
@@ -161,6 +167,9 @@ pub struct Report {
     pub run_errors: u64,
     pub run_error: Option<Counterexample>,
     pub coverage: ExploredCoverage,
+    /// The same coverage as a coverage file (what `baton coverage report` merges with test runs
+    /// and draws as HTML); empty for a report read back from JSON.
+    pub coverage_file: crate::coverage::CoverageFile,
     /// The part of the space this report covers (`None`: all of it).
     pub shard: Option<Shard>,
     /// The fingerprints of the states a shard saw, sorted (what merging counts distinct
@@ -348,7 +357,7 @@ fn counterexample_json(cx: &Counterexample) -> Value {
     o.insert("trace".into(), crate::trace::events_to_json(&cx.trace));
     o.insert(
         "cassettes".into(),
-        Value::Array(cx.cassettes.iter().map(Cassette::to_json).collect()),
+        Value::Array(cx.cassettes.iter().map(Recording::to_json).collect()),
     );
     o.insert(
         "case".into(),
@@ -413,7 +422,7 @@ fn counterexample_from_json(value: &Value, path: &str) -> Result<Counterexample,
         .ok_or_else(|| format_error(&at("cassettes"), "must be a list"))?
         .iter()
         .map(|c| {
-            Cassette::from_json(c, &at("cassettes"))
+            Recording::from_json(c, &at("cassettes"))
                 .map_err(|e| format_error(&at("cassettes"), e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -561,6 +570,7 @@ impl Report {
             run_errors: u64_field(o, "runErrors")?,
             run_error,
             coverage: ExploredCoverage { processes },
+            coverage_file: crate::coverage::CoverageFile::new("exploration", Vec::new()),
             shard,
             state_fingerprints,
         })
@@ -642,6 +652,8 @@ impl Report {
                     (a, b) => a.or(b),
                 };
             }
+            merged.coverage_file =
+                crate::coverage::merge([&merged.coverage_file, &r.coverage_file]);
             merged.run_errors += r.run_errors;
             merged.run_error = match (merged.run_error.take(), r.run_error) {
                 (Some(a), Some(b)) => Some(if simpler(&b, &a) { b } else { a }),
@@ -809,6 +821,7 @@ pub(crate) fn build(pristine: &Fork, outcome: Outcome, space: &Space, elapsed: D
         run_errors: tally.run_errors.count,
         run_error,
         coverage: coverage(pristine, &tally),
+        coverage_file: coverage_file(pristine, &tally, space),
         shard: space.shard,
         state_fingerprints: if space.shard.is_some() {
             let mut states: Vec<u64> = tally.states.iter().copied().collect();
@@ -847,9 +860,10 @@ fn counterexample(
     let mut recording = pristine.clone();
     recording.recorder = Some(Box::default());
     let mut reader = TraceReader::from_now(&recording.engine);
-    let mut trace = Vec::new();
+    // The trace with the model calls in their places: a call is answered at the choice, before
+    // the step that follows it.
+    let timeline: RefCell<Vec<Moment>> = RefCell::new(Vec::new());
     let mut steps = Vec::new();
-    // Where the violation showed: after how many tool answers.
     let (end, _) = replay(
         &recording,
         &choices,
@@ -857,26 +871,29 @@ fn counterexample(
             if !fork.is_forced() {
                 steps.push(fork.describe(i));
             }
+            if let Some(agent) = fork.asking_agent() {
+                timeline.borrow_mut().push(Moment::Call(agent));
+            }
         },
-        &mut |engine| trace.extend(reader.read(engine)),
+        &mut |engine| {
+            let events = reader.read(engine);
+            timeline
+                .borrow_mut()
+                .extend(events.into_iter().map(|e| Moment::Event(Box::new(e))));
+        },
     );
+    let timeline = timeline.into_inner();
+    let trace: Vec<TraceEvent> = timeline
+        .iter()
+        .filter_map(|m| match m {
+            Moment::Event(e) => Some((**e).clone()),
+            Moment::Call(_) => None,
+        })
+        .collect();
     let recorder = end.recorder.clone().unwrap_or_default();
     let continuation = steps.split_off(found.choices.len().min(steps.len()));
     let (model_calls, tool_calls, _, _) = search::simplicity(&found.choices);
-    let cassettes: Vec<Cassette> = plan
-        .agents
-        .iter()
-        .enumerate()
-        .filter_map(|(a, agent)| {
-            let turns: Vec<_> = recorder
-                .calls
-                .iter()
-                .filter(|c| c.agent == a)
-                .map(|c| c.turn.clone())
-                .collect();
-            (!turns.is_empty()).then(|| Cassette::new(agent.element_id.clone(), turns))
-        })
-        .collect();
+    let cassettes = recordings(pristine, plan, &timeline, &recorder.calls);
     let at_answer = violation_point(pristine, &choices, found, invariant);
     let case = cpt_case(
         plan,
@@ -897,6 +914,63 @@ fn counterexample(
         cassettes,
         case,
     }
+}
+
+/// A moment of a replayed run: a trace event, or a model call of an agent (by index).
+enum Moment {
+    Event(Box<TraceEvent>),
+    Call(usize),
+}
+
+/// A cassette (format 2) per agent that made model calls: each call's request, its turn, and
+/// the trace until the agent's next call.
+fn recordings(
+    pristine: &Fork,
+    plan: &Plan,
+    timeline: &[Moment],
+    calls: &[RecordedModelCall],
+) -> Vec<Recording> {
+    let engine = &pristine.engine;
+    let mut out = Vec::new();
+    for (a, agent) in plan.agents.iter().enumerate() {
+        if !calls.iter().any(|c| c.agent == a) {
+            continue;
+        }
+        let id = &agent.element_id;
+        let process = agent_process(engine, id).map(|process_id| RecordedProcess {
+            id: process_id,
+            definition_hash: agent_definition_hash(engine, id),
+        });
+        let mut recorder = Recorder::new(
+            id,
+            process,
+            None,
+            Normalizer::standard(),
+            Redactor::standard(),
+        );
+        let mut mine = calls.iter().filter(|c| c.agent == a);
+        let mut started = false;
+        for moment in timeline {
+            match moment {
+                Moment::Call(who) if *who == a => {
+                    if let Some(call) = mine.next() {
+                        // In memory: nothing is written, nothing can fail.
+                        let _ = recorder.record_call(&request_json(&call.request), &call.turn);
+                        started = true;
+                    }
+                }
+                Moment::Call(_) => {}
+                Moment::Event(event) if started => {
+                    let _ = recorder.extend_trajectory([(**event).clone()]);
+                }
+                Moment::Event(_) => {}
+            }
+        }
+        let mut recording = recorder.recording().clone();
+        recording.baton = Some(env!("CARGO_PKG_VERSION").to_string());
+        out.push(recording);
+    }
+    out
 }
 
 /// After how many tool answers the violation shows (the step a CPT case asserts after).
@@ -1132,6 +1206,20 @@ fn assertion(plan: &Plan, invariant: &Invariant) -> Result<Value, String> {
             "state": "IS_COMPLETED",
         }),
     })
+}
+
+/// The coverage of every explored run as a coverage file, named after the exploration.
+fn coverage_file(pristine: &Fork, tally: &Tally, space: &Space) -> crate::coverage::CoverageFile {
+    let mut history = crate::history::History::default();
+    history.hits = tally.coverage.processes.clone();
+    let name = match space.shard {
+        Some(s) => format!(
+            "explore {} (shard {}/{})",
+            space.process_id, s.index, s.count
+        ),
+        None => format!("explore {}", space.process_id),
+    };
+    crate::coverage::CoverageFile::new(name, crate::coverage::collect(&pristine.engine, &history))
 }
 
 /// What no explored run reached, per process with an explored run.

@@ -366,6 +366,7 @@ fn explore_reports_each_invariant_and_writes_counterexamples_that_fail_under_bat
         .display()
         .to_string();
     let (code, output) = baton(&["test", &first, "--no-coverage"]);
+    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 1, "{output}");
     assert!(
         output
@@ -400,10 +401,41 @@ fn explore_shards_merge_into_the_whole_report() {
     let mut args = vec!["explore", "merge"];
     args.extend(reports.iter().map(String::as_str));
     let (code, merged) = baton(&args);
+    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 1, "{merged}");
     let counts = |text: &str| text.lines().next().unwrap_or_default().to_string();
     assert_eq!(counts(&merged), counts(&whole));
     let (code, output) = baton(&["explore", file, "--shard", "3/2"]);
     assert_eq!(code, 2, "{output}");
     assert!(output.contains("shard 3/2 is out of range"), "{output}");
+}
+
+/// `baton explore --coverage-dir DIR --html DIR`: the coverage of every explored run, as a file
+/// `baton coverage report` merges and as the HTML report.
+#[test]
+fn explore_writes_the_coverage_of_every_explored_run() {
+    let dir = crate::cpt::temp_dir("explore-coverage");
+    let cov = dir.join("coverage").display().to_string();
+    let html = dir.join("html").display().to_string();
+    let (code, output) = baton(&[
+        "explore",
+        "templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json",
+        "--max-model-calls",
+        "2",
+        "--coverage-dir",
+        &cov,
+        "--html",
+        &html,
+    ]);
+    assert_eq!(code, 1, "{output}");
+    let page = std::fs::read_to_string(dir.join("html/index.html")).unwrap();
+    assert!(page.contains("ai-agent-tool-loop"), "{page}");
+    let (code, report) = baton(&["coverage", "report", "--input", &cov]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{report}");
+    assert!(report.contains("ai-agent-tool-loop"), "{report}");
+    assert!(
+        report.contains("queued"),
+        "the element no choice reaches is listed: {report}"
+    );
 }

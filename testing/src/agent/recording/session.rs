@@ -426,7 +426,7 @@ impl CassetteSession {
 }
 
 /// The process a deployed agent element is in (the latest version that has it).
-fn agent_process(engine: &Engine, agent: &str) -> Option<String> {
+pub(crate) fn agent_process(engine: &Engine, agent: &str) -> Option<String> {
     engine
         .deployed_processes()
         .filter(|p| p.find(agent).is_some())
@@ -435,7 +435,7 @@ fn agent_process(engine: &Engine, agent: &str) -> Option<String> {
 }
 
 /// The content hash of the deployed resource that holds the agent (its latest deployment).
-fn agent_definition_hash(engine: &Engine, agent: &str) -> Option<String> {
+pub(crate) fn agent_definition_hash(engine: &Engine, agent: &str) -> Option<String> {
     let process = engine
         .deployed_processes()
         .filter(|p| p.find(agent).is_some())

@@ -52,6 +52,10 @@ fn a_counterexample_replays_under_the_cpt_runner_and_fails_the_same_way() {
     std::fs::copy(bpmn("refund-agent.bpmn"), dir.join("refund-agent.bpmn")).unwrap();
     let written = found.write_to(&dir, "refund-before-lookup").unwrap();
     assert_eq!(written.cassettes.len(), 1);
+    // Format 2: the replay checks each request against what the model saw while exploring.
+    let cassette = baton_testing::agent::recording::Recording::read(&written.cassettes[0]).unwrap();
+    assert!(cassette.has_requests());
+    assert_eq!(cassette.calls.len(), 3);
     let run = baton_testing::cpt::run(&[&written.test_file], &Options::default()).unwrap();
     let [case] = run.cases.as_slice() else {
         panic!("one case: {:?}", run.cases)
@@ -63,6 +67,8 @@ fn a_counterexample_replays_under_the_cpt_runner_and_fails_the_same_way() {
         failure.instruction_type.as_deref(),
         Some("ASSERT_ELEMENT_INSTANCES")
     );
+    let test_file = std::fs::read_to_string(&written.test_file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     insta::assert_snapshot!(failure.message);
-    insta::assert_snapshot!(std::fs::read_to_string(&written.test_file).unwrap());
+    insta::assert_snapshot!(test_file);
 }
