@@ -20,6 +20,8 @@ use crate::mocks::Answer;
 pub const MAX_MODEL_CALLS: u32 = 1_000;
 /// The most tools per turn.
 pub const MAX_TOOLS_PER_TURN: usize = 8;
+/// The most trajectories one search may be bounded to (a day or so of one machine).
+pub const MAX_TRAJECTORIES: u64 = 10_000_000_000;
 
 /// Why a space cannot be explored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -311,11 +313,11 @@ fn check_bounds(space: &Space) -> Result<(), ExploreError> {
             });
         }
     }
-    if b.trajectories == 0 {
+    if b.trajectories == 0 || b.trajectories > MAX_TRAJECTORIES {
         return Err(ExploreError::Bound {
             what: "the bound on trajectories",
-            value: "0".into(),
-            expected: "give at least 1".into(),
+            value: b.trajectories.to_string(),
+            expected: format!("give 1 to {MAX_TRAJECTORIES} (split a larger space into shards)"),
         });
     }
     if b.time.is_some_and(|t| t.is_zero()) {
@@ -325,11 +327,13 @@ fn check_bounds(space: &Space) -> Result<(), ExploreError> {
             expected: "give a positive duration".into(),
         });
     }
-    if let Search::Sample { runs: 0, .. } = space.search {
+    if let Search::Sample { runs, .. } = space.search
+        && (runs == 0 || runs > MAX_TRAJECTORIES)
+    {
         return Err(ExploreError::Bound {
             what: "the number of sampled runs",
-            value: "0".into(),
-            expected: "give at least 1".into(),
+            value: runs.to_string(),
+            expected: format!("give 1 to {MAX_TRAJECTORIES}"),
         });
     }
     if let Some(shard) = space.shard

@@ -211,6 +211,15 @@ impl Report {
         }
     }
 
+    /// Every invariant that broke with its counterexample (goals are left out), in the order
+    /// the invariants were given.
+    pub fn counterexamples(&self) -> impl Iterator<Item = (&Invariant, &Counterexample)> {
+        self.checks
+            .iter()
+            .filter(|c| !c.invariant.is_goal())
+            .filter_map(|c| Some((&c.invariant, c.counterexample.as_ref()?)))
+    }
+
     /// The counterexample of check `i` (in the order the invariants were given).
     pub fn counterexample(&self, i: usize) -> Option<&Counterexample> {
         self.checks.get(i)?.counterexample.as_ref()

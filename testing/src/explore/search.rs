@@ -244,6 +244,11 @@ fn depth_first(
         tally.cut_at(&root.choices);
         return Some(Stop::Trajectories);
     }
+    if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+        cancel.store(true, Ordering::Relaxed);
+        tally.cut_at(&root.choices);
+        return Some(Stop::Time);
+    }
     let mut stack: Vec<(Fork, u32, u32)> = Vec::new();
     if let Status::Choice(n) = root.status() {
         stack.push((root, 0, n));

@@ -77,6 +77,13 @@ fn every_problem_is_named_before_the_search() {
             vec![],
         ),
         (
+            "absurd trajectories",
+            &test,
+            start().max_trajectories(u64::MAX),
+            vec![],
+        ),
+        ("no sampled runs", &test, start().sample(1, 0), vec![]),
+        (
             "no outcomes",
             &test,
             start().outcomes("kb-search", []),

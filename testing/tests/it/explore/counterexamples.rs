@@ -72,3 +72,37 @@ fn a_counterexample_replays_under_the_cpt_runner_and_fails_the_same_way() {
     insta::assert_snapshot!(failure.message);
     insta::assert_snapshot!(test_file);
 }
+
+/// With states pruned as seen before, the report still does not depend on the threads.
+#[test]
+fn pruning_does_not_depend_on_the_number_of_threads() {
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+        .max_tools_per_turn(2)
+        .max_model_calls(3);
+    let invariants = || [Invariant::never_before("issue-refund", "lookup-order")];
+    let counts = |threads| {
+        let report = refund_desk()
+            .explore(&space.clone().threads(threads), invariants())
+            .unwrap();
+        assert!(report.pruned > 0);
+        (
+            report.counts(),
+            report.checks[0].count,
+            report.counterexample(0).unwrap().choices.clone(),
+        )
+    };
+    assert_eq!(counts(1), counts(2));
+    assert_eq!(counts(2), counts(3));
+}
+
+/// The time limit cuts a search off and the report says so.
+#[test]
+fn a_time_limit_cuts_the_search_off() {
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+        .max_tools_per_turn(2)
+        .max_model_calls(6)
+        .time_limit(std::time::Duration::from_millis(50));
+    let report = refund_desk().explore(&space, []).unwrap();
+    let why = report.cut_off.expect("cut off");
+    assert!(why.starts_with("the time limit was reached"), "{why}");
+}

@@ -68,6 +68,15 @@ fn the_template_is_searched_to_the_end_with_its_counts_pinned() {
     insta::assert_debug_snapshot!(verdicts);
     let ticket_first = report.counterexample(0).unwrap();
     assert_eq!((ticket_first.model_calls, ticket_first.tool_calls), (1, 1));
+    let broken: Vec<String> = report
+        .counterexamples()
+        .map(|(invariant, _)| invariant.to_string())
+        .collect();
+    assert_eq!(
+        broken,
+        ["\"create-ticket\" never before \"lookup-order\" completed"]
+    );
+    assert!(report.check().is_err());
     insta::assert_snapshot!(without_time(&report.to_string()));
 }
 
