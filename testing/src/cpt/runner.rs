@@ -49,7 +49,7 @@ pub struct Options {
     /// of the cassette).
     pub agent_command: Option<AgentCommand>,
     /// Replay cassettes without failing on drift: each case reports how its trajectory changed
-    /// against the cassette ([`CaseResult::drift`]).
+    /// against the cassette ([`CaseResult::cassettes`]).
     pub drift: bool,
     /// Run each case twice: once through, and once restored from a snapshot of its engine after
     /// every instruction (every wait point); the restored engine must have the same records at
@@ -155,7 +155,7 @@ pub fn run_with(
                             explanation: String::new(),
                         }),
                         warnings: Vec::new(),
-                        drift: Vec::new(),
+                        cassettes: Vec::new(),
                         duration: Duration::ZERO,
                     };
                     finish(&mut cases, result, total, on_event);
@@ -186,7 +186,7 @@ pub fn run_with(
                     name: case.name.clone(),
                     outcome: output.outcome,
                     warnings: output.warnings,
-                    drift: output.drift,
+                    cassettes: output.cassettes,
                     duration: started.elapsed(),
                 };
                 finish(&mut cases, result, total, on_event);
@@ -383,12 +383,12 @@ struct CaseState<'a> {
     snapshots: IndexMap<String, crate::snapshot::Snapshot>,
 }
 
-/// How a case ended, its warnings, its drift report, and its coverage (none when it did not
-/// run).
+/// How a case ended, its warnings, what its cassettes did, and its coverage (none when it did
+/// not run).
 struct CaseOutput {
     outcome: Outcome,
     warnings: Vec<String>,
-    drift: Vec<String>,
+    cassettes: Vec<String>,
     coverage: Option<CoverageFile>,
     /// The engine's record log at the end (compared by `check_restore`).
     log: String,
@@ -405,7 +405,7 @@ impl CaseOutput {
             }),
             log: String::new(),
             warnings: Vec::new(),
-            drift: Vec::new(),
+            cassettes: Vec::new(),
             coverage: None,
         }
     }
@@ -452,7 +452,7 @@ fn run_case_once(
                 ),
             },
             warnings: Vec::new(),
-            drift: Vec::new(),
+            cassettes: Vec::new(),
             coverage: None,
             log: String::new(),
         };
@@ -565,11 +565,7 @@ fn run_case_once(
             }
         }
     }
-    let drift = if options.drift {
-        drift_report(&state.agents)
-    } else {
-        Vec::new()
-    };
+    let cassettes = cassette_report(&state.agents, options.drift);
     let outcome = outcome.unwrap_or(if skipped.is_empty() {
         Outcome::Passed
     } else {
@@ -595,21 +591,29 @@ fn run_case_once(
     CaseOutput {
         outcome,
         warnings,
-        drift,
+        cassettes,
         coverage: Some(data),
         log,
     }
 }
 
-/// Per agent with a cassette: `"<agent>" against <file>:` and how the run left it, or that it
-/// did not.
-fn drift_report(agents: &IndexMap<String, AiAgentHandle>) -> Vec<String> {
+/// Per agent with a cassette: what it recorded; in drift mode, how the run left the cassette,
+/// or that it did not.
+fn cassette_report(agents: &IndexMap<String, AiAgentHandle>, drift: bool) -> Vec<String> {
     let mut lines = Vec::new();
     for (element_id, handle) in agents {
         let Some(source) = handle.cassette_source() else {
             continue;
         };
         if handle.is_recording() {
+            let calls = handle.recorded_calls();
+            lines.push(format!(
+                "\"{element_id}\" recorded {source} ({calls} model call{})",
+                if calls == 1 { "" } else { "s" }
+            ));
+            continue;
+        }
+        if !drift {
             continue;
         }
         let changes = handle.drift_report();
@@ -954,6 +958,9 @@ fn mock_ai_agent(
         .test
         .try_mock_ai_agent(&m.element_id, script)
         .map_err(|message| failure(state, format!("MOCK_AI_AGENT: {message}")))?;
+    for note in handle.notes() {
+        state.warnings.push(format!("MOCK_AI_AGENT: {note}"));
+    }
     state.agents.insert(m.element_id.clone(), handle);
     Ok(Done::Ok)
 }
