@@ -20,6 +20,7 @@ use super::record::Recorder;
 use super::redact::Redactor;
 use super::replay::{MatchMode, Mismatch, Replayer};
 use super::request_json;
+use crate::agent::handle::task_container;
 use crate::agent::mock::AgentRequest;
 use crate::agent::turn::Turn;
 use crate::trace::TraceReader;
@@ -448,21 +449,37 @@ pub(crate) fn agent_definition_hash(engine: &Engine, agent: &str) -> Option<Stri
 }
 
 /// What each tool of the agent is, for drift messages: `job type order-lookup`, `a user task`.
+/// An AI Agent Task (the connector on a service task) runs its tools in the ad-hoc sub-process
+/// its `data.tools.containerElementId` names; when that is an expression, every ad-hoc
+/// sub-process of its process may be the one.
 fn tool_kinds(engine: &Engine, agent: &str) -> BTreeMap<String, String> {
     let mut kinds = BTreeMap::new();
     for process in engine.deployed_processes() {
         let Some(idx) = process.find(agent) else {
             continue;
         };
-        let Some(ad_hoc) = process.ad_hoc_sub_process(idx) else {
-            continue;
+        let containers: Vec<_> = match process.ad_hoc_sub_process(idx) {
+            Some(_) => vec![idx],
+            None => match task_container(process, idx).and_then(|id| process.find(&id)) {
+                Some(container) => vec![container],
+                None => process
+                    .element_types()
+                    .filter(|(_, t)| *t == BpmnElementType::AdHocSubProcess)
+                    .filter_map(|(id, _)| process.find(id))
+                    .collect(),
+            },
         };
-        for &child in ad_hoc.activities {
-            let kind = match process.static_job_type(child) {
-                Some(job_type) => format!("job type {job_type}"),
-                None => element_kind(process.element_type(child)).to_string(),
+        for container in containers {
+            let Some(ad_hoc) = process.ad_hoc_sub_process(container) else {
+                continue;
             };
-            kinds.insert(process.element_id(child).to_string(), kind);
+            for &child in ad_hoc.activities {
+                let kind = match process.static_job_type(child) {
+                    Some(job_type) => format!("job type {job_type}"),
+                    None => element_kind(process.element_type(child)).to_string(),
+                };
+                kinds.insert(process.element_id(child).to_string(), kind);
+            }
         }
     }
     kinds
