@@ -608,6 +608,19 @@ fn bad_cassettes_are_refused_with_file_and_path() {
     other_agent["agent"] = json!("billing-agent");
     let mut other_process: serde_json::Value = serde_json::from_str(&text).unwrap();
     other_process["process"]["id"] = json!("order-fulfilment");
+    // Problems all over the document: each is named with its path.
+    let mut invalid: serde_json::Value = serde_json::from_str(&text).unwrap();
+    invalid["recordedAt"] = json!("2026-10-01");
+    invalid["process"]["definitionHash"] = json!("md5:1234");
+    invalid["calls"][0]["call"] = json!(5);
+    invalid["calls"][0]["request"]["tools"][0]["inputSchema"] = json!("object");
+    invalid["calls"][0]["request"]["limits"]["maxModelCalls"] = json!("ten");
+    invalid["calls"][1]["turn"]["toolCalls"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("name");
+    invalid["calls"][1]["trajectory"][0] = json!({"toolStarted": "lookup-order"});
+    let format_1 = json!({"version": 1, "agent": "support-agent", "turns": [{"tool_calls": []}]});
     let edited = text.replacen(
         "My order 1042 arrived broken.",
         "My order 7 arrived broken.",
@@ -632,6 +645,8 @@ fn bad_cassettes_are_refused_with_file_and_path() {
             replay(),
         ),
         open("edited.json", Some(edited), replay()),
+        open("invalid.json", Some(invalid.to_string()), replay()),
+        open("format-1.json", Some(format_1.to_string()), replay()),
         open("missing.json", None, replay()),
         open(
             "record.json",
