@@ -275,7 +275,7 @@ impl Session {
         if !errors.is_empty() {
             return Err(errors.join("\n"));
         }
-        self.agent.check_all_turns_used()
+        self.agent.check_all_turns_used().map_err(|e| e.to_string())
     }
 }
 
