@@ -418,3 +418,40 @@ fn a_tests_own_rules_keep_a_changed_value_from_matching() {
         assert_eq!(code, 0, "{settings}: {output}");
     }
 }
+
+/// A JSON test's redactions (and the standard ones: API keys, bearer tokens) are written as
+/// `[REDACTED]` and matched so on replay.
+#[test]
+fn a_tests_redactions_are_written_and_matched() {
+    let message =
+        "My order 1042 arrived broken. Bearer eyJhbGciOiJIUzI1NiJ9.abc.def, card 4111111111111111.";
+    let settings = r#", "redact": ["\\b\\d{16}\\b"]"#;
+    let suite = Suite::new(
+        "redact",
+        &template_xml(),
+        &test_file(ORDER, message, settings, None),
+    );
+    let (code, output) = suite.record(&suite.model());
+    assert_eq!(code, 0, "{output}");
+    let text = std::fs::read_to_string(suite.cassette()).unwrap();
+    assert!(
+        !text.contains("4111111111111111") && !text.contains("eyJhbGciOiJIUzI1NiJ9"),
+        "{text}"
+    );
+    assert!(
+        text.contains("broken. [REDACTED], card [REDACTED]."),
+        "{text}"
+    );
+    let (code, output) = suite.run(&[]);
+    assert_eq!(code, 0, "{output}");
+    std::fs::write(
+        suite.0.join("agent.test.json"),
+        test_file(ORDER, message, "", None),
+    )
+    .unwrap();
+    let (code, output) = suite.run(&[]);
+    assert_eq!(
+        code, 1,
+        "without the test's redaction the card does not match: {output}"
+    );
+}
