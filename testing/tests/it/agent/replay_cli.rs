@@ -306,7 +306,42 @@ fn baton_test_drift_reports_how_each_case_left_its_cassette() {
     .unwrap();
     let (code, followed) = suite.run(&["--drift"]);
     assert_eq!(code, 0, "{followed}");
-    insta::assert_snapshot!(format!("{drifted}\n---\n{followed}"));
+    // The order lookup throws: the run takes another path and ends elsewhere.
+    std::fs::write(
+        suite.0.join("agent.test.json"),
+        test_file(
+            ORDER,
+            BROKEN,
+            "",
+            Some(
+                r#"{ "type": "MOCK_JOB_WORKER_THROW_BPMN_ERROR", "jobType": "order-lookup", "errorCode": "ORDER_SERVICE_DOWN" }"#,
+            ),
+        ),
+    )
+    .unwrap();
+    let (code, another_path) = suite.run(&["--drift"]);
+    assert_eq!(code, 0, "{another_path}");
+    // A live model (the agent command) that asks for another ticket summary.
+    std::fs::write(
+        suite.0.join("agent.test.json"),
+        test_file(ORDER, BROKEN, "", None),
+    )
+    .unwrap();
+    let live = suite.0.join("live.sh");
+    std::fs::write(
+        &live,
+        MODEL.replace(
+            "Order 1042 arrived damaged",
+            "Damaged order 1042: replace it",
+        ),
+    )
+    .unwrap();
+    let live = format!("sh {}", live.display());
+    let (code, other_arguments) = suite.run(&["--drift", "--agent-command", &live]);
+    assert_eq!(code, 0, "{other_arguments}");
+    insta::assert_snapshot!(format!(
+        "{drifted}\n---\n{followed}\n---\n{another_path}\n---\n{other_arguments}"
+    ));
 }
 
 /// An agent command that fails, prints no JSON or hangs: a clear error naming the command and
