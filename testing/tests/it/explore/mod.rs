@@ -5,3 +5,4 @@ mod bad_input;
 mod counterexamples;
 mod shards;
 mod template;
+mod file;
