@@ -34,7 +34,14 @@
 //! - [`assertions`] — the checks ([`Check`]) behind every assertion and the CPT runner.
 //! - [`coverage`] — elements, flows and tools covered; text report; files and merging.
 //! - [`cpt`] — the Camunda Process Test JSON runner behind `baton test`.
-//! - [`trace`] — the run trace: model calls, tools, elements, incidents, in order.
+//! - [`trace`] — the run trace: model calls, tools, elements, incidents, in order; in detail also
+//!   activations, job timeouts and failures, side effects, faults and moves of the clock.
+//! - [`faults`] — tool faults (fail, BPMN error, no answer, latency, crash after the side effect)
+//!   and model faults, in virtual time; `workers` plays them in the process test.
+//! - [`side_effects`] — workers' side effects with idempotency keys, and the ledger the test keeps.
+//! - [`invariants`] — what must hold at every step (never before, at most once per key, no
+//!   incident, a condition, how a run ends), checked over the run trace.
+//! - [`snapshot`] — the engine saved at a wait point, restored into a restart of the test.
 //! - [`variables`], [`clock`] — JSON variables and matching; durations and instants.
 #![forbid(unsafe_code)]
 

@@ -297,7 +297,8 @@ impl ProcessTest {
         Ok(test)
     }
 
-    /// Restarts this test from a snapshot: the engine comes back as it was saved; the workers
+    /// Restarts this test from a snapshot (as after a crash: what the engine did since is lost):
+    /// the engine comes back as it was saved; the workers
     /// are new (mocks, AI agent mocks, faults, side-effect declarations, answers on their way
     /// and hooks are dropped: register the second run's); the ledger, the invariants and the
     /// settings stay, and the ledger's next side effects count as the next run's. The test's
@@ -307,7 +308,7 @@ impl ProcessTest {
     pub fn restart_from(&self, snapshot: &Snapshot) -> Result<&Self, SnapshotError> {
         {
             let inner = self.inner.borrow();
-            check_fresh(&inner, snapshot)?;
+            check_deployment(&inner, snapshot)?;
         }
         let engine = snapshot.engine()?;
         let mut inner = self.inner.borrow_mut();
@@ -330,14 +331,28 @@ impl ProcessTest {
     }
 }
 
-/// Whether a test may restore `snapshot`: it ran nothing but deployments, and those are the
-/// snapshot's first ones.
-fn check_fresh(inner: &Inner, snapshot: &Snapshot) -> Result<(), SnapshotError> {
-    if !inner.roots.is_empty() {
-        return Err(SnapshotError::NotFresh {
-            what: format!("{} process instance(s) started", inner.roots.len()),
-        });
+impl ProcessTest {
+    /// Rebuilds the engine from its own snapshot and swaps it in (everything else goes on as
+    /// it was): `Err` when the rebuilt engine's records differ. The CPT runner's restore check.
+    pub(crate) fn reload_engine(&self) -> Result<(), String> {
+        let snapshot = self.snapshot().map_err(|e| e.to_string())?;
+        let engine = snapshot.engine().map_err(|e| e.to_string())?;
+        let mut inner = self.inner.borrow_mut();
+        let before = inner.engine.render_log();
+        let after = engine.render_log();
+        if let Some(difference) = crate::cpt::faults::first_difference_of(&before, &after) {
+            return Err(format!(
+                "a snapshot of the engine here restores to other records: {difference}"
+            ));
+        }
+        inner.engine = engine;
+        Ok(())
     }
+}
+
+/// Whether a test may restore `snapshot`: the resources it deployed are the snapshot's (as far
+/// as both go).
+fn check_deployment(inner: &Inner, snapshot: &Snapshot) -> Result<(), SnapshotError> {
     let deployed = resources_of(&inner.engine);
     for (i, (name, hash)) in deployed.iter().enumerate() {
         match snapshot.resources.get(i) {

@@ -900,16 +900,35 @@ impl crate::ProcessTest {
     }
 
     /// The job timeout a mock activates a job with when it holds it (a fault, a latency):
-    /// default 5 minutes, the Camunda client's.
+    /// default 5 minutes, the Camunda client's. Panics on a duration that does not read or is 0.
     #[track_caller]
     pub fn job_timeout(self, timeout: impl crate::clock::IntoDuration) -> Self {
-        let ms = match timeout.into_millis() {
-            Ok(ms) if ms > 0 => ms,
-            Ok(_) => panic!("a job timeout must be longer than 0"),
-            Err(e) => panic!("{e}"),
-        };
-        self.inner.borrow_mut().workers.job_timeout = Duration::from_millis(ms as u64);
+        if let Err(e) = self.set_job_timeout(timeout) {
+            panic!("{e}");
+        }
         self
+    }
+
+    /// Sets the job timeout (see [`job_timeout`](Self::job_timeout)) in the middle of a test.
+    pub fn set_job_timeout(
+        &self,
+        timeout: impl crate::clock::IntoDuration,
+    ) -> Result<(), FaultError> {
+        let ms = timeout
+            .into_millis()
+            .map_err(|e| FaultError::Duration(e.to_string()))?;
+        if ms <= 0 {
+            return Err(FaultError::ZeroJobTimeout);
+        }
+        let d = Duration::from_millis(ms as u64);
+        if d > crate::faults::LONGEST_FAULT_DURATION {
+            return Err(FaultError::TooLong {
+                what: "job timeout",
+                duration: crate::faults::format_duration(d),
+            });
+        }
+        self.inner.borrow_mut().workers.job_timeout = d;
+        Ok(())
     }
 
     /// The run trace so far: the engine's events (elements activated and completed, tools,

@@ -32,6 +32,9 @@ pub struct Outcome {
     /// The agent response of a completion that asked the model (`None`: the job only waited or
     /// listed MCP tools, the connector has no response).
     pub response: Option<Value>,
+    /// The AI Agent Task's job: its response is a standard one, not an ad-hoc sub-process
+    /// result, so `ignoreError` completes it plainly.
+    pub plain: bool,
 }
 
 /// Applies the `errorExpression` header (if present and not blank) to a job's outcome.
@@ -58,6 +61,18 @@ pub fn apply(header: Option<&str>, retries: i32, outcome: Outcome) -> JobAnswer 
         Ok(Some(ConnectorError::Bpmn(thrown))) => JobAnswer::ThrowError(thrown),
         Ok(Some(ConnectorError::Job(failure))) => JobAnswer::Fail(failure),
         Ok(Some(ConnectorError::Ignore(variables))) => match outcome.answer {
+            // SpringConnectorJobHandler.handleIgnoreError: a standard response (the AI Agent
+            // Task's) completes with the given variables, on success as on failure.
+            JobAnswer::Complete(_) | JobAnswer::Fail(_) if outcome.plain => {
+                JobAnswer::Complete(super::connector::JobCompletion {
+                    variables: variables
+                        .map(into_variables)
+                        .map(super::connector::share_variables)
+                        .unwrap_or_default(),
+                    plain: true,
+                    ..Default::default()
+                })
+            }
             // On success the runtime refuses it for an ad-hoc sub-process response.
             JobAnswer::Complete(_) | JobAnswer::ThrowError(_) => {
                 let suffix = variables.as_ref().map(java_text);

@@ -20,11 +20,11 @@ use super::mock::{
 };
 use super::on_engine::{AGENT_SUB_PROCESS_V2_JOB_TYPE, AGENT_TASK_JOB_TYPES, DefinitionTools};
 use super::recording::{CassetteScript, CassetteSession, Drift, SessionFailure};
-use crate::ProcessTest;
 use crate::faults::{FaultError, ModelFault};
 use crate::mocks::{Answer, AnswerJob, FailJob, TestJob};
 use crate::process_test::Inner;
 use crate::trace::{ModelCall, TraceEvent};
+use crate::{ProcessTest, Quiescent};
 
 impl ProcessTest {
     /// Plays the AI Agent connector for the agent element `element_id`, with the model's turns
@@ -87,8 +87,23 @@ impl ProcessTest {
                 test: Rc::downgrade(&self.inner),
             },
         );
+        // A recording is rewritten when the run waits, so the file holds the last call's
+        // trajectory too, whatever the test asks after.
+        if let Some(cassette) = &cassette
+            && cassette.session.borrow().is_recording()
+        {
+            let session = cassette.session.clone();
+            self.at_quiescence(move |state: &mut Quiescent<'_>| {
+                let synced = session.borrow_mut().sync(state.engine());
+                if let Err(e) = synced {
+                    state.add_error(None, e.to_string());
+                }
+                false
+            });
+        }
         Ok(AiAgentHandle {
             element_id: element_id.to_string(),
+            notes: agent.notes,
             mock: shared,
             cassette,
             jobs,
@@ -203,6 +218,7 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<Strin
         AgentElement {
             task: false,
             tool_order,
+            ..
         } => Ok(tool_order),
         AgentElement { task: true, .. } => Err(format!(
             "\"{element_id}\" is an AI Agent Task; only AI Agent Sub-processes are explored"
@@ -216,6 +232,41 @@ struct AgentElement {
     /// An AI Agent Task (a service task), not an AI Agent Sub-process.
     task: bool,
     tool_order: Vec<String>,
+    /// Said when the element's template version is one baton does not know.
+    notes: Vec<String>,
+}
+
+/// The note on the template version of an agent element (`zeebe:modelerTemplate` and its
+/// version, else the `elementTemplateId` and `elementTemplateVersion` headers).
+fn template_notes(
+    process: &ExecutableProcess,
+    idx: baton_engine::model::ElementIdx,
+) -> Vec<String> {
+    let element = process.model_element(idx);
+    let header = |key: &str| {
+        element
+            .zeebe
+            .task_headers
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let id = element
+        .zeebe
+        .modeler_template
+        .clone()
+        .or_else(|| header("elementTemplateId"));
+    let version = element
+        .zeebe
+        .modeler_template_version
+        .clone()
+        .or_else(|| header("elementTemplateVersion"));
+    match (id, version) {
+        (Some(id), Some(version)) => super::templates::version_note(&element.id, &id, &version)
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The AI agent `element_id`, or why it is not one.
@@ -244,6 +295,7 @@ fn agent_element(engine: &Engine, element_id: &str) -> Result<AgentElement, Stri
                 return Ok(AgentElement {
                     task: true,
                     tool_order,
+                    notes: template_notes(process, idx),
                 });
             }
             found_other = Some(format!(
@@ -260,6 +312,7 @@ fn agent_element(engine: &Engine, element_id: &str) -> Result<AgentElement, Stri
                 return Ok(AgentElement {
                     task: false,
                     tool_order: tools(ad_hoc),
+                    notes: template_notes(process, idx),
                 });
             }
             Some(ad_hoc) if ad_hoc.job_worker => {
@@ -472,6 +525,8 @@ pub(crate) fn job_answer(answer: JobAnswer) -> Answer {
 #[derive(Clone)]
 pub struct AiAgentHandle {
     element_id: String,
+    /// What the mock says about how it plays the element (a template version it does not know).
+    notes: Vec<String>,
     mock: Rc<RefCell<AiAgentMock>>,
     /// Every job handed to the mock, in order.
     jobs: Rc<RefCell<Vec<HandedJob>>>,
@@ -611,6 +666,18 @@ impl AiAgentHandle {
         cassette.session.borrow().drift_report()
     }
 
+    /// The model calls recorded into this agent's cassette so far (0 unless recording).
+    pub fn recorded_calls(&self) -> usize {
+        self.cassette.as_ref().map_or(0, |c| {
+            let session = c.session.borrow();
+            if session.is_recording() {
+                session.run().calls.len()
+            } else {
+                0
+            }
+        })
+    }
+
     /// Whether this agent's cassette is being recorded (mode record, mode auto without the
     /// file, or `BATON_RECORD=1`).
     pub fn is_recording(&self) -> bool {
@@ -625,6 +692,12 @@ impl AiAgentHandle {
             .borrow_mut()
             .set_on_exhausted(super::mock::OnExhausted::RepeatLast);
         self
+    }
+
+    /// What the mock says about how it plays the element: a template version baton does not
+    /// know is played as the nearest known one.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The agent instances of this agent, in the order they were created (one per element

@@ -450,7 +450,9 @@ pub(crate) fn derive(
             items.push(item(HistoryRole::User, Some(text), Vec::new()));
         }
         let answered = match &request.turn {
-            Some(Turn::Error(_)) | None => None,
+            // A failed model call, or an answer the provider's content filter blocked
+            // (MODEL_RESPONSE_CONTENT_FILTERED before the answer is ingested).
+            Some(Turn::Error(_) | Turn::ContentFiltered(_)) | None => None,
             Some(turn) => Some(turn),
         };
         if let Some(turn) = answered {
@@ -508,7 +510,7 @@ fn assistant_text(turn: &Turn) -> Option<String> {
             .text
             .clone()
             .or_else(|| r.json.as_ref().map(|j| j.to_string())),
-        Turn::ToolCallAsText(_) | Turn::Error(_) => None,
+        Turn::ToolCallAsText(_) | Turn::Error(_) | Turn::ContentFiltered(_) => None,
     }
 }
 

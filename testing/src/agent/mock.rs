@@ -469,8 +469,9 @@ impl AiAgentMock {
         self.delivery = Delivery::AtOnce;
         let headers = job.headers;
         let retries = job.retries;
+        let task = matches!(job.flavour, connector::Flavour::Task(_));
         let answered = self.answer_job_plainly(job).map(|(answer, asked_model)| {
-            let answer = with_error_expression(headers, retries, answer, asked_model);
+            let answer = error_expression_applied(headers, retries, answer, asked_model, task);
             with_result_mapping(headers, answer)
         });
         (answered, std::mem::take(&mut self.delivery))
@@ -783,6 +784,17 @@ pub(crate) fn with_error_expression(
     answer: JobAnswer,
     asked_model: bool,
 ) -> JobAnswer {
+    error_expression_applied(headers, retries, answer, asked_model, false)
+}
+
+/// [`with_error_expression`] for either flavour (`task`: the AI Agent Task's job).
+fn error_expression_applied(
+    headers: &indexmap::IndexMap<String, String>,
+    retries: i32,
+    answer: JobAnswer,
+    asked_model: bool,
+    task: bool,
+) -> JobAnswer {
     let Some(header) = headers
         .get(error_expression::ERROR_EXPRESSION_HEADER)
         .map(String::as_str)
@@ -799,7 +811,11 @@ pub(crate) fn with_error_expression(
     error_expression::apply(
         Some(header),
         retries,
-        error_expression::Outcome { answer, response },
+        error_expression::Outcome {
+            answer,
+            response,
+            plain: task,
+        },
     )
 }
 
@@ -810,7 +826,11 @@ pub(crate) fn with_result_mapping(
     answer: JobAnswer,
 ) -> JobAnswer {
     match answer {
-        JobAnswer::Complete(mut completion) if completion.plain => {
+        // A completion that has its variables already is the runtime's own (`ignoreError`'s),
+        // not the connector's result.
+        JobAnswer::Complete(mut completion)
+            if completion.plain && completion.variables.is_empty() =>
+        {
             match result_mapping::map_result(headers, &mut completion) {
                 Ok(()) => JobAnswer::Complete(completion),
                 Err(failure) => JobAnswer::Fail(*failure),

@@ -38,6 +38,7 @@ pub mod on_engine;
 pub(crate) mod problems;
 pub mod recording;
 pub mod result_mapping;
+mod templates;
 pub mod tools;
 pub mod turn;
 

@@ -24,6 +24,17 @@ pub enum Turn {
     ToolCallAsText(ToolCallAsTextTurn),
     /// The model call fails (the provider answered with an error).
     Error(ErrorTurn),
+    /// The provider blocked the answer by its content filtering (stop reason
+    /// `CONTENT_FILTERED`): the connector fails the job with `MODEL_RESPONSE_CONTENT_FILTERED`.
+    ContentFiltered(ContentFilteredTurn),
+}
+
+/// A turn whose answer the provider's content filtering blocked.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContentFilteredTurn {
+    pub usage: Option<Usage>,
+    /// How long the provider takes to answer.
+    pub latency: Option<Duration>,
 }
 
 /// A turn that calls tools.
@@ -306,6 +317,11 @@ impl Turn {
         })
     }
 
+    /// The provider's content filtering blocks the answer.
+    pub fn content_filtered() -> Self {
+        Turn::ContentFiltered(ContentFilteredTurn::default())
+    }
+
     /// A tool call written into the text instead of sent as one.
     pub fn tool_call_as_text(
         name: impl Into<String>,
@@ -327,6 +343,7 @@ impl Turn {
             Turn::ToolCalls(turn) => turn.usage = Some(usage),
             Turn::Response(turn) => turn.usage = Some(usage),
             Turn::ToolCallAsText(turn) => turn.usage = Some(usage),
+            Turn::ContentFiltered(turn) => turn.usage = Some(usage),
             Turn::Error(_) => {}
         }
         self
@@ -368,6 +385,7 @@ impl Turn {
             Turn::Response(turn) => turn.latency,
             Turn::ToolCallAsText(turn) => turn.latency,
             Turn::Error(turn) => turn.latency,
+            Turn::ContentFiltered(turn) => turn.latency,
         }
     }
 
@@ -377,6 +395,7 @@ impl Turn {
             Turn::Response(turn) => &mut turn.latency,
             Turn::ToolCallAsText(turn) => &mut turn.latency,
             Turn::Error(turn) => &mut turn.latency,
+            Turn::ContentFiltered(turn) => &mut turn.latency,
         }
     }
 
@@ -386,6 +405,7 @@ impl Turn {
             Turn::ToolCalls(turn) => turn.usage,
             Turn::Response(turn) => turn.usage,
             Turn::ToolCallAsText(turn) => turn.usage,
+            Turn::ContentFiltered(turn) => turn.usage,
             Turn::Error(_) => None,
         }
     }
@@ -400,6 +420,7 @@ impl Turn {
             Turn::Response(_) => "a response".to_string(),
             Turn::ToolCallAsText(turn) => format!("a tool call of {} written as text", turn.name),
             Turn::Error(turn) => format!("an error ({})", turn.message),
+            Turn::ContentFiltered(_) => "an answer blocked by content filtering".to_string(),
         }
     }
 
@@ -440,6 +461,7 @@ impl Turn {
             Turn::Response(turn) => turn.text.is_some() || turn.json.is_some(),
             Turn::ToolCallAsText(turn) => named(&turn.name),
             Turn::Error(turn) => named(&turn.message),
+            Turn::ContentFiltered(_) => true,
         }
     }
 
@@ -481,6 +503,9 @@ impl Turn {
             }
             Turn::Error(turn) => {
                 object.insert("error".into(), turn.message.clone().into());
+            }
+            Turn::ContentFiltered(_) => {
+                object.insert("contentFiltered".into(), true.into());
             }
         }
         if let Some(usage) = usage {
@@ -551,6 +576,7 @@ impl Turn {
             "responseJson",
             "toolCallAsText",
             "error",
+            "contentFiltered",
         ]
         .into_iter()
         .filter(|k| has(k))
@@ -559,12 +585,13 @@ impl Turn {
         let distinct = usize::from(has("toolCalls"))
             + usize::from(is_response)
             + usize::from(has("toolCallAsText"))
-            + usize::from(has("error"));
+            + usize::from(has("error"))
+            + usize::from(has("contentFiltered"));
         if distinct > 1 {
             problems.push(
                 path,
                 format!(
-                    "mixes {}: a turn either calls tools (toolCalls), answers (responseText and/or responseJson), writes a tool call as text (toolCallAsText) or fails (error)",
+                    "mixes {}: a turn either calls tools (toolCalls), answers (responseText and/or responseJson), writes a tool call as text (toolCallAsText), fails (error) or is blocked (contentFiltered)",
                     kinds.join(" and ")
                 ),
             );
@@ -684,6 +711,22 @@ impl Turn {
                 latency,
             }));
         }
+        if has("contentFiltered") {
+            problems.unknown_fields(path, object, &["contentFiltered", "usage", "latency"]);
+            return match &object["contentFiltered"] {
+                Value::Bool(true) => Some(Turn::ContentFiltered(ContentFilteredTurn {
+                    usage,
+                    latency,
+                })),
+                other => {
+                    problems.push(
+                        &format!("{path}.contentFiltered"),
+                        format!("must be true (the provider blocked the answer), got {other}"),
+                    );
+                    None
+                }
+            };
+        }
         if has("error") {
             problems.unknown_fields(path, object, &["error", "latency"]);
             return match &object["error"] {
@@ -714,12 +757,13 @@ impl Turn {
                 "responseJson",
                 "toolCallAsText",
                 "error",
+                "contentFiltered",
                 "usage",
                 "latency",
             ],
         );
         if problems.len() == before {
-            problems.push(path, "must have toolCalls, or responseText and/or responseJson (or toolCallAsText, or error)".to_string());
+            problems.push(path, "must have toolCalls, or responseText and/or responseJson (or toolCallAsText, error, contentFiltered)".to_string());
         }
         None
     }

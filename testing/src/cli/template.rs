@@ -12,24 +12,42 @@ struct Template {
     files: &'static [(&'static str, &'static str)],
 }
 
-const TEMPLATES: &[Template] = &[Template {
-    name: "ai-agent-tool-loop",
-    description: "a support agent (AI Agent Sub-process) with three tools, a gateway on its answer and a person as fallback; its test file scripts the model with MOCK_AI_AGENT, its exploration file (baton explore) tries every choice of the model",
-    files: &[
-        (
-            "ai-agent-tool-loop.bpmn",
-            include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"),
-        ),
-        (
-            "ai-agent-tool-loop.test.json",
-            include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.test.json"),
-        ),
-        (
-            "ai-agent-tool-loop.explore.json",
-            include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"),
-        ),
-    ],
-}];
+const TEMPLATES: &[Template] = &[
+    Template {
+        name: "ai-agent-tool-loop",
+        description: "a support agent (AI Agent Sub-process) with three tools, a gateway on its answer and a person as fallback; its test file scripts the model with MOCK_AI_AGENT, its exploration file (baton explore) tries every choice of the model",
+        files: &[
+            (
+                "ai-agent-tool-loop.bpmn",
+                include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"),
+            ),
+            (
+                "ai-agent-tool-loop.test.json",
+                include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.test.json"),
+            ),
+            (
+                "ai-agent-tool-loop.explore.json",
+                include_str!(
+                    "../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"
+                ),
+            ),
+        ],
+    },
+    Template {
+        name: "ai-agent-faults",
+        description: "the support agent under faults: a write tool behind an approval, an SLA timer, a model-call budget; its test cases are named by the risk they guard (crash-after-ticket-create, restart-after-crash, model-timeout-before-sla, slow-model-past-sla, budget-exhausted, tool-error-recovered)",
+        files: &[
+            (
+                "ai-agent-faults.bpmn",
+                include_str!("../../../templates/ai-agent-faults/ai-agent-faults.bpmn"),
+            ),
+            (
+                "ai-agent-faults.test.json",
+                include_str!("../../../templates/ai-agent-faults/ai-agent-faults.test.json"),
+            ),
+        ],
+    },
+];
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

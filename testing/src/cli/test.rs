@@ -60,6 +60,10 @@ pub struct Args {
     /// answers instead of the cassette (a live model compared with the recording).
     #[arg(long, conflicts_with = "record")]
     drift: bool,
+    /// Run each case twice: through, and restored from a snapshot of its engine after every
+    /// instruction; the case fails when the two end with other records.
+    #[arg(long)]
+    check_restore: bool,
     /// Print the report as one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -120,6 +124,7 @@ pub fn run(args: &Args) -> ExitCode {
             .as_ref()
             .map(|command| AgentCommand::new(command.clone()).with_timeout(agent_timeout)),
         drift: args.drift,
+        check_restore: args.check_restore,
     };
     let mut progress = Progress {
         enabled: std::io::stderr().is_terminal(),

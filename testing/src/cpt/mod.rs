@@ -18,10 +18,12 @@
 //! - [`text`], [`junit`], [`json`] — the report as `baton test` prints it, as JUnit XML, as JSON.
 //! - `exec`, `behavior` — running one instruction; CONDITIONAL_BEHAVIOR as a quiescence hook.
 //! - `incident`, `inner_instance` — ASSERT_INCIDENT; the `innerInstanceSelector` extension.
+//! - [`faults`] — the fault, invariant, side-effect and snapshot extensions.
 
 mod behavior;
 pub mod discover;
 mod exec;
+pub mod faults;
 mod incident;
 mod inner_instance;
 pub mod json;

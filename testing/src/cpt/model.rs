@@ -76,7 +76,7 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
-fn error(path: impl Into<String>, message: impl Into<String>) -> FormatError {
+pub(super) fn error(path: impl Into<String>, message: impl Into<String>) -> FormatError {
     FormatError {
         path: path.into(),
         message: message.into(),
@@ -419,6 +419,9 @@ pub struct MockJobWorkerCompleteJob {
     pub variables: Variables,
     #[serde(default)]
     pub use_example_data: bool,
+    /// baton's extension: the worker's side effect with its idempotency key (see
+    /// [`super::faults::SideEffectJson`]).
+    pub side_effect: Option<super::faults::SideEffectJson>,
 }
 
 /// MOCK_JOB_WORKER_THROW_BPMN_ERROR.
@@ -957,6 +960,14 @@ pub enum Instruction {
     ResumeProcessInstance(ProcessInstanceCommand),
     SetClusterVariables(SetClusterVariables),
     CreateGlobalTaskListener(CreateGlobalTaskListener),
+    InjectJobFault(super::faults::InjectJobFault),
+    InjectModelFault(super::faults::InjectModelFault),
+    SetJobTimeout(super::faults::SetJobTimeout),
+    SetTimeSkipping(super::faults::SetTimeSkipping),
+    AssertInvariant(super::faults::AssertInvariant),
+    AssertSideEffects(super::faults::AssertSideEffects),
+    SaveSnapshot(super::faults::SnapshotInstruction),
+    RestoreSnapshot(super::faults::SnapshotInstruction),
 }
 
 /// Where an instruction type comes from.
@@ -1014,6 +1025,14 @@ pub const INSTRUCTION_TYPES: &[(&str, Origin)] = &[
     ("RESUME_PROCESS_INSTANCE", Origin::Baton),
     ("SET_CLUSTER_VARIABLES", Origin::Baton),
     ("CREATE_GLOBAL_TASK_LISTENER", Origin::Baton),
+    ("INJECT_JOB_FAULT", Origin::Baton),
+    ("INJECT_MODEL_FAULT", Origin::Baton),
+    ("SET_JOB_TIMEOUT", Origin::Baton),
+    ("SET_TIME_SKIPPING", Origin::Baton),
+    ("ASSERT_INVARIANT", Origin::Baton),
+    ("ASSERT_SIDE_EFFECTS", Origin::Baton),
+    ("SAVE_SNAPSHOT", Origin::Baton),
+    ("RESTORE_SNAPSHOT", Origin::Baton),
 ];
 
 /// The attributes CPT's reader requires, per instruction type, in its declaration order: the
@@ -1083,6 +1102,12 @@ const REQUIRED_ATTRIBUTES: &[(&str, &[&str])] = &[
         "CREATE_GLOBAL_TASK_LISTENER",
         &["id", "jobType", "eventTypes"],
     ),
+    ("INJECT_JOB_FAULT", &["jobSelector", "fault"]),
+    ("INJECT_MODEL_FAULT", &["elementId", "modelCall", "fault"]),
+    ("SET_JOB_TIMEOUT", &["timeout"]),
+    ("SET_TIME_SKIPPING", &["enabled"]),
+    ("ASSERT_INVARIANT", &["invariant"]),
+    ("ASSERT_SIDE_EFFECTS", &["jobType"]),
 ];
 
 /// The nested objects of the format with required attributes, by the field that holds them:
@@ -1176,6 +1201,14 @@ impl Instruction {
             ResumeProcessInstance(_) => "RESUME_PROCESS_INSTANCE",
             SetClusterVariables(_) => "SET_CLUSTER_VARIABLES",
             CreateGlobalTaskListener(_) => "CREATE_GLOBAL_TASK_LISTENER",
+            InjectJobFault(_) => "INJECT_JOB_FAULT",
+            InjectModelFault(_) => "INJECT_MODEL_FAULT",
+            SetJobTimeout(_) => "SET_JOB_TIMEOUT",
+            SetTimeSkipping(_) => "SET_TIME_SKIPPING",
+            AssertInvariant(_) => "ASSERT_INVARIANT",
+            AssertSideEffects(_) => "ASSERT_SIDE_EFFECTS",
+            SaveSnapshot(_) => "SAVE_SNAPSHOT",
+            RestoreSnapshot(_) => "RESTORE_SNAPSHOT",
         }
     }
 
@@ -1334,6 +1367,34 @@ impl Instruction {
                 }
                 I::SetClusterVariables(s)
             }
+            "INJECT_JOB_FAULT" => {
+                I::InjectJobFault(super::faults::inject_job_fault(fields, path, warnings)?)
+            }
+            "INJECT_MODEL_FAULT" => {
+                I::InjectModelFault(super::faults::inject_model_fault(fields, path, warnings)?)
+            }
+            "SET_JOB_TIMEOUT" => {
+                I::SetJobTimeout(super::faults::job_timeout(fields, path, warnings)?)
+            }
+            "SET_TIME_SKIPPING" => I::SetTimeSkipping(read(fields, path, warnings)?),
+            "ASSERT_INVARIANT" => {
+                I::AssertInvariant(super::faults::assert_invariant(fields, path, warnings)?)
+            }
+            "ASSERT_SIDE_EFFECTS" => {
+                I::AssertSideEffects(super::faults::assert_side_effects(fields, path, warnings)?)
+            }
+            "SAVE_SNAPSHOT" => I::SaveSnapshot(super::faults::snapshot_instruction(
+                fields,
+                path,
+                warnings,
+                "SAVE_SNAPSHOT",
+            )?),
+            "RESTORE_SNAPSHOT" => I::RestoreSnapshot(super::faults::snapshot_instruction(
+                fields,
+                path,
+                warnings,
+                "RESTORE_SNAPSHOT",
+            )?),
             "CREATE_GLOBAL_TASK_LISTENER" => I::CreateGlobalTaskListener(global_task_listener(
                 read(fields, path, warnings)?,
                 path,
@@ -1464,7 +1525,7 @@ fn global_task_listener(
 
 /// Deserializes the fields of an instruction, naming the path of a problem; unknown fields
 /// are ignored and named in `warnings`.
-fn read<T: DeserializeOwned>(
+pub(super) fn read<T: DeserializeOwned>(
     fields: Value,
     path: &str,
     warnings: &mut Vec<String>,
@@ -1792,6 +1853,14 @@ mod tests {
             json!({"type": "RESUME_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}}),
             json!({"type": "SET_CLUSTER_VARIABLES", "variables": {"KEY": 1}, "tenantId": "acme"}),
             json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "audit", "jobType": "audit-listener", "eventTypes": ["Creating", "completing"], "retries": 2, "afterNonGlobal": true, "priority": 10}),
+            json!({"type": "INJECT_JOB_FAULT", "jobSelector": {"jobType": "t"}, "fault": "FAIL", "times": 2, "retryBackoff": "PT10S", "errorMessage": "503"}),
+            json!({"type": "INJECT_MODEL_FAULT", "elementId": "agent", "modelCall": 2, "fault": "TIMEOUT", "latency": "PT1M"}),
+            json!({"type": "SET_JOB_TIMEOUT", "timeout": "PT30S"}),
+            json!({"type": "SET_TIME_SKIPPING", "enabled": true}),
+            json!({"type": "ASSERT_INVARIANT", "invariant": "NEVER_BEFORE", "elementId": "a", "beforeElementId": "b"}),
+            json!({"type": "ASSERT_SIDE_EFFECTS", "jobType": "t", "count": 1}),
+            json!({"type": "SAVE_SNAPSHOT", "name": "s"}),
+            json!({"type": "RESTORE_SNAPSHOT", "name": "s"}),
         ];
         assert_eq!(samples.len(), INSTRUCTION_TYPES.len());
         for (sample, (name, _)) in samples.iter().zip(INSTRUCTION_TYPES) {
@@ -2000,6 +2069,12 @@ mod tests {
             json!({"type": "RESUME_PROCESS_INSTANCE", "processInstanceSelector": {}}),
             json!({"type": "SET_CLUSTER_VARIABLES", "variables": {}, "tenantId": "t"}),
             json!({"type": "CREATE_GLOBAL_TASK_LISTENER", "id": "l", "jobType": "t", "eventTypes": ["all"], "retries": 1}),
+            json!({"type": "INJECT_JOB_FAULT", "jobSelector": {"jobType": "t"}, "fault": "NO_ANSWER"}),
+            json!({"type": "INJECT_MODEL_FAULT", "elementId": "agent", "modelCall": 1, "fault": "REFUSAL"}),
+            json!({"type": "SET_JOB_TIMEOUT", "timeout": "PT30S"}),
+            json!({"type": "SET_TIME_SKIPPING", "enabled": false}),
+            json!({"type": "ASSERT_INVARIANT", "invariant": "NO_INCIDENT"}),
+            json!({"type": "ASSERT_SIDE_EFFECTS", "jobType": "t", "atMostOncePerKey": true}),
         ];
         assert_eq!(samples.len(), REQUIRED_ATTRIBUTES.len());
         for sample in samples {

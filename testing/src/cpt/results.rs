@@ -47,9 +47,10 @@ pub struct CaseResult {
     /// Notes that did not decide the outcome (a swallowed conditional-behaviour failure, a
     /// replaced mock, an instruction newer than `$schema`, a resource not deployed).
     pub warnings: Vec<String>,
-    /// With `--drift`: per agent with a cassette, how the run left it (or that it did not).
+    /// Per agent with a cassette: what it recorded; with `--drift`, how the run left it (or
+    /// that it did not).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub drift: Vec<String>,
+    pub cassettes: Vec<String>,
     /// Wall time of the case (not in the text output, which stays deterministic).
     #[serde(serialize_with = "millis")]
     pub duration: Duration,

@@ -49,8 +49,12 @@ pub struct Options {
     /// of the cassette).
     pub agent_command: Option<AgentCommand>,
     /// Replay cassettes without failing on drift: each case reports how its trajectory changed
-    /// against the cassette ([`CaseResult::drift`]).
+    /// against the cassette ([`CaseResult::cassettes`]).
     pub drift: bool,
+    /// Run each case twice: once through, and once restored from a snapshot of its engine after
+    /// every instruction (every wait point); the restored engine must have the same records at
+    /// once, and the case the same records at its end (see `crate::snapshot`).
+    pub check_restore: bool,
 }
 
 /// What the runner reports while it runs (the command line prints from it).
@@ -151,7 +155,7 @@ pub fn run_with(
                             explanation: String::new(),
                         }),
                         warnings: Vec::new(),
-                        drift: Vec::new(),
+                        cassettes: Vec::new(),
                         duration: Duration::ZERO,
                     };
                     finish(&mut cases, result, total, on_event);
@@ -181,7 +185,7 @@ pub fn run_with(
                     name: case.name.clone(),
                     outcome: output.outcome,
                     warnings: output.warnings,
-                    drift: output.drift,
+                    cassettes: output.cassettes,
                     duration: started.elapsed(),
                 };
                 finish(&mut cases, result, total, on_event);
@@ -361,15 +365,19 @@ struct CaseState<'a> {
     behavior_count: usize,
     warnings: Vec<String>,
     options: &'a Options,
+    /// The snapshots SAVE_SNAPSHOT kept by name.
+    snapshots: IndexMap<String, crate::snapshot::Snapshot>,
 }
 
-/// How a case ended, its warnings, its drift report, and its coverage (none when it did not
-/// run).
+/// How a case ended, its warnings, what its cassettes did, and its coverage (none when it did
+/// not run).
 struct CaseOutput {
     outcome: Outcome,
     warnings: Vec<String>,
-    drift: Vec<String>,
+    cassettes: Vec<String>,
     coverage: Option<CoverageFile>,
+    /// The engine's record log at the end (compared by `check_restore`).
+    log: String,
 }
 
 impl CaseOutput {
@@ -381,8 +389,9 @@ impl CaseOutput {
                 message,
                 explanation: String::new(),
             }),
+            log: String::new(),
             warnings: Vec::new(),
-            drift: Vec::new(),
+            cassettes: Vec::new(),
             coverage: None,
         }
     }
@@ -395,6 +404,30 @@ fn run_case(
     title: &str,
     options: &Options,
 ) -> CaseOutput {
+    let plain = run_case_once(deployment, file, case, title, options, false);
+    if !options.check_restore || !matches!(plain.outcome, Outcome::Passed) {
+        return plain;
+    }
+    let restored = run_case_once(deployment, file, case, title, options, true);
+    if !matches!(restored.outcome, Outcome::Passed) {
+        return restored;
+    }
+    match super::faults::first_difference(&plain.log, &restored.log) {
+        None => plain,
+        Some(difference) => CaseOutput::failed(format!(
+            "restored from a snapshot after every instruction, the case ends with other records than run through: {difference}"
+        )),
+    }
+}
+
+fn run_case_once(
+    deployment: &Deployment,
+    file: &Path,
+    case: &TestCase,
+    title: &str,
+    options: &Options,
+    restore_every_step: bool,
+) -> CaseOutput {
     let dev = dev_line_features(case);
     if !dev.is_empty() {
         return CaseOutput {
@@ -405,12 +438,17 @@ fn run_case(
                 ),
             },
             warnings: Vec::new(),
-            drift: Vec::new(),
+            cassettes: Vec::new(),
             coverage: None,
+            log: String::new(),
         };
     }
     let mut test = deployment.test().named(title);
-    if options.commands_dir.is_some() {
+    let snapshots = case
+        .instructions
+        .iter()
+        .any(|s| matches!(s.instruction, Instruction::SaveSnapshot(_)));
+    if options.commands_dir.is_some() || restore_every_step || snapshots {
         test = test.record_commands();
     }
     let mut state = CaseState {
@@ -426,6 +464,7 @@ fn run_case(
         behavior_count: 0,
         warnings: Vec::new(),
         options,
+        snapshots: IndexMap::new(),
     };
     let mut skipped: Vec<String> = Vec::new();
     let mut outcome = None;
@@ -487,6 +526,26 @@ fn run_case(
             }));
             break;
         }
+        if restore_every_step && let Err(message) = test.reload_engine() {
+            outcome = Some(failed(InstructionFailure {
+                message,
+                explanation: String::new(),
+            }));
+            break;
+        }
+    }
+    // How the runs ended and what they reached (ASSERT_INVARIANT ENDS_IN, REACHES); a broken
+    // invariant the case already failed with is read here too.
+    let broken = test.check_invariants();
+    if outcome.is_none()
+        && let Err(message) = broken
+    {
+        outcome = Some(Outcome::Failed(CaseFailure {
+            instruction: None,
+            instruction_type: None,
+            message: format!("the run failed: {message}"),
+            explanation: exec::explain_all(&test),
+        }));
     }
     // A replayed cassette's recorded calls the run did not make: the case's drift.
     if outcome.is_none() && !options.drift {
@@ -502,11 +561,7 @@ fn run_case(
             }
         }
     }
-    let drift = if options.drift {
-        drift_report(&state.agents)
-    } else {
-        Vec::new()
-    };
+    let cassettes = cassette_report(&state.agents, options.drift);
     let outcome = outcome.unwrap_or(if skipped.is_empty() {
         Outcome::Passed
     } else {
@@ -528,23 +583,33 @@ fn run_case(
     {
         warnings.push(format!("the command log was not written: {e}"));
     }
+    let log = test.with_engine(|e| e.render_log());
     CaseOutput {
         outcome,
         warnings,
-        drift,
+        cassettes,
         coverage: Some(data),
+        log,
     }
 }
 
-/// Per agent with a cassette: `"<agent>" against <file>:` and how the run left it, or that it
-/// did not.
-fn drift_report(agents: &IndexMap<String, AiAgentHandle>) -> Vec<String> {
+/// Per agent with a cassette: what it recorded; in drift mode, how the run left the cassette,
+/// or that it did not.
+fn cassette_report(agents: &IndexMap<String, AiAgentHandle>, drift: bool) -> Vec<String> {
     let mut lines = Vec::new();
     for (element_id, handle) in agents {
         let Some(source) = handle.cassette_source() else {
             continue;
         };
         if handle.is_recording() {
+            let calls = handle.recorded_calls();
+            lines.push(format!(
+                "\"{element_id}\" recorded {source} ({calls} model call{})",
+                if calls == 1 { "" } else { "s" }
+            ));
+            continue;
+        }
+        if !drift {
             continue;
         }
         let changes = handle.drift_report();
@@ -635,6 +700,17 @@ fn run_step(
             } else {
                 Answer::complete(Value::Object(m.variables.clone()))
             };
+            if let Some(effect) = &m.side_effect {
+                let declared = effect
+                    .declared()
+                    .map_err(|e| failure(state, format!("sideEffect: {e}")))?;
+                let jobs = match &m.element_id {
+                    Some(element) => crate::faults::Jobs::at_element(element),
+                    None => crate::faults::Jobs::of_type(&m.job_type),
+                };
+                test.try_declare_side_effect(jobs, declared)
+                    .map_err(|e| failure(state, e.to_string()))?;
+            }
             mock_job_worker(state, &m.job_type, m.element_id.as_deref(), answer);
             Ok(Done::Ok)
         }
@@ -765,6 +841,14 @@ fn run_step(
                 .map(|()| Done::Ok)
                 .map_err(|m| failure(state, m))
         }
+        I::InjectJobFault(_)
+        | I::InjectModelFault(_)
+        | I::SetJobTimeout(_)
+        | I::SetTimeSkipping(_)
+        | I::AssertInvariant(_)
+        | I::AssertSideEffects(_)
+        | I::SaveSnapshot(_)
+        | I::RestoreSnapshot(_) => fault_step(state, instruction),
         I::MockAiAgent(m) => mock_ai_agent(state, m),
         I::AssertAiAgent(a) => assert_ai_agent(state, a),
         other => Err(failure(
@@ -870,6 +954,9 @@ fn mock_ai_agent(
         .test
         .try_mock_ai_agent(&m.element_id, script)
         .map_err(|message| failure(state, format!("MOCK_AI_AGENT: {message}")))?;
+    for note in handle.notes() {
+        state.warnings.push(format!("MOCK_AI_AGENT: {note}"));
+    }
     state.agents.insert(m.element_id.clone(), handle);
     Ok(Done::Ok)
 }
@@ -1025,4 +1112,101 @@ fn assert_ai_agent(
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// The fault, invariant, side-effect and snapshot extensions (see `super::faults`).
+fn fault_step(
+    state: &mut CaseState<'_>,
+    instruction: &Instruction,
+) -> Result<Done, InstructionFailure> {
+    use Instruction as I;
+    let test = state.test;
+    match instruction {
+        I::InjectJobFault(f) => test
+            .try_inject_fault(f.jobs.clone(), f.fault.clone())
+            .map(|_| Done::Ok)
+            .map_err(|e| failure(state, format!("INJECT_JOB_FAULT: {e}"))),
+        I::InjectModelFault(f) => {
+            let Some(agent) = state.agents.get(&f.element_id) else {
+                return Err(failure(
+                    state,
+                    format!(
+                        "INJECT_MODEL_FAULT: \"{}\" has no MOCK_AI_AGENT before this instruction",
+                        f.element_id
+                    ),
+                ));
+            };
+            agent
+                .try_inject_fault(f.fault.clone())
+                .map(|_| Done::Ok)
+                .map_err(|e| failure(state, format!("INJECT_MODEL_FAULT: {e}")))
+        }
+        I::SetJobTimeout(t) => {
+            test.set_job_timeout(&t.timeout)
+                .map_err(|e| failure(state, format!("SET_JOB_TIMEOUT: {e}")))?;
+            Ok(Done::Ok)
+        }
+        I::SetTimeSkipping(t) => {
+            test.set_time_skipping(t.enabled);
+            Ok(Done::Ok)
+        }
+        I::AssertInvariant(a) => test
+            .try_invariant(a.invariant.clone())
+            .map(|_| Done::Ok)
+            .map_err(|e| failure(state, format!("ASSERT_INVARIANT: {e}"))),
+        I::AssertSideEffects(a) => test
+            .side_effects(&a.expectation.job_type)
+            .check(&a.expectation)
+            .map(|()| Done::Ok)
+            .map_err(|e| failure(state, e.to_string())),
+        I::SaveSnapshot(s) => {
+            let snapshot = test
+                .snapshot()
+                .map_err(|e| failure(state, format!("SAVE_SNAPSHOT: {e}")))?;
+            if let Some(file) = &s.file {
+                snapshot
+                    .write(&state.dir.join(file))
+                    .map_err(|e| failure(state, format!("SAVE_SNAPSHOT: {e}")))?;
+            }
+            if let Some(name) = &s.name {
+                state.snapshots.insert(name.clone(), snapshot);
+            }
+            Ok(Done::Ok)
+        }
+        I::RestoreSnapshot(s) => {
+            let snapshot = match (&s.name, &s.file) {
+                (Some(name), _) => match state.snapshots.get(name) {
+                    Some(snapshot) => snapshot.clone(),
+                    None => {
+                        let known: Vec<&str> = state.snapshots.keys().map(String::as_str).collect();
+                        return Err(failure(
+                            state,
+                            format!(
+                                "RESTORE_SNAPSHOT: no snapshot \"{name}\" was saved in this test case (saved: {})",
+                                if known.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    known.join(", ")
+                                }
+                            ),
+                        ));
+                    }
+                },
+                (None, Some(file)) => crate::snapshot::Snapshot::read(&state.dir.join(file))
+                    .map_err(|e| failure(state, format!("RESTORE_SNAPSHOT: {e}")))?,
+                (None, None) => unreachable!("checked when the file was read"),
+            };
+            test.restart_from(&snapshot)
+                .map_err(|e| failure(state, format!("RESTORE_SNAPSHOT: {e}")))?;
+            // The second run's workers come from the instructions after this one.
+            state.agents.clear();
+            state.type_answers.borrow_mut().clear();
+            state.element_answers.clear();
+            Ok(Done::Ok)
+        }
+        other => Err(failure(
+            state,
+            format!("{} is not run by baton", other.type_name()),
+        )),
+    }
 }

@@ -44,9 +44,9 @@ pub fn case_text(result: &CaseResult) -> String {
     for w in &result.warnings {
         out.push_str(&format!("\n{INDENT}warning: {w}"));
     }
-    if !result.drift.is_empty() {
-        out.push_str(&format!("\n{INDENT}drift:"));
-        for line in &result.drift {
+    if !result.cassettes.is_empty() {
+        out.push_str(&format!("\n{INDENT}cassettes:"));
+        for line in &result.cassettes {
             out.push_str(&format!("\n{INDENT}{INDENT}{line}"));
         }
     }

@@ -177,10 +177,19 @@ fn template_list_and_use() {
     let (code, output) = baton(&["template", "use", "ai-agent-tool-loop", &dir_arg, "--force"]);
     assert_eq!(code, 0, "{output}");
     assert_ne!(std::fs::read_to_string(&bpmn).unwrap(), "mine");
+    // The faults template's cases pass where it was written, also restored at every wait
+    // point.
+    let faults = dir.join("faults");
+    let faults_arg = faults.display().to_string();
+    let (code, output) = baton(&["template", "use", "ai-agent-faults", &faults_arg]);
+    assert_eq!(code, 0, "{output}");
+    let (code, output) = baton(&["test", &faults_arg, "--check-restore"]);
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("6 passed, 0 failed"), "{output}");
     let (code, output) = baton(&["template", "use", "nope", &dir_arg]);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 1, "{output}");
-    insta::assert_snapshot!(output, @"baton template use: no template \"nope\"; templates: ai-agent-tool-loop");
+    insta::assert_snapshot!(output, @r#"baton template use: no template "nope"; templates: ai-agent-tool-loop, ai-agent-faults"#);
 }
 
 #[test]

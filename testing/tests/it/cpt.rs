@@ -118,6 +118,25 @@ fn the_ai_agent_task_template_test_file_passes_with_full_coverage() {
     );
 }
 
+/// The v2 connector's variant of the template (`io.camunda.agenticai:aiagent:subprocess:2`, the
+/// `custom` provider) runs the same cases, turns and assertions.
+#[test]
+fn the_v2_template_test_file_passes_with_full_coverage() {
+    let report = cpt::run(
+        &[root().join("templates/ai-agent-tool-loop-v2")],
+        &Options::default(),
+    )
+    .unwrap();
+    report.assert_success();
+    assert_eq!(report.summary(), "3 passed, 0 failed");
+    let coverage = report.coverage_report();
+    let p = coverage.process("ai-agent-tool-loop-v2").unwrap();
+    assert_eq!(
+        (p.elements.percent, p.flows.percent, p.tools.to_string()),
+        (100.0, 100.0, "3/3 (100.0%)".to_owned())
+    );
+}
+
 /// `--commands-dir`: each case's run written as engine commands, which replay on a fresh
 /// engine to the same end (the template's cases each complete their instance).
 #[test]

@@ -48,6 +48,21 @@ pub(super) fn read_config(
     if provider.is_none_or(Value::is_null) {
         violations.push("provider: must not be null".to_string());
     }
+    // The v2 connectors' only provider (`CustomProviderConfiguration`): a provider type and a
+    // model, both @NotBlank.
+    if let Some(custom) =
+        provider.filter(|p| p.get("type").and_then(Value::as_str) == Some("custom"))
+    {
+        for field in ["providerType", "model"] {
+            if custom
+                .get(field)
+                .and_then(Value::as_str)
+                .is_none_or(|v| v.trim().is_empty())
+            {
+                violations.push(format!("provider.{field}: must not be blank"));
+            }
+        }
+    }
     let Some(data) = data.filter(|d| d.is_object()) else {
         violations.push("data: must not be null".to_string());
         return Err(violations);

@@ -88,6 +88,13 @@ pub(super) fn respond(
         input: _,
     } = pending;
     let fail = |code: Option<&str>, message: String| Box::new(failure.connector(code, message));
+    // BaseAgentRequestHandler.throwIfContentFiltered, after every model round.
+    if let Turn::ContentFiltered(_) = turn {
+        return Err(fail(
+            Some("MODEL_RESPONSE_CONTENT_FILTERED"),
+            "Model response was blocked by provider content filtering.".to_string(),
+        ));
+    }
     let (text, parsed_json) = answer_text(turn).map_err(|m| fail(Some("FAILED_MODEL_CALL"), m))?;
     let assistant_calls = assistant_tool_calls(calls).map_err(|m| fail(None, m))?;
     let assistant = assistant_message(text.as_deref(), assistant_calls, calls.is_empty(), now);
@@ -176,6 +183,7 @@ fn answer_text(turn: &Turn) -> Result<(Option<String>, Option<Value>), String> {
             Some(tool_call_text(&call.name, &call.arguments, call.style)),
             None,
         ),
+        Turn::ContentFiltered(_) => (None, None),
     })
 }
 

@@ -14,3 +14,4 @@ mod replay_cli;
 mod seed;
 mod task;
 mod tools;
+mod versions;

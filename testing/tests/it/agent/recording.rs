@@ -947,3 +947,30 @@ fn secrets_are_redacted_when_writing_and_matching() {
     .run(TEMPLATE_PROCESS, json!({"customerMessage": message}))
     .unwrap();
 }
+
+/// A recording is up to date whenever the run waits: the last call's trajectory is in the file
+/// without the test asking the agent anything.
+#[test]
+fn a_recording_holds_the_last_calls_trajectory() {
+    let dir = TempDir::new("last-trajectory");
+    let path = dir.join("damaged-order.json");
+    let t = template();
+    let mut turns = template_turns().into_iter();
+    t.mock_ai_agent(
+        "support-agent",
+        CassetteScript::new(&path)
+            .mode(CassetteMode::Record)
+            .record_with(move |_| turns.next().expect("a turn left")),
+    );
+    t.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .assert_completed();
+    let cassette = baton_testing::agent::recording::Recording::read(&path).unwrap();
+    let last = &cassette.calls.last().unwrap().trajectory;
+    assert_eq!(
+        last.last(),
+        Some(&baton_testing::trace::TraceEvent::ElementCompleted {
+            element: TEMPLATE_PROCESS.to_string()
+        }),
+        "{last:?}"
+    );
+}

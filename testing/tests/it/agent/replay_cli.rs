@@ -392,3 +392,29 @@ fn mock_ai_agent_cassette_settings_are_checked() {
     outputs.push(failure(&output));
     insta::assert_snapshot!(outputs.join("\n---\n"));
 }
+
+/// A value the test declares volatile does not fail the replay: a JSON pointer ignored in the
+/// results and in the conversation, or a regex replacement.
+#[test]
+fn a_tests_own_rules_keep_a_changed_value_from_matching() {
+    let shipped = r#"{ "id": "1042", "status": "shipped", "damaged": true }"#;
+    let suite = recorded_then(
+        "rules",
+        &template_xml(),
+        &test_file(shipped, BROKEN, "", None),
+    );
+    let (code, output) = suite.run(&[]);
+    assert_eq!(code, 1, "without rules the changed status fails: {output}");
+    for settings in [
+        r#", "ignore": ["/toolCallResults/*/content/status", "/messages/*/results/*/content/*/content/status"]"#,
+        r#", "replace": [ { "pattern": "^(delivered|shipped)$", "with": "some status" } ]"#,
+    ] {
+        std::fs::write(
+            suite.0.join("agent.test.json"),
+            test_file(shipped, BROKEN, settings, None),
+        )
+        .unwrap();
+        let (code, output) = suite.run(&[]);
+        assert_eq!(code, 0, "{settings}: {output}");
+    }
+}

@@ -259,3 +259,25 @@ fn a_service_task_of_another_type_is_no_agent() {
         .unwrap_err();
     insta::assert_snapshot!(error, @r#""send-answer" is a service task of job type "email-send", not an AI Agent Task: apply the AI Agent Task template (zeebe:taskDefinition type="io.camunda.agenticai:aiagent:1")"#);
 }
+
+/// `ignoreError` in the `errorExpression` header of an AI Agent Task (its response is a
+/// standard one: camunda/connectors `SpringConnectorJobHandler.handleIgnoreError`) completes the
+/// job with the given variables, where an AI Agent Sub-process's job would fail.
+#[test]
+fn ignore_error_completes_an_ai_agent_task_with_its_variables() {
+    let xml = template_xml().replace(
+        r#"<zeebe:header key="retryBackoff" value="PT30S" />"#,
+        r#"<zeebe:header key="retryBackoff" value="PT30S" /><zeebe:header key="errorExpression" value="=if error != null then ignoreError({agent: {toolCalls: [], responseJson: {answer: &#34;Sorry.&#34;, resolved: false}}}) else null" />"#,
+    );
+    let t = with_tools(ProcessTest::from_xml("task.bpmn", &xml).unwrap());
+    t.mock_ai_agent(
+        "support-agent",
+        [Turn::error("the provider is unavailable")],
+    );
+    let run = t.start("ai-agent-task-tool-loop", json!({"customerMessage": "Hi"}));
+    run.assert_waiting_at(["queue-for-human"]);
+    assert_eq!(
+        run.variable("agent").unwrap()["responseJson"],
+        json!({"answer": "Sorry.", "resolved": false})
+    );
+}

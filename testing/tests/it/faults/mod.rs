@@ -2,6 +2,7 @@
 //! invariants, time skipping, snapshots and restarts.
 
 mod invariants;
+mod json;
 mod models;
 mod snapshots;
 mod tools;

@@ -1,0 +1,132 @@
+//! What changed for a test in the 8.10 connectors: the content filter's error
+//! (`MODEL_RESPONSE_CONTENT_FILTERED`), the v2 connectors' provider, and a template version
+//! baton does not know (played as the nearest known one, with a note).
+
+use std::path::PathBuf;
+
+use baton_testing::ProcessTest;
+use baton_testing::agent::{AgentStatus, ExpectedAgentInstance, ExpectedMetrics, Turn};
+use serde_json::json;
+
+fn template(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../templates/{name}/{name}.bpmn"))
+}
+
+/// camunda/connectors `aiagent/agent/BaseAgentRequestHandler.java` `throwIfContentFiltered`:
+/// an answer the provider's content filtering blocked fails the job with
+/// `MODEL_RESPONSE_CONTENT_FILTERED`, in both flavours; nothing of the turn is kept.
+#[test]
+fn a_content_filtered_answer_fails_the_job_with_model_response_content_filtered() {
+    for name in ["ai-agent-tool-loop", "ai-agent-task-tool-loop"] {
+        let t = ProcessTest::from_file(template(name)).unwrap();
+        let agent = t.mock_ai_agent(
+            "support-agent",
+            [
+                Turn::content_filtered(),
+                Turn::content_filtered(),
+                Turn::content_filtered(),
+            ],
+        );
+        let run = t.start(name, json!({"customerMessage": "Hello?"}));
+        // Three attempts, 30 s apart (the template's retries and retryBackoff).
+        t.advance_time(std::time::Duration::from_secs(60));
+        let incident = run.incidents().into_iter().next().expect("an incident");
+        assert_eq!(
+            &*incident.error_message,
+            "Model response was blocked by provider content filtering. | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model response was blocked by provider content filtering., code=MODEL_RESPONSE_CONTENT_FILTERED}}",
+            "{name}"
+        );
+        agent.assert_agent_instance(
+            ExpectedAgentInstance::new()
+                .status(AgentStatus::Thinking)
+                .metrics(ExpectedMetrics::new().model_calls(0).tool_calls(0))
+                .history_roles([]),
+        );
+    }
+}
+
+/// The turn's JSON form: `{"contentFiltered": true}`.
+#[test]
+fn a_content_filtered_turn_reads_and_writes_as_json() {
+    let turn = Turn::from_json(&json!({"contentFiltered": true}), "turns[0]").unwrap();
+    assert_eq!(turn, Turn::content_filtered());
+    assert_eq!(turn.to_json(), json!({"contentFiltered": true}));
+    let wrong = Turn::from_json(&json!({"contentFiltered": "yes"}), "turns[0]").unwrap_err();
+    insta::assert_snapshot!(wrong.to_string(), @r#"turns[0].contentFiltered must be true (the provider blocked the answer), got "yes""#);
+}
+
+/// The v2 connector (`AgentSubProcessV2Function`, `io.camunda.agenticai:aiagent:subprocess:2`)
+/// plays the same conversation, with its `custom` provider (`CustomProviderConfiguration`).
+#[test]
+fn the_v2_sub_process_connector_plays_the_worked_example() {
+    let t = ProcessTest::from_file(template("ai-agent-tool-loop-v2")).unwrap();
+    t.mock_job("order-lookup")
+        .complete_with_fn(|job| json!({"order": {"id": job.variable("orderId"), "status": "delivered", "damaged": true}}));
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns and damaged items"]}));
+    t.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-77"}));
+    t.mock_job("email-send").complete();
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        [
+            Turn::call("lookup-order", json!({"orderId": "1042"})),
+            Turn::respond_json(json!({"answer": "It is on its way.", "resolved": true})),
+        ],
+    );
+    let run = t.start(
+        "ai-agent-tool-loop-v2",
+        json!({"customerMessage": "Where is 1042?"}),
+    );
+    run.assert_completed();
+    run.assert_passed_in_order(["support-agent", "send-answer", "answered"]);
+    agent.assert_called_tools(["lookup-order"]);
+    assert!(agent.notes().is_empty(), "{:?}", agent.notes());
+}
+
+/// `CustomProviderConfiguration`: `providerType` and `model` are @NotBlank; a violation fails
+/// the job at once (no retries), as the connector runtime's input validation does.
+#[test]
+fn a_blank_v2_provider_type_is_an_input_violation() {
+    let xml = std::fs::read_to_string(template("ai-agent-tool-loop-v2"))
+        .unwrap()
+        .replace(
+            r#"<zeebe:input source="llm-gateway" target="provider.providerType" />"#,
+            "",
+        );
+    let t = ProcessTest::from_xml("v2.bpmn", &xml).unwrap();
+    t.mock_ai_agent("support-agent", [Turn::respond_text("hi")]);
+    let run = t.start("ai-agent-tool-loop-v2", json!({"customerMessage": "Hi"}));
+    let incident = run.incidents().into_iter().next().expect("an incident");
+    assert!(
+        incident
+            .error_message
+            .contains(" - provider.providerType: must not be blank"),
+        "{}",
+        incident.error_message
+    );
+}
+
+/// A template version baton does not know is played as the nearest known one, with a note.
+#[test]
+fn an_unknown_template_version_is_played_as_the_nearest_known_with_a_note() {
+    let xml = std::fs::read_to_string(template("ai-agent-tool-loop"))
+        .unwrap()
+        .replace(
+            r#"zeebe:modelerTemplateVersion="11""#,
+            r#"zeebe:modelerTemplateVersion="12""#,
+        );
+    let t = ProcessTest::from_xml("v12.bpmn", &xml).unwrap();
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        [Turn::respond_json(
+            json!({"answer": "Hi", "resolved": true}),
+        )],
+    );
+    assert_eq!(
+        agent.notes(),
+        [
+            r#""support-agent" applies the AI Agent Sub-process template (io.camunda.connectors.agenticai.aiagent.jobworker.v1) version 12, which baton does not know: played as version 11"#
+        ]
+    );
+}
