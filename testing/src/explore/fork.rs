@@ -346,7 +346,10 @@ impl Fork {
 
     fn apply_as(&mut self, facts: &JobFacts, answer: Answer, answerer: ForkAnswerer) {
         if let ForkAnswerer::Mock(_) = answerer
-            && matches!(answer, Answer::Complete(_) | Answer::CompleteWithExampleData)
+            && matches!(
+                answer,
+                Answer::Complete(_) | Answer::CompleteWithExampleData
+            )
         {
             self.side_effect(facts);
         }

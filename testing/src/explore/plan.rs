@@ -185,7 +185,8 @@ impl Plan {
                 .find(|(j, _)| *j == jobs)
                 .map(|(_, effect)| effect)
         };
-        find(Jobs::AtElement(element.to_string())).or_else(|| find(Jobs::OfType(job_type.to_string())))
+        find(Jobs::AtElement(element.to_string()))
+            .or_else(|| find(Jobs::OfType(job_type.to_string())))
     }
 }
 

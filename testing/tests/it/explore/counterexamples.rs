@@ -140,7 +140,9 @@ fn a_repeated_side_effect_breaks_at_most_once_per_key() {
         .complete_with(json!({"ticketId": "T-1"}));
     test.declare_side_effect(
         Jobs::of_type("ticket-create"),
-        DeclaredSideEffect::keyed_by("summary").unwrap().deduplicated(),
+        DeclaredSideEffect::keyed_by("summary")
+            .unwrap()
+            .deduplicated(),
     );
     let report = test
         .explore(&space, [Invariant::at_most_once_per_key("ticket-create")])
