@@ -206,43 +206,46 @@ impl Inner {
     }
 
     pub fn test_job(&self, job: &JobView) -> TestJob {
-        // Counted first so the snapshot is one exact allocation, not a growing vector.
-        let mut count = 0;
-        self.engine
-            .for_each_visible_variable(job.element_instance_key, |_, _| count += 1);
-        let mut variables = crate::mocks::JobVariables {
-            entries: Vec::with_capacity(count),
-            ..Default::default()
-        };
-        self.engine
-            .for_each_visible_variable(job.element_instance_key, |name, value| {
-                variables.entries.push((name.clone(), value.clone()));
-            });
-        let process_definition_key = self
-            .engine
-            .process_instance(job.process_instance_key)
-            .map(|p| p.process_definition_key)
-            .unwrap_or_default();
-        TestJob {
-            key: job.key,
-            job_type: String::from(&*job.job_type),
-            kind: job.kind,
-            element_id: String::from(&*job.element_id),
-            element_instance_key: job.element_instance_key,
-            process_id: String::from(&*job.bpmn_process_id),
-            process_definition_key,
-            process_instance_key: job.process_instance_key,
-            retries: job.retries,
-            variables,
-            // Most tasks have no headers: an empty map allocates nothing.
-            headers: if job.custom_headers.is_empty() {
-                IndexMap::new()
-            } else {
-                (*job.custom_headers).clone()
-            },
-            now_ms: self.engine.now(),
-            log_position: self.engine.position(),
-        }
+        test_job(&self.engine, job)
+    }
+}
+
+/// A job as a mock sees it: copies of its fields and of the variables visible from its
+/// element, taken now.
+pub(crate) fn test_job(engine: &Engine, job: &JobView) -> TestJob {
+    // Counted first so the snapshot is one exact allocation, not a growing vector.
+    let mut count = 0;
+    engine.for_each_visible_variable(job.element_instance_key, |_, _| count += 1);
+    let mut variables = crate::mocks::JobVariables {
+        entries: Vec::with_capacity(count),
+        ..Default::default()
+    };
+    engine.for_each_visible_variable(job.element_instance_key, |name, value| {
+        variables.entries.push((name.clone(), value.clone()));
+    });
+    let process_definition_key = engine
+        .process_instance(job.process_instance_key)
+        .map(|p| p.process_definition_key)
+        .unwrap_or_default();
+    TestJob {
+        key: job.key,
+        job_type: String::from(&*job.job_type),
+        kind: job.kind,
+        element_id: String::from(&*job.element_id),
+        element_instance_key: job.element_instance_key,
+        process_id: String::from(&*job.bpmn_process_id),
+        process_definition_key,
+        process_instance_key: job.process_instance_key,
+        retries: job.retries,
+        variables,
+        // Most tasks have no headers: an empty map allocates nothing.
+        headers: if job.custom_headers.is_empty() {
+            IndexMap::new()
+        } else {
+            (*job.custom_headers).clone()
+        },
+        now_ms: engine.now(),
+        log_position: engine.position(),
     }
 }
 
