@@ -204,9 +204,12 @@ fn a_model_slower_than_the_job_timeout_is_asked_twice() {
     let agent = t.mock_ai_agent("support-agent", turns());
     agent.inject_fault(ModelFault::latency("PT20M").at_call(1));
     let run = start(&t);
-    t.advance_time("PT20M");
-    // At 5 minutes the job timed out and was activated again: the model was asked again (the
-    // second turn) and the agent completed before the SLA; the slow answer came too late.
+    // Just past 5 minutes the job has timed out and is activated again: the model is asked
+    // again (the second turn) and the agent completes before the SLA; the slow answer comes
+    // too late, at 20 minutes. (A move of the clock fires what is due at its end, as Zeebe's:
+    // one move of 20 minutes would fire the SLA timer with the timeout.)
+    t.advance_time("PT5M1S");
+    t.advance_time("PT14M59S");
     run.assert_completed()
         .assert_not_passed(["sla-warning", "lookup-order"]);
     assert_eq!(agent.requests().len(), 2);
