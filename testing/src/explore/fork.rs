@@ -121,7 +121,7 @@ pub(crate) struct Fork {
     /// Run errors (a mock that could not answer, an answer the engine rejected).
     pub errors: Vec<String>,
     /// A problem with the space found while running (too many turns at a model call).
-    pub fatal: Option<String>,
+    pub fatal: Option<super::ExploreError>,
     pub paused: Option<Paused>,
     /// What a replay records for its counterexample (`None` while searching: nothing is kept).
     pub recorder: Option<Box<Recorder>>,
@@ -206,10 +206,10 @@ impl Fork {
         match self.engine.create_instance(request) {
             Ok(key) => self.root = key,
             Err(r) => {
-                self.fatal = Some(format!(
+                self.fatal = Some(super::ExploreError::Run(format!(
                     "cannot start process \"{}\": {}",
                     self.plan.process_id, r.message
-                ));
+                )));
                 return Status::Ended;
             }
         }
@@ -409,9 +409,7 @@ impl Fork {
     /// its type.
     fn answerer_of(&self, job: &JobView) -> Option<ForkAnswerer> {
         if let Some(i) = self.plan.agents.iter().position(|a| {
-            *a.element_id == *job.element_id
-                && (a.task
-                    || job.kind == JobKind::AdHocSubProcess)
+            *a.element_id == *job.element_id && (a.task || job.kind == JobKind::AdHocSubProcess)
         }) {
             return Some(ForkAnswerer::Agent(i));
         }
@@ -495,8 +493,8 @@ impl Fork {
                     cursor.turns = Some(t.clone());
                     t
                 }
-                Err(message) => {
-                    self.fatal = Some(message);
+                Err(error) => {
+                    self.fatal = Some(error);
                     self.paused = None;
                     return Some(Answer::Wait);
                 }

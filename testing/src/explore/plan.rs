@@ -68,8 +68,8 @@ pub enum ExploreError {
         "cannot explore: the invariant {invariant} names the element \"{element}\", which no deployed process has"
     )]
     UnknownElement { invariant: String, element: String },
-    #[error("cannot explore: {0}")]
-    InvalidInvariant(String),
+    #[error("cannot explore: the condition {expression} is not valid FEEL: {message}")]
+    InvalidCondition { expression: String, message: String },
     #[error(
         "cannot explore: the test injects {0} fault(s), which exploration does not play: give the tools' outcomes in the space instead (Space::outcomes: a failure, a BPMN error)"
     )]
@@ -133,11 +133,12 @@ impl AgentPlan {
         &self,
         tools: &Arc<[ToolDefinition]>,
         format: &ResponseFormat,
-    ) -> Result<AgentTurns, String> {
+    ) -> Result<AgentTurns, ExploreError> {
         let built = turns(&self.space, tools, format).map_err(|e| match e {
-            TurnsError::TooMany { tool, at, count } => format!(
-                "\"{}\": {} has {count} combinations of values (more than the {} a model call may branch into){}",
-                self.element_id,
+            TurnsError::TooMany { tool, at, count } => ExploreError::TooLarge {
+                agent: self.element_id.clone(),
+                message: format!(
+                "{} has {count} combinations of values (more than the {} a model call may branch into){}",
                 match tool {
                     Some(tool) => format!("\"{at}\" of the tool \"{tool}\""),
                     None => at,
@@ -145,10 +146,11 @@ impl AgentPlan {
                 super::turns::MAX_TURNS,
                 ": give value sets (AgentSpace::values), fewer tools per turn, or document order only"
             ),
-            TurnsError::Empty => format!(
+            },
+            TurnsError::Empty => ExploreError::Empty(format!(
                 "\"{}\" has nothing to answer at a model call: no tool it may call, no response",
                 self.element_id
-            ),
+            )),
         })?;
         Ok(AgentTurns {
             tools: tools.clone(),
@@ -309,7 +311,7 @@ impl Plan {
                     });
                 }
             }
-            checks.push(Checked::new(invariant.clone()).map_err(ExploreError::InvalidInvariant)?);
+            checks.push(Checked::new(invariant.clone())?);
         }
         let choices = !agents.is_empty()
             || mocks
@@ -400,9 +402,9 @@ fn agents_of(process: &ExecutableProcess) -> Vec<String> {
             process
                 .ad_hoc_sub_process(idx)
                 .is_some_and(|a| a.job_worker && a.output_collection.is_some())
-                || process.static_job_type(idx).is_some_and(|t| {
-                    crate::agent::on_engine::AGENT_TASK_JOB_TYPES.contains(&t)
-                })
+                || process
+                    .static_job_type(idx)
+                    .is_some_and(|t| crate::agent::on_engine::AGENT_TASK_JOB_TYPES.contains(&t))
         })
         .map(|idx| process.element_id(idx).to_string())
         .collect()

@@ -58,7 +58,9 @@ fn invariants() -> Vec<Invariant> {
 fn an_ai_agent_task_is_explored_like_a_sub_process() {
     let report = task_template().explore(&space(2), invariants()).unwrap();
     assert_eq!(report.run_errors, 0, "{report}");
-    let ticket_first = report.counterexample(0).expect("a ticket before the lookup");
+    let ticket_first = report
+        .counterexample(0)
+        .expect("a ticket before the lookup");
     assert_eq!((ticket_first.model_calls, ticket_first.tool_calls), (1, 1));
     assert!(report.checks[3].holds(), "some run sends the answer");
     insta::assert_snapshot!(without_time(&report.to_string()));
