@@ -226,6 +226,11 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<Strin
     }
 }
 
+/// `Ok` when `element_id` is an AI agent of either flavour, else why it is not one.
+pub(crate) fn is_agent(engine: &Engine, element_id: &str) -> Result<(), String> {
+    agent_element(engine, element_id).map(|_| ())
+}
+
 /// An element a mock can play: which flavour of the connector, and its tools in document order
 /// (for messages).
 struct AgentElement {
