@@ -653,7 +653,10 @@ impl ExpectedAgentInstance {
         let instance = self.select(element_id, instances)?;
         let selected = instances
             .iter()
-            .filter(|i| self.process_instance.is_none_or(|k| i.process_instance_key == k))
+            .filter(|i| {
+                self.process_instance
+                    .is_none_or(|k| i.process_instance_key == k)
+            })
             .count();
         let mut problems = Vec::new();
         if let Some(status) = self.status
@@ -723,7 +726,10 @@ impl ExpectedAgentInstance {
     ) -> Result<&'a AgentInstance, AgentInstanceMismatch> {
         let selected: Vec<&AgentInstance> = instances
             .iter()
-            .filter(|i| self.process_instance.is_none_or(|k| i.process_instance_key == k))
+            .filter(|i| {
+                self.process_instance
+                    .is_none_or(|k| i.process_instance_key == k)
+            })
             .collect();
         if selected.is_empty() {
             return Err(match self.process_instance {
