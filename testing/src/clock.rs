@@ -45,6 +45,8 @@ pub enum ClockError {
         "\"{text}\" uses years, months or weeks; a duration of the clock is days, hours, minutes and seconds (e.g. P30D)"
     )]
     CalendarUnits { text: String },
+    #[error("\"{text}\" is longer than the engine clock can count (it ends at {latest})")]
+    LongerThanTheClock { text: String, latest: String },
     #[error("\"{text}\": {reason}")]
     OutOfRange { text: String, reason: String },
     #[error("\"{text}\" is negative; the clock only moves forward")]
@@ -57,13 +59,19 @@ pub enum ClockError {
 
 /// Parses an ISO-8601 duration the way Java's `Duration.parse` accepts it (`PnDTnHnMn.nS`).
 pub fn parse_duration(text: &str) -> Result<i64, ClockError> {
-    let span: jiff::Span =
-        text.trim()
-            .parse()
-            .map_err(|e: jiff::Error| ClockError::NotADuration {
+    let span: jiff::Span = text.trim().parse().map_err(|e: jiff::Error| {
+        if e.to_string().contains("not in the required range") {
+            ClockError::LongerThanTheClock {
+                text: text.to_string(),
+                latest: format_instant(baton_engine::runtime::LATEST_CLOCK_MS),
+            }
+        } else {
+            ClockError::NotADuration {
                 text: text.to_string(),
                 reason: e.to_string(),
-            })?;
+            }
+        }
+    })?;
     if span.get_years() != 0 || span.get_months() != 0 || span.get_weeks() != 0 {
         return Err(ClockError::CalendarUnits {
             text: text.to_string(),

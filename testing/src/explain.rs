@@ -3,7 +3,11 @@
 //! processes), the incidents, the root variables (values truncated), the path (completed
 //! elements in order) and the run's errors. Deterministic text: element ids, never keys.
 
-use baton_engine::runtime::{BpmnElementType, ElementInstanceView, Key, UserTaskState};
+use std::collections::{HashMap, HashSet};
+
+use baton_engine::runtime::{
+    BpmnElementType, ElementInstanceView, JobView, Key, UserTask, UserTaskState,
+};
 
 use crate::assertions::Subject;
 use crate::history::ElementEventKind;
@@ -117,9 +121,20 @@ pub fn explain(s: &Subject<'_>) -> String {
     out
 }
 
+/// The most lines a section shows: a run with thousands of waiting points (a cycle that fired
+/// all along a long move of the clock) shows its first ones and how many more there are.
+const SECTION_LINES: usize = 20;
+
 fn section(out: &mut String, label: &str, lines: &[String]) {
     let pad = " ".repeat(2 + LABEL_WIDTH);
-    for (i, line) in lines.iter().enumerate() {
+    let more = lines.len().saturating_sub(SECTION_LINES);
+    let more = (more > 0).then(|| format!("… and {more} more"));
+    for (i, line) in lines
+        .iter()
+        .take(SECTION_LINES)
+        .chain(more.as_ref())
+        .enumerate()
+    {
         if i == 0 {
             out.push_str(&format!("  {label:<LABEL_WIDTH$}"));
         } else {
@@ -140,11 +155,22 @@ fn waiting_points(s: &Subject<'_>, instance: Key, prefix: &str, lines: &mut Vec<
         .into_iter()
         .filter(|i| i.key != instance && i.state.is_active())
         .collect();
+    // Looked up by element instance (a run may wait at thousands of places).
+    let with_child: HashSet<Key> = live.iter().filter_map(|c| c.flow_scope_key).collect();
     let jobs = s.engine.jobs();
-    let tasks = s.engine.user_tasks();
+    let mut job_of: HashMap<Key, &JobView> = HashMap::new();
+    for j in jobs.iter().rev() {
+        job_of.insert(j.element_instance_key, j);
+    }
+    let mut task_of: HashMap<Key, &UserTask> = HashMap::new();
+    for t in s.engine.user_tasks().into_iter().rev() {
+        if t.state == UserTaskState::Created {
+            task_of.insert(t.value.element_instance_key, t);
+        }
+    }
     for i in &live {
-        let has_child = live.iter().any(|c| c.flow_scope_key == Some(i.key));
-        let job = jobs.iter().find(|j| j.element_instance_key == i.key);
+        let has_child = with_child.contains(&i.key);
+        let job = job_of.get(&i.key).copied();
         if has_child && job.is_none() && !i.has_incident {
             continue;
         }
@@ -181,10 +207,7 @@ fn waiting_points(s: &Subject<'_>, instance: Key, prefix: &str, lines: &mut Vec<
             }
             details.push(d);
         }
-        if let Some(t) = tasks
-            .iter()
-            .find(|t| t.value.element_instance_key == i.key && t.state == UserTaskState::Created)
-        {
+        if let Some(t) = task_of.get(&i.key) {
             match &t.value.assignee {
                 Some(a) => details.push(format!("assignee \"{a}\"")),
                 None => details.push("unassigned".to_owned()),

@@ -1,5 +1,5 @@
 //! Writing result files (coverage, command logs, reports) so that a reader never sees half of
-//! one: a temporary file beside it, then a rename.
+//! one: a temporary file beside it, then a rename; the folder a file is in.
 
 use std::path::{Path, PathBuf};
 
@@ -16,4 +16,11 @@ pub(crate) fn write_atomically(
     std::fs::write(&tmp, content).map_err(|e| (tmp.clone(), e))?;
     std::fs::rename(&tmp, &path).map_err(|e| (path.clone(), e))?;
     Ok(path)
+}
+
+/// The folder `path` is in: `.` for a bare file name (whose `Path::parent` is empty).
+pub(crate) fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }

@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use baton_engine::runtime::{
     Command, CreateInstance, Engine, EngineConfig, GlobalTaskListener, JobKind, JobView, Key,
-    PublishMessage, Rejection, UnrecordedCommands, VariableDocument,
+    LATEST_CLOCK_MS, PublishMessage, Rejection, UnrecordedCommands, VariableDocument,
 };
 use indexmap::IndexMap;
 
@@ -206,43 +206,46 @@ impl Inner {
     }
 
     pub fn test_job(&self, job: &JobView) -> TestJob {
-        // Counted first so the snapshot is one exact allocation, not a growing vector.
-        let mut count = 0;
-        self.engine
-            .for_each_visible_variable(job.element_instance_key, |_, _| count += 1);
-        let mut variables = crate::mocks::JobVariables {
-            entries: Vec::with_capacity(count),
-            ..Default::default()
-        };
-        self.engine
-            .for_each_visible_variable(job.element_instance_key, |name, value| {
-                variables.entries.push((name.clone(), value.clone()));
-            });
-        let process_definition_key = self
-            .engine
-            .process_instance(job.process_instance_key)
-            .map(|p| p.process_definition_key)
-            .unwrap_or_default();
-        TestJob {
-            key: job.key,
-            job_type: String::from(&*job.job_type),
-            kind: job.kind,
-            element_id: String::from(&*job.element_id),
-            element_instance_key: job.element_instance_key,
-            process_id: String::from(&*job.bpmn_process_id),
-            process_definition_key,
-            process_instance_key: job.process_instance_key,
-            retries: job.retries,
-            variables,
-            // Most tasks have no headers: an empty map allocates nothing.
-            headers: if job.custom_headers.is_empty() {
-                IndexMap::new()
-            } else {
-                (*job.custom_headers).clone()
-            },
-            now_ms: self.engine.now(),
-            log_position: self.engine.position(),
-        }
+        test_job(&self.engine, job)
+    }
+}
+
+/// A job as a mock sees it: copies of its fields and of the variables visible from its
+/// element, taken now.
+pub(crate) fn test_job(engine: &Engine, job: &JobView) -> TestJob {
+    // Counted first so the snapshot is one exact allocation, not a growing vector.
+    let mut count = 0;
+    engine.for_each_visible_variable(job.element_instance_key, |_, _| count += 1);
+    let mut variables = crate::mocks::JobVariables {
+        entries: Vec::with_capacity(count),
+        ..Default::default()
+    };
+    engine.for_each_visible_variable(job.element_instance_key, |name, value| {
+        variables.entries.push((name.clone(), value.clone()));
+    });
+    let process_definition_key = engine
+        .process_instance(job.process_instance_key)
+        .map(|p| p.process_definition_key)
+        .unwrap_or_default();
+    TestJob {
+        key: job.key,
+        job_type: String::from(&*job.job_type),
+        kind: job.kind,
+        element_id: String::from(&*job.element_id),
+        element_instance_key: job.element_instance_key,
+        process_id: String::from(&*job.bpmn_process_id),
+        process_definition_key,
+        process_instance_key: job.process_instance_key,
+        retries: job.retries,
+        variables,
+        // Most tasks have no headers: an empty map allocates nothing.
+        headers: if job.custom_headers.is_empty() {
+            IndexMap::new()
+        } else {
+            (*job.custom_headers).clone()
+        },
+        now_ms: engine.now(),
+        log_position: engine.position(),
     }
 }
 
@@ -392,10 +395,23 @@ pub(crate) fn settle_step(cell: &RefCell<Inner>, step: impl FnOnce() -> String) 
     cell.borrow_mut().sync();
 }
 
-/// Moves the clock to `target`: the engine's due items (timers, job timeouts and backoffs,
-/// message expiries) and the answers on their way fire in due order, the engine's first at the
-/// same instant, the mocks settling after each.
+/// Moves the clock to `target` as Camunda Process Test's `increaseTime` pins Zeebe's clock:
+/// everything due at or before it fires at the new time (see [`move_engine_clock`]). Answers on
+/// their way (a mocked worker's latency) split the move at their due times: the engine's clock
+/// moves to each, then the answer arrives. Every clock move of a test goes through here.
 pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64, cause: crate::trace::ClockCause) {
+    if !(0..=LATEST_CLOCK_MS).contains(&target) {
+        let when = match jiff::Timestamp::from_millisecond(target) {
+            Ok(t) => t.to_string(),
+            Err(_) => format!("{target} ms after 1970"),
+        };
+        let message = format!(
+            "moving the clock: {when} is outside the times the engine clock can show (1970-01-01T00:00:00Z to {})",
+            crate::clock::format_instant(LATEST_CLOCK_MS)
+        );
+        cell.borrow_mut().add_error(None, message);
+        return;
+    }
     loop {
         let stop = match cell.borrow().workers.next_due() {
             Some(due) if due <= target => due,
@@ -425,49 +441,34 @@ pub(crate) fn move_clock(cell: &RefCell<Inner>, target: i64, cause: crate::trace
     }
 }
 
-/// Moves the engine's clock to `target` one due time at a time, settling after each, so that
-/// what fires first (and what the mocks do about it) can schedule what fires next.
+/// Moves the engine's clock to `target` in one step, as Zeebe's pinned clock: its due-date
+/// checkers fire everything due at or before the new time (timers in due-date order, job
+/// timeouts and backoffs, message expiries), a cycle that fell behind fires once and goes on one
+/// interval after it; then the mocks answer, at the new time (a timer their answers start counts
+/// from it).
 fn move_engine_clock(cell: &RefCell<Inner>, target: i64, cause: crate::trace::ClockCause) {
-    // Each step fires at least one due item; a bound stops a schedule that never advances.
-    for _ in 0..100_000 {
-        let (now, next) = {
-            let inner = cell.borrow();
-            (inner.engine.now(), inner.engine.next_due_time())
-        };
-        let step = match next {
-            Some(due) if due <= target => due.max(now),
-            _ => target,
-        };
-        {
-            let mut inner = cell.borrow_mut();
-            if inner.trace.on && step > inner.engine.now() {
-                inner.trace_push(0, crate::trace::TraceEvent::ClockMoved { to: step, cause });
-            }
-        }
-        let result = cell.borrow_mut().engine.set_clock(step);
-        if let Err(r) = result {
-            let mut inner = cell.borrow_mut();
-            inner.sync();
-            inner.add_error(None, format!("moving the clock: {}", r.message));
-        }
-        settle_step(cell, || {
-            format!("the clock moved to {}", crate::clock::format_instant(step))
-        });
-        if step >= target
-            && cell
-                .borrow()
-                .engine
-                .next_due_time()
-                .is_none_or(|d| d > target)
-        {
-            return;
+    {
+        let mut inner = cell.borrow_mut();
+        if inner.trace.on && target > inner.engine.now() {
+            inner.trace_push(
+                0,
+                crate::trace::TraceEvent::ClockMoved { to: target, cause },
+            );
         }
     }
-    cell.borrow_mut().add_error(
-        None,
-        "moving the clock: stopped after 100000 due times without reaching the target time"
-            .to_owned(),
-    );
+    let result = cell.borrow_mut().engine.set_clock(target);
+    if let Err(r) = result {
+        let mut inner = cell.borrow_mut();
+        inner.sync();
+        inner.add_error(None, format!("moving the clock: {}", r.message));
+        return;
+    }
+    settle_step(cell, || {
+        format!(
+            "the clock moved to {}",
+            crate::clock::format_instant(target)
+        )
+    });
 }
 
 /// A process test: deployments, an engine with a virtual clock, job mocks, runs, coverage.
@@ -614,6 +615,14 @@ impl ProcessTest {
     /// (default 10 000).
     pub fn answer_limit(self, limit: usize) -> Self {
         self.inner.borrow_mut().settings.answer_limit = limit;
+        self
+    }
+
+    /// Changes the engine's limits (`EngineConfig`: steps, timers, process instances and
+    /// records per action), e.g. `.engine_config(|c| c.timer_limit = 100_000)` for a test that
+    /// moves the clock over a year of a one-minute cycle.
+    pub fn engine_config(self, change: impl FnOnce(&mut EngineConfig)) -> Self {
+        change(self.inner.borrow_mut().engine.config_mut());
         self
     }
 

@@ -217,12 +217,18 @@ pub(crate) enum Settled {
     Runaway,
 }
 
+/// How many times in a row the answers may fail the same job that the engine hands straight back
+/// (retries left, no backoff) before the loop stops: such a job never gets anywhere.
+pub(crate) const SAME_JOB_FAILURES: usize = 100;
+
 /// Runs answerers and quiescence hooks until nothing is left to do. See the module documentation.
 pub(crate) fn settle<H: Harness>(harness: &mut H) -> Settled {
     let mut answered = 0usize;
     let limit = harness.answer_limit();
     // The last answers, kept only near the limit, for the runaway message.
     let mut last: Vec<String> = Vec::new();
+    // The job the answers failed last, and how many times in a row.
+    let mut failing: (Key, usize) = (0, 0);
     loop {
         if let Some((facts, view, answerer)) = harness.next_job() {
             answered += 1;
@@ -241,6 +247,23 @@ pub(crate) fn settle<H: Harness>(harness: &mut H) -> Settled {
             };
             if answered + 3 > limit {
                 last.push(harness.describe(&facts, &answer));
+            }
+            failing = match &answer {
+                Answer::Fail(_) if failing.0 == facts.key => (facts.key, failing.1 + 1),
+                Answer::Fail(_) => (facts.key, 1),
+                _ => (0, 0),
+            };
+            if let Answer::Fail(failure) = &answer
+                && failing.1 > SAME_JOB_FAILURES
+            {
+                harness.run_error(
+                    Some(facts.process_instance_key),
+                    format!(
+                        "stopped after failing the job of type \"{}\" at \"{}\" {SAME_JOB_FAILURES} times in a row (\"{}\"): each failure left it retries and no backoff, so the job came straight back and the process makes no progress. Let the failures use up the retries (the job then raises an incident), give them a backoff, or change the mock's answers.",
+                        view.job_type, facts.element_id, failure.message
+                    ),
+                );
+                return Settled::Runaway;
             }
             harness.apply(&facts, answer, &answerer);
             continue;

@@ -9,9 +9,9 @@ use rustc_hash::FxHashMap;
 use crate::runtime::command::{Applied, Command, UnrecordedCommands};
 use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::records::{
-    ElementRef, FIRST_KEY, Intent, Key, OtherIntent, ProcIdx, ProcessInstanceIntent,
-    ProcessInstanceValue, Record, RecordType, RecordValue, Rejection, RejectionType,
-    SharedVariableDocument, ValueType, VariableDocument, share_document,
+    BpmnElementType, ElementRef, FIRST_KEY, Intent, Key, OtherIntent, ProcIdx,
+    ProcessInstanceIntent, ProcessInstanceValue, Record, RecordType, RecordValue, Rejection,
+    RejectionType, SharedVariableDocument, ValueType, VariableDocument, share_document,
 };
 use crate::runtime::state::cluster_variables::ClusterVariables;
 use crate::runtime::state::compensation::CompensationState;
@@ -29,11 +29,39 @@ use crate::runtime::state::user_tasks::UserTask;
 use crate::runtime::step::FollowUp;
 
 /// Settings of an engine.
+///
+/// # Limits
+///
+/// Zeebe has none of these: they stop a test whose process runs away (a loop without a wait
+/// state, a timer that keeps firing, instances started without end) with a message that names
+/// what ran away, instead of running out of memory or time. Each counts what one command (one
+/// public call, or one [`Engine::apply`]) causes; when one is passed, the command stops with a
+/// `PROCESSING_ERROR` rejection and what it did so far stays done. The defaults are far above
+/// what real processes do in a test; raise one (the fields are public, also through
+/// [`Engine::config_mut`]) when a test means to go further.
+///
+/// - [`step_limit`](Self::step_limit): follow-up commands processed (100,000).
+/// - [`timer_limit`](Self::timer_limit): timers fired (10,000).
+/// - [`instance_limit`](Self::instance_limit): process instances created (10,000).
+/// - [`record_limit`](Self::record_limit): records written to the log (1,000,000).
+///
+/// The clock itself ends at 9999-12-30T22:00:00Z (the last instant dates can be computed
+/// for): moving it past that, or before the epoch, is rejected, and a timer due after it is an
+/// incident. FEEL evaluations have their own limits (`baton_feel::Limits`: nesting, steps, list
+/// and string sizes).
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
     /// The most follow-up commands one public call may process before it stops with an error
     /// (a loop without a wait state, e.g. script tasks in a cycle).
     pub step_limit: usize,
+    /// The most timers one public call may fire (a cycle with a zero interval, a timer start
+    /// event whose instances trigger it again).
+    pub timer_limit: usize,
+    /// The most process instances one public call may create (timer, message and signal start
+    /// events, call activities calling their own process).
+    pub instance_limit: usize,
+    /// The most records one public call may write (a job completion with a million variables).
+    pub record_limit: usize,
     /// The engine clock at start, epoch milliseconds (default 2025-01-01T00:00:00Z).
     pub start_time_ms: i64,
     /// Keep the event log (the bench turns it off to measure the engine alone).
@@ -44,6 +72,9 @@ impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             step_limit: 100_000,
+            timer_limit: 10_000,
+            instance_limit: 10_000,
+            record_limit: 1_000_000,
             start_time_ms: 1_735_689_600_000,
             keep_records: true,
         }
@@ -72,6 +103,9 @@ pub struct Engine {
     pub(crate) suspended: BTreeMap<Key, VecDeque<FollowUp>>,
     /// Steps processed by the current public call.
     pub(crate) steps: usize,
+    /// Timers fired and process instances created by the current public call.
+    pub(crate) timers_fired: usize,
+    pub(crate) instances_created: usize,
     pub(crate) instances: InstanceStore,
     /// What the engine remembers of every process instance, ended ones too.
     pub(crate) process_instances: BTreeMap<Key, ProcessInstanceSummary>,
@@ -126,6 +160,8 @@ impl Engine {
             queue: VecDeque::new(),
             suspended: BTreeMap::new(),
             steps: 0,
+            timers_fired: 0,
+            instances_created: 0,
             instances: InstanceStore::default(),
             process_instances: BTreeMap::new(),
             pending: PendingActivations::default(),
@@ -148,6 +184,12 @@ impl Engine {
 
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// The settings, to change a limit (see [`EngineConfig`]); the start time and whether
+    /// records are kept only matter when the engine is created.
+    pub fn config_mut(&mut self) -> &mut EngineConfig {
+        &mut self.config
     }
 
     /// The engine clock, epoch milliseconds.
@@ -257,11 +299,11 @@ impl Engine {
         &self.deployed.processes[proc.0 as usize]
     }
 
-    /// Runs queued follow-up commands until the queue is empty, or fails once the step limit is
-    /// reached.
+    /// Runs queued follow-up commands until the queue is empty, or fails once a limit of
+    /// [`EngineConfig`] is passed.
     /// Timers that are due (their date passed, or the clock moved past them) fire once the
-    /// queue is empty, all due ones at a time; then the engine reacts, and so on: a cycle whose
-    /// next due date has already passed fires again (bounded by the step limit).
+    /// queue is empty, all due ones at a time; then the engine reacts, and so on: a timer the
+    /// reaction makes due fires too (bounded by the timer limit).
     pub(crate) fn run(&mut self, start_position: u64) -> Result<(), Rejection> {
         loop {
             // Variables changed by the command itself (a job's or a user's variables).
@@ -277,34 +319,65 @@ impl Engine {
                     continue;
                 }
                 self.steps += 1;
-                if self.steps > self.config.step_limit {
-                    self.queue.clear();
-                    return Err(self.step_limit_error(start_position));
-                }
+                self.within_limits(start_position)?;
                 self.process_follow_up(follow_up);
                 if !self.conditionals.changes.is_empty() {
                     self.check_conditionals();
                 }
             }
+            self.within_limits(start_position)?;
             if !self.timers.any_due(self.now) {
                 return Ok(());
             }
             self.fire_due_timers();
-            if self.steps > self.config.step_limit {
-                self.queue.clear();
-                return Err(self.step_limit_error(start_position));
-            }
+            self.within_limits(start_position)?;
         }
     }
 
-    /// Starts a public command: resets the step counter and returns the position to report from.
+    /// Starts a public command: resets the counters of the limits and returns the position to
+    /// report from.
     pub(crate) fn begin(&mut self) -> u64 {
         self.steps = 0;
+        self.timers_fired = 0;
+        self.instances_created = 0;
         self.log.position
     }
 
-    fn step_limit_error(&self, start_position: u64) -> Rejection {
-        // Name the elements activated most often during this command.
+    /// Stops the current command (clearing what it queued) once it passed a limit.
+    fn within_limits(&mut self, start_position: u64) -> Result<(), Rejection> {
+        let c = &self.config;
+        let records = (self.log.position - start_position) as usize;
+        let message = if self.steps > c.step_limit {
+            self.step_limit_message(start_position)
+        } else if self.timers_fired > c.timer_limit {
+            self.timer_limit_message(start_position)
+        } else if self.instances_created > c.instance_limit {
+            self.instance_limit_message(start_position)
+        } else if records > c.record_limit {
+            format!(
+                "Stopped after writing {records} records in one command (more than EngineConfig::record_limit, {}).{}",
+                c.record_limit,
+                self.most_often(
+                    start_position,
+                    |r| Some(format!("{} {}", r.value_type.as_str(), r.intent.as_str())),
+                    "Records written most often"
+                )
+            )
+        } else {
+            return Ok(());
+        };
+        self.queue.clear();
+        Err(Rejection::new(RejectionType::ProcessingError, message))
+    }
+
+    /// What this command's records that `name` names were about, most often first (five at
+    /// most), as " {title}: 'a' (n times), 'b' (m times)." (nothing when the log is not kept).
+    fn most_often(
+        &self,
+        start_position: u64,
+        name: impl Fn(&Record) -> Option<String>,
+        title: &str,
+    ) -> String {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for r in self
             .log
@@ -313,32 +386,93 @@ impl Engine {
             .rev()
             .take_while(|r| r.position > start_position)
         {
-            if r.intent == Intent::ProcessInstance(ProcessInstanceIntent::ElementActivated)
-                && let RecordValue::ProcessInstance(v) = &r.value
-                && let ElementRef::Element(e) = v.element_ref
-            {
-                let id = self.process(v.proc).element(e).id.to_string();
+            if let Some(id) = name(r) {
                 *counts.entry(id).or_default() += 1;
             }
         }
         let mut top: Vec<(String, usize)> = counts.into_iter().collect();
         top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        if top.is_empty() {
+            return String::new();
+        }
         let names: Vec<String> = top
             .iter()
             .take(5)
-            .map(|(id, n)| format!("'{id}' ({n} times)"))
+            .map(|(id, n)| match n {
+                1 => format!("{id} (once)"),
+                n => format!("{id} ({n} times)"),
+            })
             .collect();
-        let which = if names.is_empty() {
-            String::new()
-        } else {
-            format!(" Elements activated most often: {}.", names.join(", "))
-        };
-        Rejection::new(
-            RejectionType::ProcessingError,
-            format!(
-                "Stopped after {} steps without reaching a wait state (the limit is EngineConfig::step_limit); the process loops without waiting for a job, message, timer or user.{which}",
-                self.config.step_limit
-            ),
+        format!(" {title}: {}.", names.join(", "))
+    }
+
+    fn step_limit_message(&self, start_position: u64) -> String {
+        let which = self.most_often(
+            start_position,
+            |r| match &r.value {
+                RecordValue::ProcessInstance(v)
+                    if r.intent
+                        == Intent::ProcessInstance(ProcessInstanceIntent::ElementActivated) =>
+                {
+                    match v.element_ref {
+                        ElementRef::Element(e) => {
+                            Some(format!("'{}'", self.process(v.proc).element(e).id))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            "Elements activated most often",
+        );
+        format!(
+            "Stopped after {} steps without reaching a wait state (the limit is EngineConfig::step_limit); the process loops without waiting for a job, message, timer or user.{which}",
+            self.config.step_limit
+        )
+    }
+
+    fn timer_limit_message(&self, start_position: u64) -> String {
+        let which = self.most_often(
+            start_position,
+            |r| match &r.value {
+                RecordValue::Timer(t) if r.intent == Intent::Other(OtherIntent::Triggered) => {
+                    let p = self.process(t.proc);
+                    Some(format!(
+                        "'{}' of process '{}'",
+                        p.element(t.target_element).id,
+                        p.bpmn_process_id
+                    ))
+                }
+                _ => None,
+            },
+            "Timers fired most often",
+        );
+        format!(
+            "Stopped after firing {} timers in one command (the limit is EngineConfig::timer_limit); a timer keeps falling due at once (a cycle with a zero interval, or one the process sets again each time it fires).{which}",
+            self.config.timer_limit
+        )
+    }
+
+    fn instance_limit_message(&self, start_position: u64) -> String {
+        let which = self.most_often(
+            start_position,
+            |r| match &r.value {
+                RecordValue::ProcessInstance(v)
+                    if v.element_type == BpmnElementType::Process
+                        && r.intent
+                            == Intent::ProcessInstance(
+                                ProcessInstanceIntent::ElementActivating,
+                            ) =>
+                {
+                    Some(format!("'{}'", self.process(v.proc).bpmn_process_id))
+                }
+                _ => None,
+            },
+            "Processes started most often",
+        );
+        format!(
+            "Stopped after creating {} process instances in one command (more than EngineConfig::instance_limit, {}); a start event or call activity keeps starting instances.{which}",
+            self.instances_created, self.config.instance_limit
         )
     }
 }

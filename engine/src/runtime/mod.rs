@@ -45,6 +45,7 @@ pub use behaviors::decisions::{DecisionInstanceView, rule_id};
 pub use behaviors::global_listeners::GLOBAL_TASK_LISTENER_EVENT_TYPES;
 pub use behaviors::messages::{BufferedMessageView, MessageSubscriptionView};
 pub use behaviors::signals::SignalSubscriptionView;
+pub use behaviors::timers::LATEST_CLOCK_MS;
 pub use client::CompletionVariables;
 pub use command::{
     AdHocJobResult, Applied, Command, CommandLogError, CreateInstance, DEFAULT_MESSAGE_TTL_MS,

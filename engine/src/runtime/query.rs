@@ -347,7 +347,8 @@ impl Engine {
         self.log.records.clear();
     }
 
-    /// The element id of a record about an element (or the process id, or a flow id).
+    /// The element id of a record about an element (or the process id, or a flow id; a
+    /// timer's event).
     pub fn record_element_id(&self, r: &Record) -> Option<String> {
         match &r.value {
             RecordValue::ProcessInstance(v) => {
@@ -359,6 +360,12 @@ impl Engine {
             RecordValue::Incident(i) => {
                 Some(self.element_id_text(i.proc, i.element, BpmnElementType::Unspecified))
             }
+            RecordValue::Timer(t) => Some(
+                self.process(t.proc)
+                    .element(t.target_element)
+                    .id
+                    .to_string(),
+            ),
             _ => None,
         }
     }

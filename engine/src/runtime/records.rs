@@ -314,6 +314,7 @@ named_enum!(
         Canceling => "CANCELING",
         Interrupted => "INTERRUPTED",
         Activate => "ACTIVATE",
+        Pin => "PIN",
         Pinned => "PINNED",
         Modified => "MODIFIED",
         Suspended => "SUSPENDED",

@@ -16,6 +16,7 @@ mod forms;
 mod global_listeners;
 mod golden;
 mod hostile;
+mod limits;
 mod listeners;
 mod messages;
 mod signals;

@@ -76,8 +76,7 @@ fn interrupting_boundary_timer_cancels_the_task() {
     assert!(e.jobs().is_empty());
 }
 
-#[test]
-fn non_interrupting_cycle_repeats_from_the_previous_due_date() {
+fn reminder_process(cycle: &str) -> Engine {
     let mut b = Builder::new("nb");
     b.start("s")
         .service("task", "work")
@@ -88,25 +87,78 @@ fn non_interrupting_cycle_repeats_from_the_previous_due_date() {
         "remind",
         "task",
         false,
-        TimerDefinition::Cycle(Expr::new("R2/PT1M", Default::default())),
+        TimerDefinition::Cycle(Expr::new(cycle, Default::default())),
     );
     b.chain(&["s", "task", "done"]).flow("remind", "remind_end");
     let mut e = Engine::default();
     e.deploy_definitions("n.bpmn", &b.build()).unwrap();
+    e
+}
+
+fn count(e: &Engine, id: &str) -> usize {
+    completed(e).iter().filter(|c| *c == id).count()
+}
+
+// Zeebe's `TimerTriggerProcessor.refreshTimer` reschedules a repeating interval with
+// `RepeatingInterval.nextOccurrenceAfter(lastDueDate, now, repetitions)`: one interval after the
+// due date it fired for, unless that has passed as well, then one interval after now. The
+// cases below are those of Zeebe's `OverdueRepeatingTimerTest`.
+
+#[test]
+fn a_cycle_fires_one_interval_after_its_previous_due_date_when_not_overdue() {
+    // shouldKeepCadenceUnchangedWhenGapIsShorterThanOneInterval
+    let mut e = reminder_process("R/PT1S");
     let pi = e.create_instance(CreateInstance::new("nb")).unwrap();
-    e.advance_clock(5 * 60_000).unwrap();
-    let reminders = completed(&e)
-        .iter()
-        .filter(|id| *id == "remind_end")
-        .count();
-    assert_eq!(
-        reminders, 2,
-        "R2 fires twice even when the clock jumps past both"
-    );
+    let first_due = e.timers()[0].due;
+    e.advance_clock(1_500).unwrap();
+    assert_eq!(count(&e, "remind_end"), 1);
+    assert_eq!(e.timers()[0].due, first_due + 1_000);
     assert_eq!(e.process_instance(pi).unwrap().state, State::Activated);
+}
+
+#[test]
+fn an_overdue_cycle_fires_once_for_the_whole_gap_and_uses_one_repetition() {
+    // shouldConsumeExactlyOneRepetitionWhenFiniteRepetitionsTimerIsOverdueForSeveralIntervals
+    let mut e = reminder_process("R3/PT2S");
+    let pi = e.create_instance(CreateInstance::new("nb")).unwrap();
+    assert_eq!(e.timers()[0].repetitions, 3);
+    e.advance_clock(10_000).unwrap();
+    assert_eq!(count(&e, "remind_end"), 1, "once for the whole gap");
+    let next = e.timers()[0];
+    assert_eq!(next.repetitions, 2);
+    assert_eq!(next.due, e.now() + 2_000, "one interval after now");
+    // The two repetitions left fire at their own times, then the cycle is done.
+    e.advance_clock(2_000).unwrap();
+    e.advance_clock(2_000).unwrap();
+    assert_eq!(count(&e, "remind_end"), 3);
+    assert!(e.timers().is_empty());
     let job = e.activatable_jobs(None)[0].key;
     e.complete_job(job, VariableDocument::new()).unwrap();
     assert_eq!(e.process_instance(pi).unwrap().state, State::Completed);
+}
+
+#[test]
+fn a_cycle_whose_next_due_date_is_exactly_now_goes_on_one_interval_after_now() {
+    // shouldFireExactlyOnceAndPushRescheduleWhenNaturalNextDueDateExactlyEqualsNow
+    let mut e = reminder_process("R/PT1S");
+    e.create_instance(CreateInstance::new("nb")).unwrap();
+    let first_due = e.timers()[0].due;
+    e.advance_clock(2_000).unwrap();
+    assert_eq!(count(&e, "remind_end"), 1);
+    assert_eq!(e.timers()[0].due, first_due + 2_000);
+}
+
+#[test]
+fn an_overdue_cycle_start_event_starts_one_instance_for_the_whole_gap() {
+    // shouldFireCyclingStartEventExactlyOnceWhenOverdueForSeveralIntervals
+    let mut e = Engine::default();
+    crate::xml::deploy(
+        &mut e,
+        &timer_start_process("tick", "every", "<bpmn:timeCycle>R/PT2S</bpmn:timeCycle>"),
+    );
+    e.advance_clock(10_000).unwrap();
+    assert_eq!(e.process_instances().len(), 1);
+    assert_eq!(e.timers()[0].due, e.now() + 2_000);
 }
 
 #[test]
@@ -163,8 +215,12 @@ fn a_timer_start_event_cycle_starts_an_instance_per_firing() {
     assert_eq!(e.timers()[0].process_instance_key, None);
     e.advance_clock(3_600_000).unwrap();
     assert_eq!(e.process_instances().len(), 1);
-    // The clock jumps past the two remaining firings: both start an instance, then R3 is done.
+    // The clock jumps past both remaining firings: the cycle fires once, then goes on an hour
+    // after now with its last repetition.
     e.advance_clock(10 * 3_600_000).unwrap();
+    assert_eq!(e.process_instances().len(), 2);
+    assert_eq!(e.timers()[0].repetitions, 1);
+    e.advance_clock(3_600_000).unwrap();
     assert_eq!(e.process_instances().len(), 3);
     assert!(e.timers().is_empty());
     insta::assert_snapshot!(e.render_log());
@@ -196,11 +252,15 @@ fn a_new_version_replaces_the_timer_start_events_of_the_previous_one() {
     // Cron: the next 06:00 after the deployment (the clock starts at 2025-01-01T00:00Z).
     assert_eq!(timers[0].due, 1_735_689_600_000 + 6 * 3_600_000);
     assert_eq!(timers[0].repetitions, -1);
+    // The clock jumps past 06:00 on the 1st and on the 2nd: a cron cycle fires once, then at
+    // its next match after now (Zeebe's `CronTimer.getDueDate(now)`).
     e.advance_clock(30 * 3_600_000).unwrap();
     let started = e.process_instances();
-    assert_eq!(started.len(), 2, "06:00 on the 1st and on the 2nd");
+    assert_eq!(started.len(), 1);
     assert!(started.iter().all(|p| p.version == 2));
     assert_eq!(e.timers()[0].due, 1_735_689_600_000 + 54 * 3_600_000);
+    e.advance_clock(24 * 3_600_000).unwrap();
+    assert_eq!(e.process_instances().len(), 2);
 }
 
 #[test]
@@ -248,9 +308,14 @@ fn a_cron_cycle_on_a_non_interrupting_boundary_event_repeats() {
     let mut e = Engine::default();
     e.deploy_definitions("c.bpmn", &b.build()).unwrap();
     e.create_instance(CreateInstance::new("cron")).unwrap();
-    e.advance_clock(60 * 60_000).unwrap();
-    let nudges = completed(&e).iter().filter(|id| *id == "nudged").count();
-    assert_eq!(nudges, 4, ":15, :30, :45 and :00");
+    for _ in 0..4 {
+        e.advance_clock(15 * 60_000).unwrap();
+    }
+    assert_eq!(count(&e, "nudged"), 4, ":15, :30, :45 and :00");
+    // A jump over three matches fires once, then at the next match after now.
+    e.advance_clock(50 * 60_000).unwrap();
+    assert_eq!(count(&e, "nudged"), 5);
+    assert_eq!(e.timers()[0].due, e.now() + 10 * 60_000);
     let bad = "0 0 25 * * *";
     let mut b = Builder::new("badcron");
     b.start("s").service("task", "work");

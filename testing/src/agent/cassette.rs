@@ -232,10 +232,7 @@ impl Cassette {
             path: path.to_path_buf(),
             error,
         };
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let dir = crate::files::folder_of(path);
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

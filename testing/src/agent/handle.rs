@@ -343,7 +343,7 @@ fn agent_element(engine: &Engine, element_id: &str) -> Result<AgentElement, Stri
 }
 
 /// The static `data.tools.containerElementId` input of an AI Agent Task.
-fn task_container(
+pub(crate) fn task_container(
     process: &ExecutableProcess,
     task: baton_engine::model::ElementIdx,
 ) -> Option<String> {

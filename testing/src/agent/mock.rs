@@ -216,7 +216,9 @@ pub struct AiAgentMock {
     /// requests'; copying every call's arguments on each model call was a tenth of the mock's
     /// allocations).
     tool_calls: OnceCell<Vec<ToolCallRecord>>,
-    /// The requests whose turn was played (a handler's invalid turn is recorded, not played).
+    /// The requests whose turn was played (a handler's invalid turn is recorded, not played;
+    /// a turn whose completion a connector crash lost is played again by the call that repeats
+    /// it, so it counts once: its tool calls were never activated).
     played: Vec<usize>,
     cache: ElementCache,
     /// Faults at model calls.
@@ -615,19 +617,23 @@ impl AiAgentMock {
             Some(ModelFaultKind::CrashAfterAnswer) => {
                 self.delivery = Delivery::CrashAfterAnswer;
                 // The completion is lost and the job is activated again: the model is asked the
-                // same again, and a script answers with the same turn.
-                if let Source::Turns { turns, next, .. } = &mut self.source
-                    && *next > 0
-                    && *next <= turns.len()
-                {
-                    *next -= 1;
-                    turns[*next] = turn.clone();
+                // same again, and a script or cassette answers with the same turn.
+                match &mut self.source {
+                    Source::Turns { turns, next, .. } if *next > 0 && *next <= turns.len() => {
+                        *next -= 1;
+                        turns[*next] = turn.clone();
+                    }
+                    // A cassette answers it with the call that answered this one.
+                    Source::Session(session) => session.borrow_mut().crashed_after_answer(),
+                    _ => {}
                 }
             }
             _ => {}
         }
         request.turn = Some(turn);
-        self.played.push(self.requests.len());
+        if self.delivery != Delivery::CrashAfterAnswer {
+            self.played.push(self.requests.len());
+        }
         self.requests.push(request);
         answer
     }

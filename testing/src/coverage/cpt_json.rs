@@ -367,10 +367,7 @@ pub fn report(runs: &[CoverageFile]) -> Value {
 pub fn write(path: &Path, runs: &[CoverageFile]) -> Result<(), CoverageError> {
     let mut text = serde_json::to_string_pretty(&report(runs)).expect("the report serializes");
     text.push('\n');
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = crate::files::folder_of(path);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -96,10 +96,7 @@ pub fn discover(paths: &[PathBuf], deploy: &[PathBuf]) -> Result<Vec<Suite>, Dis
     found.dedup_by(|a, b| a.0 == b.0);
     let mut suites: Vec<Suite> = Vec::new();
     for (path, content) in found {
-        let dir = path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
+        let dir = crate::files::folder_of(&path).to_path_buf();
         let file = SuiteFile { path, content };
         match suites.iter_mut().find(|s| s.dir == dir) {
             Some(suite) => suite.files.push(file),

@@ -118,7 +118,12 @@ impl Ctx for InHook<'_, '_> {
     }
 }
 
-/// Every root process instance of the test explained, oldest first.
+/// The most root process instances a failure explains: a run that started thousands (a cycle
+/// over a long stretch of time) is explained by its first ones.
+const EXPLAINED_ROOTS: usize = 10;
+
+/// The root process instances of the test explained, oldest first (the first
+/// [`EXPLAINED_ROOTS`], then how many more there are).
 pub(crate) fn explain_all(test: &ProcessTest) -> String {
     let roots: Vec<Key> = test.with_engine(|e| {
         e.process_instances()
@@ -138,11 +143,19 @@ pub(crate) fn explain_all(test: &ProcessTest) -> String {
             }
         );
     }
-    roots
+    let more = roots.len().saturating_sub(EXPLAINED_ROOTS);
+    let mut explained = roots
         .into_iter()
+        .take(EXPLAINED_ROOTS)
         .map(|k| test.explain(k))
         .collect::<Vec<_>>()
-        .join("\n\n")
+        .join("\n\n");
+    if more > 0 {
+        explained.push_str(&format!(
+            "\n\n… and {more} more process instances (not shown)"
+        ));
+    }
+    explained
 }
 
 pub(crate) fn fail(ctx: &mut impl Ctx, message: impl Into<String>) -> InstructionFailure {

@@ -1405,8 +1405,12 @@ impl Instruction {
                 path,
             )?),
             other => {
+                // Within 3 edits only of a type about as long (the edit distance is at least
+                // the difference in length): a huge `type` is compared with nothing.
+                let length = other.chars().take(64).count();
                 let closest = INSTRUCTION_TYPES
                     .iter()
+                    .filter(|(t, _)| length.abs_diff(t.len()) <= 3)
                     .map(|(t, _)| (strsim::levenshtein(other, t), *t))
                     .min()
                     .filter(|(distance, _)| *distance <= 3);
@@ -1419,7 +1423,10 @@ impl Instruction {
                 };
                 return Err(error(
                     format!("{path}.type"),
-                    format!("unknown instruction type \"{other}\"; {hint}"),
+                    format!(
+                        "unknown instruction type \"{}\"; {hint}",
+                        crate::variables::truncate(other, 60)
+                    ),
                 ));
             }
         };

@@ -174,7 +174,8 @@ pub fn run_with(
                 });
                 let started = Instant::now();
                 let output = match &deployment {
-                    Ok(d) => run_case(d, &file.path, case, &title, options),
+                    Ok(d) => isolated(|| run_case(d, &file.path, case, &title, options))
+                        .unwrap_or_else(CaseOutput::failed),
                     Err(message) => CaseOutput::failed(message.clone()),
                 };
                 if let Some(data) = output.coverage {
@@ -347,6 +348,19 @@ fn dev_line_features(case: &TestCase) -> Vec<&'static str> {
     found
 }
 
+/// Runs `f`, turning a panic into the failure message of the case or instruction it ran: a bug
+/// in baton fails that case alone, and the run goes on to the next case and the summary.
+fn isolated<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        format!("baton panicked (a bug in baton; please report it): {message}")
+    })
+}
+
 /// Mock answers by job type, shared with the answerers of elements.
 type Answers = Rc<RefCell<IndexMap<String, Answer>>>;
 
@@ -453,10 +467,7 @@ fn run_case_once(
     }
     let mut state = CaseState {
         test: &test,
-        dir: file
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from(".")),
+        dir: crate::files::folder_of(file).to_path_buf(),
         agents: IndexMap::new(),
         type_answers: Rc::default(),
         element_answers: IndexMap::new(),
@@ -479,20 +490,13 @@ fn run_case_once(
         };
         let errors_before = test.errors().len();
         let behavior_errors_before = state.behaviors.borrow().errors.len();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_step(&mut state, &step.instruction)
-        }))
-        .unwrap_or_else(|panic| {
-            let message = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            Err(InstructionFailure {
-                message: format!("baton panicked (a bug in baton; please report it): {message}"),
-                explanation: String::new(),
-            })
-        });
+        let result =
+            isolated(|| run_step(&mut state, &step.instruction)).unwrap_or_else(|message| {
+                Err(InstructionFailure {
+                    message,
+                    explanation: String::new(),
+                })
+            });
         match result {
             Ok(Done::Ok) => {}
             Ok(Done::Skipped(reason)) => skipped.push(format!(
@@ -1214,5 +1218,22 @@ fn fault_step(
             state,
             format!("{} is not run by baton", other.type_name()),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::isolated;
+
+    #[test]
+    fn a_panic_becomes_the_failure_message() {
+        assert_eq!(isolated(|| 7), Ok(7));
+        let text = isolated(|| -> u8 { panic!("index out of bounds") }).unwrap_err();
+        assert_eq!(
+            text,
+            "baton panicked (a bug in baton; please report it): index out of bounds"
+        );
+        let formatted = isolated(|| -> u8 { panic!("{} of {}", 3, 2) }).unwrap_err();
+        assert!(formatted.ends_with(": 3 of 2"), "{formatted}");
     }
 }

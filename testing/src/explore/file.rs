@@ -26,7 +26,9 @@ use super::report::Report;
 use super::space::{AgentSpace, Space};
 use crate::agent::Turn;
 use crate::cpt::model::Instruction;
+use crate::faults::Jobs;
 use crate::mocks::Answer;
+use crate::side_effects::DeclaredSideEffect;
 use crate::{DeployError, Deployment, ProcessTest};
 
 /// Why an exploration file cannot be run.
@@ -66,6 +68,7 @@ pub struct ExploreFile {
     pub path: PathBuf,
     pub name: Option<String>,
     setup: Vec<(String, Instruction)>,
+    side_effects: Vec<(String, DeclaredSideEffect)>,
     pub space: Space,
     pub invariants: Vec<Invariant>,
     /// Unknown fields of setup instructions (CPT ignores them too).
@@ -85,6 +88,8 @@ struct Raw {
     agents: Vec<RawAgent>,
     #[serde(default)]
     outcomes: indexmap::IndexMap<String, Vec<RawOutcome>>,
+    #[serde(default)]
+    side_effects: indexmap::IndexMap<String, RawSideEffect>,
     #[serde(default)]
     bounds: RawBounds,
     #[serde(default)]
@@ -143,6 +148,16 @@ enum RawOutcome {
         error_message: String,
         retries: Option<i32>,
     },
+}
+
+/// A job type's side effect: its idempotency key (FEEL over the job's variables; left out:
+/// the job key), and whether the outside world deduplicates by it.
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawSideEffect {
+    key: Option<String>,
+    #[serde(default)]
+    deduplicated: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -311,6 +326,20 @@ impl ExploreFile {
             }
             setup.push((at, parsed));
         }
+        let mut side_effects = Vec::new();
+        for (job_type, effect) in raw.side_effects {
+            let declared = match &effect.key {
+                Some(key) => DeclaredSideEffect::keyed_by(key)
+                    .map_err(|e| format(format!("sideEffects.{job_type}.key"), e.to_string()))?,
+                None => DeclaredSideEffect::keyed_by_job_key(),
+            };
+            let declared = if effect.deduplicated {
+                declared.deduplicated()
+            } else {
+                declared
+            };
+            side_effects.push((job_type, declared));
+        }
         let mut space = Space::start(
             raw.start.process_definition_id,
             Value::Object(raw.start.variables),
@@ -394,6 +423,7 @@ impl ExploreFile {
             path: path.to_path_buf(),
             name: raw.name,
             setup,
+            side_effects,
             space,
             invariants,
             warnings,
@@ -426,6 +456,9 @@ impl ExploreFile {
             })?;
         let test = deployment.test();
         self.set_up(&test)?;
+        for (job_type, effect) in &self.side_effects {
+            test.declare_side_effect(Jobs::of_type(job_type.clone()), effect.clone());
+        }
         let report = test.explore(space, self.invariants.clone());
         // The setup's mocks carry no expectations: nothing to verify when the test is dropped.
         report.map_err(|error| FileError::Explore {

@@ -124,6 +124,8 @@ pub(crate) struct Fork {
     pub paused: Option<Paused>,
     /// What a replay records for its counterexample (`None` while searching: nothing is kept).
     pub recorder: Option<Box<Recorder>>,
+    /// Invariants broken while answering (a side effect repeated), for the step's report.
+    broken: Vec<Broken>,
 }
 
 /// What a replay keeps: the answers of the tool jobs (in the order they finished) and the
@@ -182,6 +184,7 @@ impl Fork {
             fatal: None,
             paused: None,
             recorder: None,
+            broken: Vec::new(),
         }
     }
 
@@ -313,6 +316,7 @@ impl Fork {
     /// them, so that a fork copies no history.
     fn run(&mut self, on_records: &mut dyn FnMut(&Engine), report: &mut StepReport) -> Status {
         let settled = settle::settle(self);
+        report.broken.append(&mut self.broken);
         let plan = self.plan.clone();
         let records = self.engine.records_since(0);
         self.watch
@@ -341,6 +345,14 @@ impl Fork {
     }
 
     fn apply_as(&mut self, facts: &JobFacts, answer: Answer, answerer: ForkAnswerer) {
+        if let ForkAnswerer::Mock(_) = answerer
+            && matches!(
+                answer,
+                Answer::Complete(_) | Answer::CompleteWithExampleData
+            )
+        {
+            self.side_effect(facts);
+        }
         if let Some(recorder) = &mut self.recorder
             && let Some((element_id, job_type)) = recorder.answering.take()
         {
@@ -360,6 +372,34 @@ impl Fork {
         match answerer {
             ForkAnswerer::Agent(i) => format!("AI agent \"{}\"", self.plan.agents[i].element_id),
             ForkAnswerer::Mock(i) => self.plan.mocks[i].label.clone(),
+        }
+    }
+
+    /// A job's completion is a side effect when its worker declares one: into the ledger.
+    fn side_effect(&mut self, facts: &JobFacts) {
+        if self.plan.side_effects.is_empty() {
+            return;
+        }
+        let Some(view) = self.engine.job(facts.key) else {
+            return;
+        };
+        let Some(effect) = self.plan.side_effect_for(&view.job_type, &view.element_id) else {
+            return;
+        };
+        let job = crate::process_test::test_job(&self.engine, &view);
+        match effect.key_of(&job) {
+            Ok(key) => {
+                let deduplicates = effect.deduplicated;
+                let plan = self.plan.clone();
+                self.watch.side_effect(
+                    &plan.checks,
+                    &view.job_type,
+                    key,
+                    deduplicates,
+                    &mut self.broken,
+                );
+            }
+            Err(e) => self.errors.push(e.to_string()),
         }
     }
 

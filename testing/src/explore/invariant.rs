@@ -55,6 +55,9 @@ pub(crate) struct Broken {
 pub(crate) struct Watch {
     guards: Vec<bool>,
     broken: Vec<bool>,
+    /// The side effects the run performed so far: job type and idempotency key (what the
+    /// outside world remembers).
+    ledger: Vec<(String, String)>,
 }
 
 impl Watch {
@@ -62,6 +65,7 @@ impl Watch {
         Watch {
             guards: vec![false; count],
             broken: vec![false; count],
+            ledger: Vec::new(),
         }
     }
 
@@ -150,6 +154,34 @@ impl Watch {
                 _ => {}
             }
         }
+    }
+
+    /// A worker performed a side effect (completed a job it declares one for) with this key;
+    /// an outside world that `deduplicates` does nothing for a key it has seen.
+    pub fn side_effect(
+        &mut self,
+        checks: &[Checked],
+        job_type: &str,
+        key: String,
+        deduplicates: bool,
+        broken: &mut Vec<Broken>,
+    ) {
+        let seen = self.ledger.iter().any(|(t, k)| t == job_type && *k == key);
+        if seen && deduplicates {
+            return;
+        }
+        if seen {
+            for (i, check) in checks.iter().enumerate() {
+                if let Invariant::AtMostOncePerKey { job_type: t } = &check.invariant
+                    && t == job_type
+                {
+                    self.break_one(i, broken, || {
+                        format!("a second side effect of \"{job_type}\" with the key {key:?}")
+                    });
+                }
+            }
+        }
+        self.ledger.push((job_type.to_string(), key));
     }
 
     /// Checks the conditions against the root instance's variables after a step.

@@ -71,7 +71,7 @@ impl ProcessTest {
         invariants: impl IntoIterator<Item = Invariant>,
     ) -> Result<Report, ExploreError> {
         let invariants: Vec<Invariant> = invariants.into_iter().collect();
-        let (engine, mocks, answer_limit) = {
+        let (engine, setup) = {
             let inner = self.inner.borrow();
             let mocks: Vec<plan::TestMock> = inner
                 .job_mocks
@@ -95,9 +95,15 @@ impl ProcessTest {
                     }
                 })
                 .collect();
-            (inner.engine.clone(), mocks, inner.settings.answer_limit)
+            let setup = plan::TestSetup {
+                mocks,
+                side_effects: inner.workers.side_effects.clone(),
+                faults: inner.workers.faults.len(),
+                answer_limit: inner.settings.answer_limit,
+            };
+            (inner.engine.clone(), setup)
         };
-        explore_engine(engine, space, &invariants, mocks, answer_limit)
+        explore_engine(engine, space, &invariants, setup)
     }
 }
 
@@ -106,17 +112,10 @@ pub(crate) fn explore_engine(
     mut engine: baton_engine::runtime::Engine,
     space: &Space,
     invariants: &[Invariant],
-    mocks: Vec<plan::TestMock>,
-    answer_limit: usize,
+    setup: plan::TestSetup,
 ) -> Result<Report, ExploreError> {
     let started = Instant::now();
-    let plan = Arc::new(plan::Plan::build(
-        &engine,
-        space,
-        invariants,
-        mocks,
-        answer_limit,
-    )?);
+    let plan = Arc::new(plan::Plan::build(&engine, space, invariants, setup)?);
     engine.clear_records();
     let root = fork::Fork::new(engine, plan.clone());
     let pristine = root.clone();

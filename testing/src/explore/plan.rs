@@ -14,7 +14,9 @@ use super::space::{AgentSpace, Search, Space};
 use super::turns::{TurnSpace, TurnsError, check_value_set, turns};
 use crate::agent::tools::{ToolDefinition, read_elements, resolve_tools};
 use crate::agent::{ResponseFormat, Turn};
+use crate::faults::Jobs;
 use crate::mocks::Answer;
+use crate::side_effects::DeclaredSideEffect;
 
 /// The most model calls per run a space may allow.
 pub const MAX_MODEL_CALLS: u32 = 1_000;
@@ -68,6 +70,10 @@ pub enum ExploreError {
     UnknownElement { invariant: String, element: String },
     #[error("cannot explore: {0}")]
     InvalidInvariant(String),
+    #[error(
+        "cannot explore: the test injects {0} fault(s), which exploration does not play: give the tools' outcomes in the space instead (Space::outcomes: a failure, a BPMN error)"
+    )]
+    Faults(usize),
     #[error("cannot explore: shard {index}/{count} is out of range: give K/N with 1 <= K <= N")]
     Shard { index: usize, count: usize },
     /// A problem found at a model call (the turns of a response format, a process that cannot
@@ -165,6 +171,32 @@ pub(crate) struct Plan {
     pub answer_limit: usize,
     /// Counts the trajectories as the search goes (see `Space::count_trajectories_into`).
     pub counter: Option<Arc<std::sync::atomic::AtomicU64>>,
+    /// The side effects the test's workers declared (by element, else by job type).
+    pub side_effects: Vec<(Jobs, DeclaredSideEffect)>,
+}
+
+impl Plan {
+    /// The side effect declared for the jobs of this element, else of this job type.
+    pub fn side_effect_for(&self, job_type: &str, element: &str) -> Option<&DeclaredSideEffect> {
+        let find = |jobs: Jobs| {
+            self.side_effects
+                .iter()
+                .rev()
+                .find(|(j, _)| *j == jobs)
+                .map(|(_, effect)| effect)
+        };
+        find(Jobs::AtElement(element.to_string()))
+            .or_else(|| find(Jobs::OfType(job_type.to_string())))
+    }
+}
+
+/// What the test brings besides the deployment: its job mocks (as plain answers; `None`: a
+/// closure), its workers' side effects, and whether it injects faults.
+pub(crate) struct TestSetup {
+    pub mocks: Vec<TestMock>,
+    pub side_effects: Vec<(Jobs, DeclaredSideEffect)>,
+    pub faults: usize,
+    pub answer_limit: usize,
 }
 
 /// The test's job mocks, read as plain answers (`None`: a closure).
@@ -179,10 +211,18 @@ impl Plan {
         engine: &Engine,
         space: &Space,
         invariants: &[Invariant],
-        test_mocks: Vec<TestMock>,
-        answer_limit: usize,
+        setup: TestSetup,
     ) -> Result<Plan, ExploreError> {
         check_bounds(space)?;
+        if setup.faults > 0 {
+            return Err(ExploreError::Faults(setup.faults));
+        }
+        let TestSetup {
+            mocks: test_mocks,
+            side_effects,
+            answer_limit,
+            ..
+        } = setup;
         let Some(process) = engine.latest_process(&space.process_id) else {
             let deployed: Vec<String> = engine
                 .deployed_processes()
@@ -289,6 +329,7 @@ impl Plan {
             model_calls: space.bounds.model_calls,
             answer_limit,
             counter: space.counter.clone(),
+            side_effects,
         })
     }
 }

@@ -81,18 +81,21 @@ fn a_run_that_waits_for_no_such_message_explains_itself() {
 }
 
 #[test]
-fn timers_fire_in_due_order_with_the_mocks_answering_between() {
+fn a_clock_move_is_one_step_and_later_timers_count_from_the_new_time() {
+    // As Zeebe under Camunda Process Test's increaseTime: the pinned clock fires what is due at
+    // the new time, the mock answers then, and the timer after it counts from that time.
     let test = test().start_time("2026-01-01T09:00:00Z");
     let remind = test.mock_job("remind").complete();
     let run = test.start("reminders", ());
-    // The second timer only exists after the first fired and the mock answered: one advance of
-    // an hour must still fire both, each at its own time.
     run.advance_time("PT1H");
+    run.assert_waiting_at(["wait-5m"])
+        .assert_passed_in_order(["wait-10m", "remind-1"]);
+    run.advance_time("PT5M");
     run.assert_completed()
         .assert_passed_in_order(["wait-10m", "remind-1", "wait-5m", "remind-2"]);
     let times: Vec<String> = remind.invocations().iter().map(|j| j.now_iso()).collect();
-    assert_eq!(times, ["2026-01-01T09:10:00Z", "2026-01-01T09:15:00Z"]);
-    assert_eq!(test.now(), "2026-01-01T10:00:00Z");
+    assert_eq!(times, ["2026-01-01T10:00:00Z", "2026-01-01T10:05:00Z"]);
+    assert_eq!(test.now(), "2026-01-01T10:05:00Z");
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod failures;
 mod faults;
 mod features;
 mod fidelity;
+mod hostile;
 mod mocks;
 mod process_test;
 mod support;

@@ -394,28 +394,7 @@ impl Engine {
         if keys.is_empty() {
             return keys;
         }
-        let deadline = self.now + timeout_ms;
-        let worker: Arc<str> = Arc::from(worker);
-        for k in &keys {
-            if let Some(j) = self.jobs.get_mut(k) {
-                j.transition(JobTransition::Activate);
-                let value = j.value_mut();
-                value.deadline = Some(deadline);
-                value.worker = Some(worker.clone());
-            }
-        }
-        let batch_key = self.new_key();
-        self.event(
-            ValueType::JobBatch,
-            OtherIntent::Activated,
-            Some(batch_key),
-            RecordValue::JobBatch {
-                job_type: Arc::from(job_type),
-                worker,
-                timeout: timeout_ms,
-                job_keys: Arc::new(keys.clone()),
-            },
-        );
+        self.activate_batch(Arc::from(job_type), worker, timeout_ms, &keys);
         keys
     }
 
@@ -462,13 +441,22 @@ impl Engine {
                 ));
             }
         };
+        self.activate_batch(job_type, worker, timeout_ms, &[job_key]);
+        self.run(start)
+    }
+
+    /// Activates `keys` for `worker` until now + `timeout_ms` and writes the `JOB_BATCH`
+    /// `ACTIVATED` that hands them out: the pull (activate jobs) and the push share it.
+    fn activate_batch(&mut self, job_type: Arc<str>, worker: &str, timeout_ms: i64, keys: &[Key]) {
         let deadline = self.now.saturating_add(timeout_ms);
         let worker: Arc<str> = Arc::from(worker);
-        if let Some(j) = self.jobs.get_mut(&job_key) {
-            j.transition(JobTransition::Activate);
-            let value = j.value_mut();
-            value.deadline = Some(deadline);
-            value.worker = Some(worker.clone());
+        for k in keys {
+            if let Some(j) = self.jobs.get_mut(k) {
+                j.transition(JobTransition::Activate);
+                let value = j.value_mut();
+                value.deadline = Some(deadline);
+                value.worker = Some(worker.clone());
+            }
         }
         let batch_key = self.new_key();
         self.event(
@@ -479,10 +467,9 @@ impl Engine {
                 job_type,
                 worker,
                 timeout: timeout_ms,
-                job_keys: Arc::new(vec![job_key]),
+                job_keys: Arc::new(keys.to_vec()),
             },
         );
-        self.run(start)
     }
 
     /// Jobs whose activation timed out or whose backoff is over, in key order. A deadline

@@ -81,6 +81,29 @@ impl Engine {
         self.suspended.contains_key(&pi).then_some(pi)
     }
 
+    /// Moves the instance's jobs that allow `transition` (suspend parks them, resume frees
+    /// them), writes a job event with `intent` for each, and returns their keys in key order.
+    fn transition_instance_jobs(
+        &mut self,
+        key: Key,
+        transition: JobTransition,
+        intent: OtherIntent,
+    ) -> Vec<Key> {
+        let jobs: Vec<Key> = self
+            .jobs
+            .values()
+            .filter(|j| j.process_instance_key == key && j.state.after(transition).is_some())
+            .map(|j| j.key)
+            .collect();
+        for &job in &jobs {
+            if let Some(j) = self.jobs.get_mut(&job) {
+                j.transition(transition);
+            }
+            self.job_event(intent, job, None);
+        }
+        jobs
+    }
+
     /// The process instance `key` as suspend and resume find it: a process instance (not an
     /// element instance) that is not being terminated.
     fn suspendable(&self, key: Key, verb: &str) -> Result<ProcessInstanceValue, Rejection> {
@@ -132,20 +155,7 @@ impl Engine {
         self.process_instance_event(ProcessInstanceIntent::Suspending, key, value.clone());
         self.suspended.insert(key, Default::default());
         self.close_subscriptions_for_suspension(key);
-        let jobs: Vec<Key> = self
-            .jobs
-            .values()
-            .filter(|j| {
-                j.process_instance_key == key && j.state.after(JobTransition::Suspend).is_some()
-            })
-            .map(|j| j.key)
-            .collect();
-        for job in jobs {
-            if let Some(j) = self.jobs.get_mut(&job) {
-                j.transition(JobTransition::Suspend);
-            }
-            self.job_event(OtherIntent::Suspended, job, None);
-        }
+        self.transition_instance_jobs(key, JobTransition::Suspend, OtherIntent::Suspended);
         self.user_tasks_event(key, OtherIntent::Suspended);
         self.process_instance_event(ProcessInstanceIntent::Suspended, key, value);
         self.run(start)
@@ -174,19 +184,7 @@ impl Engine {
         // Job time-outs and backoffs that ended meanwhile.
         self.fire_due_jobs();
         let ran = self.run(start);
-        let parked: Vec<Key> = self
-            .jobs
-            .values()
-            .filter(|j| {
-                j.process_instance_key == key && j.state.after(JobTransition::Resume).is_some()
-            })
-            .map(|j| j.key)
-            .collect();
-        for job in parked {
-            if let Some(j) = self.jobs.get_mut(&job) {
-                j.transition(JobTransition::Resume);
-            }
-            self.job_event(OtherIntent::Resumed, job, None);
+        for job in self.transition_instance_jobs(key, JobTransition::Resume, OtherIntent::Resumed) {
             self.jobs.feed.push(job);
         }
         // An instance that ended while what was held back ran writes no RESUMED (Zeebe's

@@ -1,7 +1,8 @@
 //! Timers on the engine clock: ISO 8601 durations, dates and repeating intervals
 //! (`R5/PT10S`, `R/P1D`, `R3/2026-01-01T09:00Z/PT1H`) and Spring cron cycles (`0 0 9 * * MON`),
 //! for intermediate catch events, boundary events and event sub-process starts (a
-//! non-interrupting cycle repeats from the previous due date), and timer start events
+//! non-interrupting cycle repeats from the previous due date, or from now when the clock jumped
+//! past the next one), and timer start events
 //! (scheduled at deployment for the latest version; each firing starts an instance). A timer
 //! whose due date has passed (a zero or negative duration, a date in the past) fires as soon as
 //! the command that created it is processed; the others fire when the clock is moved.
@@ -15,11 +16,20 @@ use crate::runtime::compile::definitions::{EventDef, TimerDef};
 use crate::runtime::compile::process::ExecutableProcess;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
-    BpmnElementType, ErrorType, Key, OtherIntent, ProcIdx, RecordValue, Rejection, TimerValue,
-    ValueType, VariableDocument,
+    BpmnElementType, ErrorType, Intent, Key, OtherIntent, ProcIdx, RecordValue, Rejection,
+    RejectionType, TimerValue, ValueType, VariableDocument,
 };
 use crate::runtime::state::timers::{Repeat, Timer};
 use crate::runtime::step::{FollowUp, StepFailure};
+
+/// The latest engine clock, epoch milliseconds: the last millisecond jiff reads as an instant
+/// (9999-12-30T22:00:00Z), past which no date can be computed.
+pub const LATEST_CLOCK_MS: i64 = 253_402_207_200_000;
+
+/// [`LATEST_CLOCK_MS`] as an instant.
+fn latest_clock() -> jiff::Timestamp {
+    jiff::Timestamp::from_millisecond(LATEST_CLOCK_MS).unwrap_or(jiff::Timestamp::MAX)
+}
 
 /// A timer definition evaluated: first due date, repetitions, how it repeats.
 pub(crate) struct Schedule {
@@ -33,6 +43,29 @@ fn bad(text: &str, what: &str) -> StepFailure {
         ErrorType::ExtractValueError,
         format!("Invalid timer {what} expression (failed to parse '{text}')"),
     )
+}
+
+/// A timer expression whose text is read, but whose date falls outside the engine clock.
+fn past_the_clock(text: &str, what: &str) -> StepFailure {
+    StepFailure::new(
+        ErrorType::ExtractValueError,
+        format!(
+            "Invalid timer {what} expression '{text}': the due date would be after {}, the latest time the engine clock can show",
+            latest_clock()
+        ),
+    )
+}
+
+/// Reads an ISO 8601 duration; one beyond what the clock can count (more than about 20,000
+/// years) is said to be so, not to be unreadable.
+fn parse_span(text: &str, interval: &str, what: &str) -> Result<jiff::Span, StepFailure> {
+    interval.parse().map_err(|e: jiff::Error| {
+        if e.to_string().contains("not in the required range") {
+            past_the_clock(text, what)
+        } else {
+            bad(text, what)
+        }
+    })
 }
 
 fn add_span(at: i64, span: jiff::Span) -> Option<i64> {
@@ -57,8 +90,8 @@ pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule,
     let text = text.trim();
     match def {
         TimerDef::Duration(_) => {
-            let span: jiff::Span = text.parse().map_err(|_| bad(text, "duration"))?;
-            let due = add_span(now, span).ok_or_else(|| bad(text, "duration"))?;
+            let span = parse_span(text, text, "duration")?;
+            let due = add_span(now, span).ok_or_else(|| past_the_clock(text, "duration"))?;
             Ok(Schedule {
                 due,
                 repetitions: 1,
@@ -105,10 +138,11 @@ pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule,
                 }
                 _ => return Err(bad(text, "cycle")),
             };
-            let span: jiff::Span = interval.parse().map_err(|_| bad(text, "cycle"))?;
+            let span = parse_span(text, interval, "cycle")?;
+            // A start in the past is due now (Zeebe's `Interval.toEpochMilli`).
             let due = match start {
-                Some(s) => s,
-                None => add_span(now, span).ok_or_else(|| bad(text, "cycle"))?,
+                Some(s) => s.max(now),
+                None => add_span(now, span).ok_or_else(|| past_the_clock(text, "cycle"))?,
             };
             Ok(Schedule {
                 due,
@@ -119,11 +153,18 @@ pub(crate) fn schedule(def: &TimerDef, text: &str, now: i64) -> Result<Schedule,
     }
 }
 
-/// The due date after `due` of a repeating timer.
-fn next_due(repeat: &Repeat, due: i64) -> Option<i64> {
+/// The due date of a repeating timer after it fired at `now` for its due date `due`, as Zeebe's
+/// `TimerTriggerProcessor` reschedules it: a cron cycle at its next match after now; an
+/// interval one interval after the previous due date, or, when that has passed too (the clock
+/// jumped over several intervals), one interval after now (`RepeatingInterval.nextOccurrenceAfter`):
+/// an overdue cycle fires once for the whole gap, never catching up interval by interval.
+fn next_due(repeat: &Repeat, due: i64, now: i64) -> Option<i64> {
     match repeat {
-        Repeat::Interval(span) => add_span(due, *span),
-        Repeat::Cron(cron) => cron.next_after(due),
+        Repeat::Interval(span) => match add_span(due, *span)? {
+            natural if natural > now => Some(natural),
+            _ => add_span(now, *span),
+        },
+        Repeat::Cron(cron) => cron.next_after(now),
     }
 }
 
@@ -139,8 +180,32 @@ impl Engine {
         self.move_clock(epoch_millis)
     }
 
+    /// Pins the clock (Zeebe's `CLOCK PIN` command): a negative time is refused with Zeebe's
+    /// message, and so is a time past the latest one dates can be computed for (year 9999), since
+    /// no due date could be computed from it.
     fn move_clock(&mut self, epoch_millis: i64) -> Result<(), Rejection> {
         let start = self.begin();
+        let refused = if epoch_millis < 0 {
+            Some(format!(
+                "Expected pin time to be not negative but it was {epoch_millis}"
+            ))
+        } else if epoch_millis > LATEST_CLOCK_MS {
+            Some(format!(
+                "Expected pin time to be at most {LATEST_CLOCK_MS} ({}, the latest time the engine clock can show) but it was {epoch_millis}",
+                latest_clock()
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = refused {
+            return Err(self.reject(
+                ValueType::Clock,
+                Intent::Other(OtherIntent::Pin),
+                None,
+                RecordValue::Clock { time: epoch_millis },
+                Rejection::new(RejectionType::InvalidArgument, message),
+            ));
+        }
         self.now = epoch_millis;
         self.event(
             ValueType::Clock,
@@ -301,6 +366,11 @@ impl Engine {
         let fired = !due.is_empty();
         self.steps += due.len();
         for (due, key) in due {
+            if self.timers_fired >= self.config.timer_limit {
+                // One more than the limit: the run loop stops the command.
+                self.timers_fired += 1;
+                break;
+            }
             let suspended = self
                 .timers
                 .by_key
@@ -319,6 +389,7 @@ impl Engine {
             let Some(t) = self.timers.remove(&key) else {
                 continue;
             };
+            self.timers_fired += 1;
             self.fire_timer(t);
         }
         fired
@@ -377,7 +448,7 @@ impl Engine {
         }
         if repeats
             && let Some(repeat) = &t.repeat
-            && let Some(next) = next_due(repeat, t.due)
+            && let Some(next) = next_due(repeat, t.due, self.now)
         {
             let key = self.new_key();
             self.add_timer(Timer {
@@ -450,5 +521,16 @@ impl Engine {
     /// Timers waiting, by key (for assertions).
     pub fn timers(&self) -> Vec<&Timer> {
         self.timers.by_key.values().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_latest_clock_is_the_last_millisecond_jiff_can_show() {
+        assert!(jiff::Timestamp::from_millisecond(LATEST_CLOCK_MS + 1).is_err());
+        assert_eq!(latest_clock().to_string(), "9999-12-30T22:00:00Z");
     }
 }

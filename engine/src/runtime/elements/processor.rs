@@ -242,6 +242,7 @@ impl Engine {
             s.children.push(key);
         }
         if a.element.is_none() {
+            self.instances_created += 1;
             self.process_instances.insert(
                 key,
                 ProcessInstanceSummary {

@@ -10,9 +10,10 @@ use crate::runtime::records::{Key, ProcIdx};
 /// How a cycle repeats.
 #[derive(Debug, Clone)]
 pub(crate) enum Repeat {
-    /// An ISO repeating interval: the next due date is the previous one plus the interval.
+    /// An ISO repeating interval: the next due date is the previous one plus the interval (or
+    /// the firing time plus the interval, when that has passed too).
     Interval(jiff::Span),
-    /// A cron expression: the next match after the previous due date.
+    /// A cron expression: the next match after the firing time.
     Cron(Arc<CronExpression>),
 }
 

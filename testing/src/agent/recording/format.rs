@@ -691,10 +691,7 @@ impl Recording {
     pub fn write(&self, path: impl AsRef<Path>) -> Result<(), RecordingError> {
         let path = path.as_ref();
         self.validate(&path.display().to_string())?;
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let dir = crate::files::folder_of(path);
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -257,6 +257,16 @@ impl Replayer {
         }
     }
 
+    /// Compares the request of a model call that asks the same again (after a connector crash)
+    /// with recorded call `entry`, which answered it the first time; no recorded call is used
+    /// up, and the calls counted stay (the cassette's numbering).
+    pub fn check_again(&self, entry: usize, request: &Value) -> Result<(), Mismatch> {
+        if self.mode == MatchMode::TurnsOnly {
+            return Ok(());
+        }
+        self.check(entry, &Actual::Json(request), self.calls)
+    }
+
     /// Takes the next unused recorded call without checking (drift mode goes on after a
     /// mismatch with the turn the recording has).
     pub fn take_next(&mut self) -> Option<usize> {
@@ -473,6 +483,22 @@ mod tests {
             Normalizer::standard(),
             Redactor::standard(),
         )
+    }
+
+    #[test]
+    fn a_request_asked_again_is_checked_against_the_entry_that_answered_it() {
+        let mut r = replayer(&["a", "b"], MatchMode::InOrder);
+        assert_eq!(r.answer(&json!({"userPrompt": "a"})).unwrap().entry, 0);
+        assert_eq!(r.check_again(0, &json!({"userPrompt": "a"})), Ok(()));
+        let Err(Mismatch::Differs { call, entry, .. }) =
+            r.check_again(0, &json!({"userPrompt": "b"}))
+        else {
+            panic!("a mismatch")
+        };
+        assert_eq!((call, entry), (1, 0));
+        // Nothing was used up: the next call is recorded call 2.
+        assert_eq!(r.answer(&json!({"userPrompt": "b"})).unwrap().entry, 1);
+        assert_eq!(r.calls(), 2);
     }
 
     #[test]

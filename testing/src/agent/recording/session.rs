@@ -20,6 +20,7 @@ use super::record::Recorder;
 use super::redact::Redactor;
 use super::replay::{MatchMode, Mismatch, Replayer};
 use super::request_json;
+use crate::agent::handle::task_container;
 use crate::agent::mock::AgentRequest;
 use crate::agent::turn::Turn;
 use crate::trace::TraceReader;
@@ -105,6 +106,14 @@ pub struct CassetteSession {
     /// Whether requests and the trace are read (not when replaying turns only).
     watching: bool,
     drifts: Vec<Drift>,
+    /// The recorded call that answered the last model call (replaying).
+    last_entry: Option<usize>,
+    /// The turn of the last model call when it did not come from the cassette (recording, or
+    /// a live model in drift mode).
+    last_turn: Option<Turn>,
+    /// The connector crashed after the last model call was answered: the next call asks the
+    /// same again (see [`CassetteSession::crashed_after_answer`]).
+    repeat: bool,
 }
 
 impl std::fmt::Debug for CassetteSession {
@@ -225,6 +234,9 @@ impl CassetteSession {
             context,
             drift: options.drift,
             drifts: Vec::new(),
+            last_entry: None,
+            last_turn: None,
+            repeat: false,
         })
     }
 
@@ -276,12 +288,16 @@ impl CassetteSession {
     /// The turn for a model call, whose request is `request`. Sync first (see
     /// [`CassetteSession::sync`]), so that the previous call's trajectory is complete.
     pub fn answer(&mut self, request: &AgentRequest) -> Result<Turn, SessionFailure> {
+        if std::mem::take(&mut self.repeat) {
+            return self.answer_again(request);
+        }
         let other = |e: RecordingError| SessionFailure::Other(e.to_string());
         let (replayer, live) = match &mut self.kind {
             Kind::Recording(turns) => {
                 let json = request_json(request);
                 let turn = turns(request, &json).map_err(SessionFailure::Other)?;
                 self.run.record_call(&json, &turn).map_err(other)?;
+                self.last_turn = Some(turn.clone());
                 return Ok(turn);
             }
             Kind::Replaying { replayer, live } => (replayer, live),
@@ -290,7 +306,10 @@ impl CassetteSession {
             // Turns only: nothing is compared, nothing needs explaining.
             let played = replayer.answer(&Value::Null);
             return match played {
-                Ok(played) => Ok(replayer.turn(played.entry).clone()),
+                Ok(played) => {
+                    self.last_entry = Some(played.entry);
+                    Ok(replayer.turn(played.entry).clone())
+                }
                 // Turns only can only run out.
                 Err(Mismatch::Exhausted { call, .. } | Mismatch::Differs { call, .. }) => {
                     Err(SessionFailure::Drift(Box::new(self.context.extra_call(
@@ -312,8 +331,12 @@ impl CassetteSession {
             .calls
             .last()
             .map_or(&[][..], |c| c.trajectory.as_slice());
+        self.last_entry = None;
         let recorded_turn = match replayer.answer_request(request) {
-            Ok(played) => Some(replayer.turn(played.entry).clone()),
+            Ok(played) => {
+                self.last_entry = Some(played.entry);
+                Some(replayer.turn(played.entry).clone())
+            }
             Err(Mismatch::Differs {
                 call,
                 entry,
@@ -339,7 +362,8 @@ impl CassetteSession {
                     return Err(SessionFailure::Drift(Box::new(drift)));
                 }
                 self.drifts.push(drift);
-                replayer.take_next().map(|i| replayer.turn(i).clone())
+                self.last_entry = replayer.take_next();
+                self.last_entry.map(|i| replayer.turn(i).clone())
             }
             Err(Mismatch::Exhausted { call, .. }) => {
                 let actual = replayer.prepare(json());
@@ -353,8 +377,13 @@ impl CassetteSession {
                 None
             }
         };
+        self.last_turn = None;
         let turn = match (live, recorded_turn) {
-            (Some(live), _) => live(request, json()).map_err(SessionFailure::Other)?,
+            (Some(live), _) => {
+                let turn = live(request, json()).map_err(SessionFailure::Other)?;
+                self.last_turn = Some(turn.clone());
+                turn
+            }
             (None, Some(turn)) => turn,
             (None, None) => {
                 return Err(SessionFailure::Other(format!(
@@ -370,6 +399,59 @@ impl CassetteSession {
             self.run.record_turn(&turn);
         }
         Ok(turn)
+    }
+
+    /// The connector crashed after the model answered the last call, before the job was
+    /// completed: Zeebe activates the job again once it times out, and the connector asks the
+    /// model the same again. That repeated request is answered as the crashed call was: by the
+    /// same recorded call (checked against its request) when replaying, with the same turn (the
+    /// model not asked again) when recording. The cassette holds the calls the model answered,
+    /// one for both, so it replays under the same fault and without it alike; what happened
+    /// between them (the timeout, the activation again) is the call's trajectory.
+    pub fn crashed_after_answer(&mut self) {
+        self.repeat = true;
+    }
+
+    /// The answer to the request repeated after a crash (see
+    /// [`CassetteSession::crashed_after_answer`]).
+    fn answer_again(&mut self, request: &AgentRequest) -> Result<Turn, SessionFailure> {
+        let none = || {
+            SessionFailure::Other(format!(
+                "{} answered no model call before model call {} of \"{}\", which repeats one after a crash",
+                self.context.source, request.model_call, self.agent
+            ))
+        };
+        if let Some(turn) = &self.last_turn {
+            return Ok(turn.clone());
+        }
+        let Kind::Replaying { replayer, .. } = &self.kind else {
+            return Err(none());
+        };
+        let Some(entry) = self.last_entry else {
+            return Err(none());
+        };
+        if self.watching
+            && let Err(Mismatch::Differs {
+                call,
+                difference,
+                actual,
+                ..
+            }) = replayer.check_again(entry, &request_json(request))
+        {
+            let recorded = replayer
+                .recorded_request(entry)
+                .cloned()
+                .unwrap_or_default();
+            // What happened since the crashed call (its timeout) has no recorded counterpart.
+            let drift = self
+                .context
+                .mismatch(call, *difference, &recorded, &actual, &[], &[]);
+            if !self.drift {
+                return Err(SessionFailure::Drift(Box::new(drift)));
+            }
+            self.drifts.push(drift);
+        }
+        Ok(replayer.turn(entry).clone())
     }
 
     /// Reads what happened since the last model call (or sync) into its trajectory; a recording
@@ -448,21 +530,37 @@ pub(crate) fn agent_definition_hash(engine: &Engine, agent: &str) -> Option<Stri
 }
 
 /// What each tool of the agent is, for drift messages: `job type order-lookup`, `a user task`.
+/// An AI Agent Task (the connector on a service task) runs its tools in the ad-hoc sub-process
+/// its `data.tools.containerElementId` names; when that is an expression, every ad-hoc
+/// sub-process of its process may be the one.
 fn tool_kinds(engine: &Engine, agent: &str) -> BTreeMap<String, String> {
     let mut kinds = BTreeMap::new();
     for process in engine.deployed_processes() {
         let Some(idx) = process.find(agent) else {
             continue;
         };
-        let Some(ad_hoc) = process.ad_hoc_sub_process(idx) else {
-            continue;
+        let containers: Vec<_> = match process.ad_hoc_sub_process(idx) {
+            Some(_) => vec![idx],
+            None => match task_container(process, idx).and_then(|id| process.find(&id)) {
+                Some(container) => vec![container],
+                None => process
+                    .element_types()
+                    .filter(|(_, t)| *t == BpmnElementType::AdHocSubProcess)
+                    .filter_map(|(id, _)| process.find(id))
+                    .collect(),
+            },
         };
-        for &child in ad_hoc.activities {
-            let kind = match process.static_job_type(child) {
-                Some(job_type) => format!("job type {job_type}"),
-                None => element_kind(process.element_type(child)).to_string(),
+        for container in containers {
+            let Some(ad_hoc) = process.ad_hoc_sub_process(container) else {
+                continue;
             };
-            kinds.insert(process.element_id(child).to_string(), kind);
+            for &child in ad_hoc.activities {
+                let kind = match process.static_job_type(child) {
+                    Some(job_type) => format!("job type {job_type}"),
+                    None => element_kind(process.element_type(child)).to_string(),
+                };
+                kinds.insert(process.element_id(child).to_string(), kind);
+            }
         }
     }
     kinds

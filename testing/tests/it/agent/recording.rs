@@ -974,3 +974,52 @@ fn a_recording_holds_the_last_calls_trajectory() {
         "{last:?}"
     );
 }
+
+/// The AI Agent Task (the connector on a service task, its tools in a separate ad-hoc
+/// sub-process) records and replays like the Sub-process, and a changed tool result fails at
+/// the call that carries it.
+#[test]
+fn an_ai_agent_task_records_and_replays() {
+    let dir = TempDir::new("agent-task");
+    let path = dir.join("task.json");
+    let bpmn = repo_file("templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn");
+    let test = |status: &str| {
+        let t = ProcessTest::from_file(&bpmn).unwrap();
+        t.mock_job("order-lookup")
+            .complete_with(json!({"order": {"id": "1042", "status": status, "damaged": true}}));
+        t.mock_job("kb-search")
+            .complete_with(json!({"articles": ["Returns and damaged items"]}));
+        t.mock_job("ticket-create")
+            .complete_with(json!({"ticketId": "T-77"}));
+        t.mock_job("email-send").complete();
+        t
+    };
+    let process = "ai-agent-task-tool-loop";
+    let broken = || json!({"customerMessage": BROKEN});
+    Session::open(
+        test("delivered"),
+        "support-agent",
+        recording(&path, template_turns()),
+    )
+    .run(process, broken())
+    .unwrap();
+    let cassette = baton_testing::agent::recording::Recording::read(&path).unwrap();
+    assert_eq!(cassette.calls.len(), 3);
+    Session::open(
+        test("delivered"),
+        "support-agent",
+        CassetteScript::new(&path),
+    )
+    .run(process, broken())
+    .unwrap();
+    let changed = Session::open(test("shipped"), "support-agent", CassetteScript::new(&path))
+        .run(process, broken())
+        .unwrap_err();
+    assert!(
+        changed.contains("model call 2 of \"support-agent\" does not match")
+            && changed.contains("first difference at request.toolCallResults[0].content.status")
+            && changed
+                .contains("the tool lookup-order (job type order-lookup) returned something else"),
+        "{changed}"
+    );
+}

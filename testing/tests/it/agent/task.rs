@@ -222,8 +222,10 @@ fn a_container_that_is_no_ad_hoc_sub_process_fails_the_job() {
         )],
     );
     let run = t.start("ai-agent-task-tool-loop", json!({"customerMessage": "Hi"}));
-    // Three attempts, 30 s apart (the template's retries and retryBackoff).
-    t.advance_time(std::time::Duration::from_secs(60));
+    // Three attempts, 30 s apart (the template's retries and retryBackoff): one move of the
+    // clock per backoff, as in Zeebe a move fires what is due once.
+    t.advance_time("PT30S");
+    t.advance_time("PT30S");
     let incident = run.incidents().into_iter().next().expect("an incident");
     assert_eq!(
         &*incident.error_message,

@@ -28,8 +28,10 @@ fn a_content_filtered_answer_fails_the_job_with_model_response_content_filtered(
             ],
         );
         let run = t.start(name, json!({"customerMessage": "Hello?"}));
-        // Three attempts, 30 s apart (the template's retries and retryBackoff).
-        t.advance_time(std::time::Duration::from_secs(60));
+        // Three attempts, 30 s apart (the template's retries and retryBackoff): a move fires
+        // what is due at its end once, so each backoff is its own move.
+        t.advance_time(std::time::Duration::from_secs(30));
+        t.advance_time(std::time::Duration::from_secs(30));
         let incident = run.incidents().into_iter().next().expect("an incident");
         assert_eq!(
             &*incident.error_message,

@@ -106,3 +106,57 @@ fn a_time_limit_cuts_the_search_off() {
     let why = report.cut_off.expect("cut off");
     assert!(why.starts_with("the time limit was reached"), "{why}");
 }
+
+/// A worker's declared side effect goes into each run's ledger: the model opening the same
+/// ticket twice breaks "at most once per key".
+#[test]
+fn a_repeated_side_effect_breaks_at_most_once_per_key() {
+    use baton_testing::faults::Jobs;
+    use baton_testing::side_effects::DeclaredSideEffect;
+    let test = super::template::template();
+    test.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-1"}));
+    test.declare_side_effect(
+        Jobs::of_type("ticket-create"),
+        DeclaredSideEffect::keyed_by("summary").unwrap(),
+    );
+    let space = Space::start(
+        "ai-agent-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    )
+    .max_model_calls(3);
+    let report = test
+        .explore(&space, [Invariant::at_most_once_per_key("ticket-create")])
+        .unwrap();
+    let found = report.counterexample(0).expect("found");
+    assert_eq!((found.model_calls, found.tool_calls), (2, 2));
+    assert_eq!(
+        found.message,
+        "a second side effect of \"ticket-create\" with the key \"summary\""
+    );
+    // Deduplicated by the outside world, the second request does nothing.
+    let test = super::template::template();
+    test.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-1"}));
+    test.declare_side_effect(
+        Jobs::of_type("ticket-create"),
+        DeclaredSideEffect::keyed_by("summary")
+            .unwrap()
+            .deduplicated(),
+    );
+    let report = test
+        .explore(&space, [Invariant::at_most_once_per_key("ticket-create")])
+        .unwrap();
+    assert!(report.checks[0].holds());
+}
+
+/// Faults injected into the test are refused: exploration plays tool outcomes instead.
+#[test]
+fn injected_faults_are_refused() {
+    use baton_testing::faults::{JobFault, Jobs};
+    let test = refund_desk();
+    test.inject_fault(Jobs::of_type("kb-search"), JobFault::fail("down"));
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}));
+    let error = test.explore(&space, []).unwrap_err();
+    insta::assert_snapshot!(error.to_string(), @"cannot explore: the test injects 1 fault(s), which exploration does not play: give the tools' outcomes in the space instead (Space::outcomes: a failure, a BPMN error)");
+}

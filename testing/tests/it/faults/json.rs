@@ -208,3 +208,34 @@ fn bad_fault_instructions_fail_the_file_with_the_path() {
     testCases[0].instructions[0]: RESTORE_SNAPSHOT takes a name or a file, not both
     "#);
 }
+
+/// CRASH_AFTER_ANSWER on an agent that plays a cassette: the request the connector repeats
+/// after the crash is answered by the recorded call that answered the crashed one.
+#[test]
+fn a_cassette_replays_under_a_connector_crash_from_json() {
+    let dir = crate::cpt::temp_dir("json-cassette-crash");
+    std::fs::copy(
+        crate::faults::models::template_file(),
+        dir.join("ai-agent-faults.bpmn"),
+    )
+    .unwrap();
+    crate::faults::models::record_cassette(&dir.join("support-agent.cassette.json"), false);
+    let test = r#"{ "testCases": [ { "name": "crash after the answer, replayed from a cassette", "instructions": [
+  { "type": "SET_TIME_SKIPPING", "enabled": true },
+  { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "order-lookup",
+    "variables": { "order": { "id": "1042", "status": "delivered", "damaged": false } } },
+  { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "email-send", "variables": {} },
+  { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "sla-alert", "variables": {} },
+  { "type": "MOCK_AI_AGENT", "elementId": "support-agent", "cassette": "support-agent.cassette.json" },
+  { "type": "INJECT_MODEL_FAULT", "elementId": "support-agent", "modelCall": 1, "fault": "CRASH_AFTER_ANSWER" },
+  { "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": { "processDefinitionId": "ai-agent-faults" },
+    "variables": { "customerMessage": "Where is order 1042?", "customerEmail": "kim@example.com" } },
+  { "type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": { "processDefinitionId": "ai-agent-faults" }, "state": "IS_COMPLETED" },
+  { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "calledTools": ["lookup-order"], "modelCalls": 3, "remainingTurns": 0 }
+] } ] }"#;
+    std::fs::write(dir.join("crash.test.json"), test).unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    report.assert_success();
+    assert_eq!(report.summary(), "1 passed, 0 failed");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,6 +7,7 @@
 
 use baton_engine::runtime::{RecordValue, ValueType};
 use baton_testing::ProcessTest;
+use baton_testing::agent::recording::{CassetteMode, CassetteScript};
 use baton_testing::agent::{Turn, Usage};
 use baton_testing::faults::ModelFault;
 use baton_testing::trace::TraceEvent;
@@ -134,9 +135,12 @@ fn a_model_slower_than_the_job_timeout_is_asked_twice() {
     let agent = t.mock_ai_agent("support-agent", turns());
     agent.inject_fault(ModelFault::latency("PT20M").at_call(1));
     let run = start(&t);
-    t.advance_time("PT20M");
-    // At 5 minutes the job timed out and was activated again: the model was asked again (the
-    // second turn) and the agent completed before the SLA; the slow answer came too late.
+    // Just past 5 minutes the job has timed out and is activated again: the model is asked
+    // again (the second turn) and the agent completes before the SLA; the slow answer comes
+    // too late, at 20 minutes. (A move of the clock fires what is due at its end, as Zeebe's:
+    // one move of 20 minutes would fire the SLA timer with the timeout.)
+    t.advance_time("PT5M1S");
+    t.advance_time("PT14M59S");
     run.assert_completed()
         .assert_not_passed(["sla-warning", "lookup-order"]);
     assert_eq!(agent.requests().len(), 2);
@@ -206,8 +210,14 @@ fn a_connector_crash_after_the_answer_costs_exactly_one_extra_model_call() {
         "answered with the same turn"
     );
     drop(requests);
-    // The lost completion activated nothing: the tool ran once.
+    // The lost completion activated nothing: the tool ran once, and the agent called it once.
     lookups.assert_called(1);
+    agent.assert_called_tools(["lookup-order"]);
+    assert_eq!(
+        agent.cassette().turns.len(),
+        2,
+        "the played turns, each once"
+    );
     agent.assert_all_turns_used();
     let story: Vec<String> = t
         .run_trace()
@@ -234,6 +244,69 @@ fn a_connector_crash_after_the_answer_costs_exactly_one_extra_model_call() {
     tool lookup-order activated with {"orderId":"1042"}
     model call 3 of support-agent: a response
     "#);
+}
+
+/// Records the support agent's cassette at `path` from [`turns`] (with a connector crash after
+/// model call 1 when `crash`); how often the model was asked.
+pub fn record_cassette(path: &std::path::Path, crash: bool) -> u32 {
+    let t = template().time_skipping(true);
+    let mut turns = turns().into_iter();
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counted = asked.clone();
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        CassetteScript::new(path)
+            .mode(CassetteMode::Record)
+            .record_with(move |_| {
+                counted.set(counted.get() + 1);
+                turns.next().expect("a turn left")
+            }),
+    );
+    if crash {
+        agent.inject_fault(ModelFault::crash_after_answer().at_call(1));
+    }
+    start(&t).assert_completed();
+    agent.check_all_turns_used().unwrap();
+    asked.get()
+}
+
+/// A cassette answers the repeated request after a connector crash with the entry that answered
+/// the crashed call: the connector asks the model the same again (the job is activated again
+/// with the variables it had), so the replay is not at the cassette's next call. Recorded with
+/// the crash, the model is asked once for both (the cassette holds the calls the model
+/// answered); recorded without it, the same cassette replays under the crash.
+#[test]
+fn a_cassette_answers_the_request_repeated_after_a_crash_with_the_same_entry() {
+    let dir = crate::cpt::temp_dir("cassette-crash");
+    let replay = |path: &std::path::Path| {
+        let t = template().time_skipping(true);
+        let agent = t.mock_ai_agent("support-agent", CassetteScript::new(path));
+        agent.inject_fault(ModelFault::crash_after_answer().at_call(1));
+        let lookups = t.job_mock("order-lookup").unwrap();
+        start(&t).assert_completed();
+        agent.check_all_turns_used().unwrap();
+        lookups.assert_called(1);
+        let requests = agent.requests();
+        assert_eq!(requests.len(), 3, "exactly one extra model call");
+        assert_eq!(requests[0].turn, requests[1].turn, "the same entry answers");
+    };
+    let plain = dir.join("plain.json");
+    assert_eq!(record_cassette(&plain, false), 2);
+    replay(&plain);
+    let crashed = dir.join("crashed.json");
+    assert_eq!(
+        record_cassette(&crashed, true),
+        2,
+        "the model is asked once per call it answered"
+    );
+    let calls = |path: &std::path::Path| {
+        let cassette: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        cassette["calls"].as_array().map(Vec::len)
+    };
+    assert_eq!(calls(&crashed), Some(2));
+    replay(&crashed);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

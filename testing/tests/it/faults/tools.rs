@@ -213,7 +213,9 @@ fn a_crash_after_the_side_effect_repeats_it_and_the_at_most_once_invariant_names
     test.invariant(Invariant::at_most_once_per_key("ticket-create"));
     let run = test.start("ticket", json!({"orderId": "1042"}));
     run.complete_user_task("approve", ());
-    test.advance_time("PT2M");
+    // Just past the job timeout (30 s), before the SLA timer (1 min): the clock moves in
+    // one step, as Zeebe's, so a move past both would fire the SLA before the worker answers.
+    test.advance_time("PT31S");
     run.assert_completed();
     assert_eq!(test.ledger().entries().len(), 2);
     let broken = test.check_invariants().unwrap_err();
@@ -221,10 +223,10 @@ fn a_crash_after_the_side_effect_repeats_it_and_the_at_most_once_invariant_names
     the invariant at most one side effect per idempotency key of "ticket-create" is broken: the key "1042" of ticket-create was acted on twice:
       1. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 1)
          then fault at create-ticket (activation 1): the worker crashed before it could complete (the answer is lost)
-         then the clock moved to 2025-01-01T00:00:30.001Z
+         then the clock moved to 2025-01-01T00:00:31Z
          then the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
       2. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 2)
-    It broke at step 6 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:00:30.001Z.
+    It broke at step 6 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:00:31Z.
     The run up to there:
         1. activated ticket
         2. activated start
@@ -234,7 +236,7 @@ fn a_crash_after_the_side_effect_repeats_it_and_the_at_most_once_invariant_names
         6. activated create-ticket
         7. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 1)
         8. fault at create-ticket (activation 1): the worker crashed before it could complete (the answer is lost)
-        9. the clock moved to 2025-01-01T00:00:30.001Z
+        9. the clock moved to 2025-01-01T00:00:31Z
        10. the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
        11. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 2) <-
     "#);
@@ -246,7 +248,7 @@ fn a_crash_after_the_side_effect_repeats_it_and_the_at_most_once_invariant_names
     insta::assert_snapshot!(message, @r#"
     expected at most one side effect of "ticket-create" per idempotency key, but the key "1042" was acted on 2 times:
       1. key "1042" at create-ticket (job 2251799813685261, activation 1, run 1) at 2025-01-01T00:00:00Z
-      2. key "1042" at create-ticket (job 2251799813685261, activation 2, run 1) at 2025-01-01T00:00:30.001Z
+      2. key "1042" at create-ticket (job 2251799813685261, activation 2, run 1) at 2025-01-01T00:00:31Z
     "#);
 }
 
@@ -265,7 +267,9 @@ fn an_outside_world_that_deduplicates_keys_keeps_one_side_effect_across_the_cras
     test.invariant(Invariant::at_most_once_per_key("ticket-create"));
     let run = test.start("ticket", json!({"orderId": "1042"}));
     run.complete_user_task("approve", ());
-    test.advance_time("PT2M");
+    // Just past the job timeout (30 s), before the SLA timer (1 min): the clock moves in
+    // one step, as Zeebe's, so a move past both would fire the SLA before the worker answers.
+    test.advance_time("PT31S");
     run.assert_completed();
     test.side_effects("ticket-create")
         .assert_count(1)

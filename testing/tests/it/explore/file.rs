@@ -1,0 +1,93 @@
+//! Exploration files: read with the path of every problem, run against the BPMN beside them.
+
+use baton_testing::explore::ExploreFile;
+use std::path::Path;
+
+use crate::support::bpmn;
+
+fn in_folder(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = crate::cpt::temp_dir(name);
+    std::fs::copy(bpmn("refund-agent.bpmn"), dir.join("refund-agent.bpmn")).unwrap();
+    let path = dir.join("refund.explore.json");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_file_runs_with_its_outcomes_side_effects_and_invariants() {
+    let path = in_folder(
+        "explore-file",
+        r#"{
+          "setup": [
+            { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "order-lookup", "variables": { "order": {} } },
+            { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "kb-search", "variables": { "articles": [] } }
+          ],
+          "start": { "processDefinitionId": "refund-agent", "variables": { "customerMessage": "Refund 7" } },
+          "agents": [ { "elementId": "refund-desk", "tools": ["refund", "search-kb"] } ],
+          "outcomes": { "refund-issue": [ { "complete": { "refundId": "R-1" } }, { "fail": { "errorMessage": "bank down", "retries": 0 } } ] },
+          "sideEffects": { "refund-issue": { "key": "\"one refund\"" } },
+          "bounds": { "modelCalls": 4 },
+          "invariants": [ { "atMostOncePerKey": { "jobType": "refund-issue" } }, "noIncident" ]
+        }"#,
+    );
+    let file = ExploreFile::read(&path).unwrap();
+    let report = file.run(&file.space).unwrap();
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    let verdicts: Vec<(String, bool, String)> = report
+        .checks
+        .iter()
+        .map(|c| {
+            (
+                c.invariant.to_string(),
+                c.holds(),
+                c.counterexample
+                    .as_ref()
+                    .map(|cx| format!("{}: {}", cx.message, cx.steps.join("; ")))
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    insta::assert_debug_snapshot!(verdicts);
+}
+
+#[test]
+fn a_wrong_file_names_the_place_of_the_problem() {
+    let cases = [
+        ("not json", "{"),
+        ("no start", r#"{"agents": []}"#),
+        (
+            "unknown key",
+            r#"{"start": {"processDefinitionId": "p"}, "agent": []}"#,
+        ),
+        (
+            "wrong outcome",
+            r#"{"start": {"processDefinitionId": "p"}, "outcomes": {"t": [{"succeed": {}}]}}"#,
+        ),
+        (
+            "setup it cannot run",
+            r#"{"start": {"processDefinitionId": "p"}, "setup": [{"type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {"processDefinitionId": "p"}}]}"#,
+        ),
+        (
+            "bad time",
+            r#"{"start": {"processDefinitionId": "p"}, "bounds": {"time": "soon"}}"#,
+        ),
+        (
+            "bad invariant",
+            r#"{"start": {"processDefinitionId": "p"}, "invariants": [{"neverBefore": {"element": "a"}}]}"#,
+        ),
+        (
+            "bad side-effect key",
+            r#"{"start": {"processDefinitionId": "p"}, "sideEffects": {"t": {"key": "a +"}}}"#,
+        ),
+        (
+            "bad response turn",
+            r#"{"start": {"processDefinitionId": "p"}, "agents": [{"elementId": "a", "responses": [{"toolCalls": "x"}]}]}"#,
+        ),
+    ];
+    let mut out = String::new();
+    for (name, text) in cases {
+        let error = ExploreFile::parse(text, Path::new("x.explore.json")).unwrap_err();
+        out.push_str(&format!("{name}:\n  {error}\n"));
+    }
+    insta::assert_snapshot!(out);
+}
