@@ -139,7 +139,7 @@ pub enum Matching {
 
 /// One place where an actual value differs from the expected one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Mismatch {
+pub struct ValueMismatch {
     /// `order.items[1].sku`; empty for the value itself.
     pub path: String,
     pub expected: Option<Value>,
@@ -149,13 +149,13 @@ pub struct Mismatch {
 
 /// Every difference between `expected` and `actual` under `matching`, in the expected value's
 /// order; empty when they match.
-pub fn mismatches(expected: &Value, actual: &Value, matching: Matching) -> Vec<Mismatch> {
+pub fn mismatches(expected: &Value, actual: &Value, matching: Matching) -> Vec<ValueMismatch> {
     let mut out = Vec::new();
     diff(expected, actual, matching, &mut String::new(), &mut out);
     out
 }
 
-fn diff(e: &Value, a: &Value, m: Matching, path: &mut String, out: &mut Vec<Mismatch>) {
+fn diff(e: &Value, a: &Value, m: Matching, path: &mut String, out: &mut Vec<ValueMismatch>) {
     match (e, a) {
         (Value::Object(eo), Value::Object(ao)) => {
             let keys_differ = m == Matching::Exact && ao.keys().any(|k| !eo.contains_key(k));
@@ -167,7 +167,7 @@ fn diff(e: &Value, a: &Value, m: Matching, path: &mut String, out: &mut Vec<Mism
                 path.push_str(k);
                 match ao.get(k) {
                     Some(av) => diff(ev, av, m, path, out),
-                    None => out.push(Mismatch {
+                    None => out.push(ValueMismatch {
                         path: path.clone(),
                         expected: Some(ev.clone()),
                         actual: None,
@@ -182,7 +182,7 @@ fn diff(e: &Value, a: &Value, m: Matching, path: &mut String, out: &mut Vec<Mism
                     } else {
                         format!("{path}.{k}")
                     };
-                    out.push(Mismatch {
+                    out.push(ValueMismatch {
                         path: p,
                         expected: None,
                         actual: Some(av.clone()),
@@ -200,7 +200,7 @@ fn diff(e: &Value, a: &Value, m: Matching, path: &mut String, out: &mut Vec<Mism
         }
         _ => {
             if !json_equal(e, a) {
-                out.push(Mismatch {
+                out.push(ValueMismatch {
                     path: path.clone(),
                     expected: Some(e.clone()),
                     actual: Some(a.clone()),

@@ -16,7 +16,7 @@ use super::instances::{
 };
 use super::matchers::{ExpectedCall, ToolCallsDiffer};
 use super::mock::{
-    AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, Delivery, ToolCallRecord,
+    AgentMockFailure, AgentRequest, AgentScript, AiAgentMock, Delivery, ToolCallRecord, UnusedTurns,
 };
 use super::on_engine::{AGENT_SUB_PROCESS_V2_JOB_TYPE, AGENT_TASK_JOB_TYPES, DefinitionTools};
 use super::recording::{CassetteScript, CassetteSession, Drift, SessionFailure};
@@ -209,6 +209,19 @@ pub enum MockAiAgentError {
     /// recorded for another element or process, no handler to record with, invalid rules).
     #[error("{message}")]
     Cassette { file: String, message: String },
+}
+
+/// Why [`AiAgentHandle::check_all_turns_used`] fails: the script or cassette still had turns
+/// when the run ended.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NotAllTurnsUsed {
+    /// Scripted turns the agent did not play.
+    #[error(transparent)]
+    Turns(#[from] UnusedTurns),
+    /// A replayed cassette's recorded calls the run did not make (where the path went another
+    /// way), or a recording that could not be brought up to date.
+    #[error(transparent)]
+    Cassette(#[from] SessionFailure),
 }
 
 /// The tools of the AI Agent Sub-process `element_id` in document order, or why it is not one
@@ -617,23 +630,19 @@ impl AiAgentHandle {
     }
 
     /// `Err` with the message of [`assert_all_turns_used`](Self::assert_all_turns_used).
-    pub fn check_all_turns_used(&self) -> Result<(), String> {
+    pub fn check_all_turns_used(&self) -> Result<(), NotAllTurnsUsed> {
         match &self.cassette {
-            Some(_) => self.check_cassette(),
-            None => self
-                .mock
-                .borrow()
-                .check_all_turns_used()
-                .map_err(|e| e.to_string()),
+            Some(_) => Ok(self.check_cassette()?),
+            None => Ok(self.mock.borrow().check_all_turns_used()?),
         }
     }
 
     /// For a cassette replayed with checks: `Err` when the run did not make every recorded call
     /// (the message says where the path went another way). `Ok` for other scripts, when
     /// recording, and in drift mode (which collects it: [`drifts`](Self::drifts)).
-    pub fn check_cassette(&self) -> Result<(), String> {
+    pub fn check_cassette(&self) -> Result<(), SessionFailure> {
         match &self.cassette {
-            Some(cassette) => cassette.finish().map_err(|f| f.to_string()),
+            Some(cassette) => cassette.finish(),
             None => Ok(()),
         }
     }

@@ -47,6 +47,7 @@ pub fn case_text(result: &CaseResult) -> String {
     if !result.cassettes.is_empty() {
         out.push_str(&format!("\n{INDENT}cassettes:"));
         for line in &result.cassettes {
+            let line = line.replace('\n', &format!("\n{INDENT}{INDENT}"));
             out.push_str(&format!("\n{INDENT}{INDENT}{line}"));
         }
     }

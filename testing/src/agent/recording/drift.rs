@@ -132,6 +132,9 @@ pub enum Cause {
         tool: String,
         kind: Option<String>,
     },
+    /// The conversation carries an earlier answer of the model that differs from the
+    /// recording's (a live model compared with the recording answered otherwise before).
+    EarlierAnswerChanged,
     /// The conversation sent differs while everything else is the same (the agentContext the
     /// agent started with, or the context window).
     ConversationChanged,
@@ -326,6 +329,9 @@ impl fmt::Display for Cause {
                     "the conversation carries an earlier result of the tool {tool}{kind} that is not the one recorded."
                 )
             }
+            Cause::EarlierAnswerChanged => f.write_str(
+                "the conversation carries an earlier answer of the model that is not the one recorded (the model answered otherwise before).",
+            ),
             Cause::ConversationChanged => f.write_str(
                 "the conversation sent to the model differs: the agentContext the agent started with (its input mapping agentContext), or the context window.",
             ),
@@ -374,6 +380,7 @@ impl DriftContext {
                             | Cause::OtherToolResults { .. }
                             | Cause::EventsChanged { .. }
                             | Cause::EarlierToolResultChanged { .. }
+                            | Cause::EarlierAnswerChanged
                             | Cause::ConversationChanged
                     )
                 })
@@ -590,6 +597,9 @@ fn request_causes(
                 let kind = context.tool_kinds.get(&tool).cloned();
                 Cause::EarlierToolResultChanged { tool, kind }
             }
+            None if first_differing_message_is_an_answer(recorded, actual) => {
+                Cause::EarlierAnswerChanged
+            }
             None => Cause::ConversationChanged,
         });
     }
@@ -611,6 +621,25 @@ fn earlier_tool_result(recorded: &RecordedRequest, actual: &RecordedRequest) -> 
         .zip(&a)
         .find(|(r, a)| !same_json(r, a))
         .and_then(|(r, _)| r.get("name")?.as_str().map(str::to_string))
+}
+
+/// Whether the first message that differs is one of the model's (an assistant message).
+fn first_differing_message_is_an_answer(
+    recorded: &RecordedRequest,
+    actual: &RecordedRequest,
+) -> bool {
+    let items = |r: &RecordedRequest| r.get("messages").and_then(Value::as_array).cloned();
+    let (Some(recorded), Some(actual)) = (items(recorded), items(actual)) else {
+        return false;
+    };
+    recorded
+        .iter()
+        .zip(&actual)
+        .find(|(r, a)| !same_json(r, a))
+        .is_some_and(|(r, a)| {
+            let role = |m: &Value| m.get("role").and_then(Value::as_str).map(str::to_string);
+            role(r).as_deref() == Some("assistant") && role(a).as_deref() == Some("assistant")
+        })
 }
 
 fn tool_causes(recorded: &Value, actual: &Value) -> Vec<Cause> {

@@ -44,7 +44,7 @@ pub use import::{ImportError, ImportOptions, import_agent_context, import_agent_
 pub use normalize::Normalizer;
 pub use record::Recorder;
 pub use redact::Redactor;
-pub use replay::{MatchMode, Mismatch, Played, Replayer};
+pub use replay::{MatchMode, Played, Replayer, UnmatchedCall};
 pub use script::CassetteScript;
 pub use session::{
     CassetteMode, CassetteOptions, CassetteSession, RECORD_ENV, SessionFailure, TurnSource,

@@ -70,7 +70,7 @@ impl MatchMode {
 
 /// Why a model call gets no recorded turn.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Mismatch {
+pub enum UnmatchedCall {
     /// The request differs from the recorded call `entry` (0-based) that would answer it.
     Differs {
         call: u32,
@@ -164,22 +164,22 @@ impl Replayer {
 
     /// Picks the recorded call that answers the next model call, whose request is `request`
     /// (as the model sees it: [`crate::agent::recording::request_json`]).
-    pub fn answer(&mut self, request: &Value) -> Result<Played, Mismatch> {
+    pub fn answer(&mut self, request: &Value) -> Result<Played, UnmatchedCall> {
         self.answer_actual(&Actual::Json(request))
     }
 
     /// [`answer`](Self::answer) for the mock's request of a model call.
-    pub fn answer_request(&mut self, request: &AgentRequest) -> Result<Played, Mismatch> {
+    pub fn answer_request(&mut self, request: &AgentRequest) -> Result<Played, UnmatchedCall> {
         self.answer_actual(&Actual::Request {
             request,
             json: OnceCell::new(),
         })
     }
 
-    fn answer_actual(&mut self, request: &Actual<'_>) -> Result<Played, Mismatch> {
+    fn answer_actual(&mut self, request: &Actual<'_>) -> Result<Played, UnmatchedCall> {
         self.calls += 1;
         let call = self.calls;
-        let exhausted = Mismatch::Exhausted {
+        let exhausted = UnmatchedCall::Exhausted {
             call,
             recorded: self.recording.calls.len(),
         };
@@ -221,7 +221,7 @@ impl Replayer {
                             .as_ref()
                             .and_then(|r| r.first_difference(&actual))
                             .expect("an unmatched entry has a request that differs");
-                        return Err(Mismatch::Differs {
+                        return Err(UnmatchedCall::Differs {
                             call,
                             entry: first_unused,
                             difference: Box::new(difference),
@@ -238,7 +238,7 @@ impl Replayer {
     /// Compares a request with recorded call `entry`: raw first when only the standard rules
     /// apply, and normalised when that finds a difference (so the difference is the one a full
     /// normalisation gives).
-    fn check(&self, entry: usize, request: &Actual<'_>, call: u32) -> Result<(), Mismatch> {
+    fn check(&self, entry: usize, request: &Actual<'_>, call: u32) -> Result<(), UnmatchedCall> {
         let Some(recorded) = &self.recorded[entry] else {
             return Ok(());
         };
@@ -248,7 +248,7 @@ impl Replayer {
         let actual = self.prepare(request.json());
         match recorded.first_difference(&actual) {
             None => Ok(()),
-            Some(difference) => Err(Mismatch::Differs {
+            Some(difference) => Err(UnmatchedCall::Differs {
                 call,
                 entry,
                 difference: Box::new(difference),
@@ -260,7 +260,7 @@ impl Replayer {
     /// Compares the request of a model call that asks the same again (after a connector crash)
     /// with recorded call `entry`, which answered it the first time; no recorded call is used
     /// up, and the calls counted stay (the cassette's numbering).
-    pub fn check_again(&self, entry: usize, request: &Value) -> Result<(), Mismatch> {
+    pub fn check_again(&self, entry: usize, request: &Value) -> Result<(), UnmatchedCall> {
         if self.mode == MatchMode::TurnsOnly {
             return Ok(());
         }
@@ -490,7 +490,7 @@ mod tests {
         let mut r = replayer(&["a", "b"], MatchMode::InOrder);
         assert_eq!(r.answer(&json!({"userPrompt": "a"})).unwrap().entry, 0);
         assert_eq!(r.check_again(0, &json!({"userPrompt": "a"})), Ok(()));
-        let Err(Mismatch::Differs { call, entry, .. }) =
+        let Err(UnmatchedCall::Differs { call, entry, .. }) =
             r.check_again(0, &json!({"userPrompt": "b"}))
         else {
             panic!("a mismatch")
@@ -505,7 +505,7 @@ mod tests {
     fn in_order_checks_call_n_against_entry_n() {
         let mut r = replayer(&["a", "b"], MatchMode::InOrder);
         assert_eq!(r.answer(&json!({"userPrompt": "a"})).unwrap().entry, 0);
-        let Err(Mismatch::Differs {
+        let Err(UnmatchedCall::Differs {
             call,
             entry,
             difference,
@@ -528,7 +528,7 @@ mod tests {
         assert_eq!(r.answer(&json!({"userPrompt": "a"})).unwrap().entry, 2);
         assert_eq!(
             r.answer(&json!({"userPrompt": "a"})),
-            Err(Mismatch::Exhausted {
+            Err(UnmatchedCall::Exhausted {
                 call: 4,
                 recorded: 3
             })

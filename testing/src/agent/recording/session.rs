@@ -18,7 +18,7 @@ use super::format::{RecordedProcess, Recording, RecordingError, sha256};
 use super::normalize::Normalizer;
 use super::record::Recorder;
 use super::redact::Redactor;
-use super::replay::{MatchMode, Mismatch, Replayer};
+use super::replay::{MatchMode, Replayer, UnmatchedCall};
 use super::request_json;
 use crate::agent::handle::task_container;
 use crate::agent::mock::AgentRequest;
@@ -128,21 +128,14 @@ impl std::fmt::Debug for CassetteSession {
 }
 
 /// What the session answers instead of a turn: the run cannot go on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SessionFailure {
     /// The run left its recording.
+    #[error("{0}")]
     Drift(Box<Drift>),
-    /// The cassette cannot be written, or the handler gave no turn.
+    /// The cassette cannot be written, or the handler gave no turn (its message).
+    #[error("{0}")]
     Other(String),
-}
-
-impl std::fmt::Display for SessionFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SessionFailure::Drift(drift) => drift.fmt(f),
-            SessionFailure::Other(message) => f.write_str(message),
-        }
-    }
 }
 
 impl CassetteSession {
@@ -311,14 +304,14 @@ impl CassetteSession {
                     Ok(replayer.turn(played.entry).clone())
                 }
                 // Turns only can only run out.
-                Err(Mismatch::Exhausted { call, .. } | Mismatch::Differs { call, .. }) => {
-                    Err(SessionFailure::Drift(Box::new(self.context.extra_call(
-                        call,
-                        replayer.recording(),
-                        &Default::default(),
-                        &[],
-                    ))))
-                }
+                Err(
+                    UnmatchedCall::Exhausted { call, .. } | UnmatchedCall::Differs { call, .. },
+                ) => Err(SessionFailure::Drift(Box::new(self.context.extra_call(
+                    call,
+                    replayer.recording(),
+                    &Default::default(),
+                    &[],
+                )))),
             };
         }
         // The request's JSON is built only when something needs it: a replay that matches
@@ -337,7 +330,7 @@ impl CassetteSession {
                 self.last_entry = Some(played.entry);
                 Some(replayer.turn(played.entry).clone())
             }
-            Err(Mismatch::Differs {
+            Err(UnmatchedCall::Differs {
                 call,
                 entry,
                 difference,
@@ -365,7 +358,7 @@ impl CassetteSession {
                 self.last_entry = replayer.take_next();
                 self.last_entry.map(|i| replayer.turn(i).clone())
             }
-            Err(Mismatch::Exhausted { call, .. }) => {
+            Err(UnmatchedCall::Exhausted { call, .. }) => {
                 let actual = replayer.prepare(json());
                 let drift =
                     self.context
@@ -431,7 +424,7 @@ impl CassetteSession {
             return Err(none());
         };
         if self.watching
-            && let Err(Mismatch::Differs {
+            && let Err(UnmatchedCall::Differs {
                 call,
                 difference,
                 actual,

@@ -275,7 +275,7 @@ impl Session {
         if !errors.is_empty() {
             return Err(errors.join("\n"));
         }
-        self.agent.check_all_turns_used()
+        self.agent.check_all_turns_used().map_err(|e| e.to_string())
     }
 }
 
@@ -608,6 +608,19 @@ fn bad_cassettes_are_refused_with_file_and_path() {
     other_agent["agent"] = json!("billing-agent");
     let mut other_process: serde_json::Value = serde_json::from_str(&text).unwrap();
     other_process["process"]["id"] = json!("order-fulfilment");
+    // Problems all over the document: each is named with its path.
+    let mut invalid: serde_json::Value = serde_json::from_str(&text).unwrap();
+    invalid["recordedAt"] = json!("2026-10-01");
+    invalid["process"]["definitionHash"] = json!("md5:1234");
+    invalid["calls"][0]["call"] = json!(5);
+    invalid["calls"][0]["request"]["tools"][0]["inputSchema"] = json!("object");
+    invalid["calls"][0]["request"]["limits"]["maxModelCalls"] = json!("ten");
+    invalid["calls"][1]["turn"]["toolCalls"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("name");
+    invalid["calls"][1]["trajectory"][0] = json!({"toolStarted": "lookup-order"});
+    let format_1 = json!({"version": 1, "agent": "support-agent", "turns": [{"tool_calls": []}]});
     let edited = text.replacen(
         "My order 1042 arrived broken.",
         "My order 7 arrived broken.",
@@ -632,6 +645,8 @@ fn bad_cassettes_are_refused_with_file_and_path() {
             replay(),
         ),
         open("edited.json", Some(edited), replay()),
+        open("invalid.json", Some(invalid.to_string()), replay()),
+        open("format-1.json", Some(format_1.to_string()), replay()),
         open("missing.json", None, replay()),
         open(
             "record.json",
@@ -920,7 +935,13 @@ fn a_format_1_cassette_script_plays_its_turns() {
 fn secrets_are_redacted_when_writing_and_matching() {
     let dir = TempDir::new("redact");
     let path = dir.join("secret.json");
-    let message = "My order 1042 arrived broken. My key is sk-ant-api03-abcdefghijklmnopqrstuvwx, card 4111111111111111.";
+    let message = "My order 1042 arrived broken. My key is sk-ant-api03-abcdefghijklmnopqrstuvwx, card 4111111111111111. Write to jane.doe@example.com.";
+    let emails = |text: &str| {
+        regex::Regex::new(r"[\w.+-]+@[\w-]+\.[\w.]+")
+            .unwrap()
+            .replace_all(text, "<email>")
+            .into_owned()
+    };
     let mut turns = template_turns().into_iter();
     Session::open(
         template(),
@@ -928,6 +949,7 @@ fn secrets_are_redacted_when_writing_and_matching() {
         CassetteScript::new(&path)
             .mode(CassetteMode::Record)
             .redact(r"\b\d{16}\b")
+            .redact_with(emails)
             .record_with(move |_| turns.next().expect("a turn left")),
     )
     .run(TEMPLATE_PROCESS, json!({"customerMessage": message}))
@@ -938,11 +960,20 @@ fn secrets_are_redacted_when_writing_and_matching() {
         !text.contains("4111111111111111"),
         "the card is not written"
     );
-    assert!(text.contains("My key is [REDACTED], card [REDACTED]."));
+    assert!(
+        !text.contains("jane.doe"),
+        "the e-mail address is not written"
+    );
+    assert!(
+        text.contains("My key is [REDACTED], card [REDACTED]. Write to <email>"),
+        "{text}"
+    );
     Session::open(
         template(),
         "support-agent",
-        CassetteScript::new(&path).redact(r"\b\d{16}\b"),
+        CassetteScript::new(&path)
+            .redact(r"\b\d{16}\b")
+            .redact_with(emails),
     )
     .run(TEMPLATE_PROCESS, json!({"customerMessage": message}))
     .unwrap();
@@ -1022,4 +1053,86 @@ fn an_ai_agent_task_records_and_replays() {
                 .contains("the tool lookup-order (job type order-lookup) returned something else"),
         "{changed}"
     );
+}
+
+/// The template with `order` as what the order lookup returns.
+fn template_with_order(order: serde_json::Value) -> ProcessTest {
+    let t = ProcessTest::from_file(repo_file(
+        "templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn",
+    ))
+    .unwrap();
+    t.mock_job("order-lookup")
+        .complete_with(json!({ "order": order }));
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns and damaged items"]}));
+    t.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-77"}));
+    t.mock_job("email-send").complete();
+    t
+}
+
+/// Replaces `user-<digits>` in every string.
+fn mask_users(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => {
+            let masked = regex::Regex::new(r"user-\d+")
+                .unwrap()
+                .replace_all(text, "user-N")
+                .into_owned();
+            *text = masked;
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(mask_users),
+        serde_json::Value::Object(object) => object.values_mut().for_each(mask_users),
+        _ => {}
+    }
+}
+
+/// What changes from run to run in a tool's result (a UUID, a timestamp, dates, a provider id,
+/// a Zeebe key) does not fail the replay. Another changed value fails it, unless the test's own
+/// rule says it does not matter: a closure, a JSON pointer to ignore, or a regex replacement.
+#[test]
+fn volatile_values_pass_and_a_tests_own_rules_keep_other_changes_from_failing() {
+    let dir = TempDir::new("own-rules");
+    let path = dir.join("order.json");
+    let order = |n: u64| {
+        json!({
+            "id": "1042",
+            "status": "delivered",
+            "damaged": true,
+            "trackingId": format!("5f0c8a4e-1b2d-4c3e-9f0{n}-0123456789ab"),
+            "checkedAt": format!("2026-10-0{n}T08:1{n}:00Z"),
+            "deliveredOn": format!("October {n}, 2026"),
+            "shippedOn": format!("2026-09-2{n}"),
+            "carrierRef": format!("chatcmpl-{n}x7Yq"),
+            "instanceKey": 2251799813685249_u64 + n,
+            "customer": format!("user-{n}{n}{n}"),
+        })
+    };
+    Session::open(
+        template_with_order(order(1)),
+        "support-agent",
+        recording(&path, template_turns()),
+    )
+    .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+    .unwrap();
+    let replay_with = |script: CassetteScript| {
+        Session::open(template_with_order(order(2)), "support-agent", script)
+            .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+    };
+    let changed = replay_with(CassetteScript::new(&path)).unwrap_err();
+    assert!(
+        changed.contains("model call 2 of \"support-agent\" does not match")
+            && changed.contains("first difference at request.toolCallResults[0].content.customer")
+            && changed.contains("recorded: \"user-111\"")
+            && changed.contains("actual:   \"user-222\""),
+        "only the customer fails the replay: {changed}"
+    );
+    replay_with(CassetteScript::new(&path).normalize(mask_users)).unwrap();
+    replay_with(CassetteScript::new(&path).replace(r"user-\d+", "user-N")).unwrap();
+    replay_with(
+        CassetteScript::new(&path)
+            .ignore("/toolCallResults/*/content/customer")
+            .ignore("/messages/*/results/*/content/*/content/customer"),
+    )
+    .unwrap();
 }

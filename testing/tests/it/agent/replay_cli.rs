@@ -306,7 +306,42 @@ fn baton_test_drift_reports_how_each_case_left_its_cassette() {
     .unwrap();
     let (code, followed) = suite.run(&["--drift"]);
     assert_eq!(code, 0, "{followed}");
-    insta::assert_snapshot!(format!("{drifted}\n---\n{followed}"));
+    // The order lookup throws: the run takes another path and ends elsewhere.
+    std::fs::write(
+        suite.0.join("agent.test.json"),
+        test_file(
+            ORDER,
+            BROKEN,
+            "",
+            Some(
+                r#"{ "type": "MOCK_JOB_WORKER_THROW_BPMN_ERROR", "jobType": "order-lookup", "errorCode": "ORDER_SERVICE_DOWN" }"#,
+            ),
+        ),
+    )
+    .unwrap();
+    let (code, another_path) = suite.run(&["--drift"]);
+    assert_eq!(code, 0, "{another_path}");
+    // A live model (the agent command) that asks for another ticket summary.
+    std::fs::write(
+        suite.0.join("agent.test.json"),
+        test_file(ORDER, BROKEN, "", None),
+    )
+    .unwrap();
+    let live = suite.0.join("live.sh");
+    std::fs::write(
+        &live,
+        MODEL.replace(
+            "Order 1042 arrived damaged",
+            "Damaged order 1042: replace it",
+        ),
+    )
+    .unwrap();
+    let live = format!("sh {}", live.display());
+    let (code, other_arguments) = suite.run(&["--drift", "--agent-command", &live]);
+    assert_eq!(code, 0, "{other_arguments}");
+    insta::assert_snapshot!(format!(
+        "{drifted}\n---\n{followed}\n---\n{another_path}\n---\n{other_arguments}"
+    ));
 }
 
 /// An agent command that fails, prints no JSON or hangs: a clear error naming the command and
@@ -417,4 +452,41 @@ fn a_tests_own_rules_keep_a_changed_value_from_matching() {
         let (code, output) = suite.run(&[]);
         assert_eq!(code, 0, "{settings}: {output}");
     }
+}
+
+/// A JSON test's redactions (and the standard ones: API keys, bearer tokens) are written as
+/// `[REDACTED]` and matched so on replay.
+#[test]
+fn a_tests_redactions_are_written_and_matched() {
+    let message =
+        "My order 1042 arrived broken. Bearer eyJhbGciOiJIUzI1NiJ9.abc.def, card 4111111111111111.";
+    let settings = r#", "redact": ["\\b\\d{16}\\b"]"#;
+    let suite = Suite::new(
+        "redact",
+        &template_xml(),
+        &test_file(ORDER, message, settings, None),
+    );
+    let (code, output) = suite.record(&suite.model());
+    assert_eq!(code, 0, "{output}");
+    let text = std::fs::read_to_string(suite.cassette()).unwrap();
+    assert!(
+        !text.contains("4111111111111111") && !text.contains("eyJhbGciOiJIUzI1NiJ9"),
+        "{text}"
+    );
+    assert!(
+        text.contains("broken. [REDACTED], card [REDACTED]."),
+        "{text}"
+    );
+    let (code, output) = suite.run(&[]);
+    assert_eq!(code, 0, "{output}");
+    std::fs::write(
+        suite.0.join("agent.test.json"),
+        test_file(ORDER, message, "", None),
+    )
+    .unwrap();
+    let (code, output) = suite.run(&[]);
+    assert_eq!(
+        code, 1,
+        "without the test's redaction the card does not match: {output}"
+    );
 }
