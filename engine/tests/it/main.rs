@@ -13,6 +13,7 @@ mod feel_wired;
 mod fidelity;
 mod fixtures;
 mod forms;
+mod fuzz;
 mod global_listeners;
 mod golden;
 mod hostile;

@@ -4,8 +4,8 @@
 //! the long run) no input slower than a second.
 //!
 //! How it runs (tests/README.md): `cargo test` runs a short, fixed set of cases;
-//! `FEEL_FUZZ_CASES=1000000 cargo test --release -p baton-feel --test it fuzz -- --nocapture`
-//! runs a long one. A failing case prints its seed; `FEEL_FUZZ_SEED=<seed>` runs that case alone
+//! `BATON_FUZZ_CASES=1000000 cargo test --release -p baton-feel --test it fuzz -- --nocapture`
+//! runs a long one. A failing case prints its seed; `BATON_FUZZ_SEED=<seed>` runs that case alone
 //! and minimizes it. Minimized inputs go to `tests/fuzz-regressions.txt`, which every run
 //! checks first.
 //!
@@ -375,18 +375,18 @@ fn fuzz_regressions_still_hold() {
 #[test]
 fn fuzz_feel() {
     let corpus = corpus();
-    let cases: u64 = std::env::var("FEEL_FUZZ_CASES")
+    let cases: u64 = std::env::var("BATON_FUZZ_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
-    let long = std::env::var_os("FEEL_FUZZ_CASES").is_some();
+    let long = std::env::var_os("BATON_FUZZ_CASES").is_some();
     let time_limit = long.then_some(Duration::from_secs(1));
     let property = |u: &mut Unstructured| {
         let src = input(u, &corpus)?;
         check(&src, time_limit);
         Ok(())
     };
-    if let Ok(seed) = std::env::var("FEEL_FUZZ_SEED") {
+    if let Ok(seed) = std::env::var("BATON_FUZZ_SEED") {
         let seed = u64::from_str_radix(seed.trim_start_matches("0x"), 16).expect("a hex seed");
         // show the input, then shrink it: arbtest tries smaller seeds that still fail
         arbtest::arbtest(|u| {

@@ -13,6 +13,7 @@ mod failures;
 mod faults;
 mod features;
 mod fidelity;
+mod fuzz;
 mod hostile;
 mod mocks;
 mod process_test;
