@@ -1206,8 +1206,15 @@ fn fault_step(
                     .map_err(|e| failure(state, format!("RESTORE_SNAPSHOT: {e}")))?,
                 (None, None) => unreachable!("checked when the file was read"),
             };
+            // A file's snapshot names the file: it may come from another run or checkout.
+            let from = s
+                .file
+                .as_ref()
+                .filter(|_| s.name.is_none())
+                .map(|file| format!("{}: ", state.dir.join(file).display()))
+                .unwrap_or_default();
             test.restart_from(&snapshot)
-                .map_err(|e| failure(state, format!("RESTORE_SNAPSHOT: {e}")))?;
+                .map_err(|e| failure(state, format!("RESTORE_SNAPSHOT: {from}{e}")))?;
             // The second run's workers come from the instructions after this one.
             state.agents.clear();
             state.type_answers.borrow_mut().clear();
