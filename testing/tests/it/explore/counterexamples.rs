@@ -191,3 +191,26 @@ fn coverage_names_the_tools_and_branches_no_choice_reaches() {
     assert!(process.covered_elements.contains(&"search-kb".to_string()));
     assert!(!process.taken_flows.contains(&"flow-issue".to_string()));
 }
+
+/// When a turn runs two tools, which finishes first is a choice: it decides the order of the
+/// results the agent reads next. One model call (the next one is cut) with a response and three
+/// tool turns, in document order: four runs, and the two-tool turn forks once more (the states
+/// at a choice: the model call and the finish order).
+#[test]
+fn the_order_in_which_two_tools_finish_is_a_choice() {
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+        .agent(
+            AgentSpace::new("refund-desk")
+                .tools(["lookup-order", "search-kb"])
+                .max_tools_per_turn(2)
+                .in_document_order()
+                .only_given_responses()
+                .response(baton_testing::agent::Turn::respond_text("done")),
+        )
+        .max_model_calls(1);
+    let report = refund_desk().explore(&space, []).unwrap();
+    assert_eq!(
+        report.counts(),
+        "5 trajectories (4 cut at the model-call bound), 2 distinct states, 0 pruned"
+    );
+}
