@@ -928,14 +928,17 @@ fn final_state(last: Option<&[TraceEvent]>, process_id: Option<&str>) -> String 
         _ => None,
     });
     if ended(true) {
-        format!("completed (last {})", path_before_end(events, process_id))
+        format!(
+            "completed (ended at {})",
+            path_before_end(events, process_id)
+        )
     } else if ended(false) {
         "terminated".to_string()
     } else if !open.is_empty() {
         format!("an incident at {}", open.join(", "))
     } else {
         match last_element {
-            Some(element) => format!("active (last completed {element})"),
+            Some(element) => format!("active (after {element})"),
             None => "active".to_string(),
         }
     }

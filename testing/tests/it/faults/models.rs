@@ -129,6 +129,75 @@ fn a_slow_model_lets_the_sla_timer_fire_and_the_process_still_completes() {
     assert!(t.errors().is_empty(), "{:?}", t.errors());
 }
 
+/// The template with an SLA event sub-process: a timer start event after ten minutes, an
+/// escalation job (`sla-escalate`), interrupting or not.
+fn with_sla_event_sub_process(interrupting: bool) -> ProcessTest {
+    let xml = std::fs::read_to_string(template_file()).unwrap();
+    let event_sub_process = format!(
+        r#"<bpmn:subProcess id="sla-escalation" triggeredByEvent="true">
+      <bpmn:startEvent id="sla-passed" isInterrupting="{interrupting}">
+        <bpmn:outgoing>esc-1</bpmn:outgoing>
+        <bpmn:timerEventDefinition><bpmn:timeDuration xsi:type="bpmn:tFormalExpression">PT10M</bpmn:timeDuration></bpmn:timerEventDefinition>
+      </bpmn:startEvent>
+      <bpmn:sequenceFlow id="esc-1" sourceRef="sla-passed" targetRef="escalate" />
+      <bpmn:serviceTask id="escalate">
+        <bpmn:extensionElements><zeebe:taskDefinition type="sla-escalate" /></bpmn:extensionElements>
+        <bpmn:incoming>esc-1</bpmn:incoming>
+        <bpmn:outgoing>esc-2</bpmn:outgoing>
+      </bpmn:serviceTask>
+      <bpmn:sequenceFlow id="esc-2" sourceRef="escalate" targetRef="escalated" />
+      <bpmn:endEvent id="escalated"><bpmn:incoming>esc-2</bpmn:incoming></bpmn:endEvent>
+    </bpmn:subProcess>
+  </bpmn:process>"#
+    );
+    let xml = xml.replacen("</bpmn:process>", &event_sub_process, 1);
+    let t = ProcessTest::from_xml("ai-agent-faults.bpmn", &xml).unwrap();
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": false}}));
+    t.mock_job("email-send").complete();
+    t.mock_job("sla-alert").complete();
+    t
+}
+
+#[test]
+fn a_slow_model_lets_an_sla_event_sub_process_fire_and_the_process_still_behaves() {
+    // Non-interrupting: the escalation runs beside the agent, which answers after 20 minutes.
+    let t = with_sla_event_sub_process(false).job_timeout("PT30M");
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::latency("PT20M").at_call(1));
+    let escalations = t.mock_job("sla-escalate").complete();
+    let run = start(&t).clone();
+    t.advance_time("PT10M");
+    escalations.assert_called(1);
+    run.assert_active();
+    t.advance_time("PT10M");
+    run.assert_completed()
+        .assert_passed_in_order(["sla-passed", "escalate", "escalated"])
+        .assert_passed_in_order(["sla-warning", "lookup-order", "support-agent"]);
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    // Interrupting: the escalation ends the agent; the slow answer arrives for a job that is
+    // gone, and the engine rejects it (as Zeebe rejects completing a job of a terminated
+    // element); the run ends by the event sub-process.
+    let t = with_sla_event_sub_process(true).job_timeout("PT30M");
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::latency("PT20M").at_call(1));
+    t.mock_job("sla-escalate").complete();
+    let run = start(&t).clone();
+    t.advance_time("PT20M");
+    run.assert_completed()
+        .assert_passed_in_order(["sla-passed", "escalate", "escalated"])
+        .assert_not_passed(["lookup-order", "sla-warning"]);
+    assert_eq!(agent.requests().len(), 1);
+    let late: Vec<String> = t
+        .run_trace()
+        .iter()
+        .filter(|e| matches!(e.event, TraceEvent::LateAnswerRejected { .. }))
+        .map(|e| e.event.to_string())
+        .collect();
+    insta::assert_snapshot!(late.join("\n"), @"the late answer at support-agent was rejected: Expected to complete job with key '2251799813685265', but no such job was found");
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+}
+
 #[test]
 fn a_model_slower_than_the_job_timeout_is_asked_twice() {
     let t = template();
