@@ -187,7 +187,11 @@ fn coverage_names_the_tools_and_branches_no_choice_reaches() {
         panic!("one process in the coverage file")
     };
     assert!(process.tools.contains(&"lookup-order".to_string()));
-    assert!(!process.covered_elements.contains(&"lookup-order".to_string()));
+    assert!(
+        !process
+            .covered_elements
+            .contains(&"lookup-order".to_string())
+    );
     assert!(process.covered_elements.contains(&"search-kb".to_string()));
     assert!(!process.taken_flows.contains(&"flow-issue".to_string()));
 }
