@@ -253,6 +253,11 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<AgentTool
     }
 }
 
+/// `Ok` when `element_id` is an AI agent of either flavour, else why it is not one.
+pub(crate) fn is_agent(engine: &Engine, element_id: &str) -> Result<(), String> {
+    agent_element(engine, element_id).map(|_| ())
+}
+
 /// An agent's tools: their element ids in document order, and for an AI Agent Task the
 /// ad-hoc sub-process that holds them.
 pub(crate) struct AgentTools {
