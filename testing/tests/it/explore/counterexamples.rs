@@ -136,7 +136,10 @@ fn a_repeated_side_effect_breaks_at_most_once_per_key() {
     );
     // The CPT replay completes tool jobs itself, which no ledger records: no case is written.
     let why = found.case.as_ref().unwrap_err();
-    assert!(why.reason.contains("mock worker's completions only"), "{why}");
+    assert!(
+        why.reason.contains("mock worker's completions only"),
+        "{why}"
+    );
     // Deduplicated by the outside world, the second request does nothing.
     let test = super::template::template();
     test.mock_job("ticket-create")
