@@ -1217,3 +1217,27 @@ fn by_request_replays_a_parallel_multi_instance_agent() {
         "{in_order}"
     );
 }
+
+/// A recording adapter that fails (the model is down): the run fails at that call with the
+/// adapter's error, and the cassette holds the calls before it.
+#[test]
+fn a_failing_recording_handler_fails_the_run_and_keeps_the_calls_before() {
+    let dir = TempDir::new("failing-handler");
+    let path = dir.join("damaged-order.json");
+    let mut turns = template_turns().into_iter();
+    let failed = Session::open(
+        template(),
+        "support-agent",
+        CassetteScript::new(&path)
+            .mode(CassetteMode::Record)
+            .try_record_with(move |request| match request.model_call {
+                2 => Err("the model answered 503 Service Unavailable"),
+                _ => Ok(turns.next().expect("a turn left")),
+            }),
+    )
+    .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+    .unwrap_err();
+    insta::assert_snapshot!(failed, @r#"AI agent mock "support-agent": the recording handler failed on model call 2 of "support-agent": the model answered 503 Service Unavailable"#);
+    let recording = baton_testing::agent::recording::Recording::read(&path).unwrap();
+    assert_eq!(recording.calls.len(), 1, "the call before the failure");
+}

@@ -108,6 +108,26 @@ fn a_refusal_and_a_timeout_fail_with_their_connector_errors() {
 }
 
 #[test]
+fn a_provider_error_fails_the_job_with_its_message_and_the_last_retry_is_an_incident() {
+    let t = template();
+    let agent = t.mock_ai_agent("support-agent", turns());
+    for call in 1..=3 {
+        agent.inject_fault(ModelFault::error("502 Bad Gateway").at_call(call));
+    }
+    let run = start(&t);
+    t.advance_time("PT10S");
+    t.advance_time("PT10S");
+    // The element's three retries used up: JOB_NO_RETRIES with the connector's message.
+    insta::assert_snapshot!(agent_failures(&t).join("\n"), @"
+    retries 2, backoff 10000 ms: Model call failed: 502 Bad Gateway | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model call failed: 502 Bad Gateway, code=FAILED_MODEL_CALL}}
+    retries 1, backoff 10000 ms: Model call failed: 502 Bad Gateway | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model call failed: 502 Bad Gateway, code=FAILED_MODEL_CALL}}
+    retries 0, backoff 10000 ms: Model call failed: 502 Bad Gateway | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model call failed: 502 Bad Gateway, code=FAILED_MODEL_CALL}}
+    ");
+    run.assert_has_incidents();
+    assert_eq!(agent.requests().len(), 3);
+}
+
+#[test]
 fn a_slow_model_lets_the_sla_timer_fire_and_the_process_still_completes() {
     // The connector's job timeout must outlast the model: with the default five minutes the job
     // would time out and be answered again meanwhile (see the next test).
