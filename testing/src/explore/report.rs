@@ -1217,7 +1217,7 @@ fn assertion(plan: &Plan, invariant: &Invariant) -> Result<Value, String> {
         }),
         Invariant::AtMostOncePerKey { job_type } => {
             return Err(format!(
-                "side effects of \"{job_type}\" have no CPT assertion (and an explored run has no side-effect ledger)"
+                "a CPT case records side effects of \"{job_type}\" for a mock worker's completions only, and its replay completes the tool jobs itself (COMPLETE_JOB, in the order they finished): the report shows the trajectory"
             ));
         }
         Invariant::Condition { expression } => {

@@ -134,6 +134,12 @@ fn a_repeated_side_effect_breaks_at_most_once_per_key() {
         found.message,
         "a second side effect of \"ticket-create\" with the key \"summary\""
     );
+    // The CPT replay completes tool jobs itself, which no ledger records: no case is written.
+    let why = found.case.as_ref().unwrap_err();
+    assert!(
+        why.reason.contains("mock worker's completions only"),
+        "{why}"
+    );
     // Deduplicated by the outside world, the second request does nothing.
     let test = super::template::template();
     test.mock_job("ticket-create")
