@@ -412,3 +412,89 @@ fn a_model_fault_at_call_zero_is_refused() {
         .to_string();
     insta::assert_snapshot!(error, @r#"turns[0].latency "soon" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: failed to parse input in the "friendly" duration format: expected duration to start with a unit value (a decimal integer) after an optional sign, but no integer was found"#);
 }
+
+/// docs/faults.md's worked example, as written there: the ticket worker crashes after writing
+/// the ticket, its retry writes a second one, and the at-most-once invariant names both; the
+/// fix (the ticket system deduplicates the key) keeps one.
+#[test]
+fn the_worked_example_of_the_crash_after_the_ticket_was_created() {
+    use baton_testing::faults::JobFault;
+    use baton_testing::invariants::Invariant;
+    use baton_testing::side_effects::DeclaredSideEffect;
+    let example = |fixed: bool| {
+        let test = ProcessTest::from_file(template_file())
+            .unwrap()
+            .time_skipping(true)
+            .job_timeout("PT1M");
+        test.mock_job("order-lookup")
+            .complete_with(json!({"order": {"id": "1042", "damaged": true}}));
+        let tickets = test.mock_job("ticket-create");
+        let tickets = if fixed {
+            tickets.side_effect(
+                DeclaredSideEffect::keyed_by("summary")
+                    .unwrap()
+                    .deduplicated(),
+            )
+        } else {
+            tickets.side_effect_keyed_by("summary")
+        };
+        tickets
+            .fault(JobFault::crash_after_side_effect().times(1))
+            .complete_with(json!({"ticketId": "T-77"}));
+        test.mock_job("email-send").complete();
+        test.mock_ai_agent(
+            "support-agent",
+            [
+                Turn::call("lookup-order", json!({"orderId": "1042"})),
+                Turn::call(
+                    "open-ticket",
+                    json!({"summary": "Order 1042 arrived damaged"}),
+                ),
+                Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true})),
+            ],
+        );
+        test.invariant(Invariant::at_most_once_per_key("ticket-create"))
+            .invariant(Invariant::never_before("create-ticket", "approve-ticket"));
+        let run = test.start(
+            "ai-agent-faults",
+            json!({"customerMessage": "My order 1042 arrived broken."}),
+        );
+        run.complete_user_task("approve-ticket", ());
+        test
+    };
+    let broken = example(false).check_invariants().unwrap_err().to_string();
+    insta::assert_snapshot!(broken, @r#"
+    the invariant at most one side effect per idempotency key of "ticket-create" is broken: the key "Order 1042 arrived damaged" of ticket-create was acted on twice:
+      1. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 1)
+         then fault at create-ticket (activation 1): the worker crashed before it could complete (the answer is lost)
+         then the clock moved to 2025-01-01T00:01:00.001Z (time skipping)
+         then the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
+      2. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 2)
+    It broke at step 10 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:01:00.001Z.
+    The run up to there:
+        1. activated ai-agent-faults
+        2. activated request-received
+        3. completed request-received
+        4. activated support-agent
+        5. model call 1 of support-agent: tool calls lookup-order
+        6. tool lookup-order activated with {"orderId":"1042"}
+        7. completed lookup-order
+        8. tool lookup-order returned {"id":"1042","damaged":true}
+        9. model call 2 of support-agent: tool calls open-ticket
+       10. tool open-ticket activated with {"summary":"Order 1042 arrived damaged"}
+       11. activated ticket-requested
+       12. completed ticket-requested
+       13. activated approve-ticket
+       14. completed approve-ticket
+       15. activated create-ticket
+       16. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 1)
+       17. fault at create-ticket (activation 1): the worker crashed before it could complete (the answer is lost)
+       18. the clock moved to 2025-01-01T00:01:00.001Z (time skipping)
+       19. the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
+       20. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 2) <-
+    "#);
+    let fixed = example(true);
+    fixed.check_invariants().unwrap();
+    fixed.runs()[0].assert_completed();
+    fixed.side_effects("ticket-create").assert_count(1);
+}
