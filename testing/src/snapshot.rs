@@ -6,8 +6,9 @@
 //! same commands on a fresh engine give the same state and the same records, byte for byte,
 //! including the records before the wait point (assertions and coverage read the whole run).
 //! Beside the commands it keeps the deployed resources' content hashes (a snapshot restores only
-//! onto the same deployment), the root instances, and the clock and record position it was
-//! taken at (checked when it is restored).
+//! onto the same deployment), the engine's limits (the same commands under other limits could
+//! stop elsewhere), the root instances, and the clock and
+//! record position it was taken at (checked when it is restored).
 //!
 //! What is not engine state is not in it, on purpose: answers on their way and the mocks are
 //! the workers' (a restart starts with new workers); the ledger is the outside world's and
@@ -38,6 +39,9 @@ pub struct Snapshot {
     pub now_ms: i64,
     /// The position of the engine's last record when it was taken.
     pub position: u64,
+    /// The engine's settings: its limits (a file without them: the defaults). A test's engine
+    /// starts at the default instant; a test's start time is a command the snapshot holds.
+    pub config: EngineConfig,
 }
 
 /// A snapshot that cannot be taken, read or restored.
@@ -80,15 +84,23 @@ fn invalid(path: &str, message: impl Into<String>) -> SnapshotError {
 }
 
 impl Snapshot {
-    /// The JSON form: `{format, now, position, roots, resources: [{name, sha256}], commands}`.
+    /// The JSON form: `{format, now, position, engine: {stepLimit, timerLimit, instanceLimit,
+    /// recordLimit}, roots, resources: [{name, sha256}], commands}`.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("format".into(), SNAPSHOT_FORMAT.into());
+        let config = &self.config;
+        let mut engine = Map::new();
+        engine.insert("stepLimit".into(), config.step_limit.into());
+        engine.insert("timerLimit".into(), config.timer_limit.into());
+        engine.insert("instanceLimit".into(), config.instance_limit.into());
+        engine.insert("recordLimit".into(), config.record_limit.into());
         object.insert(
             "now".into(),
             crate::clock::format_instant(self.now_ms).into(),
         );
         object.insert("position".into(), self.position.into());
+        object.insert("engine".into(), Value::Object(engine));
         object.insert(
             "roots".into(),
             Value::Array(self.roots.iter().map(|k| (*k).into()).collect()),
@@ -143,6 +155,11 @@ impl Snapshot {
             .get("position")
             .and_then(Value::as_u64)
             .ok_or_else(|| invalid(&at("position"), "must be a record position"))?;
+        let config = match object.get("engine") {
+            None => EngineConfig::default(),
+            Some(Value::Object(engine)) => config_from(engine, &at("engine"))?,
+            Some(_) => return Err(invalid(&at("engine"), "must be an object")),
+        };
         let roots = match object.get("roots") {
             Some(Value::Array(items)) => items
                 .iter()
@@ -188,6 +205,7 @@ impl Snapshot {
             roots,
             now_ms,
             position,
+            config,
         })
     }
 
@@ -227,7 +245,11 @@ impl Snapshot {
 
     /// A fresh engine that carried out the snapshot's commands: the engine it was taken of.
     pub fn engine(&self) -> Result<Engine, SnapshotError> {
-        let mut engine = Engine::new(EngineConfig::default());
+        let mut engine = Engine::new(EngineConfig {
+            keep_records: true,
+            start_time_ms: EngineConfig::default().start_time_ms,
+            ..self.config.clone()
+        });
         engine.record_commands(true);
         for command in &self.commands {
             // Rejected commands were kept too: they are rejected again.
@@ -243,6 +265,34 @@ impl Snapshot {
         }
         Ok(engine)
     }
+}
+
+/// The engine's settings of a snapshot file; a setting left out is the default.
+fn config_from(engine: &Map<String, Value>, at: &str) -> Result<EngineConfig, SnapshotError> {
+    let mut config = EngineConfig::default();
+    for (field, value) in engine {
+        let path = format!("{at}.{field}");
+        let limit = || {
+            value
+                .as_u64()
+                .filter(|n| *n > 0)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| invalid(&path, "must be a positive whole number"))
+        };
+        match field.as_str() {
+            "stepLimit" => config.step_limit = limit()?,
+            "timerLimit" => config.timer_limit = limit()?,
+            "instanceLimit" => config.instance_limit = limit()?,
+            "recordLimit" => config.record_limit = limit()?,
+            _ => {
+                return Err(invalid(
+                    &path,
+                    "is not a setting (stepLimit, timerLimit, instanceLimit, recordLimit)",
+                ));
+            }
+        }
+    }
+    Ok(config)
 }
 
 fn path_of(path: &serde_path_to_error::Path) -> String {
@@ -285,6 +335,7 @@ impl ProcessTest {
             roots: inner.roots.clone(),
             now_ms: inner.engine.now(),
             position: inner.engine.position(),
+            config: inner.engine.config().clone(),
         })
     }
 
@@ -298,7 +349,7 @@ impl ProcessTest {
     }
 
     /// Restarts this test from a snapshot (as after a crash: what the engine did since is lost):
-    /// the engine comes back as it was saved; the workers
+    /// the engine comes back as it was saved, with its settings; the workers
     /// are new (mocks, AI agent mocks, faults, side-effect declarations, answers on their way
     /// and hooks are dropped: register the second run's); the ledger, the invariants and the
     /// settings stay, and the ledger's next side effects count as the next run's. The test's

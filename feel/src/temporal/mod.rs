@@ -393,6 +393,18 @@ fn write_offset(f: &mut fmt::Formatter<'_>, o: Offset) -> fmt::Result {
     Ok(())
 }
 
+/// A zoned date-time as `ISO_OFFSET_DATE_TIME` prints it (`Z` for a zero offset).
+struct IsoOffset<'a>(&'a ZonedDateTime);
+impl fmt::Display for IsoOffset<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dt = self.0.datetime();
+        write_date(f, dt.date())?;
+        f.write_str("T")?;
+        write_time(f, dt.time())?;
+        write_offset(f, self.0.offset())
+    }
+}
+
 /// Prints a date as `yyyy-MM-dd`.
 pub struct DisplayDate(pub civil::Date);
 impl fmt::Display for DisplayDate {
@@ -468,9 +480,8 @@ impl DateTime {
     pub fn to_iso(&self) -> String {
         match self {
             DateTime::Local(_) => self.to_string(),
-            DateTime::Zoned(z) => {
-                DateTime::Zoned(z.with_time_zone(TimeZone::fixed(z.offset()))).to_string()
-            }
+            // Written out: a fixed zero offset is the zone `UTC`, which the display names.
+            DateTime::Zoned(z) => IsoOffset(z).to_string(),
         }
     }
 
@@ -677,5 +688,27 @@ mod tests {
             "P1Y6M"
         );
         assert!(parse_year_month_duration("P1D").is_none());
+    }
+
+    /// Zeebe writes a date-time result as ISO text (`FeelToMessagePackTransformer`); the zone
+    /// `UTC` (the engine clock's) is an offset `Z` there, never feel-scala's `@UTC`.
+    #[test]
+    fn iso_text_of_a_utc_date_time_ends_with_z() {
+        let utc = jiff::Timestamp::from_second(1_735_689_600)
+            .unwrap()
+            .to_zoned_datetime(TimeZone::UTC);
+        let dt = DateTime::Zoned(utc);
+        assert_eq!(dt.to_string(), "2025-01-01T00:00:00@UTC");
+        assert_eq!(dt.to_iso(), "2025-01-01T00:00:00Z");
+        assert_eq!(
+            parse_date_time("2021-09-08T10:30:00.5+02:00[Europe/Berlin]")
+                .unwrap()
+                .to_iso(),
+            "2021-09-08T10:30:00.5+02:00"
+        );
+        assert_eq!(
+            parse_date_time("2021-09-08T10:30:00Z").unwrap().to_iso(),
+            "2021-09-08T10:30:00Z"
+        );
     }
 }

@@ -224,19 +224,45 @@ pub enum NotAllTurnsUsed {
     Cassette(#[from] SessionFailure),
 }
 
-/// The tools of the AI Agent Sub-process `element_id` in document order, or why it is not one
-/// (an AI Agent Task included: exploring plays the Sub-process flavour).
-pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<Vec<String>, String> {
-    match agent_element(engine, element_id)? {
-        AgentElement {
-            task: false,
-            tool_order,
-            ..
-        } => Ok(tool_order),
-        AgentElement { task: true, .. } => Err(format!(
-            "\"{element_id}\" is an AI Agent Task; only AI Agent Sub-processes are explored"
+/// The tools of the AI agent `element_id` (an AI Agent Sub-process, or an AI Agent Task with a
+/// static tool container), or why it is not one.
+pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<AgentTools, String> {
+    let element = agent_element(engine, element_id)?;
+    if !element.task {
+        return Ok(AgentTools {
+            tool_order: element.tool_order,
+            container: None,
+        });
+    }
+    let container = engine.deployed_processes().find_map(|process| {
+        let idx = process.find(element_id)?;
+        task_container(process, idx).filter(|id| {
+            process
+                .find(id)
+                .is_some_and(|c| process.ad_hoc_sub_process(c).is_some())
+        })
+    });
+    match container {
+        Some(container) => Ok(AgentTools {
+            tool_order: element.tool_order,
+            container: Some(container),
+        }),
+        None => Err(format!(
+            "\"{element_id}\" is an AI Agent Task whose data.tools.containerElementId names no ad-hoc sub-process of its process (a static element id is needed to know its tools)"
         )),
     }
+}
+
+/// `Ok` when `element_id` is an AI agent of either flavour, else why it is not one.
+pub(crate) fn is_agent(engine: &Engine, element_id: &str) -> Result<(), String> {
+    agent_element(engine, element_id).map(|_| ())
+}
+
+/// An agent's tools: their element ids in document order, and for an AI Agent Task the
+/// ad-hoc sub-process that holds them.
+pub(crate) struct AgentTools {
+    pub tool_order: Vec<String>,
+    pub container: Option<String>,
 }
 
 /// An element a mock can play: which flavour of the connector, and its tools in document order

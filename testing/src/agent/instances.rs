@@ -590,13 +590,20 @@ fn metric_fields(m: &AgentMetrics) -> [(&'static str, u64); 4] {
     ]
 }
 
-/// What an agent instance is expected to be: each part left `None` is not checked.
+/// What an agent instance is expected to be: each part left `None` is not checked. Which
+/// instance is checked: the latest of the agent's, unless `process_instance` and `number` say
+/// otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExpectedAgentInstance {
     pub status: Option<AgentStatus>,
     pub metrics: Option<ExpectedMetrics>,
     /// The roles of the committed history, in order.
     pub history_roles: Option<Vec<HistoryRole>>,
+    /// Only the agent's instances in this process instance.
+    pub process_instance: Option<Key>,
+    /// The agent instance with this number (1 for the first, in the order they were created)
+    /// among those selected, instead of the latest.
+    pub number: Option<usize>,
 }
 
 impl ExpectedAgentInstance {
@@ -619,17 +626,38 @@ impl ExpectedAgentInstance {
         self
     }
 
-    /// Checks the latest of `instances` (the agent `element_id`'s).
+    /// Checks only the agent's instances in the process instance `key`.
+    pub fn process_instance(mut self, key: Key) -> Self {
+        self.process_instance = Some(key);
+        self
+    }
+
+    /// Checks the agent instance number `n` (1 for the first created) among those selected,
+    /// instead of the latest.
+    pub fn number(mut self, n: usize) -> Self {
+        self.number = Some(n);
+        self
+    }
+
+    /// Whether nothing is expected, not even that a selected instance exists.
+    pub fn is_empty(&self) -> bool {
+        *self == ExpectedAgentInstance::default()
+    }
+
+    /// Checks the selected one of `instances` (the agent `element_id`'s, in creation order).
     pub fn check(
         &self,
         element_id: &str,
         instances: &[AgentInstance],
     ) -> Result<(), AgentInstanceMismatch> {
-        let Some(instance) = instances.last() else {
-            return Err(AgentInstanceMismatch::NoInstance {
-                element_id: element_id.to_string(),
-            });
-        };
+        let instance = self.select(element_id, instances)?;
+        let selected = instances
+            .iter()
+            .filter(|i| {
+                self.process_instance
+                    .is_none_or(|k| i.process_instance_key == k)
+            })
+            .count();
         let mut problems = Vec::new();
         if let Some(status) = self.status
             && status != instance.status
@@ -670,10 +698,10 @@ impl ExpectedAgentInstance {
         if problems.is_empty() {
             return Ok(());
         }
-        let which = if instances.len() > 1 {
-            format!("the latest of {} agent instances", instances.len())
-        } else {
-            "the agent instance".to_string()
+        let which = match self.number {
+            Some(n) => format!("agent instance {n} of {selected}"),
+            None if selected > 1 => format!("the latest of {selected} agent instances"),
+            None => "the agent instance".to_string(),
         };
         let mut report = format!(
             "{which} of \"{element_id}\" (process instance {}) differs:\n  {}",
@@ -686,6 +714,53 @@ impl ExpectedAgentInstance {
             instance: Box::new(instance.clone()),
             report,
         })
+    }
+}
+
+impl ExpectedAgentInstance {
+    /// The instance the expectation is about, or why there is none.
+    fn select<'a>(
+        &self,
+        element_id: &str,
+        instances: &'a [AgentInstance],
+    ) -> Result<&'a AgentInstance, AgentInstanceMismatch> {
+        let selected: Vec<&AgentInstance> = instances
+            .iter()
+            .filter(|i| {
+                self.process_instance
+                    .is_none_or(|k| i.process_instance_key == k)
+            })
+            .collect();
+        if selected.is_empty() {
+            return Err(match self.process_instance {
+                Some(process_instance) if !instances.is_empty() => {
+                    let mut others: Vec<Key> =
+                        instances.iter().map(|i| i.process_instance_key).collect();
+                    others.sort_unstable();
+                    others.dedup();
+                    AgentInstanceMismatch::NoneInProcessInstance {
+                        element_id: element_id.to_string(),
+                        process_instance,
+                        others,
+                    }
+                }
+                _ => AgentInstanceMismatch::NoInstance {
+                    element_id: element_id.to_string(),
+                },
+            });
+        }
+        match self.number {
+            None => Ok(selected[selected.len() - 1]),
+            Some(n) => n
+                .checked_sub(1)
+                .and_then(|i| selected.get(i))
+                .copied()
+                .ok_or(AgentInstanceMismatch::NoSuchNumber {
+                    element_id: element_id.to_string(),
+                    number: n,
+                    count: selected.len(),
+                }),
+        }
     }
 }
 
@@ -728,6 +803,26 @@ pub enum AgentInstanceMismatch {
         "expected the agent \"{element_id}\" to have an agent instance\n    but it has none: the mock was handed no job of it yet"
     )]
     NoInstance { element_id: String },
+    /// The agent has instances, none in the selected process instance.
+    #[error(
+        "expected the agent \"{element_id}\" to have an agent instance in process instance {process_instance}\n    but it has none there (its agent instances are in process instance{} {})",
+        if others.len() == 1 { "" } else { "s" },
+        others.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    NoneInProcessInstance {
+        element_id: String,
+        process_instance: Key,
+        others: Vec<Key>,
+    },
+    /// Fewer instances than the number asked for (numbers start at 1).
+    #[error(
+        "expected the agent \"{element_id}\" to have an agent instance number {number}\n    but it has {count} (numbered from 1, in the order they were created)"
+    )]
+    NoSuchNumber {
+        element_id: String,
+        number: usize,
+        count: usize,
+    },
     /// The instance differs; `report` says how, with its history.
     #[error("{report}")]
     Differs {

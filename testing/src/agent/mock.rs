@@ -782,18 +782,25 @@ pub(crate) fn finish_turn(pending: PendingTurn, turn: &Turn, model_call: u32) ->
     connector::finish(pending, turn, &sent_calls(turn, model_call))
 }
 
-/// The job's `errorExpression` header (if any) applied to the connector's answer; `asked_model`:
-/// the answer came from a model call (the expression then sees the agent response).
-pub(crate) fn with_error_expression(
+/// What the connector's runtime makes of its answer: the job's `errorExpression` header applied,
+/// and for an AI Agent Task (`task`) the result mapped to variables (`resultVariable`,
+/// `resultExpression`).
+pub(crate) fn connector_answer(
     headers: &indexmap::IndexMap<String, String>,
     retries: i32,
     answer: JobAnswer,
     asked_model: bool,
+    task: bool,
 ) -> JobAnswer {
-    error_expression_applied(headers, retries, answer, asked_model, false)
+    with_result_mapping(
+        headers,
+        error_expression_applied(headers, retries, answer, asked_model, task),
+    )
 }
 
-/// [`with_error_expression`] for either flavour (`task`: the AI Agent Task's job).
+/// The job's `errorExpression` header (if any) applied to the connector's answer; `asked_model`:
+/// the answer came from a model call (the expression then sees the agent response); `task`: the
+/// AI Agent Task's job.
 fn error_expression_applied(
     headers: &indexmap::IndexMap<String, String>,
     retries: i32,

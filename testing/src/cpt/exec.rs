@@ -213,7 +213,10 @@ fn first_instance(engine: &Engine, process_id: &str) -> Option<Key> {
 }
 
 /// The instance a `processInstanceSelector` selects, or a failure saying there is none.
-fn instance(ctx: &mut impl Ctx, sel: &ProcessSelector) -> Result<Key, InstructionFailure> {
+pub(crate) fn instance(
+    ctx: &mut impl Ctx,
+    sel: &ProcessSelector,
+) -> Result<Key, InstructionFailure> {
     let id = process_id(sel).map_err(|m| fail(ctx, m))?;
     let (found, deployed) = ctx.read(|e| (first_instance(e, id), e.latest_process(id).is_some()));
     match found {

@@ -915,6 +915,11 @@ pub struct AssertAiAgent {
     pub metrics: Option<crate::agent::ExpectedMetrics>,
     /// The roles of the agent instance's committed history, in order.
     pub history_roles: Option<Vec<crate::agent::HistoryRole>>,
+    /// Only the agent instances in the (first) instance of this process.
+    pub process_instance_selector: Option<ProcessSelector>,
+    /// The agent instance with this number (1 for the first created) among those selected,
+    /// instead of the latest.
+    pub agent_instance_number: Option<usize>,
 }
 
 /// Every instruction baton reads. See `docs/cli.md` for what each one does here.

@@ -1042,7 +1042,7 @@ fn assert_ai_agent(
         // An element that is no agent at all says so, whatever the test mocked.
         if let Err(message) = state
             .test
-            .with_engine(|engine| crate::agent::handle::agent_tools(engine, &a.element_id))
+            .with_engine(|engine| crate::agent::handle::is_agent(engine, &a.element_id))
         {
             return Err(failure(state, format!("ASSERT_AI_AGENT: {message}")));
         }
@@ -1097,12 +1097,18 @@ fn assert_ai_agent(
             ));
         }
     }
+    let process_instance = match &a.process_instance_selector {
+        Some(selector) => Some(exec::instance(&mut TopLevel(state.test), selector)?),
+        None => None,
+    };
     let expected = ExpectedAgentInstance {
         status: a.status,
         metrics: a.metrics,
         history_roles: a.history_roles.clone(),
+        process_instance,
+        number: a.agent_instance_number,
     };
-    if expected != ExpectedAgentInstance::default()
+    if !expected.is_empty()
         && let Err(mismatch) = handle.check_agent_instance(&expected)
     {
         problems.push(mismatch.to_string());
@@ -1200,8 +1206,15 @@ fn fault_step(
                     .map_err(|e| failure(state, format!("RESTORE_SNAPSHOT: {e}")))?,
                 (None, None) => unreachable!("checked when the file was read"),
             };
+            // A file's snapshot names the file: it may come from another run or checkout.
+            let from = s
+                .file
+                .as_ref()
+                .filter(|_| s.name.is_none())
+                .map(|file| format!("{}: ", state.dir.join(file).display()))
+                .unwrap_or_default();
             test.restart_from(&snapshot)
-                .map_err(|e| failure(state, format!("RESTORE_SNAPSHOT: {e}")))?;
+                .map_err(|e| failure(state, format!("RESTORE_SNAPSHOT: {from}{e}")))?;
             // The second run's workers come from the instructions after this one.
             state.agents.clear();
             state.type_answers.borrow_mut().clear();

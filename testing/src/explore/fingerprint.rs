@@ -12,8 +12,6 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use std::cell::RefCell;
-
 use baton_engine::runtime::shared_json::{Entries, Items};
 use baton_engine::runtime::{ElementInstanceView, Engine, JsonRef, Key, SharedJson};
 use rustc_hash::FxHashMap;
@@ -31,203 +29,207 @@ struct Attached<'e> {
     children: FxHashMap<Key, Vec<&'e ElementInstanceView>>,
 }
 
-/// The fingerprint of the engine's state under `root`, with `extra` (the harness's own state).
-pub(crate) fn fingerprint(engine: &Engine, root: Key, extra: impl Hash) -> u64 {
-    let mut h = DefaultHasher::new();
-    extra.hash(&mut h);
-    hash_instance_tree(engine, root, &mut h);
-    h.finish()
+/// Fingerprints runs, remembering the hashes of the shared values it hashed, by the address of
+/// their content, each with the value itself (which keeps the address from being reused while it
+/// is remembered): the runs of one search share most of their values (the conversation so far,
+/// the tool definitions), so each part is hashed once, not once per state. Each part of a
+/// search owns one.
+#[derive(Default)]
+pub(crate) struct Fingerprinter {
+    hashed: FxHashMap<usize, (SharedJson, u64)>,
 }
 
-fn hash_instance_tree(engine: &Engine, root: Key, h: &mut DefaultHasher) {
-    let Some(instance) = engine.process_instance(root) else {
-        0u8.hash(h);
-        return;
-    };
-    instance.state.to_string().hash(h);
-    if !instance.state.is_active() {
-        return;
-    }
-    let elements = engine.element_instances(root);
-    let mut attached = Attached {
-        jobs: FxHashMap::default(),
-        incidents: FxHashMap::default(),
-        timers: FxHashMap::default(),
-        subscriptions: FxHashMap::default(),
-        user_tasks: FxHashMap::default(),
-        children: FxHashMap::default(),
-    };
-    for job in engine.jobs() {
-        if job.process_instance_key == root {
-            attached
-                .jobs
-                .entry(job.element_instance_key)
-                .or_default()
-                .push(job);
-        }
-    }
-    for incident in engine.incidents() {
-        if incident.process_instance_key == root {
-            attached
-                .incidents
-                .entry(incident.element_instance_key)
-                .or_default()
-                .push(incident);
-        }
-    }
-    let now = engine.now();
-    for timer in engine.timers() {
-        if timer.process_instance_key == Some(root)
-            && let Some(k) = timer.element_instance_key
-        {
-            attached.timers.entry(k).or_default().push(timer.due - now);
-        }
-    }
-    for s in engine.all_message_subscriptions() {
-        attached
-            .subscriptions
-            .entry(s.element_instance_key)
-            .or_default()
-            .push((s.message_name.to_string(), s.correlation_key.to_string()));
-    }
-    for task in engine.user_tasks() {
-        attached
-            .user_tasks
-            .entry(task.value.element_instance_key)
-            .or_default()
-            .push(format!("{:?}", task.state));
-    }
-    for e in &elements {
-        if let Some(scope) = e.flow_scope_key {
-            attached.children.entry(scope).or_default().push(e);
-        }
-    }
-    let top = elements.iter().find(|e| e.key == root);
-    if let Some(top) = top {
-        hash_element(engine, top, &attached, h);
-    }
-}
-
-/// One element instance and its subtree; children sorted by their own hashes.
-fn hash_element(
-    engine: &Engine,
-    e: &ElementInstanceView,
-    attached: &Attached<'_>,
-    h: &mut impl Hasher,
-) {
-    e.element_id.hash(h);
-    format!("{:?}", e.state).hash(h);
-    e.has_incident.hash(h);
-    let mut variables = engine.variables(e.key);
-    variables.sort_by(|a, b| a.name.cmp(&b.name));
-    variables.len().hash(h);
-    for v in &variables {
-        v.name.hash(h);
-        hash_json(v.value.view(), h);
-    }
-    if let Some(jobs) = attached.jobs.get(&e.key) {
-        for job in jobs {
-            job.job_type.hash(h);
-            format!("{:?}", job.state).hash(h);
-            job.retries.hash(h);
-            job.deadline.map(|d| d - engine.now()).hash(h);
-        }
-    }
-    if let Some(incidents) = attached.incidents.get(&e.key) {
-        for incident in incidents {
-            format!("{:?}", incident.error_type).hash(h);
-            hash_text(&incident.error_message, h);
-        }
-    }
-    attached.timers.get(&e.key).hash(h);
-    attached.subscriptions.get(&e.key).hash(h);
-    attached.user_tasks.get(&e.key).hash(h);
-    let mut children: Vec<u64> = attached
-        .children
-        .get(&e.key)
-        .map(|c| {
-            c.iter()
-                .map(|child| {
-                    let mut ch = DefaultHasher::new();
-                    hash_element(engine, child, attached, &mut ch);
-                    ch.finish()
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    children.sort_unstable();
-    children.hash(h);
-}
-
-thread_local! {
-    /// The hashes of shared values this thread hashed, by the address of their content, each
-    /// with the value itself (which keeps the address from being reused while it is here): the
-    /// runs of a search share most of their values (the conversation so far, the tool
-    /// definitions), so each part is hashed once, not once per state.
-    static HASHED: RefCell<FxHashMap<usize, (SharedJson, u64)>> = RefCell::new(FxHashMap::default());
-}
-
-/// How many hashes a thread keeps before it starts over.
+/// How many hashes a fingerprinter keeps before it starts over.
 const HASHED_KEPT: usize = 1 << 16;
 
-/// A JSON value with engine keys left out.
-pub(crate) fn hash_json(value: JsonRef<'_>, h: &mut impl Hasher) {
-    value_hash(value).hash(h);
-}
-
-/// A value's hash, composed of its parts' hashes (so a value hashes the same whether it is
-/// plain or built of shared parts); shared values' hashes are looked up.
-fn value_hash(value: JsonRef<'_>) -> u64 {
-    let JsonRef::Shared(shared) = value else {
-        return composed_hash(value);
-    };
-    let address = match (shared.as_plain(), value.entries(), value.items()) {
-        (Some(plain), _, _) => std::ptr::from_ref(plain) as usize,
-        (None, Some(Entries::Shared(entries)), _) => entries.as_slice().as_ptr() as usize,
-        (None, _, Some(Items::Shared(items))) => items.as_slice().as_ptr() as usize,
-        _ => return composed_hash(value),
-    };
-    if let Some(hash) = HASHED.with_borrow(|hashed| hashed.get(&address).map(|(_, hash)| *hash)) {
-        return hash;
+impl Fingerprinter {
+    /// The fingerprint of the engine's state under `root`, with `extra` (the harness's own
+    /// state).
+    pub fn fingerprint(&mut self, engine: &Engine, root: Key, extra: impl Hash) -> u64 {
+        let mut h = DefaultHasher::new();
+        extra.hash(&mut h);
+        self.hash_instance_tree(engine, root, &mut h);
+        h.finish()
     }
-    let hash = composed_hash(value);
-    HASHED.with_borrow_mut(|hashed| {
-        if hashed.len() >= HASHED_KEPT {
-            hashed.clear();
-        }
-        hashed.insert(address, (shared.clone(), hash));
-    });
-    hash
-}
 
-fn composed_hash(value: JsonRef<'_>) -> u64 {
-    let mut h = DefaultHasher::new();
-    if let Some(entries) = value.entries() {
-        b'{'.hash(&mut h);
-        for (k, v) in entries {
-            k.hash(&mut h);
-            value_hash(v).hash(&mut h);
+    fn hash_instance_tree(&mut self, engine: &Engine, root: Key, h: &mut DefaultHasher) {
+        let Some(instance) = engine.process_instance(root) else {
+            0u8.hash(h);
+            return;
+        };
+        instance.state.to_string().hash(h);
+        if !instance.state.is_active() {
+            return;
         }
-    } else if let Some(items) = value.items() {
-        b'['.hash(&mut h);
-        for item in items {
-            value_hash(item).hash(&mut h);
+        let elements = engine.element_instances(root);
+        let mut attached = Attached {
+            jobs: FxHashMap::default(),
+            incidents: FxHashMap::default(),
+            timers: FxHashMap::default(),
+            subscriptions: FxHashMap::default(),
+            user_tasks: FxHashMap::default(),
+            children: FxHashMap::default(),
+        };
+        for job in engine.jobs() {
+            if job.process_instance_key == root {
+                attached
+                    .jobs
+                    .entry(job.element_instance_key)
+                    .or_default()
+                    .push(job);
+            }
         }
-    } else if let Some(text) = value.as_str() {
-        hash_text(text, &mut h);
-    } else if let Some(n) = value.as_u64() {
-        if n >= FIRST_KEY {
-            b'k'.hash(&mut h);
+        for incident in engine.incidents() {
+            if incident.process_instance_key == root {
+                attached
+                    .incidents
+                    .entry(incident.element_instance_key)
+                    .or_default()
+                    .push(incident);
+            }
+        }
+        let now = engine.now();
+        for timer in engine.timers() {
+            if timer.process_instance_key == Some(root)
+                && let Some(k) = timer.element_instance_key
+            {
+                attached.timers.entry(k).or_default().push(timer.due - now);
+            }
+        }
+        for s in engine.all_message_subscriptions() {
+            attached
+                .subscriptions
+                .entry(s.element_instance_key)
+                .or_default()
+                .push((s.message_name.to_string(), s.correlation_key.to_string()));
+        }
+        for task in engine.user_tasks() {
+            attached
+                .user_tasks
+                .entry(task.value.element_instance_key)
+                .or_default()
+                .push(format!("{:?}", task.state));
+        }
+        for e in &elements {
+            if let Some(scope) = e.flow_scope_key {
+                attached.children.entry(scope).or_default().push(e);
+            }
+        }
+        let top = elements.iter().find(|e| e.key == root);
+        if let Some(top) = top {
+            self.hash_element(engine, top, &attached, h);
+        }
+    }
+
+    /// One element instance and its subtree; children sorted by their own hashes.
+    fn hash_element(
+        &mut self,
+        engine: &Engine,
+        e: &ElementInstanceView,
+        attached: &Attached<'_>,
+        h: &mut impl Hasher,
+    ) {
+        e.element_id.hash(h);
+        format!("{:?}", e.state).hash(h);
+        e.has_incident.hash(h);
+        let mut variables = engine.variables(e.key);
+        variables.sort_by(|a, b| a.name.cmp(&b.name));
+        variables.len().hash(h);
+        for v in &variables {
+            v.name.hash(h);
+            self.hash_json(v.value.view(), h);
+        }
+        if let Some(jobs) = attached.jobs.get(&e.key) {
+            for job in jobs {
+                job.job_type.hash(h);
+                format!("{:?}", job.state).hash(h);
+                job.retries.hash(h);
+                job.deadline.map(|d| d - engine.now()).hash(h);
+            }
+        }
+        if let Some(incidents) = attached.incidents.get(&e.key) {
+            for incident in incidents {
+                format!("{:?}", incident.error_type).hash(h);
+                hash_text(&incident.error_message, h);
+            }
+        }
+        attached.timers.get(&e.key).hash(h);
+        attached.subscriptions.get(&e.key).hash(h);
+        attached.user_tasks.get(&e.key).hash(h);
+        let mut children: Vec<u64> = attached
+            .children
+            .get(&e.key)
+            .map(|c| {
+                c.iter()
+                    .map(|child| {
+                        let mut ch = DefaultHasher::new();
+                        self.hash_element(engine, child, attached, &mut ch);
+                        ch.finish()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        children.sort_unstable();
+        children.hash(h);
+    }
+
+    /// A JSON value with engine keys left out.
+    fn hash_json(&mut self, value: JsonRef<'_>, h: &mut impl Hasher) {
+        self.value_hash(value).hash(h);
+    }
+
+    /// A value's hash, composed of its parts' hashes (so a value hashes the same whether it is
+    /// plain or built of shared parts); shared values' hashes are looked up.
+    fn value_hash(&mut self, value: JsonRef<'_>) -> u64 {
+        let JsonRef::Shared(shared) = value else {
+            return self.composed_hash(value);
+        };
+        let address = match (shared.as_plain(), value.entries(), value.items()) {
+            (Some(plain), _, _) => std::ptr::from_ref(plain) as usize,
+            (None, Some(Entries::Shared(entries)), _) => entries.as_slice().as_ptr() as usize,
+            (None, _, Some(Items::Shared(items))) => items.as_slice().as_ptr() as usize,
+            _ => return self.composed_hash(value),
+        };
+        if let Some((_, hash)) = self.hashed.get(&address) {
+            return *hash;
+        }
+        let hash = self.composed_hash(value);
+        if self.hashed.len() >= HASHED_KEPT {
+            self.hashed.clear();
+        }
+        self.hashed.insert(address, (shared.clone(), hash));
+        hash
+    }
+
+    fn composed_hash(&mut self, value: JsonRef<'_>) -> u64 {
+        let mut h = DefaultHasher::new();
+        if let Some(entries) = value.entries() {
+            b'{'.hash(&mut h);
+            for (k, v) in entries {
+                k.hash(&mut h);
+                self.value_hash(v).hash(&mut h);
+            }
+        } else if let Some(items) = value.items() {
+            b'['.hash(&mut h);
+            for item in items {
+                self.value_hash(item).hash(&mut h);
+            }
+        } else if let Some(text) = value.as_str() {
+            hash_text(text, &mut h);
+        } else if let Some(n) = value.as_u64() {
+            if n >= FIRST_KEY {
+                b'k'.hash(&mut h);
+            } else {
+                n.hash(&mut h);
+            }
         } else {
-            n.hash(&mut h);
+            match value.plain() {
+                Some(plain) => plain.to_string().hash(&mut h),
+                None => value.to_json().to_string().hash(&mut h),
+            }
         }
-    } else {
-        match value.plain() {
-            Some(plain) => plain.to_string().hash(&mut h),
-            None => value.to_json().to_string().hash(&mut h),
-        }
+        h.finish()
     }
-    h.finish()
 }
 
 /// A string with every run of 16 to 19 digits (an engine key) hashed as one placeholder.
@@ -265,7 +267,7 @@ mod tests {
 
     fn of(value: serde_json::Value) -> u64 {
         let mut h = DefaultHasher::new();
-        hash_json(JsonRef::Plain(&value), &mut h);
+        Fingerprinter::default().hash_json(JsonRef::Plain(&value), &mut h);
         h.finish()
     }
 

@@ -21,7 +21,8 @@ use super::plan::{AgentTurns, MockAnswers, Plan};
 use crate::agent::Turn;
 use crate::agent::connector::{self, AgentJob, ElementCache, FetchedVariables, PendingTurn, Step};
 use crate::agent::handle::job_answer;
-use crate::agent::mock::{AgentRequest, finish_turn, request_from, with_error_expression};
+use crate::agent::mock::{AgentRequest, connector_answer, finish_turn, request_from};
+use crate::agent::on_engine::DefinitionTools;
 use crate::mocks::Answer;
 use crate::settle::{self, Harness, JobFacts, JobFeed, Settled, apply_answer};
 
@@ -120,7 +121,7 @@ pub(crate) struct Fork {
     /// Run errors (a mock that could not answer, an answer the engine rejected).
     pub errors: Vec<String>,
     /// A problem with the space found while running (too many turns at a model call).
-    pub fatal: Option<String>,
+    pub fatal: Option<super::ExploreError>,
     pub paused: Option<Paused>,
     /// What a replay records for its counterexample (`None` while searching: nothing is kept).
     pub recorder: Option<Box<Recorder>>,
@@ -205,10 +206,10 @@ impl Fork {
         match self.engine.create_instance(request) {
             Ok(key) => self.root = key,
             Err(r) => {
-                self.fatal = Some(format!(
+                self.fatal = Some(super::ExploreError::Run(format!(
                     "cannot start process \"{}\": {}",
                     self.plan.process_id, r.message
-                ));
+                )));
                 return Status::Ended;
             }
         }
@@ -275,7 +276,8 @@ impl Fork {
                 let cursor = &mut self.agents[agent];
                 cursor.calls += 1;
                 let answer = finish_turn(*pending, turn, cursor.calls);
-                let answer = with_error_expression(&headers, retries, answer, true);
+                let task = self.plan.agents[agent].task;
+                let answer = connector_answer(&headers, retries, answer, true, task);
                 self.apply_as(&facts, job_answer(answer), ForkAnswerer::Agent(agent));
             }
             Paused::Outcome { facts, mock } => {
@@ -406,13 +408,9 @@ impl Fork {
     /// Who answers a job: an explored agent (its ad-hoc sub-process job), else the mock of
     /// its type.
     fn answerer_of(&self, job: &JobView) -> Option<ForkAnswerer> {
-        if job.kind == JobKind::AdHocSubProcess
-            && let Some(i) = self
-                .plan
-                .agents
-                .iter()
-                .position(|a| *a.element_id == *job.element_id)
-        {
+        if let Some(i) = self.plan.agents.iter().position(|a| {
+            *a.element_id == *job.element_id && (a.task || job.kind == JobKind::AdHocSubProcess)
+        }) {
             return Some(ForkAnswerer::Agent(i));
         }
         self.plan
@@ -439,8 +437,14 @@ impl Fork {
                 variables.set(name, value);
             });
         let now = crate::clock::format_instant(self.engine.now());
+        let task = self.plan.agents[agent].task;
+        let definitions = DefinitionTools::of(&self.engine, facts.process_definition_key);
         let agent_job = AgentJob {
-            flavour: crate::agent::Flavour::SubProcess,
+            flavour: if task {
+                crate::agent::Flavour::Task(&definitions)
+            } else {
+                crate::agent::Flavour::SubProcess
+            },
             job_key: job.key,
             element_id: &job.element_id,
             element_instance_key: job.element_instance_key,
@@ -457,11 +461,12 @@ impl Fork {
         };
         let mut pending = match step {
             Step::Answer(answer) => {
-                return Some(job_answer(with_error_expression(
+                return Some(job_answer(connector_answer(
                     &job.custom_headers,
                     job.retries,
                     answer,
                     false,
+                    task,
                 )));
             }
             Step::AskModel(pending) => pending,
@@ -488,8 +493,8 @@ impl Fork {
                     cursor.turns = Some(t.clone());
                     t
                 }
-                Err(message) => {
-                    self.fatal = Some(message);
+                Err(error) => {
+                    self.fatal = Some(error);
                     self.paused = None;
                     return Some(Answer::Wait);
                 }

@@ -26,12 +26,16 @@ pub(crate) struct Checked {
 
 impl Checked {
     /// Refuses FEEL that does not parse (with the expression and the position).
-    pub fn new(invariant: Invariant) -> Result<Checked, String> {
+    pub fn new(invariant: Invariant) -> Result<Checked, super::ExploreError> {
         let condition = match &invariant {
-            Invariant::Condition { expression } => Some(
-                baton_feel::Expression::parse(expression)
-                    .map_err(|e| format!("the condition {expression} is not valid FEEL: {e}"))?,
-            ),
+            Invariant::Condition { expression } => {
+                Some(baton_feel::Expression::parse(expression).map_err(|e| {
+                    super::ExploreError::InvalidCondition {
+                        expression: expression.clone(),
+                        message: e.to_string(),
+                    }
+                })?)
+            }
             _ => None,
         };
         Ok(Checked {

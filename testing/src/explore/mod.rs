@@ -52,7 +52,9 @@ pub use file::{ExploreFile, FileError};
 pub use fork::{Choice, ChoiceKind};
 pub use invariant::{EndState, Invariant};
 pub use plan::ExploreError;
-pub use report::{CheckReport, Counterexample, Report, ReportError};
+pub use report::{
+    CaseError, CheckReport, Counterexample, NotHeld, Report, ReportError, WriteError, Written,
+};
 pub use space::{AgentSpace, Bounds, Search, Shard, Space};
 
 use crate::ProcessTest;
@@ -128,8 +130,8 @@ pub(crate) fn explore_engine(
         replay_from: space.replay_prefixes.then(|| pristine.clone()),
     };
     let (_, outcome) = search::search(root, &settings);
-    if let Some(search::Stop::Fatal(message)) = &outcome.stopped {
-        return Err(ExploreError::Run(message.clone()));
+    if let Some(search::Stop::Fatal(error)) = &outcome.stopped {
+        return Err(error.clone());
     }
     let elapsed = started.elapsed();
     Ok(report::build(&pristine, outcome, space, elapsed))

@@ -68,8 +68,8 @@ pub enum ExploreError {
         "cannot explore: the invariant {invariant} names the element \"{element}\", which no deployed process has"
     )]
     UnknownElement { invariant: String, element: String },
-    #[error("cannot explore: {0}")]
-    InvalidInvariant(String),
+    #[error("cannot explore: the condition {expression} is not valid FEEL: {message}")]
+    InvalidCondition { expression: String, message: String },
     #[error(
         "cannot explore: the test injects {0} fault(s), which exploration does not play: give the tools' outcomes in the space instead (Space::outcomes: a failure, a BPMN error)"
     )]
@@ -106,6 +106,9 @@ pub(crate) struct MockPlan {
 #[derive(Debug, Clone)]
 pub(crate) struct AgentPlan {
     pub element_id: String,
+    /// An AI Agent Task (a service task whose tools sit in an ad-hoc sub-process the process
+    /// loops through), not an AI Agent Sub-process.
+    pub task: bool,
     pub space: TurnSpace,
 }
 
@@ -130,11 +133,12 @@ impl AgentPlan {
         &self,
         tools: &Arc<[ToolDefinition]>,
         format: &ResponseFormat,
-    ) -> Result<AgentTurns, String> {
+    ) -> Result<AgentTurns, ExploreError> {
         let built = turns(&self.space, tools, format).map_err(|e| match e {
-            TurnsError::TooMany { tool, at, count } => format!(
-                "\"{}\": {} has {count} combinations of values (more than the {} a model call may branch into){}",
-                self.element_id,
+            TurnsError::TooMany { tool, at, count } => ExploreError::TooLarge {
+                agent: self.element_id.clone(),
+                message: format!(
+                "{} has {count} combinations of values (more than the {} a model call may branch into){}",
                 match tool {
                     Some(tool) => format!("\"{at}\" of the tool \"{tool}\""),
                     None => at,
@@ -142,10 +146,11 @@ impl AgentPlan {
                 super::turns::MAX_TURNS,
                 ": give value sets (AgentSpace::values), fewer tools per turn, or document order only"
             ),
-            TurnsError::Empty => format!(
+            },
+            TurnsError::Empty => ExploreError::Empty(format!(
                 "\"{}\" has nothing to answer at a model call: no tool it may call, no response",
                 self.element_id
-            ),
+            )),
         })?;
         Ok(AgentTurns {
             tools: tools.clone(),
@@ -306,7 +311,7 @@ impl Plan {
                     });
                 }
             }
-            checks.push(Checked::new(invariant.clone()).map_err(ExploreError::InvalidInvariant)?);
+            checks.push(Checked::new(invariant.clone())?);
         }
         let choices = !agents.is_empty()
             || mocks
@@ -388,8 +393,8 @@ fn check_bounds(space: &Space) -> Result<(), ExploreError> {
     Ok(())
 }
 
-/// The AI agents of a process (job-worker ad-hoc sub-processes with an output collection), in
-/// model order.
+/// The AI agents of a process (job-worker ad-hoc sub-processes with an output collection, and
+/// service tasks of the AI Agent Task's job types), in model order.
 fn agents_of(process: &ExecutableProcess) -> Vec<String> {
     (0..process.model().elements.len() as u32)
         .map(ElementIdx)
@@ -397,6 +402,9 @@ fn agents_of(process: &ExecutableProcess) -> Vec<String> {
             process
                 .ad_hoc_sub_process(idx)
                 .is_some_and(|a| a.job_worker && a.output_collection.is_some())
+                || process
+                    .static_job_type(idx)
+                    .is_some_and(|t| crate::agent::on_engine::AGENT_TASK_JOB_TYPES.contains(&t))
         })
         .map(|idx| process.element_id(idx).to_string())
         .collect()
@@ -410,14 +418,18 @@ fn agent_plan(
     default_tools_per_turn: usize,
 ) -> Result<(AgentPlan, Vec<String>), ExploreError> {
     let element_id = &agent.element_id;
-    let document_order =
-        crate::agent::handle::agent_tools(engine, element_id).map_err(|reason| {
-            ExploreError::NotAnAgent {
-                element_id: element_id.clone(),
-                reason,
-            }
-        })?;
-    let definitions = tool_definitions(engine, element_id)?;
+    let agent_tools = crate::agent::handle::agent_tools(engine, element_id).map_err(|reason| {
+        ExploreError::NotAnAgent {
+            element_id: element_id.clone(),
+            reason,
+        }
+    })?;
+    let document_order = agent_tools.tool_order;
+    let definitions = tool_definitions(
+        engine,
+        element_id,
+        agent_tools.container.as_deref().unwrap_or(element_id),
+    )?;
     let names: Vec<&str> = document_order
         .iter()
         .map(String::as_str)
@@ -529,23 +541,26 @@ fn agent_plan(
     Ok((
         AgentPlan {
             element_id: element_id.clone(),
+            task: agent_tools.container.is_some(),
             space,
         },
         document_order,
     ))
 }
 
-/// The tool definitions the connector builds from the agent's `adHocSubProcessElements`.
+/// The tool definitions the connector builds from the agent's `adHocSubProcessElements`: those
+/// of `container`, the agent itself or an AI Agent Task's tool container.
 fn tool_definitions(
     engine: &Engine,
     element_id: &str,
+    container: &str,
 ) -> Result<Vec<ToolDefinition>, ExploreError> {
     let not_agent = |reason: String| ExploreError::NotAnAgent {
         element_id: element_id.to_string(),
         reason,
     };
     for process in engine.deployed_processes() {
-        let Some(idx) = process.find(element_id) else {
+        let Some(idx) = process.find(container) else {
             continue;
         };
         let Some(ad_hoc) = process.ad_hoc_sub_process(idx) else {

@@ -67,7 +67,40 @@ pub struct Counterexample {
     pub cassettes: Vec<Recording>,
     /// A CPT test case that replays it and fails the same way; `Err`: why the trajectory
     /// cannot be written as one.
-    pub case: Result<Value, String>,
+    pub case: Result<Value, CaseError>,
+}
+
+/// Why a counterexample's trajectory cannot be written as a CPT test case (an answer or an
+/// invariant the JSON format has no instruction for).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct CaseError {
+    pub reason: String,
+}
+
+/// Why [`Counterexample::write_to`] wrote nothing, or not everything.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    NoCase(#[from] CaseError),
+    #[error(transparent)]
+    Cassette(#[from] crate::agent::recording::RecordingError),
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What [`Report::check`] found: the invariants that failed and goals not reached, and the runs
+/// that had a run error; shown as the whole report.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{report}")]
+pub struct NotHeld {
+    pub failed: Vec<Invariant>,
+    pub run_errors: u64,
+    /// The report's text.
+    pub report: String,
 }
 
 /// What [`Counterexample::write_to`] wrote.
@@ -80,20 +113,22 @@ pub struct Written {
 impl Counterexample {
     /// Writes the CPT test file `<stem>.test.json` and a cassette per agent
     /// (`<stem>.<agent>.cassette.json`) into `dir`, beside the BPMN it tests.
-    pub fn write_to(&self, dir: &Path, stem: &str) -> Result<Written, String> {
+    pub fn write_to(&self, dir: &Path, stem: &str) -> Result<Written, WriteError> {
         let case = self.case.clone()?;
         let mut cassettes = Vec::new();
         for cassette in &self.cassettes {
             let agent = cassette.agent.clone().unwrap_or_default();
             let path = dir.join(cassette_file(stem, &agent));
-            cassette.write(&path).map_err(|e| e.to_string())?;
+            cassette.write(&path)?;
             cassettes.push(path);
         }
         let test_file = dir.join(format!("{stem}.test.json"));
         let file = json!({ "testCases": [case_with_files(&case, stem)] });
         let text = serde_json::to_string_pretty(&file).expect("JSON") + "\n";
-        std::fs::write(&test_file, text)
-            .map_err(|e| format!("cannot write {}: {e}", test_file.display()))?;
+        std::fs::write(&test_file, text).map_err(|source| WriteError::Io {
+            path: test_file.clone(),
+            source,
+        })?;
         Ok(Written {
             test_file,
             cassettes,
@@ -226,12 +261,21 @@ impl Report {
     }
 
     /// `Err` with the report of every invariant that failed (and goal not reached).
-    pub fn check(&self) -> Result<(), String> {
-        let failed: Vec<&CheckReport> = self.checks.iter().filter(|c| !c.holds()).collect();
+    pub fn check(&self) -> Result<(), NotHeld> {
+        let failed: Vec<Invariant> = self
+            .checks
+            .iter()
+            .filter(|c| !c.holds())
+            .map(|c| c.invariant.clone())
+            .collect();
         if failed.is_empty() && self.run_errors == 0 {
             return Ok(());
         }
-        Err(self.to_string())
+        Err(NotHeld {
+            failed,
+            run_errors: self.run_errors,
+            report: self.to_string(),
+        })
     }
 
     /// Panics with the report unless every invariant held, every goal was reached and no run
@@ -372,7 +416,7 @@ fn counterexample_json(cx: &Counterexample) -> Value {
         "case".into(),
         match &cx.case {
             Ok(case) => case.clone(),
-            Err(why) => json!({"notWritten": why}),
+            Err(why) => json!({"notWritten": why.reason}),
         },
     );
     Value::Object(o)
@@ -437,7 +481,9 @@ fn counterexample_from_json(value: &Value, path: &str) -> Result<Counterexample,
         .collect::<Result<Vec<_>, _>>()?;
     let case = get("case")?;
     let case = match case.get("notWritten").and_then(Value::as_str) {
-        Some(why) => Err(why.to_string()),
+        Some(why) => Err(CaseError {
+            reason: why.to_string(),
+        }),
         None => Ok(case.clone()),
     };
     Ok(Counterexample {
@@ -783,7 +829,7 @@ pub(crate) fn build(pristine: &Fork, outcome: Outcome, space: &Space, elapsed: D
                 space.bounds.trajectories
             ),
             Stop::Time => "the time limit was reached".to_string(),
-            Stop::Fatal(m) => m,
+            Stop::Fatal(e) => e.to_string(),
         };
         match &tally.cut {
             Some(at) if !at.is_empty() => {
@@ -911,7 +957,8 @@ fn counterexample(
         invariant,
         at_answer,
         &found.message,
-    );
+    )
+    .map_err(|reason| CaseError { reason });
     Counterexample {
         message: found.message.clone(),
         steps,
@@ -1170,7 +1217,7 @@ fn assertion(plan: &Plan, invariant: &Invariant) -> Result<Value, String> {
         }),
         Invariant::AtMostOncePerKey { job_type } => {
             return Err(format!(
-                "side effects of \"{job_type}\" have no CPT assertion (and an explored run has no side-effect ledger)"
+                "a CPT case records side effects of \"{job_type}\" for a mock worker's completions only, and its replay completes the tool jobs itself (COMPLETE_JOB, in the order they finished): the report shows the trajectory"
             ));
         }
         Invariant::Condition { expression } => {

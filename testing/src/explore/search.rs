@@ -5,6 +5,7 @@
 //! (with the states of the first pass and its own as the seen set), and the parts' tallies are
 //! merged in part order.
 
+use super::fingerprint::Fingerprinter;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -41,7 +42,7 @@ pub(crate) enum Stop {
     Trajectories,
     Time,
     /// The space has a problem only a run shows (e.g. too many turns at a model call).
-    Fatal(String),
+    Fatal(super::ExploreError),
 }
 
 /// One search's tally plus where it stopped early.
@@ -84,7 +85,7 @@ fn leaf(fork: &Fork, status: Status, tally: &mut Tally) {
     }
 }
 
-pub(crate) fn fork_fingerprint(fork: &Fork) -> u64 {
+pub(crate) fn fork_fingerprint(fork: &Fork, fingerprinter: &mut Fingerprinter) -> u64 {
     let calls: Vec<u32> = fork.agents.iter().map(|a| a.calls).collect();
     let paused = match &fork.paused {
         Some(super::fork::Paused::Model { agent, .. }) => (1u8, *agent),
@@ -93,7 +94,7 @@ pub(crate) fn fork_fingerprint(fork: &Fork) -> u64 {
         Some(super::fork::Paused::Cut) => (4, 0),
         None => (0, 0),
     };
-    super::fingerprint::fingerprint(
+    fingerprinter.fingerprint(
         &fork.engine,
         fork.root,
         (
@@ -140,7 +141,8 @@ pub(crate) fn search(mut root: Fork, settings: &Settings) -> (Fork, Outcome) {
 /// The first pass: breadth first until there are [`PARTS`] runs waiting at a choice.
 fn exhaustive(root: Fork, mut tally: Tally, settings: &Settings) -> Outcome {
     let mut seen: FxHashSet<u64> = FxHashSet::default();
-    let fp = fork_fingerprint(&root);
+    let mut fingerprinter = Fingerprinter::default();
+    let fp = fork_fingerprint(&root, &mut fingerprinter);
     seen.insert(fp);
     tally.states.insert(fp);
     let mut frontier: std::collections::VecDeque<Fork> = std::collections::VecDeque::new();
@@ -164,7 +166,7 @@ fn exhaustive(root: Fork, mut tally: Tally, settings: &Settings) -> Outcome {
             }
             match status {
                 Status::Choice(_) => {
-                    let fp = fork_fingerprint(&child);
+                    let fp = fork_fingerprint(&child, &mut fingerprinter);
                     if seen.insert(fp) {
                         tally.states.insert(fp);
                         frontier.push_back(child);
@@ -249,6 +251,7 @@ fn depth_first(
         tally.cut_at(&root.choices);
         return Some(Stop::Time);
     }
+    let mut fingerprinter = Fingerprinter::default();
     let mut stack: Vec<(Fork, u32, u32)> = Vec::new();
     if let Status::Choice(n) = root.status() {
         stack.push((root, 0, n));
@@ -275,7 +278,7 @@ fn depth_first(
         }
         match status {
             Status::Choice(n) => {
-                let fp = fork_fingerprint(&child);
+                let fp = fork_fingerprint(&child, &mut fingerprinter);
                 if seen.insert(fp) {
                     tally.states.insert(fp);
                     stack.push((child, 0, n));
@@ -325,6 +328,7 @@ fn sample(root: Fork, mut tally: Tally, settings: &Settings, seed: u64, runs: u6
     let root = Arc::new(root);
     let results = in_parallel(chunks, settings.threads, |_, (from, to), cancel| {
         let mut part = Tally::new(&root.plan);
+        let mut fingerprinter = Fingerprinter::default();
         for run in from..to {
             if cancel.load(Ordering::Relaxed)
                 || settings.deadline.is_some_and(|d| Instant::now() >= d)
@@ -337,7 +341,8 @@ fn sample(root: Fork, mut tally: Tally, settings: &Settings, seed: u64, runs: u6
             loop {
                 match fork.status() {
                     Status::Choice(n) => {
-                        part.states.insert(fork_fingerprint(&fork));
+                        part.states
+                            .insert(fork_fingerprint(&fork, &mut fingerprinter));
                         let i = (rng.next() % u64::from(n)) as u32;
                         step(&mut fork, &mut part, |f, on, r| f.decide(i, on, r));
                         if let Some(fatal) = fork.fatal.take() {

@@ -448,3 +448,53 @@ fn explore_writes_the_coverage_of_every_explored_run() {
         "the element no choice reaches is listed: {report}"
     );
 }
+
+/// `baton explore` on the AI Agent Task template: a tool's BPMN error in the tools' ad-hoc
+/// sub-process has no boundary to catch it, and each counterexample fails under `baton test`.
+#[test]
+fn explore_an_ai_agent_task_and_replay_every_counterexample() {
+    let dir = crate::cpt::temp_dir("explore-task-cli");
+    let out = dir.join("counterexamples");
+    let out_arg = out.display().to_string();
+    let (code, output) = baton(&[
+        "explore",
+        "templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.explore.json",
+        "--max-model-calls",
+        "2",
+        "--counterexamples",
+        &out_arg,
+    ]);
+    assert_eq!(code, 1, "{output}");
+    assert!(output.contains("no incident: VIOLATED"), "{output}");
+    assert!(output.contains("UNHANDLED_ERROR_EVENT"), "{output}");
+    std::fs::copy(
+        "../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn",
+        out.join("ai-agent-task-tool-loop.bpmn"),
+    )
+    .unwrap();
+    let mut failed = Vec::new();
+    for i in 1..=3 {
+        let case = out
+            .join(format!("ai-agent-task-tool-loop-{i}.test.json"))
+            .display()
+            .to_string();
+        let (code, output) = baton(&["test", &case, "--no-coverage"]);
+        failed.push((code, output));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    for (code, output) in &failed {
+        assert_eq!(*code, 1, "{output}");
+    }
+    assert!(
+        failed[0].1.contains(
+            "expected process \"ai-agent-task-tool-loop\" to have completed \"lookup-order\""
+        ),
+        "{}",
+        failed[0].1
+    );
+    assert!(
+        failed[1].1.contains("to have no active incident"),
+        "{}",
+        failed[1].1
+    );
+}

@@ -359,6 +359,70 @@ fn assert_ai_agent_on_an_element_that_is_no_agent_says_so() {
     insta::assert_snapshot!(text);
 }
 
+/// Two instances of the process, two agent instances: `agentInstanceNumber` (1 for the first
+/// created) or `processInstanceSelector` (CPT's rule: the first instance of the process) picks
+/// one; without them the latest is read.
+#[test]
+fn assert_ai_agent_selects_one_of_several_agent_instances() {
+    let test = agent_case(
+        "two-instances",
+        r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [
+            { "toolCalls": [ { "name": "lookup-order", "arguments": { "orderId": "7" } } ] },
+            { "responseJson": { "answer": "Order 7 ships tomorrow.", "resolved": true } },
+            { "responseJson": { "answer": "Hello.", "resolved": true } } ] }"#,
+    )
+    .replace(
+        "{AFTER}",
+        r#", { "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": { "processDefinitionId": "ai-agent-tool-loop" }, "variables": { "customerMessage": "Hi" } },
+            { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "status": "COMPLETED", "metrics": { "modelCalls": 1, "toolCalls": 0 } },
+            { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "agentInstanceNumber": 1, "metrics": { "modelCalls": 2, "toolCalls": 1 },
+              "historyRoles": [ "USER", "ASSISTANT", "TOOL_RESULT", "ASSISTANT" ] },
+            { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "processInstanceSelector": { "processDefinitionId": "ai-agent-tool-loop" },
+              "metrics": { "toolCalls": 1 } }"#,
+    );
+    let dir = agent_suite("two-instances", &test);
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    report.assert_success();
+    assert_eq!(report.summary(), "1 passed, 0 failed");
+}
+
+#[test]
+fn assert_ai_agent_on_an_agent_instance_number_it_does_not_have_says_so() {
+    let text = agent_failure(
+        "no-third-instance",
+        r#"{ "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [ { "responseJson": { "answer": "Hi", "resolved": true } } ] }"#,
+        r#", { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "agentInstanceNumber": 3, "status": "COMPLETED" }"#,
+    );
+    insta::assert_snapshot!(text);
+}
+
+/// An AI Agent Task nobody mocked is an agent: the assertion says it has no mock (not that it
+/// is no agent).
+#[test]
+fn assert_ai_agent_on_an_unmocked_ai_agent_task_says_it_has_no_mock() {
+    let dir = temp_dir("unmocked-task");
+    std::fs::copy(
+        root().join("templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn"),
+        dir.join("ai-agent-task-tool-loop.bpmn"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("agent.test.json"),
+        r#"{ "testCases": [ { "name": "unmocked", "instructions": [
+            { "type": "ASSERT_AI_AGENT", "elementId": "support-agent", "status": "IDLE" } ] } ] }"#,
+    )
+    .unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(report.summary(), "0 passed, 1 failed");
+    let text = cpt::text::case_text(&report.cases[0]);
+    assert!(
+        text.contains(r#"ASSERT_AI_AGENT: no MOCK_AI_AGENT for "support-agent" in this test case (mocked agents: none)"#),
+        "{text}"
+    );
+}
+
 #[test]
 fn mock_ai_agent_refuses_an_element_that_is_no_agent() {
     let text = agent_failure(

@@ -292,9 +292,14 @@ impl fmt::Display for Cause {
                 list_or_none(recorded),
                 list_or_none(actual)
             ),
+            Cause::EventsChanged { recorded, actual } if recorded == actual => write!(
+                f,
+                "the events that reached the agent (an event sub-process of the ad-hoc sub-process) carry other content than when this was recorded."
+            ),
             Cause::EventsChanged { recorded, actual } => write!(
                 f,
-                "the events that reached the agent differ (an event sub-process of the ad-hoc sub-process): recorded {recorded}, this run {actual}."
+                "the events that reached the agent (an event sub-process of the ad-hoc sub-process) differ: recorded {recorded} event{}, this run {actual}.",
+                plural(*recorded)
             ),
             Cause::PathChanged {
                 after_call,
@@ -923,14 +928,17 @@ fn final_state(last: Option<&[TraceEvent]>, process_id: Option<&str>) -> String 
         _ => None,
     });
     if ended(true) {
-        format!("completed (last {})", path_before_end(events, process_id))
+        format!(
+            "completed (ended at {})",
+            path_before_end(events, process_id)
+        )
     } else if ended(false) {
         "terminated".to_string()
     } else if !open.is_empty() {
         format!("an incident at {}", open.join(", "))
     } else {
         match last_element {
-            Some(element) => format!("active (last completed {element})"),
+            Some(element) => format!("active (after {element})"),
             None => "active".to_string(),
         }
     }
@@ -1114,6 +1122,26 @@ mod tests {
                     json!({"systemPrompt": "Be brief.", "limits": {"maxModelCalls": 10, "contextWindowSize": 20}}),
                     json!({"systemPrompt": "Be kind.", "limits": {"maxModelCalls": 5, "contextWindowSize": 20}}),
                 ),
+                mismatch(
+                    json!({"responseFormat": {"type": "text", "parseJson": false}}),
+                    json!({"responseFormat": {"type": "json", "schemaName": "Answer"}}),
+                ),
+                mismatch(
+                    json!({"events": [{"escalated": true}]}),
+                    json!({"events": [{"escalated": true}, {"escalated": false}]}),
+                ),
+                mismatch(
+                    json!({"events": [{"escalated": true}]}),
+                    json!({"events": [{"escalated": false}]}),
+                ),
+                mismatch(
+                    json!({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "toolCalls": [{"name": "lookup-order", "arguments": {"orderId": "1042"}}]}]}),
+                    json!({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "toolCalls": [{"name": "lookup-order", "arguments": {"orderId": "7"}}]}]}),
+                ),
+                mismatch(
+                    json!({"messages": [{"role": "user", "content": "Hi"}]}),
+                    json!({"messages": [{"role": "user", "content": "Hello"}]}),
+                ),
             ]
             .join("\n---\n"),
             @r#"
@@ -1130,6 +1158,41 @@ mod tests {
             actual:   "Be kind."
           the system prompt changed: the input mapping data.systemPrompt.prompt (or a variable it reads) gives another text than when this was recorded.
           the agent's limits changed: the input mappings data.limits.maxModelCalls or data.memory.contextWindowSize differ from when this was recorded.
+          If the change is intentional, re-record: BATON_RECORD=1 cargo test (or baton test --record).
+        ---
+        model call 2 of "support-agent" does not match cassettes/damaged-order.json
+          first difference at request.responseFormat.type
+            recorded: "text"
+            actual:   "json"
+          the response format changed: the input mappings data.response.format.* of the agent differ from when this was recorded.
+          If the change is intentional, re-record: BATON_RECORD=1 cargo test (or baton test --record).
+        ---
+        model call 2 of "support-agent" does not match cassettes/damaged-order.json
+          first difference at request.events[1]
+            recorded: (nothing)
+            actual:   {"escalated":false}
+          the events that reached the agent (an event sub-process of the ad-hoc sub-process) differ: recorded 1 event, this run 2.
+          If the change is intentional, re-record: BATON_RECORD=1 cargo test (or baton test --record).
+        ---
+        model call 2 of "support-agent" does not match cassettes/damaged-order.json
+          first difference at request.events[0].escalated
+            recorded: true
+            actual:   false
+          the events that reached the agent (an event sub-process of the ad-hoc sub-process) carry other content than when this was recorded.
+          If the change is intentional, re-record: BATON_RECORD=1 cargo test (or baton test --record).
+        ---
+        model call 2 of "support-agent" does not match cassettes/damaged-order.json
+          first difference at request.messages[1].toolCalls[0].arguments.orderId
+            recorded: "1042"
+            actual:   "7"
+          the conversation carries an earlier answer of the model that is not the one recorded (the model answered otherwise before).
+          If the change is intentional, re-record: BATON_RECORD=1 cargo test (or baton test --record).
+        ---
+        model call 2 of "support-agent" does not match cassettes/damaged-order.json
+          first difference at request.messages[0].content
+            recorded: "Hi"
+            actual:   "Hello"
+          the conversation sent to the model differs: the agentContext the agent started with (its input mapping agentContext), or the context window.
           If the change is intentional, re-record: BATON_RECORD=1 cargo test (or baton test --record).
         "#
         );

@@ -164,12 +164,20 @@ fn syntax_message(line: usize, column: usize, message: &str) -> String {
 }
 
 fn problems_message(problems: &Problems) -> String {
-    if problems.len() == 1 {
-        return problems.to_string();
+    // A problem of the document itself has no path: it is the cassette's.
+    let describe = |problem: &crate::agent::Problem| {
+        if problem.path.is_empty() && problem.problem.starts_with("has ") {
+            format!("the cassette {}", problem.problem)
+        } else {
+            problem.to_string()
+        }
+    };
+    if let [problem] = problems.items() {
+        return describe(problem);
     }
     let mut text = format!("{} problems", problems.len());
     for problem in problems.items() {
-        let _ = write!(text, "\n  - {problem}");
+        let _ = write!(text, "\n  - {}", describe(problem));
     }
     text
 }

@@ -74,6 +74,24 @@ impl CassetteScript {
         self
     }
 
+    /// The turns when recording from an adapter that can fail (a model that is down, a
+    /// transcript that ran out): an `Err` fails the run at that call, saying so, and the
+    /// cassette keeps the calls before it.
+    pub fn try_record_with<E: std::fmt::Display>(
+        mut self,
+        mut handler: impl FnMut(&AgentRequest) -> Result<Turn, E> + 'static,
+    ) -> CassetteScript {
+        self.record_with = Some(Box::new(move |request, _| {
+            handler(request).map_err(|e| {
+                format!(
+                    "the recording handler failed on model call {} of \"{}\": {e}",
+                    request.model_call, request.element_id
+                )
+            })
+        }));
+        self
+    }
+
     /// The turns when recording, from a source that can fail (an agent command).
     pub fn record_with_source(mut self, source: TurnSource) -> CassetteScript {
         self.record_with = Some(source);

@@ -444,3 +444,65 @@ fn a_crash_after_the_answer_discards_the_lost_call_once_the_job_is_taken_again()
         .collect();
     assert_eq!(first, [CommitStatus::Discarded, CommitStatus::Discarded]);
 }
+
+/// An agent that ran in several process instances has an agent instance in each (the connector
+/// creates one per element instance whose context is empty: `AgentInitializerImpl`): an
+/// assertion reads the latest unless it selects the process instance or the instance's number.
+#[test]
+fn an_assertion_selects_one_of_several_agent_instances() {
+    // The second run waits in the order lookup (its worker is not mocked for it).
+    let t = ProcessTest::from_file(template()).expect("the template deploys");
+    t.mock_job("email-send").complete();
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        [
+            Turn::respond_json(json!({"answer": "Hello.", "resolved": true})),
+            Turn::call("lookup-order", json!({"orderId": "1042"})),
+        ],
+    );
+    let first = t.start("ai-agent-tool-loop", json!({"customerMessage": "Hi"}));
+    first.assert_completed();
+    let second = start(&t);
+    second.assert_active();
+    assert_eq!(agent.agent_instances().len(), 2);
+    agent.assert_agent_status(AgentStatus::ToolCalling);
+    let completed = ExpectedAgentInstance::new()
+        .status(AgentStatus::Completed)
+        .metrics(ExpectedMetrics::new().model_calls(1).tool_calls(0))
+        .history_roles([User, Assistant]);
+    agent.assert_agent_instance(completed.clone().process_instance(first.key()));
+    agent.assert_agent_instance(completed.clone().number(1));
+    agent.assert_agent_instance(
+        ExpectedAgentInstance::new()
+            .process_instance(second.key())
+            .number(1)
+            .status(AgentStatus::ToolCalling),
+    );
+
+    let wrong = agent
+        .check_agent_instance(&completed.clone().number(2))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        wrong.starts_with("agent instance 2 of 2 of \"support-agent\""),
+        "{wrong}"
+    );
+    let none_there = agent
+        .check_agent_instance(&completed.clone().process_instance(999))
+        .unwrap_err()
+        .to_string()
+        .replace(&first.key().to_string(), "<first>")
+        .replace(&second.key().to_string(), "<second>");
+    insta::assert_snapshot!(none_there, @r#"
+    expected the agent "support-agent" to have an agent instance in process instance 999
+        but it has none there (its agent instances are in process instances <first>, <second>)
+    "#);
+    let beyond = agent
+        .check_agent_instance(&completed.number(3))
+        .unwrap_err()
+        .to_string();
+    insta::assert_snapshot!(beyond, @r#"
+    expected the agent "support-agent" to have an agent instance number 3
+        but it has 2 (numbered from 1, in the order they were created)
+    "#);
+}

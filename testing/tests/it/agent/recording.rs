@@ -1136,3 +1136,108 @@ fn volatile_values_pass_and_a_tests_own_rules_keep_other_changes_from_failing() 
     )
     .unwrap();
 }
+
+/// The template's agent as a parallel multi-instance ad-hoc sub-process: one agent per
+/// customer message of the start variable `customerMessages`.
+fn multi_instance_template() -> ProcessTest {
+    let xml = template_xml().replacen(
+        r#"      <bpmn:outgoing>flow-to-decision</bpmn:outgoing>
+      <bpmn:serviceTask id="search-kb""#,
+        r#"      <bpmn:outgoing>flow-to-decision</bpmn:outgoing>
+      <bpmn:multiInstanceLoopCharacteristics>
+        <bpmn:extensionElements>
+          <zeebe:loopCharacteristics inputCollection="=customerMessages" inputElement="customerMessage" />
+        </bpmn:extensionElements>
+      </bpmn:multiInstanceLoopCharacteristics>
+      <bpmn:serviceTask id="search-kb""#,
+        1,
+    );
+    assert!(xml.contains("customerMessages"));
+    template_from(&xml)
+}
+
+/// The turns of each conversation of the multi-instance agent: the worked example for the
+/// broken order, a direct answer for the other message.
+fn turn_for(request: &baton_testing::agent::AgentRequest) -> Turn {
+    let answered = request
+        .messages
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .count();
+    let conversation = serde_json::Value::Array(request.messages.to_vec()).to_string();
+    if conversation.contains(BROKEN) {
+        template_turns().swap_remove(answered)
+    } else {
+        Turn::respond_json(json!({"answer": "Order 7 ships tomorrow.", "resolved": true}))
+    }
+}
+
+/// A parallel multi-instance agent: its instances' calls interleave, so a run with the
+/// messages in another order asks the same calls in another order. By request replays it;
+/// in order fails at the first call.
+#[test]
+fn by_request_replays_a_parallel_multi_instance_agent() {
+    let dir = TempDir::new("multi-instance");
+    let path = dir.join("agents.json");
+    let run = |messages: [&str; 2], script: CassetteScript| {
+        let t = multi_instance_template();
+        let agent = t.mock_ai_agent("support-agent", script);
+        let instance = t.start(TEMPLATE_PROCESS, json!({"customerMessages": messages}));
+        let errors: Vec<String> = t.errors().into_iter().map(|e| e.message).collect();
+        if !errors.is_empty() {
+            return Err(errors.join("\n"));
+        }
+        instance.assert_completed();
+        agent
+            .check_all_turns_used()
+            .map_err(|e| e.to_string())
+            .map(|()| agent.requests().len())
+    };
+    let messages = [BROKEN, "Where is order 7?"];
+    let reversed = [messages[1], messages[0]];
+    let calls = run(
+        messages,
+        CassetteScript::new(&path)
+            .mode(CassetteMode::Record)
+            .record_with(turn_for),
+    )
+    .unwrap();
+    assert_eq!(
+        calls, 4,
+        "three calls for the broken order, one for order 7"
+    );
+    let by_request = || CassetteScript::new(&path).matching(MatchMode::ByRequest);
+    assert_eq!(run(messages, by_request()), Ok(4));
+    assert_eq!(run(reversed, by_request()), Ok(4));
+    assert_eq!(run(messages, CassetteScript::new(&path)), Ok(4));
+    let in_order = run(reversed, CassetteScript::new(&path)).unwrap_err();
+    assert!(
+        in_order.contains("model call 1 of \"support-agent\" does not match")
+            && in_order.contains("first difference at request.userPrompt"),
+        "{in_order}"
+    );
+}
+
+/// A recording adapter that fails (the model is down): the run fails at that call with the
+/// adapter's error, and the cassette holds the calls before it.
+#[test]
+fn a_failing_recording_handler_fails_the_run_and_keeps_the_calls_before() {
+    let dir = TempDir::new("failing-handler");
+    let path = dir.join("damaged-order.json");
+    let mut turns = template_turns().into_iter();
+    let failed = Session::open(
+        template(),
+        "support-agent",
+        CassetteScript::new(&path)
+            .mode(CassetteMode::Record)
+            .try_record_with(move |request| match request.model_call {
+                2 => Err("the model answered 503 Service Unavailable"),
+                _ => Ok(turns.next().expect("a turn left")),
+            }),
+    )
+    .run(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+    .unwrap_err();
+    insta::assert_snapshot!(failed, @r#"AI agent mock "support-agent": the recording handler failed on model call 2 of "support-agent": the model answered 503 Service Unavailable"#);
+    let recording = baton_testing::agent::recording::Recording::read(&path).unwrap();
+    assert_eq!(recording.calls.len(), 1, "the call before the failure");
+}

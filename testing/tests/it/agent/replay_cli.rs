@@ -490,3 +490,102 @@ fn a_tests_redactions_are_written_and_matched() {
         "without the test's redaction the card does not match: {output}"
     );
 }
+
+/// The AI Agent Task (the connector on a service task, its tools in a separate ad-hoc
+/// sub-process) records and replays from a JSON test like the Sub-process; a changed tool
+/// result fails at the call that carries it.
+#[test]
+fn an_ai_agent_task_records_and_replays_from_json() {
+    let xml = std::fs::read_to_string(
+        root().join("templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn"),
+    )
+    .unwrap();
+    let task_test = |order: &str| {
+        test_file(order, BROKEN, "", None).replace(
+            r#""processDefinitionId": "ai-agent-tool-loop""#,
+            r#""processDefinitionId": "ai-agent-task-tool-loop""#,
+        )
+    };
+    let suite = Suite::new("agent-task", &xml, &task_test(ORDER));
+    let (code, output) = suite.record(&suite.model());
+    assert_eq!(code, 0, "{output}");
+    let recording = Recording::read(suite.cassette()).unwrap();
+    assert_eq!(recording.calls.len(), 3);
+    assert_eq!(
+        recording.process.map(|p| p.id).as_deref(),
+        Some("ai-agent-task-tool-loop")
+    );
+    let (code, output) = suite.run(&[]);
+    assert_eq!(code, 0, "{output}");
+    std::fs::write(
+        suite.0.join("agent.test.json"),
+        task_test(r#"{ "id": "1042", "status": "shipped", "damaged": true }"#),
+    )
+    .unwrap();
+    let (code, output) = suite.run(&[]);
+    assert_eq!(code, 1, "{output}");
+    let failure = failure(&output);
+    assert!(
+        failure.contains("model call 2 of \"support-agent\" does not match")
+            && failure
+                .contains("the tool lookup-order (job type order-lookup) returned something else"),
+        "{failure}"
+    );
+}
+
+/// `baton cassette import` writes the cassette of an exported agentContext, and refuses what
+/// is not one with the file and the path.
+#[test]
+fn baton_cassette_import_writes_a_cassette_or_refuses_with_the_path() {
+    let dir = std::env::temp_dir().join(format!("baton-import-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let context = serde_json::json!({"agentContext": {
+        "state": "READY",
+        "toolDefinitions": [{"name": "lookup-order", "description": "Looks up an order.", "inputSchema": {"type": "object", "properties": {"orderId": {"type": "string"}}, "required": ["orderId"]}}],
+        "conversation": {"type": "in-process", "messages": [
+            {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
+            {"role": "user", "content": [{"type": "text", "text": "Where is 1042?"}]},
+            {"role": "assistant", "content": [], "toolCalls": [{"id": "call_1", "name": "lookup-order", "arguments": {"orderId": "1042"}}]},
+            {"role": "tool_call_result", "results": [{"id": "call_1", "name": "lookup-order", "content": {"status": "shipped"}}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "It has shipped."}]}
+        ]}
+    }});
+    std::fs::write(dir.join("context.json"), context.to_string()).unwrap();
+    std::fs::write(
+        dir.join("not-a-context.json"),
+        r#"{"agentContext": {"state": "READY"}}"#,
+    )
+    .unwrap();
+    let context_file = dir.join("context.json").display().to_string();
+    let output_file = dir.join("imported.json").display().to_string();
+    let (code, output) = baton(
+        &[
+            "cassette",
+            "import",
+            &context_file,
+            "--agent",
+            "support-agent",
+            "--process",
+            "ai-agent-tool-loop",
+            "--output",
+            &output_file,
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(output.trim(), "wrote [dir]/imported.json (2 model calls)");
+    let recording = Recording::read(&output_file).unwrap();
+    assert_eq!(recording.agent.as_deref(), Some("support-agent"));
+    assert_eq!(recording.calls.len(), 2);
+    let (code, refused) = baton(
+        &[
+            "cassette",
+            "import",
+            &dir.join("not-a-context.json").display().to_string(),
+        ],
+        &dir,
+    );
+    assert_eq!(code, 1, "{refused}");
+    let _ = std::fs::remove_dir_all(&dir);
+    insta::assert_snapshot!(refused, @"baton cassette import: [dir]/not-a-context.json is not an agentContext: agentContext has no conversation (an agentContext has state, toolDefinitions and conversation; got an object with state)");
+}

@@ -132,3 +132,92 @@ fn an_unknown_template_version_is_played_as_the_nearest_known_with_a_note() {
         ]
     );
 }
+
+/// The tool results of the second model call, as the mock received them, by tool name.
+fn result_times(agent: &baton_testing::agent::AiAgentHandle) -> Vec<(String, serde_json::Value)> {
+    let requests = agent.requests();
+    let messages = &requests[1].messages;
+    let results = messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool_call_result")
+        .expect("a tool result message")["results"]
+        .as_array()
+        .unwrap()
+        .clone();
+    results
+        .into_iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["completedAt"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Template v11 of the AI Agent Sub-process (camunda/connectors
+/// `element-templates/agenticai-aiagent-job-worker.json`, version 11) adds `completedAt: now()`
+/// to its `outputElement` (v10, `versioned/agenticai-aiagent-job-worker-10.json`, has
+/// `{id, name, content}`): each result carries the time its tool completed, by the engine's
+/// clock. Without it the connector stamps the results when the agent's job reads them
+/// (`AgentInitializerImpl` -> `ToolCallResultCompletedAtResolver`: `completedAt` kept when
+/// present, else the connector's clock).
+#[test]
+fn template_v11_stamps_each_tool_result_with_the_time_its_tool_completed() {
+    let v11 = std::fs::read_to_string(template("ai-agent-tool-loop")).unwrap();
+    let v10 = v11
+        .replace(",&#10;  completedAt: now()&#10;}", "&#10;}")
+        .replace(
+            r#"zeebe:modelerTemplateVersion="11""#,
+            r#"zeebe:modelerTemplateVersion="10""#,
+        );
+    assert_ne!(v10, v11);
+    let mut seen = Vec::new();
+    for (version, xml) in [("11", v11), ("10", v10)] {
+        let t = ProcessTest::from_xml("agent.bpmn", &xml).unwrap();
+        t.mock_job("order-lookup")
+            .complete_with(json!({"order": {"id": "1042", "status": "delivered"}}));
+        t.mock_job("email-send").complete();
+        // The knowledge base's worker is not mocked: the test completes it later.
+        let agent = t.mock_ai_agent(
+            "support-agent",
+            [
+                Turn::tool_calls([
+                    baton_testing::agent::ToolCall::new("lookup-order", json!({"orderId": "1042"})),
+                    baton_testing::agent::ToolCall::new("search-kb", json!({"query": "returns"})),
+                ]),
+                Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true})),
+            ],
+        );
+        let run = t.start(
+            "ai-agent-tool-loop",
+            json!({"customerMessage": "Where is 1042?"}),
+        );
+        run.advance_time("PT5M");
+        run.complete_job("search-kb", json!({"articles": ["Returns"]}));
+        run.assert_completed();
+        assert!(agent.notes().is_empty(), "v{version}: {:?}", agent.notes());
+        seen.push((version, result_times(&agent)));
+    }
+    let at = |t: &str| json!(format!("2025-01-01T00:{t}:00Z"));
+    assert_eq!(
+        seen,
+        [
+            (
+                "11",
+                vec![
+                    ("lookup-order".to_string(), at("00")),
+                    ("search-kb".to_string(), at("05")),
+                ]
+            ),
+            (
+                "10",
+                vec![
+                    ("lookup-order".to_string(), at("05")),
+                    ("search-kb".to_string(), at("05")),
+                ]
+            ),
+        ]
+    );
+}

@@ -59,6 +59,22 @@ fn every_problem_is_named_before_the_search() {
         ),
         ("no model calls", &test, start().max_model_calls(0), vec![]),
         (
+            "no time",
+            &test,
+            start().time_limit(std::time::Duration::ZERO),
+            vec![],
+        ),
+        (
+            "an agent with nothing to answer",
+            &test,
+            start().agent(
+                AgentSpace::new("refund-desk")
+                    .tools(Vec::<String>::new())
+                    .only_given_responses(),
+            ),
+            vec![],
+        ),
+        (
             "absurd model calls",
             &test,
             start().max_model_calls(5_000),

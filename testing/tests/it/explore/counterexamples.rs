@@ -3,7 +3,7 @@
 
 use baton_testing::ProcessTest;
 use baton_testing::cpt::{Options, Outcome};
-use baton_testing::explore::{Invariant, Space};
+use baton_testing::explore::{AgentSpace, Invariant, Space};
 use serde_json::json;
 
 use super::template::without_time;
@@ -134,6 +134,12 @@ fn a_repeated_side_effect_breaks_at_most_once_per_key() {
         found.message,
         "a second side effect of \"ticket-create\" with the key \"summary\""
     );
+    // The CPT replay completes tool jobs itself, which no ledger records: no case is written.
+    let why = found.case.as_ref().unwrap_err();
+    assert!(
+        why.reason.contains("mock worker's completions only"),
+        "{why}"
+    );
     // Deduplicated by the outside world, the second request does nothing.
     let test = super::template::template();
     test.mock_job("ticket-create")
@@ -159,4 +165,62 @@ fn injected_faults_are_refused() {
     let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}));
     let error = test.explore(&space, []).unwrap_err();
     insta::assert_snapshot!(error.to_string(), @"cannot explore: the test injects 1 fault(s), which exploration does not play: give the tools' outcomes in the space instead (Space::outcomes: a failure, a BPMN error)");
+}
+
+/// Coverage over every explored run names what no choice of the model reaches: a tool the space
+/// leaves out, and the branch behind the refund's guard when one model call is all there is.
+#[test]
+fn coverage_names_the_tools_and_branches_no_choice_reaches() {
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+        .agent(AgentSpace::new("refund-desk").tools(["search-kb", "refund"]))
+        .max_model_calls(1);
+    let report = refund_desk().explore(&space, []).unwrap();
+    let [reach] = report.coverage.processes.as_slice() else {
+        panic!("one process: {:?}", report.coverage)
+    };
+    assert_eq!(reach.dead_tools, ["lookup-order"]);
+    assert_eq!(reach.dead_elements, ["lookup-order", "issue-refund"]);
+    assert_eq!(reach.dead_flows, ["flow-issue"]);
+    let text = report.to_string();
+    assert!(
+        text.contains("tools no choice reaches: lookup-order"),
+        "{text}"
+    );
+    let json = report.to_json();
+    assert_eq!(json["coverage"][0]["deadTools"], json!(["lookup-order"]));
+    // The coverage file (what `baton coverage report` and the HTML report read) agrees.
+    let [process] = report.coverage_file.processes.as_slice() else {
+        panic!("one process in the coverage file")
+    };
+    assert!(process.tools.contains(&"lookup-order".to_string()));
+    assert!(
+        !process
+            .covered_elements
+            .contains(&"lookup-order".to_string())
+    );
+    assert!(process.covered_elements.contains(&"search-kb".to_string()));
+    assert!(!process.taken_flows.contains(&"flow-issue".to_string()));
+}
+
+/// When a turn runs two tools, which finishes first is a choice: it decides the order of the
+/// results the agent reads next. One model call (the next one is cut) with a response and three
+/// tool turns, in document order: four runs, and the two-tool turn forks once more (the states
+/// at a choice: the model call and the finish order).
+#[test]
+fn the_order_in_which_two_tools_finish_is_a_choice() {
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+        .agent(
+            AgentSpace::new("refund-desk")
+                .tools(["lookup-order", "search-kb"])
+                .max_tools_per_turn(2)
+                .in_document_order()
+                .only_given_responses()
+                .response(baton_testing::agent::Turn::respond_text("done")),
+        )
+        .max_model_calls(1);
+    let report = refund_desk().explore(&space, []).unwrap();
+    assert_eq!(
+        report.counts(),
+        "5 trajectories (4 cut at the model-call bound), 2 distinct states, 0 pruned"
+    );
 }

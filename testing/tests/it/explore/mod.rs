@@ -5,4 +5,5 @@ mod bad_input;
 mod counterexamples;
 mod file;
 mod shards;
+mod task;
 mod template;

@@ -225,6 +225,32 @@ fn time_skipping_jumps_over_the_waits_of_faults_but_stops_for_the_test() {
 }
 
 #[test]
+fn time_skipping_jumps_to_the_timers_and_answers_due_in_their_order() {
+    let test = ticket().time_skipping(true).job_timeout("PT5M");
+    test.mock_job("ticket-create")
+        .fault(JobFault::latency("PT2M"))
+        .complete_with(json!({"ticketId": "T-1"}));
+    let alerts = test.mock_job("sla-alert").complete();
+    test.mock_job("email-send").complete();
+    let run = test.start("ticket", json!({"orderId": "1042"}));
+    run.complete_user_task("approve", ());
+    // The SLA timer (one minute) falls due first, then the slow answer (two minutes).
+    run.assert_completed()
+        .assert_passed_in_order(["sla", "sla-alert", "create-ticket", "notify"]);
+    alerts.assert_called(1);
+    let jumps: Vec<String> = test
+        .run_trace()
+        .iter()
+        .filter(|e| matches!(e.event, TraceEvent::ClockMoved { .. }))
+        .map(|e| e.event.to_string())
+        .collect();
+    insta::assert_snapshot!(jumps.join("\n"), @"
+    the clock moved to 2025-01-01T00:01:00Z (time skipping)
+    the clock moved to 2025-01-01T00:02:00Z (time skipping)
+    ");
+}
+
+#[test]
 fn time_skipping_is_off_by_default() {
     let test = ticket();
     test.inject_fault(

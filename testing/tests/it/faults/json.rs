@@ -239,3 +239,79 @@ fn a_cassette_replays_under_a_connector_crash_from_json() {
     assert_eq!(report.summary(), "1 passed, 0 failed");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A snapshot file of another deployment, or of a newer format, fails the case at its
+/// RESTORE_SNAPSHOT, naming the file and what differs.
+#[test]
+fn a_snapshot_file_of_another_deployment_or_a_newer_format_is_refused_from_json() {
+    let dir = crate::cpt::temp_dir("json-snapshot-bad");
+    std::fs::copy(
+        root().join("fixtures/cpt/faults-failing/ticket.bpmn"),
+        dir.join("ticket.bpmn"),
+    )
+    .unwrap();
+    let case = |name: &str, instruction: &str| {
+        format!(
+            r#"{{ "name": "{name}", "instructions": [
+  {{ "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {{ "processDefinitionId": "ticket" }}, "variables": {{ "orderId": "1042" }} }},
+  {instruction}
+] }}"#
+        )
+    };
+    let save = case(
+        "save",
+        r#"{ "type": "SAVE_SNAPSHOT", "file": "at-approval.json" }"#,
+    );
+    std::fs::write(
+        dir.join("save.test.json"),
+        format!(r#"{{ "testCases": [ {save} ] }}"#),
+    )
+    .unwrap();
+    cpt::run(&[dir.join("save.test.json")], &Options::default())
+        .unwrap()
+        .assert_success();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("at-approval.json")).unwrap())
+            .unwrap();
+    let mut newer = saved.clone();
+    newer["format"] = serde_json::json!(2);
+    let mut other = saved;
+    other["resources"][0]["sha256"] = serde_json::json!("sha256:0000");
+    for (file, snapshot) in [("newer.json", newer), ("other.json", other)] {
+        std::fs::write(dir.join(file), snapshot.to_string()).unwrap();
+    }
+    let restores = [
+        case(
+            "a newer format",
+            r#"{ "type": "RESTORE_SNAPSHOT", "file": "newer.json" }"#,
+        ),
+        case(
+            "another deployment",
+            r#"{ "type": "RESTORE_SNAPSHOT", "file": "other.json" }"#,
+        ),
+    ];
+    std::fs::write(
+        dir.join("restore.test.json"),
+        format!(r#"{{ "testCases": [ {} ] }}"#, restores.join(",")),
+    )
+    .unwrap();
+    let report = cpt::run(&[dir.join("restore.test.json")], &Options::default()).unwrap();
+    let failures: Vec<String> = report
+        .cases
+        .iter()
+        .map(|case| match &case.outcome {
+            Outcome::Failed(f) => format!(
+                "{}: instruction {:?}: {}",
+                case.name,
+                f.instruction,
+                f.message.replace(&dir.display().to_string(), "DIR")
+            ),
+            other => format!("{}: did not fail: {other:?}", case.name),
+        })
+        .collect();
+    insta::assert_snapshot!(failures.join("\n"), @"
+    a newer format: instruction Some(2): RESTORE_SNAPSHOT: DIR/newer.json: format: the snapshot is of format 2, newer than this baton reads (format 1): update baton
+    another deployment: instruction Some(2): RESTORE_SNAPSHOT: DIR/other.json: the snapshot was taken with another deployment: DIR/ticket.bpmn differs (sha256:0000 in the snapshot, sha256:7c49d648496696e0de7684d69b24896072669e317ec83b13bcaa8c72237b6dad deployed): the file changed since the snapshot was taken
+    ");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -108,6 +108,26 @@ fn a_refusal_and_a_timeout_fail_with_their_connector_errors() {
 }
 
 #[test]
+fn a_provider_error_fails_the_job_with_its_message_and_the_last_retry_is_an_incident() {
+    let t = template();
+    let agent = t.mock_ai_agent("support-agent", turns());
+    for call in 1..=3 {
+        agent.inject_fault(ModelFault::error("502 Bad Gateway").at_call(call));
+    }
+    let run = start(&t);
+    t.advance_time("PT10S");
+    t.advance_time("PT10S");
+    // The element's three retries used up: JOB_NO_RETRIES with the connector's message.
+    insta::assert_snapshot!(agent_failures(&t).join("\n"), @"
+    retries 2, backoff 10000 ms: Model call failed: 502 Bad Gateway | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model call failed: 502 Bad Gateway, code=FAILED_MODEL_CALL}}
+    retries 1, backoff 10000 ms: Model call failed: 502 Bad Gateway | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model call failed: 502 Bad Gateway, code=FAILED_MODEL_CALL}}
+    retries 0, backoff 10000 ms: Model call failed: 502 Bad Gateway | Error variables: {error={type=io.camunda.connector.api.error.ConnectorException, message=Model call failed: 502 Bad Gateway, code=FAILED_MODEL_CALL}}
+    ");
+    run.assert_has_incidents();
+    assert_eq!(agent.requests().len(), 3);
+}
+
+#[test]
 fn a_slow_model_lets_the_sla_timer_fire_and_the_process_still_completes() {
     // The connector's job timeout must outlast the model: with the default five minutes the job
     // would time out and be answered again meanwhile (see the next test).
@@ -126,6 +146,75 @@ fn a_slow_model_lets_the_sla_timer_fire_and_the_process_still_completes() {
         "lookup-order",
         "support-agent",
     ]);
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+}
+
+/// The template with an SLA event sub-process: a timer start event after ten minutes, an
+/// escalation job (`sla-escalate`), interrupting or not.
+fn with_sla_event_sub_process(interrupting: bool) -> ProcessTest {
+    let xml = std::fs::read_to_string(template_file()).unwrap();
+    let event_sub_process = format!(
+        r#"<bpmn:subProcess id="sla-escalation" triggeredByEvent="true">
+      <bpmn:startEvent id="sla-passed" isInterrupting="{interrupting}">
+        <bpmn:outgoing>esc-1</bpmn:outgoing>
+        <bpmn:timerEventDefinition><bpmn:timeDuration xsi:type="bpmn:tFormalExpression">PT10M</bpmn:timeDuration></bpmn:timerEventDefinition>
+      </bpmn:startEvent>
+      <bpmn:sequenceFlow id="esc-1" sourceRef="sla-passed" targetRef="escalate" />
+      <bpmn:serviceTask id="escalate">
+        <bpmn:extensionElements><zeebe:taskDefinition type="sla-escalate" /></bpmn:extensionElements>
+        <bpmn:incoming>esc-1</bpmn:incoming>
+        <bpmn:outgoing>esc-2</bpmn:outgoing>
+      </bpmn:serviceTask>
+      <bpmn:sequenceFlow id="esc-2" sourceRef="escalate" targetRef="escalated" />
+      <bpmn:endEvent id="escalated"><bpmn:incoming>esc-2</bpmn:incoming></bpmn:endEvent>
+    </bpmn:subProcess>
+  </bpmn:process>"#
+    );
+    let xml = xml.replacen("</bpmn:process>", &event_sub_process, 1);
+    let t = ProcessTest::from_xml("ai-agent-faults.bpmn", &xml).unwrap();
+    t.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered", "damaged": false}}));
+    t.mock_job("email-send").complete();
+    t.mock_job("sla-alert").complete();
+    t
+}
+
+#[test]
+fn a_slow_model_lets_an_sla_event_sub_process_fire_and_the_process_still_behaves() {
+    // Non-interrupting: the escalation runs beside the agent, which answers after 20 minutes.
+    let t = with_sla_event_sub_process(false).job_timeout("PT30M");
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::latency("PT20M").at_call(1));
+    let escalations = t.mock_job("sla-escalate").complete();
+    let run = start(&t).clone();
+    t.advance_time("PT10M");
+    escalations.assert_called(1);
+    run.assert_active();
+    t.advance_time("PT10M");
+    run.assert_completed()
+        .assert_passed_in_order(["sla-passed", "escalate", "escalated"])
+        .assert_passed_in_order(["sla-warning", "lookup-order", "support-agent"]);
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    // Interrupting: the escalation ends the agent; the slow answer arrives for a job that is
+    // gone, and the engine rejects it (as Zeebe rejects completing a job of a terminated
+    // element); the run ends by the event sub-process.
+    let t = with_sla_event_sub_process(true).job_timeout("PT30M");
+    let agent = t.mock_ai_agent("support-agent", turns());
+    agent.inject_fault(ModelFault::latency("PT20M").at_call(1));
+    t.mock_job("sla-escalate").complete();
+    let run = start(&t).clone();
+    t.advance_time("PT20M");
+    run.assert_completed()
+        .assert_passed_in_order(["sla-passed", "escalate", "escalated"])
+        .assert_not_passed(["lookup-order", "sla-warning"]);
+    assert_eq!(agent.requests().len(), 1);
+    let late: Vec<String> = t
+        .run_trace()
+        .iter()
+        .filter(|e| matches!(e.event, TraceEvent::LateAnswerRejected { .. }))
+        .map(|e| e.event.to_string())
+        .collect();
+    insta::assert_snapshot!(late.join("\n"), @"the late answer at support-agent was rejected: Expected to complete job with key '2251799813685265', but no such job was found");
     assert!(t.errors().is_empty(), "{:?}", t.errors());
 }
 
@@ -322,4 +411,87 @@ fn a_model_fault_at_call_zero_is_refused() {
         .unwrap_err()
         .to_string();
     insta::assert_snapshot!(error, @r#"turns[0].latency "soon" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: failed to parse input in the "friendly" duration format: expected duration to start with a unit value (a decimal integer) after an optional sign, but no integer was found"#);
+}
+
+/// docs/faults.md's worked example, as written there: the ticket worker crashes after writing
+/// the ticket, its retry writes a second one, and the at-most-once invariant names both; the
+/// fix (the ticket system deduplicates the key) keeps one.
+#[test]
+fn the_worked_example_of_the_crash_after_the_ticket_was_created() {
+    use baton_testing::faults::JobFault;
+    use baton_testing::invariants::Invariant;
+    use baton_testing::side_effects::DeclaredSideEffect;
+    let example = |fixed: bool| {
+        let test = ProcessTest::from_file(template_file())
+            .unwrap()
+            .time_skipping(true)
+            .job_timeout("PT1M");
+        test.mock_job("order-lookup")
+            .complete_with(json!({"order": {"id": "1042", "damaged": true}}));
+        let tickets = test.mock_job("ticket-create");
+        let tickets = if fixed {
+            tickets.side_effect(
+                DeclaredSideEffect::keyed_by("summary")
+                    .unwrap()
+                    .deduplicated(),
+            )
+        } else {
+            tickets.side_effect_keyed_by("summary")
+        };
+        tickets
+            .fault(JobFault::crash_after_side_effect().times(1))
+            .complete_with(json!({"ticketId": "T-77"}));
+        test.mock_job("email-send").complete();
+        test.mock_ai_agent(
+            "support-agent",
+            [
+                Turn::call("lookup-order", json!({"orderId": "1042"})),
+                Turn::call("open-ticket", json!({"summary": "Order 1042 arrived damaged"})),
+                Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true})),
+            ],
+        );
+        test.invariant(Invariant::at_most_once_per_key("ticket-create"))
+            .invariant(Invariant::never_before("create-ticket", "approve-ticket"));
+        let run = test.start(
+            "ai-agent-faults",
+            json!({"customerMessage": "My order 1042 arrived broken."}),
+        );
+        run.complete_user_task("approve-ticket", ());
+        test
+    };
+    let broken = example(false).check_invariants().unwrap_err().to_string();
+    insta::assert_snapshot!(broken, @r#"
+    the invariant at most one side effect per idempotency key of "ticket-create" is broken: the key "Order 1042 arrived damaged" of ticket-create was acted on twice:
+      1. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 1)
+         then fault at create-ticket (activation 1): the worker crashed before it could complete (the answer is lost)
+         then the clock moved to 2025-01-01T00:01:00.001Z (time skipping)
+         then the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
+      2. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 2)
+    It broke at step 10 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:01:00.001Z.
+    The run up to there:
+        1. activated ai-agent-faults
+        2. activated request-received
+        3. completed request-received
+        4. activated support-agent
+        5. model call 1 of support-agent: tool calls lookup-order
+        6. tool lookup-order activated with {"orderId":"1042"}
+        7. completed lookup-order
+        8. tool lookup-order returned {"id":"1042","damaged":true}
+        9. model call 2 of support-agent: tool calls open-ticket
+       10. tool open-ticket activated with {"summary":"Order 1042 arrived damaged"}
+       11. activated ticket-requested
+       12. completed ticket-requested
+       13. activated approve-ticket
+       14. completed approve-ticket
+       15. activated create-ticket
+       16. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 1)
+       17. fault at create-ticket (activation 1): the worker crashed before it could complete (the answer is lost)
+       18. the clock moved to 2025-01-01T00:01:00.001Z (time skipping)
+       19. the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
+       20. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 2) <-
+    "#);
+    let fixed = example(true);
+    fixed.check_invariants().unwrap();
+    fixed.runs()[0].assert_completed();
+    fixed.side_effects("ticket-create").assert_count(1);
 }

@@ -200,6 +200,73 @@ fn a_snapshot_at_every_wait_point_restores_to_the_same_records() {
 }
 
 #[test]
+fn a_snapshot_keeps_the_engines_settings() {
+    // A test with its own limits: the same commands under the default limits could stop
+    // elsewhere. Its start time is a command of the snapshot.
+    let first = deployed()
+        .engine_config(|c| {
+            c.step_limit = 500;
+            c.timer_limit = 7;
+        })
+        .record_commands()
+        .start_time("2026-01-01T00:00:00Z");
+    first.start("ticket", json!({"orderId": "1042"}));
+    let json = first.snapshot().unwrap().to_json();
+    assert_eq!(
+        json["engine"],
+        json!({"stepLimit": 500, "timerLimit": 7, "instanceLimit": 10_000, "recordLimit": 1_000_000})
+    );
+    let second =
+        ProcessTest::from_snapshot(&Snapshot::from_json(&json, "s.json").unwrap()).unwrap();
+    assert_eq!(records(&second), records(&first));
+    assert_eq!(second.now(), "2026-01-01T00:00:00Z");
+    assert_eq!(
+        second.with_engine(|e| (e.config().step_limit, e.config().timer_limit)),
+        (500, 7)
+    );
+    second_run(&second, keyed());
+    second.runs()[0]
+        .complete_user_task("approve", ())
+        .assert_completed();
+    // A file without settings has the defaults; a bad setting is named.
+    let mut without = json.clone();
+    without.as_object_mut().unwrap().remove("engine");
+    let errors: Vec<String> = [
+        Some(
+            match ProcessTest::from_snapshot(&Snapshot::from_json(&without, "s.json").unwrap()) {
+                Ok(t) => format!(
+                    "restored with the step limit {}",
+                    t.with_engine(|e| e.config().step_limit)
+                ),
+                Err(e) => e.to_string(),
+            },
+        ),
+        {
+            let mut bad = json.clone();
+            bad["engine"]["timerLimit"] = json!(0);
+            Snapshot::from_json(&bad, "s.json")
+                .err()
+                .map(|e| e.to_string())
+        },
+        {
+            let mut bad = json;
+            bad["engine"]["speed"] = json!(2);
+            Snapshot::from_json(&bad, "s.json")
+                .err()
+                .map(|e| e.to_string())
+        },
+    ]
+    .into_iter()
+    .map(|e| e.unwrap_or_else(|| "accepted".into()))
+    .collect();
+    insta::assert_snapshot!(errors.join("\n"), @"
+    restored with the step limit 100000
+    s.json: engine.timerLimit: must be a positive whole number
+    s.json: engine.speed: is not a setting (stepLimit, timerLimit, instanceLimit, recordLimit)
+    ");
+}
+
+#[test]
 fn bad_snapshots_are_refused_with_what_and_where() {
     let dir = crate::cpt::temp_dir("snapshot-bad");
     let test = ticket();

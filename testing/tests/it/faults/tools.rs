@@ -298,6 +298,33 @@ fn an_outside_world_that_deduplicates_keys_keeps_one_side_effect_across_the_cras
 }
 
 #[test]
+fn the_job_key_as_the_idempotency_key_stays_across_the_re_activation() {
+    // A timed-out job is activated again with its key (JobTimeOutTest.shouldTimeOutJob): the
+    // retry of a worker keyed by the job key sends the same key, so the at-most-once invariant
+    // sees both requests as one key's (a ticket system that deduplicates would keep one).
+    let test = ticket().job_timeout("PT30S");
+    test.mock_job("ticket-create")
+        .side_effect(DeclaredSideEffect::keyed_by_job_key())
+        .fault(JobFault::crash_after_side_effect().times(1))
+        .complete_with(json!({"ticketId": "T-1"}));
+    test.mock_job("email-send").complete();
+    test.invariant(Invariant::at_most_once_per_key("ticket-create"));
+    test.start("ticket", json!({"orderId": "1042"}))
+        .complete_user_task("approve", ());
+    test.advance_time("PT31S");
+    let broken = test.check_invariants().unwrap_err().to_string();
+    let head: Vec<&str> = broken.lines().take(6).collect();
+    insta::assert_snapshot!(head.join("\n"), @r#"
+    the invariant at most one side effect per idempotency key of "ticket-create" is broken: the key "2251799813685261" of ticket-create was acted on twice:
+      1. side effect of ticket-create at create-ticket, key "2251799813685261" (job 2251799813685261, activation 1)
+         then fault at create-ticket (activation 1): the worker crashed before it could complete (the answer is lost)
+         then the clock moved to 2025-01-01T00:00:31Z
+         then the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
+      2. side effect of ticket-create at create-ticket, key "2251799813685261" (job 2251799813685261, activation 2)
+    "#);
+}
+
+#[test]
 fn bad_faults_are_refused_before_the_run() {
     let test = ticket();
     let errors: Vec<String> = [
@@ -322,6 +349,15 @@ fn bad_faults_are_refused_before_the_run() {
         DeclaredSideEffect::keyed_by("summary +")
             .err()
             .map(|e| e.to_string()),
+        test.try_inject_fault(Jobs::of_type("ticket-create"), JobFault::latency("P400D"))
+            .err()
+            .map(|e| e.to_string()),
+        test.try_inject_fault(
+            Jobs::of_type("ticket-create"),
+            JobFault::fail("x").with_retries(-1),
+        )
+        .err()
+        .map(|e| e.to_string()),
     ]
     .into_iter()
     .map(|e| e.unwrap_or_else(|| "accepted".into()))
@@ -332,6 +368,8 @@ fn bad_faults_are_refused_before_the_run() {
     a fault for 0 activations injects nothing: give 1 or more, or leave the count out for all
     cannot declare a side effect of the jobs of type "tickets": no deployed process has the job type "tickets"
     the idempotency key summary + is not valid FEEL: failed to parse expression 'summary +': expected expression at 1:10, found end of input
+    a latency of P400D is more than a fault may have (at most 366 days)
+    a failure cannot leave -1 retries (0 or more)
     "#);
 }
 

@@ -1,0 +1,93 @@
+//! The AI Agent Task flavour explored: the agent is a service task and its tools sit in an
+//! ad-hoc sub-process the process loops through (the ai-agent-task-tool-loop template).
+
+use baton_testing::cpt::{Options, Outcome};
+use baton_testing::explore::{AgentSpace, EndState, Invariant, Space};
+use baton_testing::{Answer, ProcessTest};
+use serde_json::json;
+
+use super::template::without_time;
+
+const TEMPLATE: &str =
+    include_str!("../../../../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn");
+
+fn task_template() -> ProcessTest {
+    let test = ProcessTest::from_xml("ai-agent-task-tool-loop.bpmn", TEMPLATE).unwrap();
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered"}}));
+    test.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns"]}));
+    test.mock_job("email-send").complete();
+    test.mock_job("support-alert").complete();
+    test
+}
+
+fn space(calls: u32) -> Space {
+    Space::start(
+        "ai-agent-task-tool-loop",
+        json!({"customerMessage": "My order 1042 arrived broken.", "customerEmail": "kim@example.com"}),
+    )
+    .agent(
+        AgentSpace::new("support-agent")
+            .max_tools_per_turn(2)
+            .values("create-ticket", "priority", [json!("high")]),
+    )
+    .outcomes(
+        "ticket-create",
+        [
+            Answer::complete(json!({"ticketId": "T-1"})),
+            Answer::throw_error("TICKET_FAILED", "the ticket system is down"),
+        ],
+    )
+    .max_model_calls(calls)
+}
+
+fn invariants() -> Vec<Invariant> {
+    vec![
+        Invariant::never_before("create-ticket", "lookup-order"),
+        Invariant::no_incident(),
+        Invariant::ends_in([
+            EndState::Completed,
+            EndState::WaitingAt("queue-for-human".into()),
+        ]),
+        Invariant::reaches("send-answer"),
+    ]
+}
+
+#[test]
+fn an_ai_agent_task_is_explored_like_a_sub_process() {
+    let report = task_template().explore(&space(2), invariants()).unwrap();
+    assert_eq!(report.run_errors, 0, "{report}");
+    let ticket_first = report
+        .counterexample(0)
+        .expect("a ticket before the lookup");
+    assert_eq!((ticket_first.model_calls, ticket_first.tool_calls), (1, 1));
+    assert!(report.checks[3].holds(), "some run sends the answer");
+    insta::assert_snapshot!(without_time(&report.to_string()));
+}
+
+#[test]
+fn an_ai_agent_task_counterexample_replays_under_the_cpt_runner() {
+    let report = task_template()
+        .explore(
+            &space(2),
+            [Invariant::never_before("create-ticket", "lookup-order")],
+        )
+        .unwrap();
+    let found = report.counterexample(0).unwrap();
+    let dir = crate::cpt::temp_dir("explore-task");
+    std::fs::write(dir.join("ai-agent-task-tool-loop.bpmn"), TEMPLATE).unwrap();
+    let written = found.write_to(&dir, "ticket-before-lookup").unwrap();
+    let run = baton_testing::cpt::run(&[&written.test_file], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let [case] = run.cases.as_slice() else {
+        panic!("one case: {:?}", run.cases)
+    };
+    let Outcome::Failed(failure) = &case.outcome else {
+        panic!("the case must fail: {:?}", case.outcome)
+    };
+    assert_eq!(
+        failure.instruction_type.as_deref(),
+        Some("ASSERT_ELEMENT_INSTANCES")
+    );
+}
