@@ -446,7 +446,10 @@ fn the_worked_example_of_the_crash_after_the_ticket_was_created() {
             "support-agent",
             [
                 Turn::call("lookup-order", json!({"orderId": "1042"})),
-                Turn::call("open-ticket", json!({"summary": "Order 1042 arrived damaged"})),
+                Turn::call(
+                    "open-ticket",
+                    json!({"summary": "Order 1042 arrived damaged"}),
+                ),
                 Turn::respond_json(json!({"answer": "Ticket T-77 is open.", "resolved": true})),
             ],
         );
