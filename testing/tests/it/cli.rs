@@ -104,6 +104,14 @@ fn test_runs_the_template_and_prints_the_coverage() {
     insta::assert_snapshot!(output);
 }
 
+/// `baton test` runs the CPT 8.10 file with ASSERT_INCIDENT on the v11 AI Agent template.
+#[test]
+fn test_runs_the_8_10_agent_fixture() {
+    let (code, output) = baton(&["test", "fixtures/cpt/v810-agent", "--no-coverage"]);
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("2 passed, 0 failed"), "{output}");
+}
+
 #[test]
 fn test_writes_junit_xml() {
     let dir = crate::cpt::temp_dir("junit");

@@ -525,6 +525,26 @@ fn the_8_10_fixture_passes_without_notes() {
     );
 }
 
+/// A CPT 8.10 file (`$schema` 8.10) on the AI Agent Sub-process template v11
+/// (`agenticai-aiagent-job-worker.json` version 11): the worked example, and ASSERT_INCIDENT on
+/// the incident a content filter leaves (`BaseAgentRequestHandler.throwIfContentFiltered`, the
+/// job of an ad-hoc sub-process out of retries: `AD_HOC_SUB_PROCESS_NO_RETRIES`).
+#[test]
+fn the_8_10_agent_fixture_with_template_v11_and_assert_incident_passes() {
+    let report = cpt::run(
+        &[root().join("fixtures/cpt/v810-agent")],
+        &Options::default(),
+    )
+    .unwrap();
+    report.assert_success();
+    assert_eq!(report.summary(), "2 passed, 0 failed");
+    assert!(
+        report.suites.iter().all(|s| s.notes.is_empty()),
+        "{:?}",
+        report.suites
+    );
+}
+
 /// ASSERT_INCIDENT fails with CPT's messages (camunda/camunda testing/camunda-process-test-java
 /// `IncidentAssertj`: "No incident [%s] found", "Expected incident [%s] to be resolved, but was
 /// %s", "... to have error type %s, but was %s", "... to have error message '%s', but was '%s'",

@@ -221,3 +221,130 @@ fn template_v11_stamps_each_tool_result_with_the_time_its_tool_completed() {
         ]
     );
 }
+
+/// The worked example's tool workers.
+fn with_tools(t: &ProcessTest) {
+    t.mock_job("order-lookup").complete_with_fn(
+        |job| json!({"order": {"id": job.variable("orderId"), "status": "delivered"}}),
+    );
+    t.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns and damaged items"]}));
+    t.mock_job("ticket-create")
+        .complete_with(json!({"ticketId": "T-77"}));
+    t.mock_job("email-send").complete();
+}
+
+fn two_turns() -> [Turn; 2] {
+    [
+        Turn::call("lookup-order", json!({"orderId": "1042"})),
+        Turn::respond_json(json!({"answer": "It is on its way.", "resolved": true})),
+    ]
+}
+
+/// The keys of the `agent` variable a run left.
+fn agent_keys(run: &baton_testing::Run) -> Vec<String> {
+    let agent = run.variable("agent").expect("the agent variable");
+    agent.as_object().unwrap().keys().cloned().collect()
+}
+
+/// The v2 Sub-process's response options (`AgentSubProcessResponseConfiguration`:
+/// `includeAssistantMessage`, `includeAgentContext`) shape its final `agent` variable
+/// (`AgentSubProcessResponse`, `@JsonInclude(NON_EMPTY)`: what is not included is left out).
+#[test]
+fn the_v2_sub_process_response_options_shape_the_agent_variable() {
+    let xml = std::fs::read_to_string(template("ai-agent-tool-loop-v2")).unwrap();
+    let flipped = xml
+        .replace(
+            r#"<zeebe:input source="=false" target="data.response.includeAssistantMessage" />"#,
+            r#"<zeebe:input source="=true" target="data.response.includeAssistantMessage" />"#,
+        )
+        .replace(
+            r#"<zeebe:input source="=true" target="data.response.includeAgentContext" />"#,
+            r#"<zeebe:input source="=false" target="data.response.includeAgentContext" />"#,
+        );
+    assert_ne!(flipped, xml);
+    let mut shapes = Vec::new();
+    for xml in [xml, flipped] {
+        let t = ProcessTest::from_xml("v2.bpmn", &xml).unwrap();
+        with_tools(&t);
+        t.mock_ai_agent("support-agent", two_turns());
+        let run = t.start(
+            "ai-agent-tool-loop-v2",
+            json!({"customerMessage": "Where is 1042?"}),
+        );
+        run.assert_completed();
+        shapes.push(agent_keys(&run));
+        if let Some(message) = run.variable("agent").unwrap().get("responseMessage") {
+            assert_eq!(message["role"], "assistant", "{message}");
+        }
+    }
+    assert_eq!(
+        shapes,
+        [
+            vec!["context", "responseJson"],
+            vec!["responseMessage", "responseJson"]
+        ]
+    );
+}
+
+/// The AI Agent Task (v2): `AgentTaskV2Function` (`io.camunda.agenticai:aiagent:task:2`,
+/// template `io.camunda.connectors.agenticai.ai-agent-task.v2` v1) with the `custom` provider,
+/// its tools in the ad-hoc sub-process `data.tools.containerElementId` names, plays the worked
+/// example. Its response (`AgentResponse`) always has `context` and `toolCalls`;
+/// `includeAssistantMessage` adds `responseMessage`; it has no `includeAgentContext`
+/// (`AgentTaskResponseConfiguration`), so one set on it changes nothing.
+#[test]
+fn the_v2_task_connector_plays_the_worked_example_with_its_response_options() {
+    let xml = std::fs::read_to_string(template("ai-agent-task-tool-loop"))
+        .unwrap()
+        .replace(
+            r#"type="io.camunda.agenticai:aiagent:1""#,
+            r#"type="io.camunda.agenticai:aiagent:task:2""#,
+        )
+        .replace(
+            r#"zeebe:modelerTemplate="io.camunda.connectors.agenticai.aiagent.v1" zeebe:modelerTemplateVersion="11""#,
+            r#"zeebe:modelerTemplate="io.camunda.connectors.agenticai.ai-agent-task.v2" zeebe:modelerTemplateVersion="1""#,
+        )
+        .replace(
+            r#"<zeebe:header key="elementTemplateVersion" value="11" />"#,
+            r#"<zeebe:header key="elementTemplateVersion" value="1" />"#,
+        )
+        .replace(
+            r#"value="io.camunda.connectors.agenticai.aiagent.v1" />"#,
+            r#"value="io.camunda.connectors.agenticai.ai-agent-task.v2" />"#,
+        )
+        .replace(
+            r#"<zeebe:input source="anthropic" target="provider.type" />"#,
+            r#"<zeebe:input source="custom" target="provider.type" /><zeebe:input source="llm-gateway" target="provider.providerType" /><zeebe:input source="claude-sonnet-4-5" target="provider.model" />"#,
+        )
+        .replace(
+            r#"<zeebe:input source="=false" target="data.response.includeAssistantMessage" />"#,
+            r#"<zeebe:input source="=true" target="data.response.includeAssistantMessage" /><zeebe:input source="=false" target="data.response.includeAgentContext" />"#,
+        );
+    assert!(
+        xml.contains("aiagent:task:2")
+            && xml.contains("ai-agent-task.v2\" zeebe:modelerTemplateVersion=\"1\"")
+    );
+    let t = ProcessTest::from_xml("task-v2.bpmn", &xml).unwrap();
+    with_tools(&t);
+    let agent = t.mock_ai_agent("support-agent", two_turns());
+    let run = t.start(
+        "ai-agent-task-tool-loop",
+        json!({"customerMessage": "Where is 1042?"}),
+    );
+    run.assert_completed();
+    run.assert_passed_in_order([
+        "support-agent",
+        "support-tools",
+        "support-agent",
+        "send-answer",
+    ]);
+    agent.assert_called_tools(["lookup-order"]);
+    assert!(agent.notes().is_empty(), "{:?}", agent.notes());
+    assert_eq!(
+        agent_keys(&run),
+        ["context", "toolCalls", "responseMessage", "responseJson"]
+    );
+    let instance = agent.agent_instance().expect("an agent instance");
+    assert_eq!(instance.metrics.model_calls, 2);
+}

@@ -134,6 +134,14 @@ fn every_problem_is_named_before_the_search() {
             ),
             vec![],
         ),
+        (
+            "a given response with arguments against the schema",
+            &test,
+            start().agent(AgentSpace::new("refund-desk").response(
+                baton_testing::agent::Turn::call("lookup-order", json!({"orderId": 7})),
+            )),
+            vec![],
+        ),
     ];
     let mut messages = String::new();
     for (name, test, space, invariants) in cases {
