@@ -405,12 +405,22 @@ impl Fork {
         }
     }
 
-    /// Who answers a job: an explored agent (its ad-hoc sub-process job), else the mock of
-    /// its type.
+    /// Who answers a job: an explored agent (an AI Agent Sub-process's ad-hoc sub-process job,
+    /// an AI Agent Task's own job; not a listener's), else the mock of its type.
     fn answerer_of(&self, job: &JobView) -> Option<ForkAnswerer> {
-        if let Some(i) = self.plan.agents.iter().position(|a| {
-            *a.element_id == *job.element_id && (a.task || job.kind == JobKind::AdHocSubProcess)
-        }) {
+        let agent_kind = |task: bool| {
+            if task {
+                JobKind::BpmnElement
+            } else {
+                JobKind::AdHocSubProcess
+            }
+        };
+        if let Some(i) = self
+            .plan
+            .agents
+            .iter()
+            .position(|a| *a.element_id == *job.element_id && job.kind == agent_kind(a.task))
+        {
             return Some(ForkAnswerer::Agent(i));
         }
         self.plan

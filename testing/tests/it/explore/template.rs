@@ -22,8 +22,12 @@ pub fn template() -> ProcessTest {
 /// The space of the issue, with model calls up to `calls`: up to 2 tools per turn in every
 /// order, both answers of the response schema, success and a BPMN error for the ticket tool.
 pub fn space(calls: u32) -> Space {
+    space_of("ai-agent-tool-loop", calls)
+}
+
+fn space_of(process_id: &str, calls: u32) -> Space {
     Space::start(
-        "ai-agent-tool-loop",
+        process_id,
         json!({"customerMessage": "My order 1042 arrived broken."}),
     )
     .agent(
@@ -143,4 +147,28 @@ fn sampling_is_seeded() {
     assert_eq!(sampled(7), sampled(7));
     assert_ne!(sampled(7), sampled(8));
     assert!(sampled(7).0.starts_with("200 trajectories"));
+}
+
+/// The template on the v2 AI Agent Sub-process connector (aiagent:subprocess:2): the same
+/// choices, so the same counts and verdicts as on v1.
+#[test]
+fn the_v2_connector_template_is_explored_like_v1() {
+    const V2: &str =
+        include_str!("../../../../templates/ai-agent-tool-loop-v2/ai-agent-tool-loop-v2.bpmn");
+    let test = ProcessTest::from_xml("ai-agent-tool-loop-v2.bpmn", V2).unwrap();
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "1042", "status": "delivered"}}));
+    test.mock_job("kb-search")
+        .complete_with(json!({"articles": ["Returns"]}));
+    test.mock_job("email-send").complete();
+    test.mock_job("support-alert").complete();
+    let v2 = test
+        .explore(&space_of("ai-agent-tool-loop-v2", 2), invariants())
+        .unwrap();
+    let v1 = template().explore(&space(2), invariants()).unwrap();
+    assert_eq!(v2.counts(), v1.counts());
+    let verdicts = |r: &baton_testing::explore::Report| -> Vec<(bool, u64)> {
+        r.checks.iter().map(|c| (c.holds(), c.count)).collect()
+    };
+    assert_eq!(verdicts(&v2), verdicts(&v1));
 }

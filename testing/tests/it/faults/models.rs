@@ -399,6 +399,26 @@ fn a_cassette_answers_the_request_repeated_after_a_crash_with_the_same_entry() {
 }
 
 #[test]
+fn a_recorded_call_of_a_cassette_carries_its_latency() {
+    let dir = crate::cpt::temp_dir("cassette-latency");
+    let path = dir.join("support-agent.json");
+    record_cassette(&path, false);
+    let mut cassette: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    cassette["calls"][0]["turn"]["latency"] = json!("PT2M");
+    std::fs::write(&path, cassette.to_string()).unwrap();
+    let t = template().job_timeout("PT10M");
+    let agent = t.mock_ai_agent("support-agent", CassetteScript::new(&path));
+    let run = start(&t);
+    t.advance_time("PT1M59S");
+    run.assert_active().assert_not_passed(["lookup-order"]);
+    t.advance_time("PT1S");
+    run.assert_completed();
+    agent.check_all_turns_used().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_model_fault_at_call_zero_is_refused() {
     let t = template();
     let agent = t.mock_ai_agent("support-agent", turns());
