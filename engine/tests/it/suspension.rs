@@ -156,6 +156,45 @@ fn a_timer_that_comes_due_while_suspended_fires_on_resume() {
 }
 
 #[test]
+fn an_overdue_cycle_fires_once_on_resume_and_goes_on_one_interval_after_the_resume() {
+    // ADR 0009, Consequences: an R/PT1H timer due at 1h, the instance suspended, the clock moved
+    // to 4.5h; on resume the held trigger fires once, and refreshTimer re-anchors the next one
+    // at now + interval (5.5h): the slots 2h, 3h and 4h are not replayed.
+    const HOUR: i64 = 3_600_000;
+    let mut e = Engine::default();
+    deploy_body(
+        &mut e,
+        &format!(
+            r#"<bpmn:startEvent id="s" />{}<bpmn:boundaryEvent id="remind" attachedToRef="task" cancelActivity="false"><bpmn:timerEventDefinition><bpmn:timeCycle>R/PT1H</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:boundaryEvent><bpmn:endEvent id="e" /><bpmn:endEvent id="reminded" />{}{}"#,
+            service("task", "work"),
+            chain(&["s", "task", "e"]),
+            chain(&["remind", "reminded"])
+        ),
+    );
+    let start = e.now();
+    let pi = e.create_instance(CreateInstance::new("p")).unwrap();
+    let reminders = |e: &Engine| completed(e).iter().filter(|id| *id == "reminded").count();
+    let due = |e: &Engine| e.timers().iter().map(|t| t.due - start).collect::<Vec<_>>();
+    assert_eq!(due(&e), [HOUR]);
+    e.suspend_instance(pi).unwrap();
+    e.advance_clock(4 * HOUR + HOUR / 2).unwrap();
+    assert_eq!(reminders(&e), 0, "nothing fires while suspended");
+    e.resume_instance(pi).unwrap();
+    assert_eq!(reminders(&e), 1, "the missed cycles fire once");
+    assert_eq!(
+        due(&e),
+        [5 * HOUR + HOUR / 2],
+        "one interval after the resume"
+    );
+    e.advance_clock(HOUR - 1).unwrap();
+    assert_eq!(reminders(&e), 1, "no second fire for the same gap");
+    e.advance_clock(1).unwrap();
+    assert_eq!(reminders(&e), 2);
+    assert_eq!(due(&e), [6 * HOUR + HOUR / 2]);
+    assert_eq!(state_of(&e, pi), State::Activated, "the task still waits");
+}
+
+#[test]
 fn cancelling_a_suspended_instance_ends_it_and_drops_what_was_held() {
     // ProcessInstanceSuspensionGateTest.shouldCancelProcessInstanceWhileSuspended,
     // ProcessInstanceSuspendResumeTest.shouldTerminateAndDiscardBufferWhenCancellingSuspendedInstance.
