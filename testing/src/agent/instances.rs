@@ -26,9 +26,10 @@
 //!   activation's items are discarded then, not at the time-out).
 //! - The engine completes the agent instance (`COMPLETED`) when its process instance ends.
 //!
-//! An agent instance is kept per element instance where it was created; a later job at the same
-//! element of the same process instance with a stored context continues the latest one (the
-//! connector carries the key in the context's metadata; the mock's contexts do not carry it).
+//! An agent instance is created by a job without a context, and its key (baton: the key of that
+//! job's element instance) written to the context's `metadata.agentInstanceKey`; a later job
+//! reports to the instance its context's key names, a job whose context has no key (or
+//! another agent's) to none, as the connector skips an agent without a key.
 
 use std::fmt;
 
@@ -210,6 +211,9 @@ pub struct HistoryToolCall {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentInstance {
+    /// The key the connector writes to the context's `metadata.agentInstanceKey`: in baton the
+    /// key of the element instance that created the agent instance.
+    pub key: Key,
     /// The agent element.
     pub element_id: String,
     pub process_instance_key: Key,
@@ -247,6 +251,8 @@ pub(crate) struct HandedJob {
     pub log_position: u64,
     /// The job's context was empty: the connector creates the agent instance.
     pub fresh_context: bool,
+    /// The `metadata.agentInstanceKey` of the job's context: the instance it reports to.
+    pub agent_instance_key: Option<Key>,
     /// `data.limits.maxModelCalls` of the job, when set.
     pub max_model_calls: Option<i64>,
     /// The model call this job made (an index into the mock's requests).
@@ -270,6 +276,9 @@ impl HandedJob {
         data: Option<JsonRef<'_>>,
     ) -> HandedJob {
         let fresh_context = context.is_none_or(|c| c.is_null());
+        let agent_instance_key = context
+            .and_then(|c| c.at(&["metadata", "agentInstanceKey"]))
+            .and_then(|k| k.as_u64());
         let max_model_calls = data
             .and_then(|d| d.get("limits"))
             .and_then(|l| l.get("maxModelCalls"))
@@ -280,6 +289,7 @@ impl HandedJob {
             process_instance_key,
             log_position,
             fresh_context,
+            agent_instance_key,
             max_model_calls,
             request: None,
             started_discovery: false,
@@ -376,6 +386,7 @@ pub(crate) fn derive(
             Some(at) => Some(at),
             None if job.fresh_context => {
                 instances.push(AgentInstance {
+                    key: job.element_instance_key,
                     element_id: element_id.to_string(),
                     process_instance_key: job.process_instance_key,
                     element_instance_keys: vec![job.element_instance_key],
@@ -389,17 +400,18 @@ pub(crate) fn derive(
                 });
                 Some(instances.len() - 1)
             }
-            // A stored context re-entering: the latest instance of this agent in the process.
+            // A stored context re-entering: the instance its key names.
             None => instances
                 .iter()
-                .rposition(|i| i.process_instance_key == job.process_instance_key)
+                .position(|i| Some(i.key) == job.agent_instance_key)
                 .inspect(|&at| {
                     instances[at]
                         .element_instance_keys
                         .push(job.element_instance_key)
                 }),
         };
-        // A context from elsewhere without an instance: the connector skips its reports.
+        // A context without a key (from before 8.10, or made by the test) or with another
+        // agent's: the connector skips its reports (`AgentInstanceClient`: no key, no update).
         let Some(at) = at else { continue };
         let instance = &mut instances[at];
         let fate = fate(records, jobs, index);

@@ -61,6 +61,22 @@ pub(super) struct AgentInput<'a> {
     pub(super) tools: ToolSource<'a>,
 }
 
+impl AgentInput<'_> {
+    /// The key of the agent instance the job reports to (`metadata.agentInstanceKey`): the
+    /// stored context's, else, for a job without a context, the one the connector creates
+    /// (`AgentInitializerImpl.provisionAgentInstance`). baton's agent instance key is the key of
+    /// the element instance that created it.
+    pub(super) fn agent_instance_key(&self, job: &AgentJob<'_>) -> Option<u64> {
+        match &self.context {
+            Some(context) if !context.view().is_null() => context
+                .view()
+                .at(&["metadata", "agentInstanceKey"])
+                .and_then(|k| k.as_u64()),
+            _ => Some(job.element_instance_key),
+        }
+    }
+}
+
 /// Where a new agent's tools come from.
 pub(super) enum ToolSource<'a> {
     /// The ad-hoc sub-process's own `adHocSubProcessElements` (none when it is not set).

@@ -25,8 +25,9 @@ pub(super) fn start_tool_discovery(
     kind: Kind,
     tools: &[ToolDefinition],
     clients: &[String],
+    agent_instance_key: Option<u64>,
 ) -> JobAnswer {
-    let context = json!({
+    let mut context = json!({
         "schemaVersion": 1,
         "state": "TOOL_DISCOVERY",
         "metadata": {
@@ -37,6 +38,9 @@ pub(super) fn start_tool_discovery(
         "toolDefinitions": tools.iter().map(ToolDefinition::to_json).collect::<Vec<_>>(),
         "properties": {"mcpClients": clients},
     });
+    if let Some(key) = agent_instance_key {
+        context["metadata"]["agentInstanceKey"] = key.into();
+    }
     let tool_calls = clients
         .iter()
         .map(|client| ToolCallElement {

@@ -64,7 +64,11 @@ pub(super) fn initialize(
     if !gateways.is_empty() {
         let clients: Vec<String> = gateways.iter().map(|g| g.element_id.clone()).collect();
         return Ok(Transition::Answer(gateway::start_tool_discovery(
-            job, input.kind, &tools, &clients,
+            job,
+            input.kind,
+            &tools,
+            &clients,
+            input.agent_instance_key(job),
         )));
     }
     let tools = AgentTools::new(tools);

@@ -22,9 +22,9 @@
 //! response and leaves the tool calls to an ad-hoc sub-process the process loops through.
 //!
 //! What `agentContext` holds: `schemaVersion`, `state`, `metadata` (process definition and
-//! instance keys, `lastIterationKey`), `metrics` (`modelCalls`, `tokenUsage`, `toolCalls`),
-//! `toolDefinitions` and the in-process `conversation` (system, user, assistant and tool-result
-//! messages). Left out: `metadata.agentInstanceKey` (no agent-instance records), the assistant
+//! instance keys, `agentInstanceKey`, `lastIterationKey`), `metrics` (`modelCalls`,
+//! `tokenUsage`, `toolCalls`), `toolDefinitions` and the in-process `conversation` (system,
+//! user, assistant and tool-result messages). Left out: the assistant
 //! messages' provider fields (`modelId`, `messageId`, `metadata.framework`), and timestamps when
 //! the job carries no clock. Memory stores other than in-process are played as in-process.
 //!
@@ -116,6 +116,8 @@ pub struct PendingTurn {
     failure: FailureContext,
     process_definition_key: u64,
     process_instance_key: u64,
+    /// `metadata.agentInstanceKey`, when the agent has an instance.
+    agent_instance_key: Option<u64>,
     now: Option<String>,
     kind: flavour::Kind,
 }

@@ -184,6 +184,7 @@ pub(super) fn turn(turn: TurnInput<'_, '_>) -> Step {
         failure,
         process_definition_key: job.process_definition_key,
         process_instance_key: job.process_instance_key,
+        agent_instance_key: input.agent_instance_key(job),
         now,
         kind: input.kind,
     }))

@@ -83,6 +83,7 @@ pub(super) fn respond(
         failure,
         process_definition_key,
         process_instance_key,
+        agent_instance_key,
         now,
         kind: _,
         input: _,
@@ -112,11 +113,17 @@ pub(super) fn respond(
         ("state", Value::from("READY").into()),
         (
             "metadata",
-            composed([
-                ("processDefinitionKey", process_definition_key.into()),
-                ("processInstanceKey", process_instance_key.into()),
-                ("lastIterationKey", (last_iteration_key + 1).into()),
-            ])
+            // `AgentMetadata`'s fields in order, a null key left out.
+            SharedJson::object(
+                [
+                    Some(("processDefinitionKey", Value::from(process_definition_key))),
+                    Some(("processInstanceKey", process_instance_key.into())),
+                    agent_instance_key.map(|k| ("agentInstanceKey", k.into())),
+                    Some(("lastIterationKey", (last_iteration_key + 1).into())),
+                ]
+                .into_iter()
+                .flatten(),
+            )
             .into(),
         ),
         (

@@ -506,3 +506,33 @@ fn an_assertion_selects_one_of_several_agent_instances() {
         but it has 2 (numbered from 1, in the order they were created)
     "#);
 }
+
+/// The connector writes the key of the agent instance it created into the context's metadata
+/// (camunda/connectors `AgentInitializerImpl.provisionAgentInstance`:
+/// `AgentMetadata.agentInstanceKey`), and every later job reports to the instance that key
+/// names (`AgentConversation.agentInstanceKey`). baton's key is the creating element instance's.
+#[test]
+fn the_context_carries_the_agent_instance_key() {
+    let t = support_test(&[]);
+    let agent = t.mock_ai_agent("support-agent", worked_example());
+    let run = start(&t);
+    run.assert_completed();
+    let instance = agent.agent_instance().expect("an agent instance");
+    assert_eq!(instance.key, instance.element_instance_keys[0]);
+    let metadata = &run.variable("agent").expect("the agent variable")["context"]["metadata"];
+    assert_eq!(
+        metadata["agentInstanceKey"],
+        json!(instance.key),
+        "{metadata}"
+    );
+    let keys: Vec<&String> = metadata.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "processDefinitionKey",
+            "processInstanceKey",
+            "agentInstanceKey",
+            "lastIterationKey"
+        ]
+    );
+}
