@@ -91,3 +91,29 @@ fn an_ai_agent_task_counterexample_replays_under_the_cpt_runner() {
         Some("ASSERT_ELEMENT_INSTANCES")
     );
 }
+
+/// The v2 AI Agent Task connector (aiagent:task:2) on the same process: the same choices.
+#[test]
+fn the_v2_ai_agent_task_is_explored_like_v1() {
+    let v2 = TEMPLATE.replace(
+        "io.camunda.agenticai:aiagent:1",
+        "io.camunda.agenticai:aiagent:task:2",
+    );
+    assert_ne!(v2, TEMPLATE);
+    let test = ProcessTest::from_xml("ai-agent-task-tool-loop.bpmn", &v2).unwrap();
+    for (job_type, variables) in [
+        (
+            "order-lookup",
+            json!({"order": {"id": "1042", "status": "delivered"}}),
+        ),
+        ("kb-search", json!({"articles": ["Returns"]})),
+        ("email-send", json!({})),
+        ("support-alert", json!({})),
+    ] {
+        test.mock_job(job_type).complete_with(variables);
+    }
+    let on_v2 = test.explore(&space(2), invariants()).unwrap();
+    let on_v1 = task_template().explore(&space(2), invariants()).unwrap();
+    assert_eq!(on_v2.counts(), on_v1.counts());
+    assert_eq!(on_v2.run_errors, 0, "{on_v2}");
+}
