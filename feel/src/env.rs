@@ -173,6 +173,10 @@ pub struct Limits {
     /// long, more than the limit of M"), and that the whole evaluation may build in strings
     /// ("the evaluation built more than N bytes of strings"). Default 4 MiB.
     pub max_string_len: usize,
+    /// Warnings (suppressed failures) one evaluation keeps: the first N in evaluation order,
+    /// then one more saying how many it left out. An evaluation that warns on every item of a
+    /// long list would otherwise keep a message per item. Default 1,000.
+    pub max_warnings: usize,
 }
 
 impl Default for Limits {
@@ -182,6 +186,7 @@ impl Default for Limits {
             max_steps: 10_000_000,
             max_items: 2_000_000,
             max_string_len: 4 * 1024 * 1024,
+            max_warnings: 1_000,
         }
     }
 }

@@ -108,7 +108,7 @@ impl Expression {
         let result = ev.eval(&self.0.ast, &eval::Scope::Root);
         Evaluation {
             result,
-            warnings: ev.warnings,
+            warnings: ev.into_warnings(),
         }
     }
 }
@@ -144,7 +144,7 @@ impl UnaryTests {
         let result = ev.eval(&self.0.ast, &eval::Scope::Root);
         Evaluation {
             result,
-            warnings: ev.warnings,
+            warnings: ev.into_warnings(),
         }
     }
 }

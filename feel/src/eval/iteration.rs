@@ -147,7 +147,7 @@ impl Eval<'_> {
         }
         let mut slot = Value::Null;
         while let Some(item) = items.next(&mut slot) {
-            let warnings = self.warnings.len();
+            let warnings = self.warning_count();
             let v = self.eval(
                 body,
                 &Scope::One {
@@ -159,7 +159,7 @@ impl Eval<'_> {
             out.push(v);
             self.check_items(out.len())?;
             self.charge_items(1)?;
-            if invariant && self.warnings.len() == warnings {
+            if invariant && self.warning_count() == warnings {
                 let n = items.len();
                 self.check_items(out.len().saturating_add(n))?;
                 self.charge_items(n)?;

@@ -138,7 +138,9 @@ pub(crate) struct Eval<'a> {
     pub vars: &'a dyn Variables,
     pub env: &'a Env,
     pub source: &'a str,
-    pub warnings: Vec<Warning>,
+    warnings: Vec<Warning>,
+    /// Warnings past [`crate::Limits::max_warnings`], counted only.
+    warnings_left_out: usize,
     depth: usize,
     /// Nodes evaluated and items visited by built-in functions so far ([`crate::Limits::max_steps`]).
     steps: usize,
@@ -163,6 +165,7 @@ impl<'a> Eval<'a> {
             env,
             source,
             warnings: Vec::new(),
+            warnings_left_out: 0,
             depth: 0,
             steps: 0,
             built_items: 0,
@@ -180,10 +183,33 @@ impl<'a> Eval<'a> {
 
     /// Records a suppressed failure.
     pub fn warn(&mut self, kind: WarningKind, message: impl Into<String>) {
-        self.warnings.push(Warning {
-            kind,
-            message: message.into(),
-        });
+        if self.warnings.len() < self.env.limits.max_warnings {
+            self.warnings.push(Warning {
+                kind,
+                message: message.into(),
+            });
+        } else {
+            self.warnings_left_out += 1;
+        }
+    }
+
+    /// The warnings so far, kept or left out.
+    pub fn warning_count(&self) -> usize {
+        self.warnings.len() + self.warnings_left_out
+    }
+
+    /// The warnings of the evaluation, with one saying how many were left out, if any.
+    pub fn into_warnings(mut self) -> Vec<Warning> {
+        if self.warnings_left_out > 0 {
+            self.warnings.push(Warning {
+                kind: WarningKind::Unknown,
+                message: format!(
+                    "{} more warnings left out (an evaluation keeps the first {})",
+                    self.warnings_left_out, self.env.limits.max_warnings
+                ),
+            });
+        }
+        self.warnings
     }
 
     /// Records a suppressed failure and yields `null`.

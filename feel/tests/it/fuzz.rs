@@ -27,6 +27,7 @@ fn env() -> Env {
             max_steps: 200_000,
             max_items: 20_000,
             max_string_len: 64 * 1024,
+            max_warnings: 100,
         },
         ..Env::default()
     }

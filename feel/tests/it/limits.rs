@@ -177,3 +177,19 @@ fn functions_that_compare_items_with_each_other_count_the_comparisons() {
         .value();
     assert_eq!(v, Value::int(500));
 }
+
+#[test]
+fn an_evaluation_keeps_the_first_thousand_warnings_and_counts_the_rest() {
+    // a warning per item (a missing variable, then `+ null`): two million messages were kept
+    let src = "for x in 1..1000 return for y in 1..1000 return x + missing";
+    let ev = Expression::parse(src)
+        .unwrap()
+        .evaluate(&(), &Env::default());
+    assert!(ev.result.is_ok());
+    assert_eq!(ev.warnings.len(), 1001);
+    let shown: Vec<String> = [0, 1, 999, 1000]
+        .iter()
+        .map(|&i| ev.warnings[i].to_string())
+        .collect();
+    insta::assert_snapshot!(shown.join("\n"));
+}
