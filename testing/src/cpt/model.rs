@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
+use super::jackson::{Jackson, jackson_enum_error};
 use crate::agent::recording::{CassetteMode, MatchMode};
 
 /// JSON variables as the file writes them.
@@ -151,76 +152,6 @@ pub struct MessageSelector {
 }
 
 // ---- enumerations ---------------------------------------------------------------------------
-
-/// The message CPT's reader (Jackson) writes for a value its enumeration does not have, naming
-/// the Java enum it reads the field into and listing the accepted values in the order Jackson
-/// lists them (see [`jackson_lookup_order`]).
-fn jackson_enum_error(java_enum: &str, value: &str, accepted: &[&str]) -> String {
-    format!(
-        "Cannot deserialize value of type `{java_enum}` from String \"{value}\": not one of the values accepted for Enum class: [{}]",
-        jackson_lookup_order(accepted).join(", ")
-    )
-}
-
-/// Java's `String.hashCode()`: `s[0]*31^(n-1) + ... + s[n-1]` over UTF-16 code units, wrapping.
-fn java_string_hash(s: &str) -> i32 {
-    s.encode_utf16().fold(0i32, |h, unit| {
-        h.wrapping_mul(31).wrapping_add(i32::from(unit))
-    })
-}
-
-/// The order of the names in Jackson's "not one of the values accepted" list: not the enum's
-/// declaration order but the slots of the lookup table it reads names with (jackson-databind
-/// `EnumDeserializer._deserializeAltString` lists `CompactStringObjectMap.keys()`). The table is
-/// built from `EnumResolver`'s `java.util.HashMap` of names (put in declaration order), walked in
-/// that map's order: by bucket (`h ^ (h >>> 16)` masked by a capacity that starts at 16 and
-/// doubles while the names exceed three quarters of it), then by insertion. Each name goes to its
-/// primary slot (`hashCode & mask`, the table's size 8 up to 5 names, 16 up to 12, else the power
-/// of two from 32 at least 125% of their number), else to the secondary slot `size + slot/2`,
-/// else to the spill area after both; `keys()` reads primary, secondary, then spill slots.
-fn jackson_lookup_order<'a>(names: &[&'a str]) -> Vec<&'a str> {
-    let n = names.len();
-    let mut capacity = 16usize;
-    while n * 4 > capacity * 3 {
-        capacity *= 2;
-    }
-    let spread = |name: &str| {
-        let h = java_string_hash(name) as u32;
-        ((h ^ (h >> 16)) as usize) & (capacity - 1)
-    };
-    let mut by_map_order: Vec<(usize, usize, &'a str)> = names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| (spread(name), i, *name))
-        .collect();
-    by_map_order.sort();
-    let size = match n {
-        0..=5 => 8,
-        6..=12 => 16,
-        _ => {
-            let needed = n + (n >> 2);
-            let mut size = 32;
-            while size < needed {
-                size *= 2;
-            }
-            size
-        }
-    };
-    let mask = size - 1;
-    let mut slots: Vec<Option<&'a str>> = vec![None; size + size / 2];
-    let mut spill = Vec::new();
-    for (_, _, name) in by_map_order {
-        let slot = (java_string_hash(name) as u32 as usize) & mask;
-        if slots[slot].is_none() {
-            slots[slot] = Some(name);
-        } else if slots[size + (slot >> 1)].is_none() {
-            slots[size + (slot >> 1)] = Some(name);
-        } else {
-            spill.push(name);
-        }
-    }
-    slots.into_iter().flatten().chain(spill).collect()
-}
 
 /// An enumeration of the format: read by the names the file writes, a wrong value rejected with
 /// CPT's message (see [`jackson_enum_error`]).
@@ -1606,7 +1537,7 @@ pub(super) fn read<T: DeserializeOwned>(
 ) -> Result<T, FormatError> {
     let mut ignored = Vec::new();
     let result = serde_path_to_error::deserialize(serde_ignored::Deserializer::new(
-        fields,
+        Jackson(fields),
         &mut |p: serde_ignored::Path<'_>| {
             let (parent, field) = match &p {
                 serde_ignored::Path::Map { parent, key } => (json_path(parent), key.clone()),
@@ -1951,37 +1882,12 @@ mod tests {
         );
     }
 
-    /// Jackson lists an enumeration's accepted values in its lookup table's slot order, not in
-    /// declaration order (jackson-databind `CompactStringObjectMap.construct`/`keys()` over
-    /// `EnumResolver`'s `HashMap`). The vectors are messages Jackson printed, quoted in public
-    /// logs: github-api's `GHEvent` (57 values, spill slots included) and a three-value enum.
-    #[test]
-    fn enumeration_values_are_listed_in_jacksons_order() {
-        let gh_event = "GOLLUM, ALL, INTEGRATION_INSTALLATION_REPOSITORIES, META, DOWNLOAD, FORK_APPLY, CHECK_RUN, MARKETPLACE_PURCHASE, PROJECT_CARD, PUSH, PAGE_BUILD, TEAM_ADD, REPOSITORY_VULNERABILITY_ALERT, PACKAGE, DELETE, DEPLOYMENT_STATUS, WATCH, FOLLOW, ORG_BLOCK, ORGANIZATION, COMMIT_COMMENT, ISSUE_COMMENT, REPOSITORY_IMPORT, GITHUB_APP_AUTHORIZATION, CODE_SCANNING_ALERT, CHECK_SUITE, FORK, GIST, CONTENT_REFERENCE, REPOSITORY, INSTALLATION_REPOSITORIES, REPOSITORY_DISPATCH, MILESTONE, STAR, LABEL, MEMBERSHIP, SECURITY_ADVISORY, PROJECT_COLUMN, TEAM, PULL_REQUEST_REVIEW, RELEASE, PUBLIC, WORKFLOW_RUN, STATUS, PULL_REQUEST, PROJECT, WORKFLOW_DISPATCH, CREATE, MEMBER, REGISTRY_PACKAGE, INSTALLATION, DEPLOYMENT, PULL_REQUEST_REVIEW_COMMENT, DEPLOY_KEY, PING, ISSUES";
-        let mut names: Vec<&str> = gh_event.split(", ").collect();
-        names.sort_unstable();
-        assert_eq!(jackson_lookup_order(&names).join(", "), gh_event);
-        assert_eq!(
-            jackson_lookup_order(&["JEONGSI", "PYEONIP", "SUSI"]),
-            ["SUSI", "PYEONIP", "JEONGSI"]
-        );
-        assert_eq!(java_string_hash("IS_ACTIVE"), 163_029_947);
-        assert_eq!(
-            jackson_lookup_order(ElementInstanceState::NAMES),
-            ["IS_TERMINATED", "IS_ACTIVE", "IS_COMPLETED"]
-        );
-        assert_eq!(
-            jackson_lookup_order(MessageSubscriptionState::NAMES),
-            ["IS_WAITING", "IS_CORRELATED", "IS_NOT_WAITING"]
-        );
-    }
-
     #[test]
     fn errors_name_the_path() {
         let cases = [
             (
-                json!({"type": "COMPLETE_JOB", "jobSelector": {"jobType": 7}}),
-                "i.jobSelector.jobType: invalid type: integer `7`, expected a string",
+                json!({"type": "COMPLETE_JOB", "jobSelector": {"jobType": {"name": "charge"}}}),
+                "i.jobSelector.jobType: Cannot deserialize value of type `java.lang.String` from Object value (token `JsonToken.START_OBJECT`)",
             ),
             (
                 json!({"type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}, "state": "IS_DONE"}),
@@ -2081,6 +1987,15 @@ mod tests {
         };
         assert_eq!(a.state, Some(IncidentState::Resolved));
         assert_eq!(a.error_type, None);
+        // A number where text is expected is read as its text, as CPT's reader (Jackson)
+        // coerces it.
+        let Instruction::AssertIncident(a) = parse_one(json!({"type": "ASSERT_INCIDENT",
+            "incidentSelector": {"elementId": 42}, "errorMessage": 7}))
+        .unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(a.incident_selector.element_id.as_deref(), Some("42"));
+        assert_eq!(a.error_message.as_deref(), Some("7"));
         let cases = [
             (
                 json!({"type": "ASSERT_INCIDENT", "state": "IS_ACTIVE"}),
@@ -2099,8 +2014,8 @@ mod tests {
                 "i.errorType: Cannot deserialize value of type `io.camunda.process.test.api.testCases.instructions.assertIncident.IncidentErrorType` from String \"INVALID\": not one of the values accepted for Enum class: [CALLED_ELEMENT_ERROR, SECRET_RESOLUTION_ERROR, RESOURCE_NOT_FOUND, CALLED_DECISION_ERROR, DECISION_EVALUATION_ERROR, JOB_NO_RETRIES, EXECUTION_LISTENER_NO_RETRIES, AD_HOC_SUB_PROCESS_NO_RETRIES, UNSPECIFIED, TASK_LISTENER_NO_RETRIES, FORM_NOT_FOUND, EXTRACT_VALUE_ERROR, IO_MAPPING_ERROR, CONDITION_ERROR, UNHANDLED_ERROR_EVENT, UNKNOWN_ENUM_VALUE, UNKNOWN, MESSAGE_SIZE_EXCEEDED]",
             ),
             (
-                json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "a"}, "errorMessage": 7}),
-                "i.errorMessage: invalid type: integer `7`, expected a string",
+                json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "a"}, "errorMessage": [7]}),
+                "i.errorMessage: Cannot deserialize value of type `java.lang.String` from Array value (token `JsonToken.START_ARRAY`)",
             ),
             (
                 json!({"type": "MOCK_JOB_WORKER_THROW_BPMN_ERROR"}),
