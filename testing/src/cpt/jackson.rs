@@ -1,10 +1,10 @@
 //! What CPT's reader, a Jackson `ObjectMapper` with Jackson's defaults (camunda/camunda
 //! `TestScenarioReader`, the reader's copy read: only `FAIL_ON_UNKNOWN_PROPERTIES` is turned
-//! off, plus the Jdk8 and JavaTime modules), does
-//! that serde does not: a number or a boolean where text is expected is read as its text
-//! (`StringDeserializer` through `StdDeserializer._parseString`, `ALLOW_COERCION_OF_SCALARS` on
-//! by default), an object or an array there fails with Jackson's sentence, and a wrong
-//! enumeration value lists the accepted ones in the order Jackson lists them.
+//! off, plus the Jdk8 and JavaTime modules), does that serde does not: a number or a boolean
+//! where text is expected is read as its text (`StringDeserializer` through
+//! `StdDeserializer._parseString`, `ALLOW_COERCION_OF_SCALARS` on by default), an object or an
+//! array there fails with Jackson's sentence, and a wrong enumeration value lists the accepted
+//! ones in the order Jackson lists them.
 
 use serde::de::{
     self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
