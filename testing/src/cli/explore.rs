@@ -237,7 +237,7 @@ fn finish(
     }
     match json {
         Some(path) if path.as_os_str() == "-" => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&report.to_json()).expect("JSON")
             );
@@ -248,9 +248,9 @@ fn finish(
                 eprintln!("baton explore: cannot write {}: {e}", path.display());
                 return ExitCode::from(2);
             }
-            println!("{report}");
+            outln!("{report}");
         }
-        None => println!("{report}"),
+        None => outln!("{report}"),
     }
     if report.check().is_ok() {
         ExitCode::SUCCESS
@@ -283,7 +283,7 @@ fn merge(paths: &[PathBuf], json: Option<&PathBuf>) -> ExitCode {
     };
     match json {
         Some(path) if path.as_os_str() == "-" => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&merged.to_json()).expect("JSON")
             );
@@ -294,9 +294,9 @@ fn merge(paths: &[PathBuf], json: Option<&PathBuf>) -> ExitCode {
                 eprintln!("baton explore merge: cannot write {}: {e}", path.display());
                 return ExitCode::from(2);
             }
-            println!("{merged}");
+            outln!("{merged}");
         }
-        None => println!("{merged}"),
+        None => outln!("{merged}"),
     }
     if merged.check().is_ok() {
         ExitCode::SUCCESS
