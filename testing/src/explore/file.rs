@@ -206,6 +206,26 @@ enum RawEndState {
     Incident,
 }
 
+/// Serde's words for a variant written without its value (`"reaches"`) or with a value it
+/// does not take (`{"noIncident": true}`), said with the variant's name; other messages as
+/// they are.
+fn variant_message(at: &str, message: String) -> String {
+    let name = at.rsplit('.').next().unwrap_or(at);
+    if name.is_empty() || name.ends_with(']') {
+        return message;
+    }
+    if message.starts_with("invalid type: unit variant, expected") {
+        return format!("\"{name}\" needs a value: write {{\"{name}\": ...}}");
+    }
+    if let Some(got) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|m| m.strip_suffix(", expected unit"))
+    {
+        return format!("\"{name}\" takes no value: write \"{name}\" alone, not with {got}");
+    }
+    message
+}
+
 impl RawInvariant {
     fn into_invariant(self) -> Invariant {
         match self {
@@ -303,10 +323,8 @@ impl ExploreFile {
         })?;
         let raw: Raw = serde_path_to_error::deserialize(&value).map_err(|e| {
             let at = e.path().to_string();
-            format(
-                if at == "." { String::new() } else { at },
-                e.inner().to_string(),
-            )
+            let message = variant_message(&at, e.inner().to_string());
+            format(if at == "." { String::new() } else { at }, message)
         })?;
         let mut warnings = Vec::new();
         let mut setup = Vec::new();

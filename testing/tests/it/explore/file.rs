@@ -80,6 +80,18 @@ fn a_wrong_file_names_the_place_of_the_problem() {
             r#"{"start": {"processDefinitionId": "p"}, "sideEffects": {"t": {"key": "a +"}}}"#,
         ),
         (
+            "an end state without its element",
+            r#"{"start": {"processDefinitionId": "p"}, "invariants": [{"endsIn": ["completed", "waitingAt"]}]}"#,
+        ),
+        (
+            "an invariant without its value",
+            r#"{"start": {"processDefinitionId": "p"}, "invariants": ["reaches"]}"#,
+        ),
+        (
+            "an invariant with a value it does not take",
+            r#"{"start": {"processDefinitionId": "p"}, "invariants": [{"noIncident": true}]}"#,
+        ),
+        (
             "an agent shaped twice",
             r#"{"start": {"processDefinitionId": "p"}, "agents": [{"elementId": "a", "maxToolsPerTurn": 2}, {"elementId": "a"}]}"#,
         ),
