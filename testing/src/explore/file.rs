@@ -300,10 +300,32 @@ const SETUP_INSTRUCTIONS: [&str; 5] = [
 impl ExploreFile {
     /// Reads an exploration file.
     pub fn read(path: impl AsRef<Path>) -> Result<ExploreFile, FileError> {
+        use std::io::Read;
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|error| FileError::Io {
+        let io = |error| FileError::Io {
             path: path.to_path_buf(),
             error,
+        };
+        // At most one byte more than a file may have: a device or a pipe that never ends
+        // (`/dev/zero`) is refused like a file that is too large, not read forever.
+        let limit = crate::cpt::discover::MAX_TEST_FILE_BYTES;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .map_err(io)?
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(FileError::Format {
+                file: path.to_path_buf(),
+                path: String::new(),
+                message: format!("the file has more than the {limit} bytes a test file may have"),
+            });
+        }
+        let text = String::from_utf8(bytes).map_err(|e| FileError::Format {
+            file: path.to_path_buf(),
+            path: String::new(),
+            message: format!("not UTF-8 text: {}", e.utf8_error()),
         })?;
         ExploreFile::parse(&text, path)
     }
