@@ -151,7 +151,7 @@ pub fn run(args: &Args) -> ExitCode {
             let notes = cpt::text::suite_text(info);
             if text && !notes.is_empty() {
                 progress.clear();
-                println!("{notes}");
+                outln!("{notes}");
             }
         }
         Event::CaseStarted {
@@ -164,7 +164,7 @@ pub fn run(args: &Args) -> ExitCode {
         Event::CaseFinished { result, .. } => {
             if text {
                 progress.clear();
-                println!("{}", cpt::text::case_text(result));
+                outln!("{}", cpt::text::case_text(result));
             }
         }
     };
@@ -192,14 +192,14 @@ pub fn run(args: &Args) -> ExitCode {
     if args.json {
         let json = serde_json::to_string_pretty(&cpt::json::report_json(&report))
             .expect("the report serializes");
-        println!("{json}");
+        outln!("{json}");
     } else {
         if !args.no_coverage && !report.coverage.processes.is_empty() {
-            println!();
-            print!("{}", report.coverage_report());
+            outln!();
+            out!("{}", report.coverage_report());
         }
-        println!();
-        println!("{}", report.summary());
+        outln!();
+        outln!("{}", report.summary());
     }
     if report.success() {
         ExitCode::SUCCESS
