@@ -53,7 +53,12 @@ pub struct Args {
     #[arg(long, value_name = "CMD")]
     agent_command: Option<String>,
     /// How long --agent-command may take for one turn, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60.0,
+        allow_negative_numbers = true
+    )]
     agent_timeout: f64,
     /// Replay cassettes without failing on drift and print, per test case, how the run left
     /// each cassette (requests, turns, path, final state). With --agent-command, the command
@@ -104,6 +109,14 @@ impl Progress {
 pub fn run(args: &Args) -> ExitCode {
     let agent_timeout = match Duration::try_from_secs_f64(args.agent_timeout) {
         Ok(timeout) if !timeout.is_zero() => timeout,
+        Err(_) if args.agent_timeout.is_finite() && args.agent_timeout > 0.0 => {
+            eprintln!(
+                "baton test: --agent-timeout {:?} is more seconds than can be counted (at most {})",
+                args.agent_timeout,
+                u64::MAX
+            );
+            return ExitCode::FAILURE;
+        }
         _ => {
             eprintln!(
                 "baton test: --agent-timeout must be a positive number of seconds, got {}",
