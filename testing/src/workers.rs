@@ -1004,9 +1004,39 @@ pub struct SideEffects<'t> {
 }
 
 impl SideEffects<'_> {
-    /// Checks an expectation; `Err` lists the side effects.
+    /// Checks an expectation; `Err` lists the side effects, or names the job type or element
+    /// that no deployed process has (a typo would else read as "received 0").
     pub fn check(&self, expected: &SideEffectExpectation) -> Result<(), SideEffectsMissed> {
-        self.test.inner.borrow().workers.ledger.check(expected)
+        let inner = self.test.inner.borrow();
+        let (elements, mut job_types) = inner.deployed_names();
+        // A job type of an earlier run's ledger (before a restart) is known too.
+        for entry in inner.workers.ledger.entries() {
+            if !job_types.contains(&entry.effect.job_type) {
+                job_types.push(entry.effect.job_type.clone());
+            }
+        }
+        let unknown = |what: &str, name: &str, known: &[String]| {
+            let closest = known
+                .iter()
+                .map(|c| (strsim::levenshtein(name, c), c))
+                .filter(|(d, _)| *d <= 3)
+                .min()
+                .map(|(_, c)| format!(" (did you mean \"{c}\"?)"))
+                .unwrap_or_default();
+            SideEffectsMissed(format!(
+                "cannot check the side effects of \"{}\": no deployed process has the {what} \"{name}\"{closest}",
+                expected.job_type
+            ))
+        };
+        if !job_types.contains(&expected.job_type) {
+            return Err(unknown("job type", &expected.job_type, &job_types));
+        }
+        if let Some(element) = &expected.none_before
+            && !elements.contains(element)
+        {
+            return Err(unknown("element", element, &elements));
+        }
+        inner.workers.ledger.check(expected)
     }
 
     #[track_caller]

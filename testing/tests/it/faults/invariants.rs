@@ -106,6 +106,13 @@ fn no_incident_and_a_condition_break_at_their_step() {
         3. completed start
         4. activated approve
     "#);
+
+    // A null from values that do not compare is no unset variable: no hint to allow null.
+    let test = ticket();
+    test.invariant(Invariant::condition("orderId > 5"));
+    test.start("ticket", json!({"orderId": "1042"}));
+    let broken = test.check_invariants().unwrap_err().to_string();
+    insta::assert_snapshot!(broken.lines().next().unwrap(), @r#"the invariant always orderId > 5 is broken: in the run of "ticket" it gives null ([NOT_COMPARABLE] Can't compare '"1042"' with '5'); the variables are {"orderId":"1042"}"#);
 }
 
 #[test]
