@@ -205,6 +205,14 @@ impl fmt::Display for Invariant {
 }
 
 /// An invariant that cannot be checked on this test's processes.
+/// An invariant a test declared that the run broke: the message names the invariant, what
+/// broke it and the run up to there (the same text as the run error it became).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct BrokenInvariant {
+    pub message: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InvariantError {
     #[error(

@@ -620,9 +620,19 @@ impl ProcessTest {
 
     /// Changes the engine's limits (`EngineConfig`: steps, timers, process instances and
     /// records per action), e.g. `.engine_config(|c| c.timer_limit = 100_000)` for a test that
-    /// moves the clock over a year of a one-minute cycle.
+    /// moves the clock over a year of a one-minute cycle. A changed `start_time_ms` sets the
+    /// clock, as [`start_time`](Self::start_time) does (the engine reads it only when created).
     pub fn engine_config(self, change: impl FnOnce(&mut EngineConfig)) -> Self {
-        change(self.inner.borrow_mut().engine.config_mut());
+        let start = {
+            let mut inner = self.inner.borrow_mut();
+            let config = inner.engine.config_mut();
+            let before = config.start_time_ms;
+            change(config);
+            (config.start_time_ms != before).then_some(config.start_time_ms)
+        };
+        if let Some(ms) = start {
+            self.clock_to(ms);
+        }
         self
     }
 

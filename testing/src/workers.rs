@@ -14,7 +14,7 @@ use baton_engine::runtime::Key;
 use rustc_hash::FxHashMap;
 
 use crate::faults::{FaultError, JobFault, JobFaultKind, Jobs};
-use crate::invariants::{InvariantChecker, RootEnd, RunEvent, RunView, Violation};
+use crate::invariants::{BrokenInvariant, InvariantChecker, RootEnd, RunEvent, RunView, Violation};
 use crate::mocks::{Answer, FailJob, TestJob};
 use crate::process_test::Inner;
 use crate::settle::{AnswerProblem, JobFacts, apply_answer};
@@ -860,7 +860,7 @@ impl crate::ProcessTest {
 
     /// Checks how the runs ended and what they reached, then returns the first broken
     /// invariant's message (the same as the run error it became), if any.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    pub fn check_invariants(&self) -> Result<(), BrokenInvariant> {
         let broken = self.broken_invariant();
         if broken.is_err() {
             self.inner.borrow_mut().trace.reported = true;
@@ -869,7 +869,7 @@ impl crate::ProcessTest {
     }
 
     /// Checks the end and returns the broken invariant, if any (not marking it read).
-    pub(crate) fn broken_invariant(&self) -> Result<(), String> {
+    pub(crate) fn broken_invariant(&self) -> Result<(), BrokenInvariant> {
         let mut inner = self.inner.borrow_mut();
         inner.check_invariants_at_end();
         match inner
@@ -877,7 +877,9 @@ impl crate::ProcessTest {
             .iter()
             .find(|e| e.message.starts_with("the invariant "))
         {
-            Some(e) => Err(e.message.clone()),
+            Some(e) => Err(BrokenInvariant {
+                message: e.message.clone(),
+            }),
             None => Ok(()),
         }
     }

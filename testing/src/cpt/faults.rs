@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::model::{FormatError, JobSelector, error};
 use crate::faults::{FaultError, JobFault, Jobs, LONGEST_FAULT_DURATION, ModelFault};
 use crate::invariants::{EndState, Invariant};
-use crate::side_effects::{DeclaredSideEffect, SideEffectExpectation};
+use crate::side_effects::{DeclaredSideEffect, SideEffectError, SideEffectExpectation};
 
 /// What a faulted activation does, as the file names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -201,11 +201,9 @@ pub struct SideEffectJson {
 
 impl SideEffectJson {
     /// The declaration, or why the key is not FEEL.
-    pub fn declared(&self) -> Result<DeclaredSideEffect, String> {
+    pub fn declared(&self) -> Result<DeclaredSideEffect, SideEffectError> {
         let effect = match &self.idempotency_key {
-            Some(expression) => {
-                DeclaredSideEffect::keyed_by(expression).map_err(|e| e.to_string())?
-            }
+            Some(expression) => DeclaredSideEffect::keyed_by(expression)?,
             None => DeclaredSideEffect::keyed_by_job_key(),
         };
         Ok(if self.deduplicated {

@@ -126,6 +126,15 @@ fn the_clock_moves_only_when_told() {
 }
 
 #[test]
+fn an_engine_config_start_time_sets_the_clock() {
+    // 2026-03-01T08:00:00Z in epoch milliseconds.
+    let test = ProcessTest::from_file(bpmn("order.bpmn"))
+        .unwrap()
+        .engine_config(|c| c.start_time_ms = 1_772_352_000_000);
+    assert_eq!(test.now(), "2026-03-01T08:00:00Z");
+}
+
+#[test]
 fn a_deployment_can_live_in_a_static() {
     fn shareable<T: Send + Sync>() {}
     shareable::<Deployment>();
