@@ -88,16 +88,30 @@ fn fuzz(
         .bytes()
         .fold(0u64, |h, b| h.wrapping_mul(31) ^ u64::from(b));
     let start = Instant::now();
+    // the slowest case so far (both runs) and its seed, for the long run's report
+    let mut slowest = (Duration::ZERO, 0);
     for (i, seed) in seeds(count, salt).enumerate() {
+        let case = Instant::now();
         arbtest::arbtest(|u| property(u, time_limit))
             .seed(seed)
             .run();
+        slowest = slowest.max((case.elapsed(), seed));
         if long && i % 10_000 == 0 {
-            eprintln!("{name}: {i} cases, {:?}", start.elapsed());
+            eprintln!(
+                "{name}: {i} cases, {:?}, slowest {:?} (seed {:#x})",
+                start.elapsed(),
+                slowest.0,
+                slowest.1
+            );
         }
     }
     if long {
-        eprintln!("{name}: {count} cases, {:?}", start.elapsed());
+        eprintln!(
+            "{name}: {count} cases, {:?}, slowest {:?} (seed {:#x})",
+            start.elapsed(),
+            slowest.0,
+            slowest.1
+        );
     }
 }
 
@@ -134,7 +148,9 @@ fn corpus(ext: &str) -> Vec<(String, Vec<u8>)> {
     let mut paths = Vec::new();
     files(&root().join("fixtures"), ext, &mut paths);
     files(&root().join("templates"), ext, &mut paths);
-    files(&root().join("../shared/corpus"), ext, &mut paths);
+    if let Some(shared) = crate::corpus::shared() {
+        files(&shared.join("corpus"), ext, &mut paths);
+    }
     paths
         .into_iter()
         .map(|p| {

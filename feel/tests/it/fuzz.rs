@@ -415,13 +415,27 @@ fn fuzz_feel() {
         return;
     }
     let start = Instant::now();
+    // the slowest case so far (both evaluations) and its seed, for the long run's report
+    let mut slowest = (Duration::ZERO, 0);
     for (i, seed) in seeds(cases).enumerate() {
+        let case = Instant::now();
         arbtest::arbtest(property).seed(seed).run();
+        slowest = slowest.max((case.elapsed(), seed));
         if long && i % 10_000 == 0 {
-            eprintln!("{i} cases, {:?}", start.elapsed());
+            eprintln!(
+                "{i} cases, {:?}, slowest {:?} (seed {:#x})",
+                start.elapsed(),
+                slowest.0,
+                slowest.1
+            );
         }
     }
     if long {
-        eprintln!("{cases} cases, {:?}", start.elapsed());
+        eprintln!(
+            "{cases} cases, {:?}, slowest {:?} (seed {:#x})",
+            start.elapsed(),
+            slowest.0,
+            slowest.1
+        );
     }
 }

@@ -88,16 +88,30 @@ fn fuzz(
         .bytes()
         .fold(0u64, |h, b| h.wrapping_mul(31) ^ u64::from(b));
     let start = Instant::now();
+    // the slowest case so far (both runs) and its seed, for the long run's report
+    let mut slowest = (Duration::ZERO, 0);
     for (i, seed) in seeds(count, salt).enumerate() {
+        let case = Instant::now();
         arbtest::arbtest(|u| property(u, time_limit))
             .seed(seed)
             .run();
+        slowest = slowest.max((case.elapsed(), seed));
         if long && i % 10_000 == 0 {
-            eprintln!("{name}: {i} cases, {:?}", start.elapsed());
+            eprintln!(
+                "{name}: {i} cases, {:?}, slowest {:?} (seed {:#x})",
+                start.elapsed(),
+                slowest.0,
+                slowest.1
+            );
         }
     }
     if long {
-        eprintln!("{name}: {count} cases, {:?}", start.elapsed());
+        eprintln!(
+            "{name}: {count} cases, {:?}, slowest {:?} (seed {:#x})",
+            start.elapsed(),
+            slowest.0,
+            slowest.1
+        );
     }
 }
 
@@ -332,11 +346,9 @@ fn cpt_corpus() -> Vec<(PathBuf, Value)> {
     let mut paths = Vec::new();
     files(&root().join("fixtures/cpt"), ".test.json", &mut paths);
     files(&root().join("templates"), ".test.json", &mut paths);
-    files(
-        &root().join("../shared/corpus/cpt/cases"),
-        ".test.json",
-        &mut paths,
-    );
+    if let Some(shared) = crate::support::shared_corpus() {
+        files(&shared.join("cpt/cases"), ".test.json", &mut paths);
+    }
     paths
         .into_iter()
         .filter_map(|p| {
