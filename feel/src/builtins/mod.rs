@@ -20,7 +20,7 @@ use std::sync::{Arc, LazyLock};
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::error::{Failure, WarningKind};
-use crate::eval::{CallArgs, Eval, R};
+use crate::eval::{CallArgs, Eval, R, Shown};
 use crate::value::{List, Value};
 
 /// Why a built-in gave no value.
@@ -206,18 +206,20 @@ pub(crate) fn invoke(ev: &mut Eval, name: &str, b: &'static Builtin, args: CallA
             Ok(v)
         }
         Err(Fail::Illegal) => {
-            let shown: Vec<String> = values.iter().map(|v| format!("'{v}'")).collect();
-            Ok(ev.null(
-                WarningKind::FunctionInvocationFailure,
+            Ok(ev.null(WarningKind::FunctionInvocationFailure, || {
+                let shown: Vec<String> = values
+                    .iter()
+                    .map(|v| format!("'{}'", Shown(v)))
+                    .collect();
                 format!(
                     "Failed to invoke function '{name}': Illegal arguments: {}",
                     shown.join(", ")
-                ),
-            ))
+                )
+            }))
         }
         Err(Fail::Msg(m)) => Ok(ev.null(
             WarningKind::FunctionInvocationFailure,
-            format!("Failed to invoke function '{name}': {m}"),
+            || format!("Failed to invoke function '{name}': {}", Shown(&m)),
         )),
         Err(Fail::Fatal(f)) => Err(f),
     }

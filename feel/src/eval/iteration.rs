@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Eval, Scope};
+use super::{Eval, Scope, Shown};
 use crate::ast::{Expr, ExprKind, Iteration, PARTIAL};
 use crate::error::{Failure, WarningKind};
 use crate::value::{List, Value};
@@ -23,7 +23,7 @@ impl Eval<'_> {
                 other => {
                     self.warn(
                         WarningKind::InvalidType,
-                        format!("Expected list but found '{other}'"),
+                        || format!("Expected list but found '{}'", Shown(&other)),
                     );
                     Ok(None)
                 }
@@ -36,7 +36,13 @@ impl Eval<'_> {
                         let (Some(x), Some(y)) = (x.to_i64(), y.to_i64()) else {
                             self.warn(
                                 WarningKind::InvalidType,
-                                format!("Expected range of integers but found '{a}..{b}'"),
+                                || {
+                                    format!(
+                                        "Expected range of integers but found '{}..{}'",
+                                        Shown(&a),
+                                        Shown(&b)
+                                    )
+                                },
                             );
                             return Ok(None);
                         };
@@ -70,7 +76,13 @@ impl Eval<'_> {
                     _ => {
                         self.warn(
                             WarningKind::InvalidType,
-                            format!("Expected range of numbers but found '{a}..{b}'"),
+                            || {
+                                format!(
+                                    "Expected range of numbers but found '{}..{}'",
+                                    Shown(&a),
+                                    Shown(&b)
+                                )
+                            },
                         );
                         Ok(None)
                     }
@@ -245,7 +257,7 @@ impl Eval<'_> {
         for other in std::mem::take(&mut state.not_boolean) {
             self.warn(
                 WarningKind::InvalidType,
-                format!("Expected boolean but found '{other}'"),
+                || format!("Expected boolean but found '{}'", Shown(&other)),
             );
         }
         Ok(if state.decided {

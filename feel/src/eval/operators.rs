@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use super::{Eval, R};
+use super::{Eval, R, Shown};
 use crate::ast::{ArithOp, CmpOp, Expr, ExprKind};
 use crate::error::WarningKind;
 use crate::number::Number;
@@ -20,14 +20,14 @@ impl Eval<'_> {
                 Some(eq) => Value::Boolean(if op == CmpOp::Eq { eq } else { !eq }),
                 None => self.null(
                     WarningKind::NotComparable,
-                    format!("Can't compare '{a}' with '{b}'"),
+                    || format!("Can't compare '{}' with '{}'", Shown(a), Shown(b)),
                 ),
             },
             _ => {
                 if a.is_null() || b.is_null() {
                     return self.null(
                         WarningKind::NotComparable,
-                        format!("Can't compare '{a}' with '{b}'"),
+                        || format!("Can't compare '{}' with '{}'", Shown(a), Shown(b)),
                     );
                 }
                 match a.feel_cmp(b) {
@@ -39,7 +39,7 @@ impl Eval<'_> {
                     }),
                     None => self.null(
                         WarningKind::NotComparable,
-                        format!("Can't compare '{a}' with '{b}'"),
+                        || format!("Can't compare '{}' with '{}'", Shown(a), Shown(b)),
                     ),
                 }
             }
@@ -82,7 +82,14 @@ impl Eval<'_> {
             (Some(a), Some(b)) => Value::Boolean(a && b),
             _ => self.null(
                 WarningKind::NotComparable,
-                format!("Can't compare '{input}' with '{lo}' and '{hi}'"),
+                || {
+                    format!(
+                        "Can't compare '{}' with '{}' and '{}'",
+                        Shown(input),
+                        Shown(lo),
+                        Shown(hi)
+                    )
+                },
             ),
         }
     }
@@ -98,7 +105,7 @@ impl Eval<'_> {
                 None => {
                     return Ok(self.null(
                         WarningKind::InvalidType,
-                        format!("Can't divide '{a}' by '{b}'"),
+                        || format!("Can't divide '{}' by '{}'", Shown(a), Shown(b)),
                     ));
                 }
             },
@@ -123,16 +130,16 @@ impl Eval<'_> {
         };
         Ok(match r {
             Some(v) => v,
-            None => {
-                let msg = match op {
+            None => self.null(WarningKind::InvalidType, || {
+                let (a, b) = (Shown(a), Shown(b));
+                match op {
                     ArithOp::Add => format!("Can't add '{b}' to '{a}'"),
                     ArithOp::Sub => format!("Can't subtract '{b}' from '{a}'"),
                     ArithOp::Mul => format!("Can't multiply '{a}' by '{b}'"),
                     ArithOp::Div => format!("Can't divide '{a}' by '{b}'"),
                     ArithOp::Pow => format!("Can't raise '{a}' to the power of '{b}'"),
-                };
-                self.null(WarningKind::InvalidType, msg)
-            }
+                }
+            }),
         })
     }
 }
