@@ -51,15 +51,21 @@ pub enum ClockError {
     OutOfRange { text: String, reason: String },
     #[error("\"{text}\" is negative; the clock only moves forward")]
     Negative { text: String },
-    #[error("duration {duration:?} is too long")]
+    #[error(
+        "a duration of {} s is longer than the engine clock can count",
+        duration.as_secs()
+    )]
     TooLong { duration: Duration },
     #[error("\"{text}\" is not an ISO-8601 instant such as 2025-01-01T09:00:00Z: {reason}")]
     NotAnInstant { text: String, reason: String },
 }
 
-/// Parses an ISO-8601 duration the way Java's `Duration.parse` accepts it (`PnDTnHnMn.nS`).
+/// Parses an ISO-8601 duration the way Java's `Duration.parse` accepts it (`PnDTnHnMn.nS`):
+/// the ISO-8601 form only, not the friendly `15 minutes` that jiff also reads (CPT reads a
+/// duration with Jackson's `DurationDeserializer`, which is `Duration.parse` for a string).
 pub fn parse_duration(text: &str) -> Result<i64, ClockError> {
-    let span: jiff::Span = text.trim().parse().map_err(|e: jiff::Error| {
+    static ISO: jiff::fmt::temporal::SpanParser = jiff::fmt::temporal::SpanParser::new();
+    let span: jiff::Span = ISO.parse_span(text.trim()).map_err(|e: jiff::Error| {
         if e.to_string().contains("not in the required range") {
             ClockError::LongerThanTheClock {
                 text: text.to_string(),
@@ -133,6 +139,17 @@ mod tests {
                 .contains("months")
         );
         assert!(parse_duration("five minutes").is_err());
+        // jiff's friendly form is no ISO-8601 duration: Java's Duration.parse refuses it.
+        for friendly in ["15 minutes", "5m", "1h 30m", "2 days"] {
+            assert!(
+                matches!(
+                    parse_duration(friendly),
+                    Err(ClockError::NotADuration { .. })
+                ),
+                "{friendly}"
+            );
+        }
+        assert_eq!(parse_duration("pt5m").unwrap(), 300_000);
         assert_eq!(Duration::from_secs(2).into_millis().unwrap(), 2000);
     }
 

@@ -29,7 +29,7 @@ use std::time::Duration;
 use baton_engine::runtime::VariableDocument;
 
 use crate::clock::IntoDuration;
-use crate::variables::{IntoVariables, variables_or_panic};
+use crate::variables::IntoVariables;
 
 /// The longest latency, backoff or job timeout a fault may have: a longer one is a mistake
 /// (the clock would jump past anything a test looks at).
@@ -124,6 +124,10 @@ impl fmt::Display for JobFaultKind {
 }
 
 /// A fault of job workers: what it does, for how many activations, with which job timeout.
+///
+/// The builders never panic: a duration that does not read, or a setting for another kind of
+/// fault, is kept and reported where the fault is injected ([`JobFault::validate`]; an `Err`
+/// from `try_inject_fault`, a panic at the call of `inject_fault` or of the mock's answer).
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobFault {
     pub kind: JobFaultKind,
@@ -132,6 +136,8 @@ pub struct JobFault {
     /// The activation timeout the worker asks for (`None`: the test's, 5 minutes by default as
     /// the Camunda client's).
     pub job_timeout: Option<Duration>,
+    /// The first thing a builder could not take.
+    problem: Option<FaultError>,
 }
 
 impl JobFault {
@@ -140,6 +146,20 @@ impl JobFault {
             kind,
             times: None,
             job_timeout: None,
+            problem: None,
+        }
+    }
+
+    /// Keeps the first problem of the builders.
+    fn problem(mut self, problem: FaultError) -> JobFault {
+        self.problem.get_or_insert(problem);
+        self
+    }
+
+    fn duration(self, what: &'static str, d: impl IntoDuration) -> (JobFault, Duration) {
+        match read_duration(what, d) {
+            Ok(d) => (self, d),
+            Err(e) => (self.problem(e), Duration::ZERO),
         }
     }
 
@@ -167,11 +187,12 @@ impl JobFault {
         JobFault::of(JobFaultKind::NoAnswer)
     }
 
-    /// Answer after `latency` (`"PT5M"` or a `Duration`). Panics on a duration that does not
-    /// read.
-    #[track_caller]
+    /// Answer after `latency` (`"PT5M"` or a `Duration`).
     pub fn latency(latency: impl IntoDuration) -> JobFault {
-        JobFault::of(JobFaultKind::Latency(duration_or_panic(latency)))
+        match read_duration("latency", latency) {
+            Ok(d) => JobFault::of(JobFaultKind::Latency(d)),
+            Err(e) => JobFault::of(JobFaultKind::Latency(Duration::ZERO)).problem(e),
+        }
     }
 
     /// Do the side effect, then crash before the completion is sent.
@@ -186,52 +207,72 @@ impl JobFault {
     }
 
     /// The worker's job timeout for the activations this fault takes.
-    #[track_caller]
-    pub fn job_timeout(mut self, timeout: impl IntoDuration) -> JobFault {
-        self.job_timeout = Some(duration_or_panic(timeout));
-        self
+    pub fn job_timeout(self, timeout: impl IntoDuration) -> JobFault {
+        let (mut fault, d) = self.duration("job timeout", timeout);
+        fault.job_timeout = Some(d);
+        fault
     }
 
     /// For [`JobFault::fail`]: the retries left after the failure (0: an incident).
-    #[track_caller]
     pub fn with_retries(mut self, n: i32) -> JobFault {
         match &mut self.kind {
             JobFaultKind::Fail { retries, .. } => *retries = Some(n),
-            other => panic!("with_retries applies to JobFault::fail, not to a fault that {other}"),
+            other => {
+                let fault = other.to_string();
+                return self.problem(FaultError::NotForThisFault {
+                    setting: "with_retries",
+                    applies_to: "JobFault::fail",
+                    fault,
+                });
+            }
         }
         self
     }
 
     /// For [`JobFault::fail`]: the retry backoff.
-    #[track_caller]
-    pub fn with_backoff(mut self, backoff: impl IntoDuration) -> JobFault {
-        let d = duration_or_panic(backoff);
-        match &mut self.kind {
+    pub fn with_backoff(self, backoff: impl IntoDuration) -> JobFault {
+        let (mut fault, d) = self.duration("retry backoff", backoff);
+        match &mut fault.kind {
             JobFaultKind::Fail { backoff, .. } => *backoff = d,
-            other => panic!("with_backoff applies to JobFault::fail, not to a fault that {other}"),
+            other => {
+                let other = other.to_string();
+                return fault.problem(FaultError::NotForThisFault {
+                    setting: "with_backoff",
+                    applies_to: "JobFault::fail",
+                    fault: other,
+                });
+            }
         }
-        self
+        fault
     }
 
     /// For [`JobFault::fail`] and [`JobFault::throw_error`]: variables sent with it.
-    #[track_caller]
     pub fn with_variables(mut self, variables: impl IntoVariables) -> JobFault {
-        let doc = variables_or_panic(variables);
+        let doc = match variables.into_variables() {
+            Ok(doc) => doc,
+            Err(e) => return self.problem(FaultError::NotVariables(e.to_string())),
+        };
         match &mut self.kind {
             JobFaultKind::Fail { variables, .. } | JobFaultKind::ThrowError { variables, .. } => {
                 *variables = doc
             }
             other => {
-                panic!(
-                    "with_variables applies to fail and throw_error faults, not to one that {other}"
-                )
+                let other = other.to_string();
+                return self.problem(FaultError::NotForThisFault {
+                    setting: "with_variables",
+                    applies_to: "JobFault::fail and JobFault::throw_error",
+                    fault: other,
+                });
             }
         }
         self
     }
 
-    /// Checks the counts and durations.
+    /// Checks the counts and durations, and what the builders could not take.
     pub fn validate(&self) -> Result<(), FaultError> {
+        if let Some(problem) = &self.problem {
+            return Err(problem.clone());
+        }
         if self.times == Some(0) {
             return Err(FaultError::NoActivations);
         }
@@ -350,17 +391,38 @@ impl fmt::Display for ModelFaultKind {
     }
 }
 
-/// A fault at one model call of an AI agent mock.
+/// A fault at one model call of an AI agent mock. As with [`JobFault`], a duration that does
+/// not read is reported where the fault is injected, not by the builder.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelFault {
     /// 1-based: the model call it applies to (counting every call the mock answered).
     pub call: u32,
     pub kind: ModelFaultKind,
+    /// What a builder could not take.
+    problem: Option<FaultError>,
 }
 
 impl ModelFault {
     fn of(kind: ModelFaultKind) -> ModelFault {
-        ModelFault { call: 1, kind }
+        ModelFault {
+            call: 1,
+            kind,
+            problem: None,
+        }
+    }
+
+    fn with_duration(
+        what: &'static str,
+        d: impl IntoDuration,
+        kind: impl FnOnce(Duration) -> ModelFaultKind,
+    ) -> ModelFault {
+        match read_duration(what, d) {
+            Ok(d) => ModelFault::of(kind(d)),
+            Err(e) => ModelFault {
+                problem: Some(e),
+                ..ModelFault::of(kind(Duration::ZERO))
+            },
+        }
     }
 
     /// A rate limit (HTTP 429), with an OpenAI-shaped body as the message.
@@ -379,12 +441,13 @@ impl ModelFault {
     }
 
     /// The call hangs for `after`, then the HTTP client times out.
-    #[track_caller]
     pub fn timeout_after(after: impl IntoDuration) -> ModelFault {
-        ModelFault::of(ModelFaultKind::Error(ModelError::Timeout {
-            message: TIMEOUT_MESSAGE.to_string(),
-            after: duration_or_panic(after),
-        }))
+        ModelFault::with_duration("timeout", after, |after| {
+            ModelFaultKind::Error(ModelError::Timeout {
+                message: TIMEOUT_MESSAGE.to_string(),
+                after,
+            })
+        })
     }
 
     /// The provider's content filter blocks the answer.
@@ -400,9 +463,8 @@ impl ModelFault {
     }
 
     /// The model answers after `latency`.
-    #[track_caller]
     pub fn latency(latency: impl IntoDuration) -> ModelFault {
-        ModelFault::of(ModelFaultKind::Latency(duration_or_panic(latency)))
+        ModelFault::with_duration("latency", latency, ModelFaultKind::Latency)
     }
 
     /// The connector crashes after the model answered.
@@ -429,8 +491,11 @@ impl ModelFault {
         self
     }
 
-    /// Checks the call number and durations.
+    /// Checks the call number and durations, and what the builders could not take.
     pub fn validate(&self) -> Result<(), FaultError> {
+        if let Some(problem) = &self.problem {
+            return Err(problem.clone());
+        }
         if self.call == 0 {
             return Err(FaultError::ModelCallZero);
         }
@@ -477,6 +542,16 @@ pub enum FaultError {
     },
     #[error("{0}")]
     Duration(String),
+    #[error("the {what} of a fault: {reason}")]
+    BadDuration { what: &'static str, reason: String },
+    #[error("{setting} applies to {applies_to}, not to a fault that {fault}")]
+    NotForThisFault {
+        setting: &'static str,
+        applies_to: &'static str,
+        fault: String,
+    },
+    #[error("the variables of a fault: {0}")]
+    NotVariables(String),
 }
 
 fn check_duration(what: &'static str, d: Option<Duration>) -> Result<(), FaultError> {
@@ -489,12 +564,21 @@ fn check_duration(what: &'static str, d: Option<Duration>) -> Result<(), FaultEr
     }
 }
 
-#[track_caller]
-fn duration_or_panic(d: impl IntoDuration) -> Duration {
+/// A builder's duration, or why it is none (`what`: latency, retry backoff, ...).
+fn read_duration(what: &'static str, d: impl IntoDuration) -> Result<Duration, FaultError> {
     match d.into_millis() {
-        Ok(ms) if ms >= 0 => Duration::from_millis(ms as u64),
-        Ok(ms) => panic!("a fault's duration cannot be negative ({ms} ms)"),
-        Err(m) => panic!("{m}"),
+        Ok(ms) => {
+            u64::try_from(ms)
+                .map(Duration::from_millis)
+                .map_err(|_| FaultError::BadDuration {
+                    what,
+                    reason: format!("{ms} ms is negative; the clock only moves forward"),
+                })
+        }
+        Err(e) => Err(FaultError::BadDuration {
+            what,
+            reason: e.to_string(),
+        }),
     }
 }
 

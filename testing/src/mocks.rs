@@ -281,18 +281,26 @@ impl Answer {
     }
 
     /// This answer, given after `latency` (`"PT5M"` or a `Duration`) of virtual time. Panics
-    /// on a duration that does not read.
+    /// on a duration that does not read ([`Answer::try_after`] returns it).
     #[track_caller]
     pub fn after(self, latency: impl crate::clock::IntoDuration) -> Answer {
-        let latency = match latency.into_millis() {
-            Ok(ms) if ms >= 0 => Duration::from_millis(ms as u64),
-            Ok(ms) => panic!("a latency cannot be negative ({ms} ms)"),
+        match self.try_after(latency) {
+            Ok(answer) => answer,
             Err(e) => panic!("{e}"),
-        };
-        Answer::Later {
+        }
+    }
+
+    /// Like [`after`](Self::after), with `Err` for a duration that does not read.
+    pub fn try_after(
+        self,
+        latency: impl crate::clock::IntoDuration,
+    ) -> Result<Answer, crate::clock::ClockError> {
+        // Durations never read as negative: `parse_duration` refuses a minus sign.
+        let latency = Duration::from_millis(latency.into_millis()?.max(0) as u64);
+        Ok(Answer::Later {
             latency,
             answer: Box::new(self),
-        }
+        })
     }
 
     /// The worker does the work of this answer, then crashes before sending it.

@@ -366,16 +366,26 @@ impl Turn {
     }
 
     /// The model takes this long to answer (`"PT30S"` or a `Duration`), in virtual time: the
-    /// job's answer arrives that much later. Panics on a duration that does not read.
+    /// job's answer arrives that much later. Panics on a duration that does not read
+    /// ([`Turn::try_with_latency`] returns it); a latency over 366 days is refused with the
+    /// script (as a fault's).
     #[track_caller]
-    pub fn with_latency(mut self, latency: impl crate::clock::IntoDuration) -> Self {
-        let latency = match latency.into_millis() {
-            Ok(ms) if ms >= 0 => Duration::from_millis(ms as u64),
-            Ok(ms) => panic!("a latency cannot be negative ({ms} ms)"),
+    pub fn with_latency(self, latency: impl crate::clock::IntoDuration) -> Self {
+        match self.try_with_latency(latency) {
+            Ok(turn) => turn,
             Err(e) => panic!("{e}"),
-        };
+        }
+    }
+
+    /// Like [`with_latency`](Self::with_latency), with `Err` for a duration that does not read.
+    pub fn try_with_latency(
+        mut self,
+        latency: impl crate::clock::IntoDuration,
+    ) -> Result<Self, crate::clock::ClockError> {
+        // Durations never read as negative: `parse_duration` refuses a minus sign.
+        let latency = Duration::from_millis(latency.into_millis()?.max(0) as u64);
         *self.latency_mut() = Some(latency);
-        self
+        Ok(self)
     }
 
     /// How long the model takes to answer.
@@ -441,6 +451,12 @@ impl Turn {
     /// which names the problems; the unit tests hold the two to the same answer.
     fn plainly_valid(&self) -> bool {
         let named = |text: &str| !text.trim().is_empty();
+        if self
+            .latency()
+            .is_some_and(|latency| latency > crate::faults::LONGEST_FAULT_DURATION)
+        {
+            return false;
+        }
         match self {
             Turn::ToolCalls(turn) => {
                 !turn.calls.is_empty()
@@ -548,7 +564,20 @@ impl Turn {
         let latency = match object.get("latency") {
             None => None,
             Some(Value::String(text)) => match crate::clock::parse_duration(text) {
-                Ok(ms) if ms >= 0 => Some(Duration::from_millis(ms as u64)),
+                Ok(ms) if ms >= 0 => {
+                    let latency = Duration::from_millis(ms as u64);
+                    if latency > crate::faults::LONGEST_FAULT_DURATION {
+                        problems.push(
+                            &format!("{path}.latency"),
+                            format!(
+                                "{text} is longer than a model may take (at most 366 days, as a fault's latency)"
+                            ),
+                        );
+                        None
+                    } else {
+                        Some(latency)
+                    }
+                }
                 Ok(_) => {
                     problems.push(&format!("{path}.latency"), "must not be negative");
                     None

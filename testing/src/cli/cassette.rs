@@ -61,7 +61,7 @@ pub fn run(args: &Args) -> ExitCode {
     };
     match output {
         None => {
-            print!("{}", recording.to_pretty_string());
+            out!("{}", recording.to_pretty_string());
             ExitCode::SUCCESS
         }
         Some(path) => match recording.write(path) {

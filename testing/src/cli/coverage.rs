@@ -95,14 +95,14 @@ pub fn run(args: &Args) -> ExitCode {
         },
         None => None,
     };
-    print!("{}", CoverageReport::from_file(&merged));
-    println!(
+    out!("{}", CoverageReport::from_file(&merged));
+    outln!(
         "({} test{} merged)",
         merged.tests.len(),
         if merged.tests.len() == 1 { "" } else { "s" }
     );
     if let Some(path) = html {
-        println!("HTML report: {}", path.display());
+        outln!("HTML report: {}", path.display());
     }
     ExitCode::SUCCESS
 }

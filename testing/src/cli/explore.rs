@@ -136,8 +136,7 @@ pub fn run(args: &Args) -> ExitCode {
     let counter = Arc::new(AtomicU64::new(0));
     space = space.count_trajectories_into(counter.clone());
     let done = Arc::new(AtomicBool::new(false));
-    let bar = std::io::stderr()
-        .is_terminal()
+    let bar = shows_progress(std::io::stderr().is_terminal(), std::env::var_os("CI"))
         .then(|| progress_bar(counter, done.clone()));
     let report = file.run(&space);
     done.store(true, Ordering::Relaxed);
@@ -172,6 +171,12 @@ pub fn run(args: &Args) -> ExitCode {
         args.counterexamples.as_ref(),
         &file,
     )
+}
+
+/// Whether to show the progress bar: on a terminal, unless `CI` is set to anything but
+/// `false` or `0` (a CI runner that gives its jobs a terminal still writes a log).
+fn shows_progress(stderr_is_terminal: bool, ci: Option<std::ffi::OsString>) -> bool {
+    stderr_is_terminal && ci.is_none_or(|v| v.is_empty() || v == "false" || v == "0")
 }
 
 /// A progress bar on stderr (a terminal only) once the search takes longer than a moment.
@@ -232,7 +237,7 @@ fn finish(
     }
     match json {
         Some(path) if path.as_os_str() == "-" => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&report.to_json()).expect("JSON")
             );
@@ -243,9 +248,9 @@ fn finish(
                 eprintln!("baton explore: cannot write {}: {e}", path.display());
                 return ExitCode::from(2);
             }
-            println!("{report}");
+            outln!("{report}");
         }
-        None => println!("{report}"),
+        None => outln!("{report}"),
     }
     if report.check().is_ok() {
         ExitCode::SUCCESS
@@ -278,7 +283,7 @@ fn merge(paths: &[PathBuf], json: Option<&PathBuf>) -> ExitCode {
     };
     match json {
         Some(path) if path.as_os_str() == "-" => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&merged.to_json()).expect("JSON")
             );
@@ -289,13 +294,51 @@ fn merge(paths: &[PathBuf], json: Option<&PathBuf>) -> ExitCode {
                 eprintln!("baton explore merge: cannot write {}: {e}", path.display());
                 return ExitCode::from(2);
             }
-            println!("{merged}");
+            outln!("{merged}");
         }
-        None => println!("{merged}"),
+        None => outln!("{merged}"),
     }
     if merged.check().is_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_bar_shows_on_a_terminal_outside_ci_only() {
+        let ci = |v: &str| Some(std::ffi::OsString::from(v));
+        assert!(shows_progress(true, None));
+        assert!(shows_progress(true, ci("false")));
+        assert!(shows_progress(true, ci("0")));
+        assert!(shows_progress(true, ci("")));
+        assert!(!shows_progress(true, ci("true")));
+        assert!(!shows_progress(true, ci("1")));
+        assert!(!shows_progress(false, None));
+        assert!(!shows_progress(false, ci("false")));
+    }
+
+    #[test]
+    fn a_shard_out_of_range_is_refused() {
+        let messages: Vec<String> = ["0/0", "3/2", "1/0", "0/3", "2", "a/2", "1/b", "1/2/3"]
+            .into_iter()
+            .map(|s| format!("{s}: {}", parse_shard(s).unwrap_err()))
+            .collect();
+        insta::assert_snapshot!(messages.join("\n"), @r#"
+        0/0: shard 0/0 is out of range: give K/N with 1 <= K <= N
+        3/2: shard 3/2 is out of range: give K/N with 1 <= K <= N
+        1/0: shard 1/0 is out of range: give K/N with 1 <= K <= N
+        0/3: shard 0/3 is out of range: give K/N with 1 <= K <= N
+        2: "2" is not K/N (e.g. 2/4)
+        a/2: "a/2": K is not a number
+        1/b: "1/b": N is not a number
+        1/2/3: "1/2/3": N is not a number
+        "#);
+        assert_eq!(parse_shard("2/4"), Ok((2, 4)));
+        assert_eq!(parse_shard(" 1 / 1 "), Ok((1, 1)));
     }
 }

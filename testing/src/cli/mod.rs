@@ -5,6 +5,23 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `println!` that ends the command quietly when its reader went away (see [`write_stdout`]).
+macro_rules! outln {
+    () => {
+        $crate::cli::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` that ends the command quietly when its reader went away (see [`write_stdout`]).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!($($arg)*))
+    };
+}
+
 mod cassette;
 mod coverage;
 mod explore;
@@ -46,5 +63,21 @@ pub fn main() -> ExitCode {
         Command::Cassette(args) => cassette::run(&args),
         Command::Explore(args) => explore::run(&args),
         Command::Validate(args) => validate::run(&args),
+    }
+}
+
+/// Writes to standard output. A reader that went away (`baton test | head -1`) ends the command
+/// at once with exit code 141 (128 + SIGPIPE: what a shell shows for a command a closed pipe
+/// stopped), silently, as other command-line tools end; any other failure to write is said on
+/// standard error, with exit code 2. Never a panic.
+pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("baton: cannot write to standard output: {e}");
+        std::process::exit(2);
     }
 }

@@ -77,16 +77,16 @@ pub fn run(args: &Args) -> ExitCode {
         Command::List => {
             let width = TEMPLATES.iter().map(|t| t.name.len()).max().unwrap_or(0);
             for t in TEMPLATES {
-                println!("{:<width$}  {}", t.name, t.description);
+                outln!("{:<width$}  {}", t.name, t.description);
             }
             ExitCode::SUCCESS
         }
         Command::Use { name, dir, force } => match use_template(name, dir, *force) {
             Ok(written) => {
                 for path in &written {
-                    println!("wrote {}", path.display());
+                    outln!("wrote {}", path.display());
                 }
-                println!("run its tests: baton test {}", dir.display());
+                outln!("run its tests: baton test {}", dir.display());
                 ExitCode::SUCCESS
             }
             Err(message) => {

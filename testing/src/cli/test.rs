@@ -53,7 +53,12 @@ pub struct Args {
     #[arg(long, value_name = "CMD")]
     agent_command: Option<String>,
     /// How long --agent-command may take for one turn, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60.0,
+        allow_negative_numbers = true
+    )]
     agent_timeout: f64,
     /// Replay cassettes without failing on drift and print, per test case, how the run left
     /// each cassette (requests, turns, path, final state). With --agent-command, the command
@@ -104,6 +109,14 @@ impl Progress {
 pub fn run(args: &Args) -> ExitCode {
     let agent_timeout = match Duration::try_from_secs_f64(args.agent_timeout) {
         Ok(timeout) if !timeout.is_zero() => timeout,
+        Err(_) if args.agent_timeout.is_finite() && args.agent_timeout > 0.0 => {
+            eprintln!(
+                "baton test: --agent-timeout {:?} is more seconds than can be counted (at most {})",
+                args.agent_timeout,
+                u64::MAX
+            );
+            return ExitCode::FAILURE;
+        }
         _ => {
             eprintln!(
                 "baton test: --agent-timeout must be a positive number of seconds, got {}",
@@ -138,7 +151,7 @@ pub fn run(args: &Args) -> ExitCode {
             let notes = cpt::text::suite_text(info);
             if text && !notes.is_empty() {
                 progress.clear();
-                println!("{notes}");
+                outln!("{notes}");
             }
         }
         Event::CaseStarted {
@@ -151,7 +164,7 @@ pub fn run(args: &Args) -> ExitCode {
         Event::CaseFinished { result, .. } => {
             if text {
                 progress.clear();
-                println!("{}", cpt::text::case_text(result));
+                outln!("{}", cpt::text::case_text(result));
             }
         }
     };
@@ -179,14 +192,14 @@ pub fn run(args: &Args) -> ExitCode {
     if args.json {
         let json = serde_json::to_string_pretty(&cpt::json::report_json(&report))
             .expect("the report serializes");
-        println!("{json}");
+        outln!("{json}");
     } else {
         if !args.no_coverage && !report.coverage.processes.is_empty() {
-            println!();
-            print!("{}", report.coverage_report());
+            outln!();
+            out!("{}", report.coverage_report());
         }
-        println!();
-        println!("{}", report.summary());
+        outln!();
+        outln!("{}", report.summary());
     }
     if report.success() {
         ExitCode::SUCCESS

@@ -25,7 +25,7 @@ pub fn run(args: &Args) -> ExitCode {
             let before = files.len();
             bpmn_files(path, &mut files);
             if files.len() == before {
-                println!("{}: error: no .bpmn file in this directory", path.display());
+                outln!("{}: error: no .bpmn file in this directory", path.display());
                 return ExitCode::FAILURE;
             }
         } else {
@@ -49,11 +49,11 @@ fn validate(path: &Path) -> bool {
     let content = match read_bounded(path) {
         Ok(Content::Bytes(content)) => content,
         Ok(Content::TooLarge(size)) => {
-            println!("{}", deploy::too_large(&name, size));
+            outln!("{}", deploy::too_large(&name, size));
             return false;
         }
         Err(error) => {
-            println!("{name}: error: cannot read the file: {error}");
+            outln!("{name}: error: cannot read the file: {error}");
             return false;
         }
     };
@@ -63,11 +63,11 @@ fn validate(path: &Path) -> bool {
                 .iter()
                 .map(|resource| resource.executable_processes().count())
                 .sum();
-            println!("OK {name} ({processes} processes)");
+            outln!("OK {name} ({processes} processes)");
             true
         }
         Err(diagnostics) => {
-            println!("{diagnostics}");
+            outln!("{diagnostics}");
             false
         }
     }

@@ -11,7 +11,8 @@
 //! an assertion that would wait in CPT fails with the state it found). See `docs/cli.md` for
 //! how each instruction maps.
 //!
-//! - [`model`] — the format: files, test cases, every instruction (serde, errors with paths).
+//! - [`model`] — the format: files, test cases, every instruction (serde, errors with paths);
+//!   `jackson` — what CPT's reader (Jackson) accepts and says that serde would not.
 //! - [`discover`] — finding test files and the resources deployed with them.
 //! - [`runner`] — the runner ([`run()`], [`run_with`]) and its [`Options`].
 //! - [`results`] — [`CaseResult`], [`Report`], the summary line.
@@ -26,6 +27,7 @@ mod exec;
 pub mod faults;
 mod incident;
 mod inner_instance;
+mod jackson;
 pub mod json;
 pub mod junit;
 pub mod model;

@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
+use super::jackson::{Jackson, jackson_enum_error};
 use crate::agent::recording::{CassetteMode, MatchMode};
 
 /// JSON variables as the file writes them.
@@ -152,15 +153,6 @@ pub struct MessageSelector {
 
 // ---- enumerations ---------------------------------------------------------------------------
 
-/// The message CPT's reader (Jackson) writes for a value its enumeration does not have, naming
-/// the Java enum it reads the field into.
-fn jackson_enum_error(java_enum: &str, value: &str, accepted: &[&str]) -> String {
-    format!(
-        "Cannot deserialize value of type `{java_enum}` from String \"{value}\": not one of the values accepted for Enum class: [{}]",
-        accepted.join(", ")
-    )
-}
-
 /// An enumeration of the format: read by the names the file writes, a wrong value rejected with
 /// CPT's message (see [`jackson_enum_error`]).
 macro_rules! cpt_enum {
@@ -170,7 +162,8 @@ macro_rules! cpt_enum {
         pub enum $name { $($(#[$vm])* $variant),* }
 
         impl $name {
-            /// Every value as the file writes it, in CPT's declaration order.
+            /// Every value as the file writes it, in CPT's declaration order (baton's extension
+            /// values last).
             pub const NAMES: &'static [&'static str] = &[$($text),*];
 
             /// The value as the file writes it.
@@ -1544,7 +1537,7 @@ pub(super) fn read<T: DeserializeOwned>(
 ) -> Result<T, FormatError> {
     let mut ignored = Vec::new();
     let result = serde_path_to_error::deserialize(serde_ignored::Deserializer::new(
-        fields,
+        Jackson(fields),
         &mut |p: serde_ignored::Path<'_>| {
             let (parent, field) = match &p {
                 serde_ignored::Path::Map { parent, key } => (json_path(parent), key.clone()),
@@ -1893,12 +1886,12 @@ mod tests {
     fn errors_name_the_path() {
         let cases = [
             (
-                json!({"type": "COMPLETE_JOB", "jobSelector": {"jobType": 7}}),
-                "i.jobSelector.jobType: invalid type: integer `7`, expected a string",
+                json!({"type": "COMPLETE_JOB", "jobSelector": {"jobType": {"name": "charge"}}}),
+                "i.jobSelector.jobType: Cannot deserialize value of type `java.lang.String` from Object value (token `JsonToken.START_OBJECT`)",
             ),
             (
                 json!({"type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": {"processDefinitionId": "p"}, "state": "IS_DONE"}),
-                "i.state: Cannot deserialize value of type `io.camunda.process.test.api.testCases.instructions.assertProcessInstance.ProcessInstanceState` from String \"IS_DONE\": not one of the values accepted for Enum class: [IS_ACTIVE, IS_COMPLETED, IS_CREATED, IS_TERMINATED, IS_SUSPENDED]",
+                "i.state: Cannot deserialize value of type `io.camunda.process.test.api.testCases.instructions.assertProcessInstance.ProcessInstanceState` from String \"IS_DONE\": not one of the values accepted for Enum class: [IS_TERMINATED, IS_CREATED, IS_SUSPENDED, IS_ACTIVE, IS_COMPLETED]",
             ),
             (
                 json!({"type": "CONDITIONAL_BEHAVIOR", "conditions": [], "actions": [{"type": "NOPE"}]}),
@@ -1994,6 +1987,15 @@ mod tests {
         };
         assert_eq!(a.state, Some(IncidentState::Resolved));
         assert_eq!(a.error_type, None);
+        // A number where text is expected is read as its text, as CPT's reader (Jackson)
+        // coerces it.
+        let Instruction::AssertIncident(a) = parse_one(json!({"type": "ASSERT_INCIDENT",
+            "incidentSelector": {"elementId": 42}, "errorMessage": 7}))
+        .unwrap() else {
+            unreachable!()
+        };
+        assert_eq!(a.incident_selector.element_id.as_deref(), Some("42"));
+        assert_eq!(a.error_message.as_deref(), Some("7"));
         let cases = [
             (
                 json!({"type": "ASSERT_INCIDENT", "state": "IS_ACTIVE"}),
@@ -2009,11 +2011,11 @@ mod tests {
             ),
             (
                 json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "a"}, "errorType": "INVALID"}),
-                "i.errorType: Cannot deserialize value of type `io.camunda.process.test.api.testCases.instructions.assertIncident.IncidentErrorType` from String \"INVALID\": not one of the values accepted for Enum class: [UNSPECIFIED, UNKNOWN, IO_MAPPING_ERROR, JOB_NO_RETRIES, EXECUTION_LISTENER_NO_RETRIES, TASK_LISTENER_NO_RETRIES, AD_HOC_SUB_PROCESS_NO_RETRIES, CONDITION_ERROR, EXTRACT_VALUE_ERROR, CALLED_ELEMENT_ERROR, UNHANDLED_ERROR_EVENT, MESSAGE_SIZE_EXCEEDED, CALLED_DECISION_ERROR, DECISION_EVALUATION_ERROR, FORM_NOT_FOUND, RESOURCE_NOT_FOUND, SECRET_RESOLUTION_ERROR, UNKNOWN_ENUM_VALUE]",
+                "i.errorType: Cannot deserialize value of type `io.camunda.process.test.api.testCases.instructions.assertIncident.IncidentErrorType` from String \"INVALID\": not one of the values accepted for Enum class: [CALLED_ELEMENT_ERROR, SECRET_RESOLUTION_ERROR, RESOURCE_NOT_FOUND, CALLED_DECISION_ERROR, DECISION_EVALUATION_ERROR, JOB_NO_RETRIES, EXECUTION_LISTENER_NO_RETRIES, AD_HOC_SUB_PROCESS_NO_RETRIES, UNSPECIFIED, TASK_LISTENER_NO_RETRIES, FORM_NOT_FOUND, EXTRACT_VALUE_ERROR, IO_MAPPING_ERROR, CONDITION_ERROR, UNHANDLED_ERROR_EVENT, UNKNOWN_ENUM_VALUE, UNKNOWN, MESSAGE_SIZE_EXCEEDED]",
             ),
             (
-                json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "a"}, "errorMessage": 7}),
-                "i.errorMessage: invalid type: integer `7`, expected a string",
+                json!({"type": "ASSERT_INCIDENT", "incidentSelector": {"elementId": "a"}, "errorMessage": [7]}),
+                "i.errorMessage: Cannot deserialize value of type `java.lang.String` from Array value (token `JsonToken.START_ARRAY`)",
             ),
             (
                 json!({"type": "MOCK_JOB_WORKER_THROW_BPMN_ERROR"}),

@@ -344,7 +344,18 @@ impl ExploreFile {
             raw.start.process_definition_id,
             Value::Object(raw.start.variables),
         );
+        let mut agent_ids: Vec<String> = Vec::new();
         for (a, agent) in raw.agents.into_iter().enumerate() {
+            if let Some(first) = agent_ids.iter().position(|id| *id == agent.element_id) {
+                return Err(format(
+                    format!("agents[{a}].elementId"),
+                    format!(
+                        "\"{}\" is shaped twice (agents[{first}] already shapes it): give one entry per agent",
+                        agent.element_id
+                    ),
+                ));
+            }
+            agent_ids.push(agent.element_id.clone());
             let mut s = AgentSpace::new(agent.element_id);
             if let Some(tools) = agent.tools {
                 s = s.tools(tools);
@@ -457,7 +468,12 @@ impl ExploreFile {
         let test = deployment.test();
         self.set_up(&test)?;
         for (job_type, effect) in &self.side_effects {
-            test.declare_side_effect(Jobs::of_type(job_type.clone()), effect.clone());
+            test.try_declare_side_effect(Jobs::of_type(job_type.clone()), effect.clone())
+                .map_err(|e| FileError::Format {
+                    file: self.path.clone(),
+                    path: format!("sideEffects.{job_type}"),
+                    message: e.to_string(),
+                })?;
         }
         let report = test.explore(space, self.invariants.clone());
         // The setup's mocks carry no expectations: nothing to verify when the test is dropped.

@@ -74,6 +74,19 @@ pub enum ExploreError {
         "cannot explore: the test injects {0} fault(s), which exploration does not play: give the tools' outcomes in the space instead (Space::outcomes: a failure, a BPMN error)"
     )]
     Faults(usize),
+    #[error(
+        "cannot explore: {what} the job type \"{job_type}\", which no deployed process has{closest}"
+    )]
+    UnknownJobType {
+        what: String,
+        job_type: String,
+        /// ` (did you mean "…"?)` when a deployed job type is close, else empty.
+        closest: String,
+    },
+    #[error(
+        "cannot explore: the invariant {invariant} has nothing to check: no side effect is declared for the jobs of type \"{job_type}\": declare what its completions do (sideEffects in an exploration file, ProcessTest::declare_side_effect)"
+    )]
+    NoSideEffect { invariant: String, job_type: String },
     #[error("cannot explore: shard {index}/{count} is out of range: give K/N with 1 <= K <= N")]
     Shard { index: usize, count: usize },
     /// A problem found at a model call (the turns of a response format, a process that cannot
@@ -269,8 +282,23 @@ impl Plan {
                 }
             }
         }
+        let deployed_job_types: Vec<&str> = engine
+            .deployed_processes()
+            .flat_map(|p| p.static_job_types())
+            .collect();
+        let known_job_type = |what: String, job_type: &str| {
+            if deployed_job_types.contains(&job_type) {
+                return Ok(());
+            }
+            Err(ExploreError::UnknownJobType {
+                what,
+                job_type: job_type.to_string(),
+                closest: closest(job_type, &deployed_job_types),
+            })
+        };
         let mut mocks: Vec<MockPlan> = Vec::new();
         for outcome in &space.outcomes {
+            known_job_type("outcomes are given for".into(), &outcome.job_type)?;
             if outcome.outcomes.is_empty() {
                 return Err(ExploreError::Empty(format!(
                     "the outcomes of job type \"{}\" are empty: give at least one",
@@ -311,6 +339,21 @@ impl Plan {
                     });
                 }
             }
+            if let Invariant::AtMostOncePerKey { job_type } = invariant {
+                known_job_type(format!("the invariant {invariant} names"), job_type)?;
+                let declared = side_effects.iter().any(|(jobs, _)| match jobs {
+                    Jobs::OfType(t) => t == job_type,
+                    Jobs::AtElement(element) => engine.deployed_processes().any(|p| {
+                        p.find(element).and_then(|i| p.static_job_type(i)) == Some(job_type)
+                    }),
+                });
+                if !declared {
+                    return Err(ExploreError::NoSideEffect {
+                        invariant: invariant.to_string(),
+                        job_type: job_type.clone(),
+                    });
+                }
+            }
             checks.push(Checked::new(invariant.clone())?);
         }
         let choices = !agents.is_empty()
@@ -337,6 +380,17 @@ impl Plan {
             side_effects,
         })
     }
+}
+
+/// ` (did you mean "…"?)` for the known name closest to `name`, when one is close.
+fn closest(name: &str, known: &[&str]) -> String {
+    known
+        .iter()
+        .map(|k| (strsim::levenshtein(name, k), *k))
+        .filter(|(d, _)| *d <= 3)
+        .min()
+        .map(|(_, k)| format!(" (did you mean \"{k}\"?)"))
+        .unwrap_or_default()
 }
 
 fn check_bounds(space: &Space) -> Result<(), ExploreError> {

@@ -506,3 +506,33 @@ fn explore_an_ai_agent_task_and_replay_every_counterexample() {
         failed[1].1
     );
 }
+
+/// A reader that went away (`baton explore FILE | head -1`) ends the command quietly with exit
+/// code 141, as a closed pipe ends other tools: no panic about a broken pipe.
+#[test]
+fn a_closed_standard_output_ends_the_command_without_a_panic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let commands: [&[&str]; 3] = [
+        &["validate", "fixtures/bpmn/accept"],
+        &["template", "list"],
+        &[
+            "explore",
+            "templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json",
+            "--max-model-calls",
+            "1",
+        ],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = Command::new(env!("CARGO_BIN_EXE_baton"))
+            .args(args)
+            .current_dir(&root)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(141), "{args:?}: {stderr}");
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}

@@ -499,6 +499,47 @@ fn failure_of(case: &cpt::CaseResult) -> &cpt::CaseFailure {
     }
 }
 
+/// CPT's reader is a Jackson `ObjectMapper` with Jackson's defaults (camunda/camunda
+/// `TestScenarioReader`: only `FAIL_ON_UNKNOWN_PROPERTIES` off), which reads a number where text is expected as its text
+/// (`StdDeserializer._parseString`, `ALLOW_COERCION_OF_SCALARS`): a numeric correlation key
+/// correlates with the number a process variable holds (Zeebe takes a number's text as the
+/// key), and an object there fails the file with Jackson's sentence.
+#[test]
+fn a_number_where_text_is_expected_is_read_as_its_text() {
+    let dir = temp_dir("jackson-coercion");
+    for file in ["offer.bpmn", "discount.dmn"] {
+        std::fs::copy(
+            root().join("fixtures/cpt/coverage").join(file),
+            dir.join(file),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("offer.test.json"),
+        r#"{ "testCases": [
+          { "name": "a numeric correlation key", "instructions": [
+            { "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": { "processDefinitionId": "offer" },
+              "variables": { "offerId": 1042, "points": 1200, "total": 50 } },
+            { "type": "PUBLISH_MESSAGE", "name": "confirmed", "correlationKey": 1042 },
+            { "type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": { "processDefinitionId": "offer" }, "state": "IS_COMPLETED" } ] } ] }"#,
+    )
+    .unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    report.assert_success();
+    std::fs::write(
+        dir.join("offer.test.json"),
+        r#"{ "testCases": [ { "name": "an object for a key", "instructions": [
+            { "type": "PUBLISH_MESSAGE", "name": "confirmed", "correlationKey": { "id": 1042 } } ] } ] }"#,
+    )
+    .unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        failure_of(&report.cases[0]).message,
+        "cannot read the test file: testCases[0].instructions[0].correlationKey: Cannot deserialize value of type `java.lang.String` from Object value (token `JsonToken.START_OBJECT`)"
+    );
+}
+
 /// A suite of one test file beside the 8.10 fixture's process.
 fn payment_suite(name: &str, test_file: &str) -> PathBuf {
     let dir = temp_dir(name);

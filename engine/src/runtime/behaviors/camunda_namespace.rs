@@ -16,9 +16,6 @@ use crate::runtime::records::{
 };
 use crate::runtime::shared_json::SharedJson;
 
-/// The name of the namespace.
-pub(crate) const CAMUNDA_NAMESPACE: &str = "camunda";
-
 /// Zeebe's tenant of an engine without multi-tenancy: every process instance of baton's
 /// engine belongs to it, so `camunda.vars.tenant.*` reads the variables set for this tenant.
 pub const DEFAULT_TENANT: &str = "<default>";

@@ -5,8 +5,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value as Json;
 
-use crate::runtime::behaviors::camunda_namespace::CAMUNDA_NAMESPACE;
 use crate::runtime::behaviors::date_times;
+use crate::runtime::compile::expr::CAMUNDA_NAMESPACE;
 use crate::runtime::compile::expr::{Expr, baton_feel_bridge};
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{ErrorType, Key, SharedVariableDocument, VariableDocument};

@@ -9,8 +9,12 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use crate::model;
-use crate::runtime::behaviors::camunda_namespace::CAMUNDA_NAMESPACE;
 use crate::runtime::shared_json::SharedJson;
+
+/// The name of the `camunda` namespace of FEEL expressions (cluster variables,
+/// `camunda.processInstance.key`): compiling an expression needs it to tell whether the
+/// expression reads it, evaluating one to supply it.
+pub(crate) const CAMUNDA_NAMESPACE: &str = "camunda";
 
 /// A compiled expression.
 #[derive(Debug, Clone)]

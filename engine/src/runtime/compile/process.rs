@@ -10,6 +10,9 @@ use crate::runtime::compile::expr::Expr;
 use crate::runtime::records::{BpmnElementType, Key};
 use crate::runtime::shared_json::SharedJson;
 
+/// The `zeebe:property` that marks an ad-hoc sub-process as a tool container of an AI agent.
+const TOOL_CONTAINER_PROPERTY: &str = "io.camunda.agenticai.toolContainer";
+
 /// A deployed process version.
 #[derive(Debug)]
 pub struct ExecutableProcess {
@@ -119,9 +122,13 @@ impl ExecutableProcess {
     }
 
     /// The tools of the process: the activities of every ad-hoc sub-process an AI agent drives,
-    /// in model order. That is one a job worker drives (the AI Agent Sub-process), or one an AI
+    /// in model order. That is one a job worker drives (the AI Agent Sub-process), one an AI
     /// Agent Task names in its static `data.tools.containerElementId` input (the Task's tool
-    /// container).
+    /// container), or one marked as a tool container by the `zeebe:property`
+    /// `io.camunda.agenticai.toolContainer` = `true` (Camunda 8.10's templates write it; the
+    /// Modeler recognises a tool container by it "whether its tools are driven by an AI Agent
+    /// task in the same process or a separate one", camunda-docs modeling guidance
+    /// "Declaring a sub-process as agentic").
     pub fn ad_hoc_tools(&self) -> impl Iterator<Item = ElementIdx> + '_ {
         let containers: Vec<&str> = self
             .model
@@ -137,7 +144,11 @@ impl ExecutableProcess {
             .filter(move |&i| {
                 let idx = ElementIdx(i);
                 self.ad_hoc_sub_process(idx).is_some_and(|a| {
-                    a.job_worker || containers.contains(&self.element_id(idx).as_ref())
+                    a.job_worker
+                        || containers.contains(&self.element_id(idx).as_ref())
+                        || self.model_element(idx).zeebe.properties.iter().any(|p| {
+                            p.name == TOOL_CONTAINER_PROPERTY && p.value.as_deref() == Some("true")
+                        })
                 })
             })
             .filter_map(|i| self.ad_hoc_sub_process(ElementIdx(i)))

@@ -47,12 +47,14 @@ pub enum AgentCommandError {
         status: String,
         stderr: String,
     },
-    #[error("the agent command `{command}` did not answer model call {call} of \"{agent}\" within {} s: it was stopped (raise the limit with --agent-timeout){}", timeout.as_secs_f64(), stderr_tail(stderr))]
+    #[error("the agent command `{command}` did not answer model call {call} of \"{agent}\" within {} s{}: it was stopped, with what it started (raise the limit with --agent-timeout){}", timeout.as_secs_f64(), if *held_open { " (it ended, but a program it started still held its output open)" } else { "" }, stderr_tail(stderr))]
     TimedOut {
         command: String,
         agent: String,
         call: u32,
         timeout: Duration,
+        /// The command itself ended; something it left running kept its stdout open.
+        held_open: bool,
         stderr: String,
     },
     #[error(
@@ -89,6 +91,24 @@ fn stderr_tail(stderr: &str) -> String {
 /// How often a waiting run checks whether the program has ended.
 const POLL: Duration = Duration::from_millis(5);
 
+/// A century: the deadline of a timeout too long for the clock.
+const FOREVER: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
+/// How long the end of stderr is waited for once the program is done or stopped.
+const GRACE: Duration = Duration::from_millis(200);
+
+/// Reads a pipe to its end beside the run; the text arrives on the channel once the pipe is
+/// closed (every process holding it has ended).
+fn read_all(mut pipe: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = pipe.read_to_end(&mut text);
+        let _ = sender.send(String::from_utf8_lossy(&text).into_owned());
+    });
+    receiver
+}
+
 impl AgentCommand {
     pub fn new(command: impl Into<String>) -> AgentCommand {
         AgentCommand {
@@ -112,6 +132,11 @@ impl AgentCommand {
     }
 
     /// Runs the program for one model call and reads its turn.
+    ///
+    /// The program runs in a process group of its own: a timeout stops the shell and whatever it
+    /// started (a `python3 model.py` under `sh -c` is the shell's child, and it holds the output
+    /// open after the shell is gone). The timeout covers the output too: a program that exits but
+    /// leaves something behind holding its stdout open is stopped at the same deadline.
     pub fn ask(&self, agent: &str, call: u32, request: &Value) -> Result<Turn, AgentCommandError> {
         let mut child = shell(&self.command)
             .stdin(Stdio::piped())
@@ -125,29 +150,25 @@ impl AgentCommand {
         let input = AgentCommand::input(agent, call, request).to_string();
         let mut stdin = child.stdin.take().expect("stdin is piped");
         // Writing and reading run beside the wait so that a program that reads little or
-        // writes much never blocks on a full pipe.
-        let writer = std::thread::spawn(move || {
+        // writes much never blocks on a full pipe. Nobody joins the writer: it ends when the
+        // pipe closes, at the latest when the program's group is stopped.
+        std::thread::spawn(move || {
             let _ = stdin.write_all(input.as_bytes());
         });
-        let mut stdout = child.stdout.take().expect("stdout is piped");
-        let mut stderr = child.stderr.take().expect("stderr is piped");
-        let out = std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = stdout.read_to_end(&mut text);
-            text
-        });
-        let err = std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = stderr.read_to_end(&mut text);
-            text
-        });
-        let started = Instant::now();
+        let stdout = read_all(child.stdout.take().expect("stdout is piped"));
+        let stderr = read_all(child.stderr.take().expect("stderr is piped"));
+        let now = Instant::now();
+        // A timeout past what the clock can count waits as good as forever.
+        let deadline = now
+            .checked_add(self.timeout)
+            .unwrap_or_else(|| now + FOREVER);
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Some(status),
-                Ok(None) if started.elapsed() >= self.timeout => break None,
+                Ok(None) if Instant::now() >= deadline => break None,
                 Ok(None) => std::thread::sleep(POLL),
                 Err(error) => {
+                    stop(&mut child);
                     return Err(AgentCommandError::Spawn {
                         command: self.command.clone(),
                         error,
@@ -155,22 +176,32 @@ impl AgentCommand {
                 }
             }
         };
-        let Some(status) = status else {
-            let _ = child.kill();
-            let _ = child.wait();
-            let _ = writer.join();
-            let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+        let output = match status {
+            Some(_) => stdout
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .ok(),
+            None => None,
+        };
+        let (Some(status), Some(stdout)) = (status, output) else {
+            stop(&mut child);
+            // Stopped, the group closes its pipes: what it wrote to stderr comes in at once.
+            let stderr = stderr.recv_timeout(GRACE).unwrap_or_default();
             return Err(AgentCommandError::TimedOut {
                 command: self.command.clone(),
                 agent: agent.to_string(),
                 call,
                 timeout: self.timeout,
+                held_open: status.is_some(),
                 stderr,
             });
         };
-        let _ = writer.join();
-        let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
-        let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+        let stderr = stderr
+            .recv_timeout(
+                deadline
+                    .saturating_duration_since(Instant::now())
+                    .max(GRACE),
+            )
+            .unwrap_or_default();
         if !status.success() {
             return Err(AgentCommandError::Failed {
                 command: self.command.clone(),
@@ -212,9 +243,24 @@ impl AgentCommand {
 
 #[cfg(unix)]
 fn shell(command: &str) -> Command {
+    use std::os::unix::process::CommandExt;
     let mut shell = Command::new("sh");
-    shell.arg("-c").arg(command);
+    shell.arg("-c").arg(command).process_group(0);
     shell
+}
+
+/// Stops the program and everything it started: its process group (the shell's pid is the
+/// group's id), then the shell itself should the group be gone already.
+#[cfg(unix)]
+fn stop(child: &mut std::process::Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 #[cfg(not(unix))]
@@ -222,6 +268,12 @@ fn shell(command: &str) -> Command {
     let mut shell = Command::new("cmd");
     shell.arg("/C").arg(command);
     shell
+}
+
+#[cfg(not(unix))]
+fn stop(child: &mut std::process::Child) {
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 #[cfg(all(test, unix))]
@@ -261,7 +313,31 @@ mod tests {
         the agent command `echo` printed no JSON for model call 2 of "support-agent": its output was empty; it must print one turn as JSON, e.g. {"responseText": "…"}
         the agent command `echo 'I think you should call lookup-order'` printed no JSON for model call 2 of "support-agent": expected value at line 1 column 1 in output starting "I think you should call lookup-order"; it must print one turn as JSON, e.g. {"responseText": "…"}
         the agent command `echo '{"tool_calls": []}'` printed an invalid turn for model call 2 of "support-agent": turn has unknown field "tool_calls" (did you mean "toolCalls"?)
-        the agent command `sleep 5` did not answer model call 2 of "support-agent" within 0.2 s: it was stopped (raise the limit with --agent-timeout)
+        the agent command `sleep 5` did not answer model call 2 of "support-agent" within 0.2 s: it was stopped, with what it started (raise the limit with --agent-timeout)
+        "#);
+    }
+
+    /// A hang under the shell (`sh -c "python3 model.py"` makes the adapter the shell's child)
+    /// is stopped at the timeout with everything the shell started, and so is a program that
+    /// ends but leaves something holding its output open: neither makes the recording wait
+    /// for the program's children.
+    #[test]
+    fn a_timeout_stops_what_the_command_started() {
+        let started = Instant::now();
+        let messages = [
+            ask("echo thinking >&2; sleep 30; echo '{}'", 300),
+            ask("(sleep 30 &); echo '{\"responseText\": \"late\"}'", 300),
+        ]
+        .map(|r| r.unwrap_err().to_string());
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "stopped at the timeout, not when the sleeps end: {:?}",
+            started.elapsed()
+        );
+        insta::assert_snapshot!(messages.join("\n"), @r#"
+        the agent command `echo thinking >&2; sleep 30; echo '{}'` did not answer model call 2 of "support-agent" within 0.3 s: it was stopped, with what it started (raise the limit with --agent-timeout); its stderr ends with:
+            thinking
+        the agent command `(sleep 30 &); echo '{"responseText": "late"}'` did not answer model call 2 of "support-agent" within 0.3 s (it ended, but a program it started still held its output open): it was stopped, with what it started (raise the limit with --agent-timeout)
         "#);
     }
 }

@@ -536,3 +536,39 @@ fn the_context_carries_the_agent_instance_key() {
         ]
     );
 }
+
+/// A context without `metadata.agentInstanceKey` (stored before 8.10, or given by the test)
+/// creates no agent instance and reports to none: the connector provisions an instance only
+/// when there is no context (`AgentInitializerImpl`), and `AgentInstanceClient` skips its
+/// reports without a key.
+#[test]
+fn a_context_without_an_agent_instance_key_reports_to_no_instance() {
+    let t = ProcessTest::from_file(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn"),
+    )
+    .expect("the template deploys");
+    t.mock_job("email-send").complete();
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        [Turn::respond_json(
+            json!({"answer": "Hello again.", "resolved": true}),
+        )],
+    );
+    let before_8_10 = json!({"schemaVersion": 1, "state": "READY",
+        "metadata": {"processDefinitionKey": 1, "processInstanceKey": 2},
+        "metrics": {"modelCalls": 1, "tokenUsage": {"inputTokenCount": 0, "outputTokenCount": 0}, "toolCalls": 0},
+        "toolDefinitions": [],
+        "conversation": {"type": "in-process", "conversationId": "c", "messages": []}});
+    let run = t.start(
+        "ai-agent-task-tool-loop",
+        json!({"customerMessage": "Hi", "agent": {"context": before_8_10}}),
+    );
+    run.assert_completed();
+    assert_eq!(agent.requests().len(), 1);
+    assert!(
+        agent.agent_instances().is_empty(),
+        "{:?}",
+        agent.agent_instances()
+    );
+}

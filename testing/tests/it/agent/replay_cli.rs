@@ -370,7 +370,9 @@ fn baton_test_record_refuses_a_failing_agent_command() {
         "hangs.sh",
         &MODEL.replace(
             r#"  *'"modelCall":2,'*) echo"#,
-            r#"  *'"modelCall":2,'*) exec sleep 30; echo"#,
+            // Not `exec`: the hang is a child of the shell, as `python3 model.py` is of
+            // `sh -c`, and it holds the output open; the timeout stops it too.
+            r#"  *'"modelCall":2,'*) sleep 30; echo"#,
         ),
     );
     let mut outputs = Vec::new();
@@ -380,6 +382,7 @@ fn baton_test_record_refuses_a_failing_agent_command() {
         assert!(!suite.cassette().exists(), "nothing recorded: no file");
         outputs.push(failure(&output));
     }
+    let started = std::time::Instant::now();
     let (code, output) = suite.run(&[
         "--record",
         "--agent-command",
@@ -388,6 +391,11 @@ fn baton_test_record_refuses_a_failing_agent_command() {
         "0.5",
     ]);
     assert_eq!(code, 1, "{output}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "stopped at the timeout, not when the hang ends: {:?}",
+        started.elapsed()
+    );
     outputs.push(failure(&output));
     let recording = Recording::read(suite.cassette()).expect("a valid cassette");
     assert_eq!(recording.calls.len(), 1, "the call before the hang");
@@ -395,6 +403,40 @@ fn baton_test_record_refuses_a_failing_agent_command() {
     assert_eq!(code, 2, "{output}");
     outputs.push(output.lines().take(2).collect::<Vec<_>>().join("\n"));
     insta::assert_snapshot!(outputs.join("\n---\n"));
+}
+
+/// A timeout for the agent command that is no positive number of seconds, or more than can be
+/// counted, is refused before any case runs.
+#[test]
+fn a_bad_agent_timeout_is_refused() {
+    let suite = Suite::new(
+        "timeout",
+        &template_xml(),
+        &test_file(ORDER, BROKEN, "", None),
+    );
+    let command = suite.model();
+    let outputs: Vec<String> = ["0", "-1", "nan", "inf", "1e30"]
+        .into_iter()
+        .map(|timeout| {
+            let (code, output) = suite.run(&[
+                "--record",
+                "--agent-command",
+                &command,
+                "--agent-timeout",
+                timeout,
+            ]);
+            assert_eq!(code, 1, "{output}");
+            assert!(!suite.cassette().exists(), "nothing recorded");
+            output.trim().to_string()
+        })
+        .collect();
+    insta::assert_snapshot!(outputs.join("\n"), @"
+    baton test: --agent-timeout must be a positive number of seconds, got 0
+    baton test: --agent-timeout must be a positive number of seconds, got -1
+    baton test: --agent-timeout must be a positive number of seconds, got NaN
+    baton test: --agent-timeout must be a positive number of seconds, got inf
+    baton test: --agent-timeout 1e30 is more seconds than can be counted (at most 18446744073709551615)
+    ");
 }
 
 /// MOCK_AI_AGENT's cassette settings are read with their path.

@@ -137,6 +137,56 @@ fn tools_of_the_container_count_in_tool_coverage() {
     assert_eq!((coverage.tools.total, coverage.tools.covered), (3, 2));
 }
 
+/// An ad-hoc sub-process marked as a tool container (`zeebe:property`
+/// `io.camunda.agenticai.toolContainer` = `true`, written by Camunda 8.10's AI Agent templates)
+/// holds tools whether or not an AI Agent Task names it statically: camunda-docs modeling
+/// guidance "Declaring a sub-process as agentic" recognises a tool container by the property
+/// "whether its tools are driven by an AI Agent task in the same process or a separate one".
+/// Here the Task names its container with a FEEL expression, which only the run resolves.
+#[test]
+fn a_sub_process_marked_as_a_tool_container_counts_its_tools() {
+    let dynamic = template_xml().replace(
+        r#"source="support-tools" target="data.tools.containerElementId""#,
+        r#"source="=&#34;support-tools&#34;" target="data.tools.containerElementId""#,
+    );
+    let marked = dynamic.replace(
+        r#"<bpmn:adHocSubProcess id="support-tools" name="Support tools">
+      <bpmn:extensionElements>"#,
+        r#"<bpmn:adHocSubProcess id="support-tools" name="Support tools">
+      <bpmn:extensionElements>
+        <zeebe:properties>
+          <zeebe:property name="io.camunda.agenticai.toolContainer" value="true" />
+        </zeebe:properties>"#,
+    );
+    assert_ne!(marked, dynamic);
+    let tools = |xml: &str| {
+        let coverage = ProcessTest::from_xml("support.bpmn", xml)
+            .expect("deploys")
+            .coverage();
+        (
+            coverage.tools.total,
+            coverage.processes[0].tools.uncovered.clone(),
+        )
+    };
+    assert_eq!(tools(&dynamic), (0, Vec::<String>::new()));
+    assert_eq!(
+        tools(&marked),
+        (
+            3,
+            vec![
+                "search-kb".to_owned(),
+                "lookup-order".to_owned(),
+                "create-ticket".to_owned()
+            ]
+        )
+    );
+    // A value other than `true` marks nothing.
+    assert_eq!(
+        tools(&marked.replace(r#"value="true""#, r#"value="yes""#)).0,
+        0
+    );
+}
+
 fn run_error(t: ProcessTest, turns: Vec<Turn>) -> String {
     t.mock_ai_agent("support-agent", turns);
     let run = t.start(

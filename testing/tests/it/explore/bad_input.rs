@@ -106,6 +106,25 @@ fn every_problem_is_named_before_the_search() {
             vec![],
         ),
         ("shard out of range", &test, start().shard(3, 2), vec![]),
+        ("shard 0/0", &test, start().shard(0, 0), vec![]),
+        (
+            "outcomes for a job type no process has",
+            &test,
+            start().outcomes("refund-isue", [Answer::complete(json!({}))]),
+            vec![],
+        ),
+        (
+            "at most once per key of a job type no process has",
+            &test,
+            start(),
+            vec![Invariant::at_most_once_per_key("refunds")],
+        ),
+        (
+            "at most once per key with no side effect declared",
+            &test,
+            start(),
+            vec![Invariant::at_most_once_per_key("refund-issue")],
+        ),
         (
             "unknown element in an invariant",
             &test,
@@ -166,4 +185,30 @@ fn a_space_too_large_for_the_bounds_is_cut_off_and_says_where() {
     assert!(report.cut_off.is_some());
     assert!(report.trajectories <= 100, "{}", report.trajectories);
     insta::assert_snapshot!(report.counts());
+}
+
+/// A side effect declared at the tool's element, not by job type, is what "at most once per key"
+/// of the element's job type checks.
+#[test]
+fn a_side_effect_declared_at_an_element_counts_for_its_job_type() {
+    use baton_testing::faults::Jobs;
+    use baton_testing::side_effects::DeclaredSideEffect;
+    let test = ProcessTest::from_file(bpmn("refund-agent.bpmn")).unwrap();
+    test.mock_job("order-lookup")
+        .complete_with(json!({"order": {"id": "7", "damaged": true}}));
+    test.mock_job("kb-search")
+        .complete_with(json!({"articles": []}));
+    test.mock_job("refund-issue")
+        .complete_with(json!({"refundId": "R-1"}));
+    test.declare_side_effect(
+        Jobs::at_element("issue-refund"),
+        DeclaredSideEffect::keyed_by("\"one refund\"").unwrap(),
+    );
+    let report = test
+        .explore(
+            &start().max_model_calls(1),
+            [Invariant::at_most_once_per_key("refund-issue")],
+        )
+        .unwrap();
+    assert!(report.checks[0].holds());
 }

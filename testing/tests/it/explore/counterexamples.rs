@@ -224,3 +224,50 @@ fn the_order_in_which_two_tools_finish_is_a_choice() {
         "5 trajectories (4 cut at the model-call bound), 2 distinct states, 0 pruned"
     );
 }
+
+/// A random walk finds the planted bug on a longer trajectory than it needs; the counterexample
+/// it reports is shrunk to the shortest one, whatever the seed.
+#[test]
+fn a_sampled_counterexample_is_shrunk_to_the_shortest_trajectory() {
+    for seed in 1..=4 {
+        let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+            .max_tools_per_turn(2)
+            .max_model_calls(5)
+            .sample(seed, 40);
+        let report = refund_desk()
+            .explore(
+                &space,
+                [Invariant::never_before("issue-refund", "lookup-order")],
+            )
+            .unwrap();
+        let found = report.counterexample(0).expect("the bug is found");
+        assert_eq!((found.model_calls, found.tool_calls), (2, 2), "seed {seed}");
+    }
+}
+
+/// `Report::assert_holds` panics with the report when an invariant breaks, and passes (giving
+/// the report back) when every invariant holds and every goal is reached.
+#[test]
+fn assert_holds_panics_with_the_report_unless_every_invariant_holds() {
+    let space = Space::start("refund-agent", json!({"customerMessage": "Refund order 7"}))
+        .max_model_calls(3);
+    let report = refund_desk()
+        .explore(
+            &space,
+            [
+                Invariant::never_before("issue-refund", "lookup-order"),
+                Invariant::no_incident(),
+            ],
+        )
+        .unwrap();
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        report.assert_holds();
+    }))
+    .unwrap_err();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    insta::assert_snapshot!(without_time(&message));
+    let report = refund_desk()
+        .explore(&space, [Invariant::no_incident()])
+        .unwrap();
+    report.assert_holds();
+}

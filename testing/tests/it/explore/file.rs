@@ -80,6 +80,10 @@ fn a_wrong_file_names_the_place_of_the_problem() {
             r#"{"start": {"processDefinitionId": "p"}, "sideEffects": {"t": {"key": "a +"}}}"#,
         ),
         (
+            "an agent shaped twice",
+            r#"{"start": {"processDefinitionId": "p"}, "agents": [{"elementId": "a", "maxToolsPerTurn": 2}, {"elementId": "a"}]}"#,
+        ),
+        (
             "bad response turn",
             r#"{"start": {"processDefinitionId": "p"}, "agents": [{"elementId": "a", "responses": [{"toolCalls": "x"}]}]}"#,
         ),
@@ -87,6 +91,50 @@ fn a_wrong_file_names_the_place_of_the_problem() {
     let mut out = String::new();
     for (name, text) in cases {
         let error = ExploreFile::parse(text, Path::new("x.explore.json")).unwrap_err();
+        out.push_str(&format!("{name}:\n  {error}\n"));
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// What only the deployment shows is refused before the search as well, with the place in the
+/// file: a side effect, outcomes or an invariant naming a job type no process has.
+#[test]
+fn a_file_naming_a_job_type_no_process_has_is_refused() {
+    let file = |extra: &str| {
+        format!(
+            r#"{{
+              "start": {{ "processDefinitionId": "refund-agent", "variables": {{ "customerMessage": "Refund 7" }} }},
+              {extra}
+            }}"#
+        )
+    };
+    let cases = [
+        (
+            "side effect",
+            file(r#""sideEffects": { "refund-isue": { "key": "\"one\"" } }"#),
+        ),
+        (
+            "outcomes",
+            file(r#""outcomes": { "refund-isue": [ { "complete": {} } ] }"#),
+        ),
+        (
+            "invariant",
+            file(r#""invariants": [ { "atMostOncePerKey": { "jobType": "refund-isue" } } ]"#),
+        ),
+        (
+            "invariant without a side effect",
+            file(r#""invariants": [ { "atMostOncePerKey": { "jobType": "refund-issue" } } ]"#),
+        ),
+    ];
+    let mut out = String::new();
+    for (name, text) in cases {
+        let path = in_folder("explore-file-job-type", &text);
+        let file = ExploreFile::read(&path).unwrap();
+        let error = file.run(&file.space).unwrap_err();
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+        let error = error
+            .to_string()
+            .replace(&path.display().to_string(), "[file]");
         out.push_str(&format!("{name}:\n  {error}\n"));
     }
     insta::assert_snapshot!(out);

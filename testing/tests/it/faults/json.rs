@@ -173,6 +173,9 @@ fn bad_fault_instructions_fail_the_file_with_the_path() {
         r#"{"type": "SET_JOB_TIMEOUT", "timeout": "PT0S"}"#,
         r#"{"type": "SAVE_SNAPSHOT"}"#,
         r#"{"type": "RESTORE_SNAPSHOT", "name": "a", "file": "b"}"#,
+        // Java's Duration.parse (Jackson's DurationDeserializer) reads ISO-8601 only.
+        r#"{"type": "INJECT_JOB_FAULT", "jobSelector": {"jobType": "a"}, "fault": "LATENCY", "latency": "15 minutes"}"#,
+        r#"{"type": "SET_JOB_TIMEOUT", "timeout": "1h"}"#,
     ];
     let messages: Vec<String> = cases
         .iter()
@@ -206,6 +209,8 @@ fn bad_fault_instructions_fail_the_file_with_the_path() {
     testCases[0].instructions[0].timeout: must be longer than 0
     testCases[0].instructions[0]: SAVE_SNAPSHOT needs a name (kept in the test case) or a file (relative to the test file)
     testCases[0].instructions[0]: RESTORE_SNAPSHOT takes a name or a file, not both
+    testCases[0].instructions[0].latency: "15 minutes" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `1` instead
+    testCases[0].instructions[0].timeout: "1h" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `1` instead
     "#);
 }
 

@@ -427,10 +427,44 @@ fn a_model_fault_at_call_zero_is_refused() {
         .err()
         .unwrap();
     assert_eq!(error.to_string(), "model calls count from 1");
+    // A duration that does not read is reported where the fault is injected, not by a panic
+    // of the builder.
+    let errors: Vec<String> = [
+        ModelFault::latency("twenty minutes"),
+        ModelFault::timeout_after("P1W"),
+        ModelFault::latency("P400D").at_call(2),
+    ]
+    .into_iter()
+    .map(|fault| agent.try_inject_fault(fault).err().unwrap().to_string())
+    .collect();
+    insta::assert_snapshot!(errors.join("\n"), @r#"
+    the latency of a fault: "twenty minutes" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `t` instead
+    the timeout of a fault: "P1W" uses years, months or weeks; a duration of the clock is days, hours, minutes and seconds (e.g. P30D)
+    a latency of P400D is more than a fault may have (at most 366 days)
+    "#);
+    // A turn's latency: `try_with_latency` returns what `with_latency` panics with, and a
+    // latency over a fault's longest is refused with the script.
+    let error = Turn::respond_text("x")
+        .try_with_latency("soon")
+        .unwrap_err()
+        .to_string();
+    let script = t
+        .try_mock_ai_agent(
+            "support-agent",
+            [Turn::respond_text("x").with_latency(std::time::Duration::from_secs(400 * 86_400))],
+        )
+        .err()
+        .unwrap()
+        .to_string();
+    insta::assert_snapshot!(format!("{error}\n{script}"), @r#"
+    "soon" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `s` instead
+    invalid turn in the script:
+      - turns[0].latency P400D is longer than a model may take (at most 366 days, as a fault's latency)
+    "#);
     let error = Turn::from_json(&json!({"responseText": "x", "latency": "soon"}), "turns[0]")
         .unwrap_err()
         .to_string();
-    insta::assert_snapshot!(error, @r#"turns[0].latency "soon" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: failed to parse input in the "friendly" duration format: expected duration to start with a unit value (a decimal integer) after an optional sign, but no integer was found"#);
+    insta::assert_snapshot!(error, @r#"turns[0].latency "soon" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `s` instead"#);
 }
 
 /// docs/faults.md's worked example, as written there: the ticket worker crashes after writing

@@ -358,6 +358,40 @@ fn bad_faults_are_refused_before_the_run() {
         )
         .err()
         .map(|e| e.to_string()),
+        // The builders keep what they cannot take: `try_inject_fault` returns it, no panic.
+        test.try_inject_fault(Jobs::of_type("ticket-create"), JobFault::latency("soon"))
+            .err()
+            .map(|e| e.to_string()),
+        test.try_inject_fault(
+            Jobs::of_type("ticket-create"),
+            JobFault::fail("x").with_backoff("P1Y"),
+        )
+        .err()
+        .map(|e| e.to_string()),
+        test.try_inject_fault(
+            Jobs::of_type("ticket-create"),
+            JobFault::no_answer().job_timeout("PT99999999999999999999H"),
+        )
+        .err()
+        .map(|e| e.to_string()),
+        test.try_inject_fault(
+            Jobs::of_type("ticket-create"),
+            JobFault::latency(std::time::Duration::MAX),
+        )
+        .err()
+        .map(|e| e.to_string()),
+        test.try_inject_fault(
+            Jobs::of_type("ticket-create"),
+            JobFault::no_answer().with_retries(1).with_backoff("PT1S"),
+        )
+        .err()
+        .map(|e| e.to_string()),
+        test.try_inject_fault(
+            Jobs::of_type("ticket-create"),
+            JobFault::throw_error("E", "x").with_variables(json!([1, 2])),
+        )
+        .err()
+        .map(|e| e.to_string()),
     ]
     .into_iter()
     .map(|e| e.unwrap_or_else(|| "accepted".into()))
@@ -370,6 +404,12 @@ fn bad_faults_are_refused_before_the_run() {
     the idempotency key summary + is not valid FEEL: failed to parse expression 'summary +': expected expression at 1:10, found end of input
     a latency of P400D is more than a fault may have (at most 366 days)
     a failure cannot leave -1 retries (0 or more)
+    the latency of a fault: "soon" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `s` instead
+    the retry backoff of a fault: "P1Y" uses years, months or weeks; a duration of the clock is days, hours, minutes and seconds (e.g. P30D)
+    the job timeout of a fault: "PT99999999999999999999H" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: number too big to parse into 64-bit integer
+    the latency of a fault: a duration of 18446744073709551615 s is longer than the engine clock can count
+    with_retries applies to JobFault::fail, not to a fault that takes the job and never answers
+    the variables of a fault: variables must be a JSON object, got [1,2]
     "#);
 }
 
