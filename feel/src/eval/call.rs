@@ -135,10 +135,9 @@ impl Eval<'_> {
         };
         match (native.body)(&values) {
             Ok(value) => value,
-            Err(reason) => self.null(
-                WarningKind::FunctionInvocationFailure,
-                || format!("Failed to invoke function '{name}': {}", Shown(&reason)),
-            ),
+            Err(reason) => self.null(WarningKind::FunctionInvocationFailure, || {
+                format!("Failed to invoke function '{name}': {}", Shown(&reason))
+            }),
         }
     }
 

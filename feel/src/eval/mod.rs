@@ -482,10 +482,9 @@ impl<'a> Eval<'a> {
     fn eval_global_name(&mut self, n: &str) -> R {
         Ok(match self.vars.get(n) {
             Some(v) => v,
-            None => self.null(
-                WarningKind::NoVariableFound,
-                || format!("No variable found with name '{n}'"),
-            ),
+            None => self.null(WarningKind::NoVariableFound, || {
+                format!("No variable found with name '{n}'")
+            }),
         })
     }
 
@@ -684,10 +683,9 @@ impl<'a> Eval<'a> {
             match cond {
                 Value::Boolean(true) => self.eval(t, scope)?,
                 Value::Boolean(false) | Value::Null => self.eval(f, scope)?,
-                other => self.null(
-                    WarningKind::InvalidType,
-                    || format!("Expected boolean but found '{}'", Shown(&other)),
-                ),
+                other => self.null(WarningKind::InvalidType, || {
+                    format!("Expected boolean but found '{}'", Shown(&other))
+                }),
             }
         })
     }
@@ -721,10 +719,9 @@ impl<'a> Eval<'a> {
                         Args::Positional(a) => a.len(),
                         Args::Named(a) => a.len(),
                     };
-                    self.null(
-                        WarningKind::NoFunctionFound,
-                        || format!("No function found with name '{name}' and {n} parameters"),
-                    )
+                    self.null(WarningKind::NoFunctionFound, || {
+                        format!("No function found with name '{name}' and {n} parameters")
+                    })
                 }
             }
         })
@@ -735,10 +732,9 @@ impl<'a> Eval<'a> {
             Value::Boolean(b) => Some(b),
             Value::Null => None,
             other => {
-                self.warn(
-                    WarningKind::InvalidType,
-                    || format!("Expected boolean but found '{}'", Shown(&other)),
-                );
+                self.warn(WarningKind::InvalidType, || {
+                    format!("Expected boolean but found '{}'", Shown(&other))
+                });
                 None
             }
         }
@@ -799,10 +795,9 @@ impl<'a> Eval<'a> {
         let items = match v {
             Value::List(items) => items,
             other => {
-                return Ok(self.null(
-                    WarningKind::InvalidType,
-                    || format!("Expected list but found '{}'", Shown(&other)),
-                ));
+                return Ok(self.null(WarningKind::InvalidType, || {
+                    format!("Expected list but found '{}'", Shown(&other))
+                }));
             }
         };
         if items.is_empty() {

@@ -18,17 +18,15 @@ impl Eval<'_> {
         match op {
             CmpOp::Eq | CmpOp::Ne => match a.feel_eq(b) {
                 Some(eq) => Value::Boolean(if op == CmpOp::Eq { eq } else { !eq }),
-                None => self.null(
-                    WarningKind::NotComparable,
-                    || format!("Can't compare '{}' with '{}'", Shown(a), Shown(b)),
-                ),
+                None => self.null(WarningKind::NotComparable, || {
+                    format!("Can't compare '{}' with '{}'", Shown(a), Shown(b))
+                }),
             },
             _ => {
                 if a.is_null() || b.is_null() {
-                    return self.null(
-                        WarningKind::NotComparable,
-                        || format!("Can't compare '{}' with '{}'", Shown(a), Shown(b)),
-                    );
+                    return self.null(WarningKind::NotComparable, || {
+                        format!("Can't compare '{}' with '{}'", Shown(a), Shown(b))
+                    });
                 }
                 match a.feel_cmp(b) {
                     Some(o) => Value::Boolean(match op {
@@ -37,10 +35,9 @@ impl Eval<'_> {
                         CmpOp::Gt => o == Ordering::Greater,
                         _ => o != Ordering::Less,
                     }),
-                    None => self.null(
-                        WarningKind::NotComparable,
-                        || format!("Can't compare '{}' with '{}'", Shown(a), Shown(b)),
-                    ),
+                    None => self.null(WarningKind::NotComparable, || {
+                        format!("Can't compare '{}' with '{}'", Shown(a), Shown(b))
+                    }),
                 }
             }
         }
@@ -80,17 +77,14 @@ impl Eval<'_> {
         };
         match (lo_ok, hi_ok) {
             (Some(a), Some(b)) => Value::Boolean(a && b),
-            _ => self.null(
-                WarningKind::NotComparable,
-                || {
-                    format!(
-                        "Can't compare '{}' with '{}' and '{}'",
-                        Shown(input),
-                        Shown(lo),
-                        Shown(hi)
-                    )
-                },
-            ),
+            _ => self.null(WarningKind::NotComparable, || {
+                format!(
+                    "Can't compare '{}' with '{}' and '{}'",
+                    Shown(input),
+                    Shown(lo),
+                    Shown(hi)
+                )
+            }),
         }
     }
 
@@ -103,10 +97,9 @@ impl Eval<'_> {
             (ArithOp::Div, Number(x), Number(y)) => match x.div(y) {
                 Some(q) => Some(Number(q)),
                 None => {
-                    return Ok(self.null(
-                        WarningKind::InvalidType,
-                        || format!("Can't divide '{}' by '{}'", Shown(a), Shown(b)),
-                    ));
+                    return Ok(self.null(WarningKind::InvalidType, || {
+                        format!("Can't divide '{}' by '{}'", Shown(a), Shown(b))
+                    }));
                 }
             },
             (ArithOp::Pow, Number(x), Number(y)) => match x.checked_pow(y) {
