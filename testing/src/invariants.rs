@@ -506,10 +506,27 @@ impl InvariantChecker {
                 let evaluation = expression.evaluate(&variables, &env);
                 let why = match evaluation.result {
                     Ok(baton_feel::Value::Boolean(true)) => continue,
-                    Ok(baton_feel::Value::Null) => format!(
-                        "it gives null{} (a variable it reads is not set: write the condition so that it holds then, e.g. `x = null or ...`)",
-                        warnings(&evaluation.warnings)
-                    ),
+                    Ok(baton_feel::Value::Null) => {
+                        // The hint fits a variable not set yet (the condition is checked from
+                        // the first step on), not a comparison of values of other types.
+                        let unset = evaluation.warnings.is_empty()
+                            || evaluation.warnings.iter().any(|w| {
+                                matches!(
+                                    w.kind,
+                                    baton_feel::WarningKind::NoVariableFound
+                                        | baton_feel::WarningKind::NoContextEntryFound
+                                )
+                            });
+                        format!(
+                            "it gives null{}{}",
+                            warnings(&evaluation.warnings),
+                            if unset {
+                                " (a variable it reads is not set: write the condition so that it holds then, e.g. `x = null or ...`)"
+                            } else {
+                                ""
+                            }
+                        )
+                    }
                     Ok(other) => format!("it gives {other}{}", warnings(&evaluation.warnings)),
                     Err(failure) => format!("it fails: {failure}"),
                 };

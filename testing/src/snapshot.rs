@@ -74,6 +74,8 @@ pub enum SnapshotError {
     },
     #[error("{path}: {message}")]
     Io { path: String, message: String },
+    #[error("the snapshot does not hold together (was it edited by hand?): {what}")]
+    Inconsistent { what: String },
 }
 
 fn invalid(path: &str, message: impl Into<String>) -> SnapshotError {
@@ -262,6 +264,34 @@ impl Snapshot {
                 expected_position: self.position,
                 expected_now: crate::clock::format_instant(self.now_ms),
             });
+        }
+        // The resources are what the test's deployment is checked against: they must be what
+        // the commands deploy, or a changed BPMN in the commands would pass the check.
+        let deployed = resources_of(&engine);
+        if deployed != self.resources {
+            let list = |resources: &[(String, String)]| {
+                resources
+                    .iter()
+                    .map(|(name, hash)| format!("{name} ({hash})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(SnapshotError::Inconsistent {
+                what: format!(
+                    "its commands deploy {}, its resources say {}",
+                    list(&deployed),
+                    list(&self.resources)
+                ),
+            });
+        }
+        for (i, root) in self.roots.iter().enumerate() {
+            if engine.process_instance(*root).is_none() {
+                return Err(SnapshotError::Inconsistent {
+                    what: format!(
+                        "roots[{i}] is {root}, but its commands created no process instance of that key"
+                    ),
+                });
+            }
         }
         Ok(engine)
     }

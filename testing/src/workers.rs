@@ -673,7 +673,11 @@ pub(crate) fn skip_time(cell: &std::cell::RefCell<Inner>) {
 
 impl Inner {
     /// Whether a root run is active and nothing waits for the test: no user task, no job nobody
-    /// answers, no incident, no message or signal subscription.
+    /// answers, no incident, no token at a message or signal catch event, receive task or
+    /// event-based gateway. A subscription that holds no token (a boundary event's, an event
+    /// sub-process's start, a signal start event of a deployed process) only might interrupt
+    /// what waits for time, and lets time pass: else a process with a message event
+    /// sub-process would never skip.
     fn waits_only_for_time(&self) -> bool {
         let active = self.roots.iter().any(|r| {
             self.engine
@@ -688,8 +692,30 @@ impl Inner {
                 .any(|t| t.state == baton_engine::runtime::UserTaskState::Created)
             && self.engine.activatable_jobs(None).is_empty()
             && self.engine.incidents().is_empty()
-            && self.engine.all_message_subscriptions().is_empty()
-            && self.engine.signal_subscriptions().is_empty()
+            && !self
+                .engine
+                .all_message_subscriptions()
+                .iter()
+                .any(|m| self.holds_a_token(Some(m.element_instance_key), &m.element_id))
+            && !self
+                .engine
+                .signal_subscriptions()
+                .iter()
+                .any(|s| self.holds_a_token(s.element_instance_key, &s.element_id))
+    }
+
+    /// Whether the subscription of `catch_element` opened by `element_instance` holds a token:
+    /// the catch event or receive task itself subscribed, or an event-based gateway for the
+    /// events after it (Zeebe opens a boundary event's subscription on the activity, an event
+    /// sub-process start's on its scope, and a start event's on no instance).
+    fn holds_a_token(&self, element_instance: Option<Key>, catch_element: &str) -> bool {
+        element_instance
+            .and_then(|key| self.engine.element_instance(key))
+            .is_some_and(|instance| {
+                instance.element_id == catch_element
+                    || instance.element_type
+                        == baton_engine::runtime::BpmnElementType::EventBasedGateway
+            })
     }
 
     /// The element ids and static job types of the deployed processes.
@@ -886,8 +912,10 @@ impl crate::ProcessTest {
 
     /// Time skipping, as in Temporal's test environment: after every action, while a run is
     /// active and nothing waits for the test (no user task, no job nobody answers, no incident,
-    /// no message or signal subscription), the clock jumps to the next due time: a timer, a job
-    /// timeout, a retry backoff, an answer on its way. Off by default (CPT's behaviour).
+    /// no token at a message or signal catch event, receive task or event-based gateway), the
+    /// clock jumps to the next due time: a timer, a job timeout, a retry backoff, an answer on
+    /// its way. A boundary event's or an event sub-process's subscription does not stop it. Off
+    /// by default (CPT's behaviour).
     pub fn time_skipping(self, on: bool) -> Self {
         self.set_time_skipping(on);
         self
@@ -976,9 +1004,39 @@ pub struct SideEffects<'t> {
 }
 
 impl SideEffects<'_> {
-    /// Checks an expectation; `Err` lists the side effects.
+    /// Checks an expectation; `Err` lists the side effects, or names the job type or element
+    /// that no deployed process has (a typo would else read as "received 0").
     pub fn check(&self, expected: &SideEffectExpectation) -> Result<(), SideEffectsMissed> {
-        self.test.inner.borrow().workers.ledger.check(expected)
+        let inner = self.test.inner.borrow();
+        let (elements, mut job_types) = inner.deployed_names();
+        // A job type of an earlier run's ledger (before a restart) is known too.
+        for entry in inner.workers.ledger.entries() {
+            if !job_types.contains(&entry.effect.job_type) {
+                job_types.push(entry.effect.job_type.clone());
+            }
+        }
+        let unknown = |what: &str, name: &str, known: &[String]| {
+            let closest = known
+                .iter()
+                .map(|c| (strsim::levenshtein(name, c), c))
+                .filter(|(d, _)| *d <= 3)
+                .min()
+                .map(|(_, c)| format!(" (did you mean \"{c}\"?)"))
+                .unwrap_or_default();
+            SideEffectsMissed(format!(
+                "cannot check the side effects of \"{}\": no deployed process has the {what} \"{name}\"{closest}",
+                expected.job_type
+            ))
+        };
+        if !job_types.contains(&expected.job_type) {
+            return Err(unknown("job type", &expected.job_type, &job_types));
+        }
+        if let Some(element) = &expected.none_before
+            && !elements.contains(element)
+        {
+            return Err(unknown("element", element, &elements));
+        }
+        inner.workers.ledger.check(expected)
     }
 
     #[track_caller]

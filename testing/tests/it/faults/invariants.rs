@@ -106,6 +106,13 @@ fn no_incident_and_a_condition_break_at_their_step() {
         3. completed start
         4. activated approve
     "#);
+
+    // A null from values that do not compare is no unset variable: no hint to allow null.
+    let test = ticket();
+    test.invariant(Invariant::condition("orderId > 5"));
+    test.start("ticket", json!({"orderId": "1042"}));
+    let broken = test.check_invariants().unwrap_err().to_string();
+    insta::assert_snapshot!(broken.lines().next().unwrap(), @r#"the invariant always orderId > 5 is broken: in the run of "ticket" it gives null ([NOT_COMPARABLE] Can't compare '"1042"' with '5'); the variables are {"orderId":"1042"}"#);
 }
 
 #[test]
@@ -262,4 +269,80 @@ fn time_skipping_is_off_by_default() {
     run.complete_user_task("approve", ());
     run.assert_waiting_at(["create-ticket"]);
     assert_eq!(test.now(), "2025-01-01T00:00:00Z");
+}
+
+/// A task whose job waits out a timeout, watched by subscriptions that hold no token: a message
+/// boundary event on the task, a non-interrupting message event sub-process, and (another
+/// process) a signal start event. Beside it, a run whose token waits at an event-based gateway
+/// where a message races a timer.
+const WATCHED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="http://baton.test/watched">
+  <bpmn:message id="m-cancel" name="cancel"><bpmn:extensionElements><zeebe:subscription correlationKey="=orderId"/></bpmn:extensionElements></bpmn:message>
+  <bpmn:message id="m-update" name="update"><bpmn:extensionElements><zeebe:subscription correlationKey="=orderId"/></bpmn:extensionElements></bpmn:message>
+  <bpmn:message id="m-reply" name="reply"><bpmn:extensionElements><zeebe:subscription correlationKey="=orderId"/></bpmn:extensionElements></bpmn:message>
+  <bpmn:signal id="s-go" name="go"/>
+  <bpmn:process id="watched" isExecutable="true">
+    <bpmn:startEvent id="start"><bpmn:outgoing>f1</bpmn:outgoing></bpmn:startEvent>
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="work"/>
+    <bpmn:serviceTask id="work">
+      <bpmn:extensionElements><zeebe:taskDefinition type="work"/></bpmn:extensionElements>
+      <bpmn:incoming>f1</bpmn:incoming><bpmn:outgoing>f2</bpmn:outgoing>
+    </bpmn:serviceTask>
+    <bpmn:boundaryEvent id="cancelled" attachedToRef="work"><bpmn:outgoing>f3</bpmn:outgoing><bpmn:messageEventDefinition messageRef="m-cancel"/></bpmn:boundaryEvent>
+    <bpmn:sequenceFlow id="f2" sourceRef="work" targetRef="done"/>
+    <bpmn:endEvent id="done"><bpmn:incoming>f2</bpmn:incoming></bpmn:endEvent>
+    <bpmn:sequenceFlow id="f3" sourceRef="cancelled" targetRef="stopped"/>
+    <bpmn:endEvent id="stopped"><bpmn:incoming>f3</bpmn:incoming></bpmn:endEvent>
+    <bpmn:subProcess id="on-update" triggeredByEvent="true">
+      <bpmn:startEvent id="updated" isInterrupting="false"><bpmn:outgoing>f4</bpmn:outgoing><bpmn:messageEventDefinition messageRef="m-update"/></bpmn:startEvent>
+      <bpmn:sequenceFlow id="f4" sourceRef="updated" targetRef="noted"/>
+      <bpmn:endEvent id="noted"><bpmn:incoming>f4</bpmn:incoming></bpmn:endEvent>
+    </bpmn:subProcess>
+  </bpmn:process>
+  <bpmn:process id="signalled" isExecutable="true">
+    <bpmn:startEvent id="go"><bpmn:outgoing>g1</bpmn:outgoing><bpmn:signalEventDefinition signalRef="s-go"/></bpmn:startEvent>
+    <bpmn:sequenceFlow id="g1" sourceRef="go" targetRef="gone"/>
+    <bpmn:endEvent id="gone"><bpmn:incoming>g1</bpmn:incoming></bpmn:endEvent>
+  </bpmn:process>
+  <bpmn:process id="racing" isExecutable="true">
+    <bpmn:startEvent id="r-start"><bpmn:outgoing>r1</bpmn:outgoing></bpmn:startEvent>
+    <bpmn:sequenceFlow id="r1" sourceRef="r-start" targetRef="wait"/>
+    <bpmn:eventBasedGateway id="wait"><bpmn:incoming>r1</bpmn:incoming><bpmn:outgoing>r2</bpmn:outgoing><bpmn:outgoing>r3</bpmn:outgoing></bpmn:eventBasedGateway>
+    <bpmn:sequenceFlow id="r2" sourceRef="wait" targetRef="replied"/>
+    <bpmn:sequenceFlow id="r3" sourceRef="wait" targetRef="late"/>
+    <bpmn:intermediateCatchEvent id="replied"><bpmn:incoming>r2</bpmn:incoming><bpmn:outgoing>r4</bpmn:outgoing><bpmn:messageEventDefinition messageRef="m-reply"/></bpmn:intermediateCatchEvent>
+    <bpmn:intermediateCatchEvent id="late"><bpmn:incoming>r3</bpmn:incoming><bpmn:outgoing>r5</bpmn:outgoing><bpmn:timerEventDefinition><bpmn:timeDuration>PT1H</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>
+    <bpmn:sequenceFlow id="r4" sourceRef="replied" targetRef="r-end"/>
+    <bpmn:sequenceFlow id="r5" sourceRef="late" targetRef="r-end"/>
+    <bpmn:endEvent id="r-end"><bpmn:incoming>r4</bpmn:incoming><bpmn:incoming>r5</bpmn:incoming></bpmn:endEvent>
+  </bpmn:process>
+</bpmn:definitions>"#;
+
+/// Temporal's time skipping jumps whenever the workflow is blocked on time; baton's stops where a
+/// token waits for the test. A subscription that holds no token (a boundary event, an event
+/// sub-process, a signal start event) is not such a wait: before, any open subscription stopped
+/// time skipping, so a process with a message event sub-process never skipped.
+#[test]
+fn time_skipping_passes_subscriptions_that_hold_no_token_and_stops_where_a_token_waits() {
+    let test = ProcessTest::from_xml("watched.bpmn", WATCHED)
+        .unwrap()
+        .time_skipping(true)
+        .job_timeout("PT30S");
+    test.mock_job("work")
+        .fault(JobFault::no_answer().times(1))
+        .complete();
+    let run = test.start("watched", json!({"orderId": "1042"}));
+    // The job's timeout (30.001 s) is skipped over: the message boundary event, the event
+    // sub-process and the signal start event only might interrupt.
+    run.assert_completed()
+        .assert_passed_in_order(["work", "done"]);
+    assert_eq!(test.now(), "2025-01-01T00:00:30.001Z");
+    // The token at the gateway waits for the test: the message may come before the timer.
+    let racing = test.start("racing", json!({"orderId": "7"}));
+    racing.assert_waiting_at(["wait"]);
+    assert_eq!(test.now(), "2025-01-01T00:00:30.001Z");
+    test.advance_time("PT1H");
+    racing
+        .assert_completed()
+        .assert_passed_in_order(["late", "r-end"]);
 }

@@ -278,6 +278,16 @@ fn bad_snapshots_are_refused_with_what_and_where() {
     bad_command["commands"][1] = json!({"command": "finishJob"});
     let mut other = good.clone();
     other["resources"][0]["sha256"] = json!("sha256:0000");
+    // Edited by hand: a root the commands never created; a BPMN changed inside the commands
+    // while its resources keep the hash of the file the test deploys (the deployment check
+    // alone passes it, and the restored engine would run another process than the test's).
+    let mut stray_root = good.clone();
+    stray_root["roots"] = json!([123]);
+    let changed = std::fs::read_to_string(bpmn("ticket.bpmn"))
+        .unwrap()
+        .replace("PT1M", "PT2M");
+    let mut edited = good.clone();
+    edited["commands"][0]["resources"][0]["text"] = json!(changed);
     let errors: Vec<String> = [
         Snapshot::from_json(&newer, "s.json")
             .err()
@@ -311,6 +321,13 @@ fn bad_snapshots_are_refused_with_what_and_where() {
             unrecorded.start("ticket", ());
             unrecorded.snapshot().err().map(|e| e.to_string())
         },
+        ProcessTest::from_snapshot(&Snapshot::from_json(&stray_root, "s.json").unwrap())
+            .err()
+            .map(|e| e.to_string()),
+        deployed()
+            .restart_from(&Snapshot::from_json(&edited, "s.json").unwrap())
+            .err()
+            .map(|e| e.to_string()),
     ]
     .into_iter()
     .map(|e| e.unwrap_or_else(|| "accepted".into()))
@@ -323,6 +340,8 @@ fn bad_snapshots_are_refused_with_what_and_where() {
     the snapshot was taken with another deployment: ticket.bpmn differs (sha256:0000 in the snapshot, sha256:7c49d648496696e0de7684d69b24896072669e317ec83b13bcaa8c72237b6dad deployed): the file changed since the snapshot was taken
     restarted with 1 run(s)
     a snapshot is the engine's commands since the start, but 1 were carried out while it did not record them: call ProcessTest::record_commands() before the first action
+    the snapshot does not hold together (was it edited by hand?): roots[0] is 123, but its commands created no process instance of that key
+    the snapshot does not hold together (was it edited by hand?): its commands deploy ticket.bpmn (sha256:5e3c79c8c19fb28c33e9131100d05e47682b1d856fb3dbc389a3f8e8c0b9eff8), its resources say ticket.bpmn (sha256:7c49d648496696e0de7684d69b24896072669e317ec83b13bcaa8c72237b6dad)
     ");
     assert!(matches!(
         Snapshot::from_json(&newer, "s.json"),

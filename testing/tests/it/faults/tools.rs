@@ -15,7 +15,7 @@
 use baton_engine::runtime::{Intent, OtherIntent, RecordValue, ValueType};
 use baton_testing::faults::{JobFault, Jobs};
 use baton_testing::invariants::Invariant;
-use baton_testing::side_effects::DeclaredSideEffect;
+use baton_testing::side_effects::{DeclaredSideEffect, SideEffectExpectation};
 use baton_testing::trace::TraceEvent;
 use baton_testing::{ErrorType, IncidentExpectation, ProcessTest};
 use serde_json::json;
@@ -410,6 +410,40 @@ fn bad_faults_are_refused_before_the_run() {
     the latency of a fault: a duration of 18446744073709551615 s is longer than the engine clock can count
     with_retries applies to JobFault::fail, not to a fault that takes the job and never answers
     the variables of a fault: variables must be a JSON object, got [1,2]
+    "#);
+}
+
+/// A side-effect assertion on a job type or element no deployed process has says so, instead
+/// of "received 0" or "one happened before it".
+#[test]
+fn side_effect_assertions_name_what_no_process_has() {
+    let test = ticket();
+    test.mock_job("ticket-create")
+        .side_effect(DeclaredSideEffect::keyed_by_job_key())
+        .complete();
+    let run = test.start("ticket", json!({"orderId": "1042"}));
+    run.complete_user_task("approve", ());
+    let errors: Vec<String> = [
+        test.side_effects("ticket-creat")
+            .check(&SideEffectExpectation::of("ticket-creat").count(1)),
+        test.side_effects("ticket-create")
+            .check(&SideEffectExpectation::of("ticket-create").none_before("aprove")),
+        test.side_effects("ticket-create").check(
+            &SideEffectExpectation::of("ticket-create")
+                .count(1)
+                .none_before("approve"),
+        ),
+    ]
+    .into_iter()
+    .map(|r| {
+        r.err()
+            .map_or_else(|| "holds".to_string(), |e| e.to_string())
+    })
+    .collect();
+    insta::assert_snapshot!(errors.join("\n"), @r#"
+    cannot check the side effects of "ticket-creat": no deployed process has the job type "ticket-creat" (did you mean "ticket-create"?)
+    cannot check the side effects of "ticket-create": no deployed process has the element "aprove" (did you mean "approve"?)
+    holds
     "#);
 }
 
