@@ -259,13 +259,29 @@ fn finish(
     }
 }
 
+/// The most bytes a shard's report file may have (its states' fingerprints make it large).
+const MAX_REPORT_BYTES: u64 = 1 << 30;
+
+/// A shard's report file, parsed as it is read: what is not JSON (`/dev/zero`) fails at its
+/// first byte, and no file is read past the bound.
+fn read_report(path: &std::path::Path) -> Result<Report, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    if file.metadata().is_ok_and(|m| m.len() > MAX_REPORT_BYTES) {
+        return Err(format!(
+            "the file has more than the {MAX_REPORT_BYTES} bytes a report may have"
+        ));
+    }
+    let reader = std::io::BufReader::new(file.take(MAX_REPORT_BYTES));
+    let value: serde_json::Value =
+        serde_json::from_reader(reader).map_err(|e| format!("not JSON: {e}"))?;
+    Report::from_json(&value).map_err(|e| e.to_string())
+}
+
 fn merge(paths: &[PathBuf], json: Option<&PathBuf>) -> ExitCode {
     let mut reports = Vec::new();
     for path in paths {
-        let read = std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
-            .and_then(|value| Report::from_json(&value).map_err(|e| e.to_string()));
+        let read = read_report(path);
         match read {
             Ok(report) => reports.push(report),
             Err(e) => {

@@ -206,6 +206,26 @@ enum RawEndState {
     Incident,
 }
 
+/// Serde's words for a variant written without its value (`"reaches"`) or with a value it
+/// does not take (`{"noIncident": true}`), said with the variant's name; other messages as
+/// they are.
+fn variant_message(at: &str, message: String) -> String {
+    let name = at.rsplit('.').next().unwrap_or(at);
+    if name.is_empty() || name.ends_with(']') {
+        return message;
+    }
+    if message.starts_with("invalid type: unit variant, expected") {
+        return format!("\"{name}\" needs a value: write {{\"{name}\": ...}}");
+    }
+    if let Some(got) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|m| m.strip_suffix(", expected unit"))
+    {
+        return format!("\"{name}\" takes no value: write \"{name}\" alone, not with {got}");
+    }
+    message
+}
+
 impl RawInvariant {
     fn into_invariant(self) -> Invariant {
         match self {
@@ -280,10 +300,32 @@ const SETUP_INSTRUCTIONS: [&str; 5] = [
 impl ExploreFile {
     /// Reads an exploration file.
     pub fn read(path: impl AsRef<Path>) -> Result<ExploreFile, FileError> {
+        use std::io::Read;
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|error| FileError::Io {
+        let io = |error| FileError::Io {
             path: path.to_path_buf(),
             error,
+        };
+        // At most one byte more than a file may have: a device or a pipe that never ends
+        // (`/dev/zero`) is refused like a file that is too large, not read forever.
+        let limit = crate::cpt::discover::MAX_TEST_FILE_BYTES;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .map_err(io)?
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(FileError::Format {
+                file: path.to_path_buf(),
+                path: String::new(),
+                message: format!("the file has more than the {limit} bytes a test file may have"),
+            });
+        }
+        let text = String::from_utf8(bytes).map_err(|e| FileError::Format {
+            file: path.to_path_buf(),
+            path: String::new(),
+            message: format!("not UTF-8 text: {}", e.utf8_error()),
         })?;
         ExploreFile::parse(&text, path)
     }
@@ -303,10 +345,8 @@ impl ExploreFile {
         })?;
         let raw: Raw = serde_path_to_error::deserialize(&value).map_err(|e| {
             let at = e.path().to_string();
-            format(
-                if at == "." { String::new() } else { at },
-                e.inner().to_string(),
-            )
+            let message = variant_message(&at, e.inner().to_string());
+            format(if at == "." { String::new() } else { at }, message)
         })?;
         let mut warnings = Vec::new();
         let mut setup = Vec::new();

@@ -291,10 +291,12 @@ impl Report {
     /// The counts only (what stays the same on every machine), as one line.
     pub fn counts(&self) -> String {
         format!(
-            "{} trajectories ({} cut at the model-call bound), {} distinct states, {} pruned{}",
+            "{} trajector{} ({} cut at the model-call bound), {} distinct state{}, {} pruned{}",
             self.trajectories,
+            if self.trajectories == 1 { "y" } else { "ies" },
             self.cut_at_bound,
             self.distinct_states,
+            if self.distinct_states == 1 { "" } else { "s" },
             self.pruned,
             match &self.cut_off {
                 Some(why) => format!("; cut off: {why}"),
@@ -742,7 +744,9 @@ impl fmt::Display for Report {
         let mut out = String::new();
         let mode = match self.search {
             Search::Exhaustive => "exhaustive".to_string(),
-            Search::Sample { seed, runs } => format!("{runs} sampled runs, seed {seed}"),
+            Search::Sample { seed, runs } => {
+                format!("{runs} sampled run{}, seed {seed}", plural(runs as usize))
+            }
         };
         let _ = writeln!(out, "exploration ({mode}): {}", self.counts());
         let _ = writeln!(
@@ -825,8 +829,13 @@ pub(crate) fn build(pristine: &Fork, outcome: Outcome, space: &Space, elapsed: D
     let cut_off = stopped.map(|stop| {
         let why = match stop {
             Stop::Trajectories => format!(
-                "the bound of {} trajectories was reached",
-                space.bounds.trajectories
+                "the bound of {} trajector{} was reached",
+                space.bounds.trajectories,
+                if space.bounds.trajectories == 1 {
+                    "y"
+                } else {
+                    "ies"
+                }
             ),
             Stop::Time => "the time limit was reached".to_string(),
             Stop::Fatal(e) => e.to_string(),

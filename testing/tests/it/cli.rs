@@ -536,3 +536,15 @@ fn a_closed_standard_output_ends_the_command_without_a_panic() {
         assert_eq!(stderr, "", "{args:?}");
     }
 }
+
+/// `baton explore` and `baton explore merge` on a file that never ends: refused at once.
+#[cfg(unix)]
+#[test]
+fn explore_refuses_an_endless_file() {
+    let (code, output) = baton(&["explore", "/dev/zero"]);
+    assert_eq!(code, 2, "{output}");
+    insta::assert_snapshot!(output, @"baton explore: /dev/zero: the file has more than the 16777216 bytes a test file may have");
+    let (code, output) = baton(&["explore", "merge", "/dev/zero"]);
+    assert_eq!(code, 2, "{output}");
+    insta::assert_snapshot!(output, @"baton explore merge: /dev/zero: not JSON: expected value at line 1 column 1");
+}

@@ -212,3 +212,13 @@ fn a_side_effect_declared_at_an_element_counts_for_its_job_type() {
         .unwrap();
     assert!(report.checks[0].holds());
 }
+
+/// A bound of one trajectory is a bound like any other: the report says it was reached.
+#[test]
+fn a_bound_of_one_trajectory_cuts_the_search_after_it() {
+    let test = ProcessTest::from_file(bpmn("refund-agent.bpmn")).unwrap();
+    test.mock_job("kb-search")
+        .complete_with(json!({"articles": []}));
+    let report = test.explore(&start().max_trajectories(1), []).unwrap();
+    insta::assert_snapshot!(report.counts(), @"1 trajectory (0 cut at the model-call bound), 1 distinct state, 0 pruned; cut off: the bound of 1 trajectory was reached");
+}

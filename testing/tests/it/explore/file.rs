@@ -80,6 +80,18 @@ fn a_wrong_file_names_the_place_of_the_problem() {
             r#"{"start": {"processDefinitionId": "p"}, "sideEffects": {"t": {"key": "a +"}}}"#,
         ),
         (
+            "an end state without its element",
+            r#"{"start": {"processDefinitionId": "p"}, "invariants": [{"endsIn": ["completed", "waitingAt"]}]}"#,
+        ),
+        (
+            "an invariant without its value",
+            r#"{"start": {"processDefinitionId": "p"}, "invariants": ["reaches"]}"#,
+        ),
+        (
+            "an invariant with a value it does not take",
+            r#"{"start": {"processDefinitionId": "p"}, "invariants": [{"noIncident": true}]}"#,
+        ),
+        (
             "an agent shaped twice",
             r#"{"start": {"processDefinitionId": "p"}, "agents": [{"elementId": "a", "maxToolsPerTurn": 2}, {"elementId": "a"}]}"#,
         ),
@@ -138,4 +150,32 @@ fn a_file_naming_a_job_type_no_process_has_is_refused() {
         out.push_str(&format!("{name}:\n  {error}\n"));
     }
     insta::assert_snapshot!(out);
+}
+
+/// A file too large, one that never ends, or one that is not text is refused, not read forever.
+#[cfg(unix)]
+#[test]
+fn a_file_too_large_or_endless_is_refused_before_it_is_read_whole() {
+    let dir = crate::cpt::temp_dir("explore-file-large");
+    let huge = dir.join("huge.explore.json");
+    // Sparse: 50 MB on paper, nothing on the disk.
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(50 * 1024 * 1024)
+        .unwrap();
+    let binary = dir.join("binary.explore.json");
+    std::fs::write(&binary, [0xff, 0xfe, b'{']).unwrap();
+    let paths = [huge, binary, "/dev/zero".into()];
+    let mut out = String::new();
+    for path in &paths {
+        let error = ExploreFile::read(path).unwrap_err().to_string();
+        out.push_str(&error.replace(&dir.display().to_string(), "[dir]"));
+        out.push('\n');
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    insta::assert_snapshot!(out, @"
+    [dir]/huge.explore.json: the file has more than the 16777216 bytes a test file may have
+    [dir]/binary.explore.json: not UTF-8 text: invalid utf-8 sequence of 1 bytes from index 0
+    /dev/zero: the file has more than the 16777216 bytes a test file may have
+    ");
 }
