@@ -36,6 +36,8 @@ pub(crate) struct PlannedFault {
     pub fault: JobFault,
     /// `None`: every activation.
     pub left: Option<u32>,
+    /// The activations it took so far.
+    pub played: u32,
 }
 
 /// One activation of a job by a mock: taken when the mock is asked, used when it answers.
@@ -107,6 +109,7 @@ impl Workers {
                 if let Some(left) = &mut f.left {
                     *left -= 1;
                 }
+                f.played += 1;
                 f.fault.clone()
             });
         (attempt, fault)
@@ -788,12 +791,28 @@ impl crate::ProcessTest {
             inner.check_jobs(&jobs, "inject a fault into")?;
             inner.trace_on();
             let left = fault.times;
-            inner
-                .workers
-                .faults
-                .push(PlannedFault { jobs, fault, left });
+            inner.workers.faults.push(PlannedFault {
+                jobs,
+                fault,
+                left,
+                played: 0,
+            });
         }
         Ok(self)
+    }
+
+    /// The injected job faults that took no activation yet (since the last restart), as
+    /// `the fault for the jobs of type "order-lookup" that fails "503"`: a fault a test meant
+    /// to play but whose jobs never came (another element, a path not taken).
+    pub fn unplayed_faults(&self) -> Vec<String> {
+        self.inner
+            .borrow()
+            .workers
+            .faults
+            .iter()
+            .filter(|f| f.played == 0)
+            .map(|f| format!("the fault for {} that {}", f.jobs, f.fault.kind))
+            .collect()
     }
 
     /// Declares the side effect of the workers of `jobs`: every completion (and every crash

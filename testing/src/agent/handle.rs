@@ -615,6 +615,24 @@ impl AiAgentHandle {
         Ref::map(self.mock.borrow(), |m| m.tool_calls())
     }
 
+    /// The injected faults at a model call the agent has not made, as `the fault at model
+    /// call 5 of "support-agent" (it made 3 model calls)`.
+    pub fn unplayed_faults(&self) -> Vec<String> {
+        let mock = self.mock.borrow();
+        let made = mock.requests().len();
+        mock.unplayed_faults()
+            .into_iter()
+            .map(|f| {
+                format!(
+                    "the fault at model call {} of \"{}\" (it made {made} model call{})",
+                    f.call,
+                    self.element_id,
+                    if made == 1 { "" } else { "s" }
+                )
+            })
+            .collect()
+    }
+
     /// Turns of the script (or recorded calls of the cassette) not played yet (0 for a handler
     /// and when recording).
     pub fn remaining_turns(&self) -> usize {

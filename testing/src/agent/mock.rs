@@ -382,6 +382,12 @@ impl AiAgentMock {
         })
     }
 
+    /// The injected faults at a model call the agent has not made (yet).
+    pub fn unplayed_faults(&self) -> Vec<&ModelFault> {
+        let made = self.requests.len() as u32;
+        self.faults.iter().filter(|f| f.call > made).collect()
+    }
+
     /// Turns of the script not played yet (0 for a handler).
     pub fn remaining_turns(&self) -> usize {
         match &self.source {

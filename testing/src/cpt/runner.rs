@@ -565,6 +565,20 @@ fn run_case_once(
             }
         }
     }
+    // A fault that never played tested nothing: say so (as CPT says nothing of unused mocks,
+    // it does not fail the case).
+    for fault in test.unplayed_faults() {
+        state.warnings.push(format!(
+            "INJECT_JOB_FAULT: {fault} was never played: no such job was activated"
+        ));
+    }
+    for handle in state.agents.values() {
+        for fault in handle.unplayed_faults() {
+            state
+                .warnings
+                .push(format!("INJECT_MODEL_FAULT: {fault} was never played"));
+        }
+    }
     let cassettes = cassette_report(&state.agents, options.drift);
     let outcome = outcome.unwrap_or(if skipped.is_empty() {
         Outcome::Passed

@@ -320,3 +320,57 @@ fn a_snapshot_file_of_another_deployment_or_a_newer_format_is_refused_from_json(
     ");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A fault that never played tested nothing: the case passes (CPT says nothing of an unused
+/// mock either) with a warning that names the fault and why, in JSON and in Rust.
+#[test]
+fn a_fault_that_never_played_is_named_in_a_warning() {
+    let dir = crate::cpt::temp_dir("json-unplayed-fault");
+    std::fs::copy(
+        crate::faults::models::template_file(),
+        dir.join("ai-agent-faults.bpmn"),
+    )
+    .unwrap();
+    let test = r#"{ "testCases": [ { "name": "faults the run never reaches", "instructions": [
+  { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "order-lookup",
+    "variables": { "order": { "id": "1042", "status": "delivered", "damaged": false } } },
+  { "type": "MOCK_JOB_WORKER_COMPLETE_JOB", "jobType": "email-send", "variables": {} },
+  { "type": "INJECT_JOB_FAULT", "jobSelector": { "elementId": "create-ticket" }, "fault": "NO_ANSWER" },
+  { "type": "INJECT_JOB_FAULT", "jobSelector": { "jobType": "order-lookup" }, "fault": "FAIL", "times": 1 },
+  { "type": "MOCK_AI_AGENT", "elementId": "support-agent", "turns": [
+    { "toolCalls": [ { "name": "lookup-order", "arguments": { "orderId": "1042" } } ] },
+    { "responseJson": { "answer": "Order 1042 was delivered yesterday.", "resolved": true } } ] },
+  { "type": "INJECT_MODEL_FAULT", "elementId": "support-agent", "modelCall": 5, "fault": "RATE_LIMIT" },
+  { "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": { "processDefinitionId": "ai-agent-faults" },
+    "variables": { "customerMessage": "Where is order 1042?", "customerEmail": "kim@example.com" } },
+  { "type": "INCREASE_TIME", "duration": "PT1M" },
+  { "type": "ASSERT_PROCESS_INSTANCE", "processInstanceSelector": { "processDefinitionId": "ai-agent-faults" }, "state": "IS_COMPLETED" }
+] } ] }"#;
+    std::fs::write(dir.join("unplayed.test.json"), test).unwrap();
+    let report = cpt::run(&[&dir], &Options::default()).unwrap();
+    report.assert_success();
+    insta::assert_snapshot!(report.cases[0].warnings.join("\n"), @r#"
+    INJECT_JOB_FAULT: the fault for the jobs of "create-ticket" that takes the job and never answers was never played: no such job was activated
+    INJECT_MODEL_FAULT: the fault at model call 5 of "support-agent" (it made 2 model calls) was never played
+    "#);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // In Rust, the test and the agent's handle list them.
+    let t = baton_testing::ProcessTest::from_file(crate::faults::models::template_file()).unwrap();
+    t.inject_fault(
+        baton_testing::faults::Jobs::at_element("create-ticket"),
+        baton_testing::faults::JobFault::no_answer(),
+    );
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        [baton_testing::agent::Turn::respond_text("Hello.")],
+    );
+    agent.inject_fault(baton_testing::faults::ModelFault::refusal().at_call(2));
+    assert_eq!(
+        [t.unplayed_faults(), agent.unplayed_faults()].concat(),
+        [
+            r#"the fault for the jobs of "create-ticket" that takes the job and never answers"#,
+            r#"the fault at model call 2 of "support-agent" (it made 0 model calls)"#,
+        ]
+    );
+}
