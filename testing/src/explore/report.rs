@@ -427,7 +427,7 @@ fn counterexample_json(cx: &Counterexample) -> Value {
 /// Why a report file cannot be read back or merged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReportError {
-    #[error("not an exploration report: {path}: {message}")]
+    #[error("not an exploration report: {}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
     Format { path: String, message: String },
     #[error("{0}")]
     Merge(String),
@@ -441,7 +441,8 @@ fn format_error(path: &str, message: impl Into<String>) -> ReportError {
 }
 
 fn field<'v>(o: &'v Map<String, Value>, key: &str) -> Result<&'v Value, ReportError> {
-    o.get(key).ok_or_else(|| format_error(key, "missing"))
+    o.get(key)
+        .ok_or_else(|| format_error(key, "the field is missing"))
 }
 
 fn u64_field(o: &Map<String, Value>, key: &str) -> Result<u64, ReportError> {
@@ -468,7 +469,10 @@ fn counterexample_from_json(value: &Value, path: &str) -> Result<Counterexample,
         .as_object()
         .ok_or_else(|| format_error(path, "must be an object"))?;
     let at = |k: &str| format!("{path}.{k}");
-    let get = |k: &str| o.get(k).ok_or_else(|| format_error(&at(k), "missing"));
+    let get = |k: &str| {
+        o.get(k)
+            .ok_or_else(|| format_error(&at(k), "the field is missing"))
+    };
     let mut problems = crate::agent::problems::Problems::default();
     let trace = crate::trace::events_from_json(get("trace")?, &at("trace"), &mut problems)
         .ok_or_else(|| format_error(&at("trace"), problems.to_string()))?;
@@ -543,9 +547,9 @@ impl Report {
             .enumerate()
         {
             let path = format!("checks[{i}]");
-            let definition = c
-                .get("definition")
-                .ok_or_else(|| format_error(&format!("{path}.definition"), "missing"))?;
+            let definition = c.get("definition").ok_or_else(|| {
+                format_error(&format!("{path}.definition"), "the field is missing")
+            })?;
             let invariant = super::file::invariant_from_json(definition)
                 .map_err(|m| format_error(&format!("{path}.definition"), m))?;
             let counterexample = match c.get("counterexample") {

@@ -97,3 +97,28 @@ fn the_shards_of_a_sample_merge_into_the_whole_report() {
     let merged = Report::merge(parts).unwrap();
     assert_eq!(without_time(&merged), without_time(&whole));
 }
+
+/// A file that is not a shard's report is refused with the place of the problem.
+#[test]
+fn a_file_that_is_not_a_report_is_refused_with_the_place() {
+    let report = template()
+        .explore(&space(1).shard(1, 2), invariants())
+        .unwrap()
+        .to_json();
+    let mut no_checks = report.clone();
+    no_checks.as_object_mut().unwrap().remove("checks");
+    let mut wrong_count = report.clone();
+    wrong_count["trajectories"] = serde_json::json!("many");
+    let values = [
+        serde_json::json!([]),
+        serde_json::json!({}),
+        serde_json::json!({"start": {"processDefinitionId": "p"}}),
+        no_checks,
+        wrong_count,
+    ];
+    let messages: Vec<String> = values
+        .iter()
+        .map(|v| Report::from_json(v).unwrap_err().to_string())
+        .collect();
+    insta::assert_debug_snapshot!(messages);
+}
