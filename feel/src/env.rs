@@ -175,7 +175,9 @@ pub struct Limits {
     pub max_string_len: usize,
     /// Warnings (suppressed failures) one evaluation keeps: the first N in evaluation order,
     /// then one more saying how many it left out. An evaluation that warns on every item of a
-    /// long list would otherwise keep a message per item. Default 1,000.
+    /// long list would otherwise keep a message per item. Default 1,000. The message of a
+    /// warning left out is never written, and a message shows a value (or a list of keys) up to
+    /// its first 1,000 bytes, then `…` (fixed).
     pub max_warnings: usize,
 }
 

@@ -34,8 +34,9 @@ fn cases(short: u64) -> (u64, bool) {
 
 /// The seeds of a run: the size of the random bytes in the low half (growing with the case
 /// number, as arbtest grows them), a fixed sequence in the high half. The same cases every run.
-fn seeds(count: u64, salt: u64) -> impl Iterator<Item = u64> {
-    (0..count).map(move |i| {
+/// Case `first` is the first of the run (`BATON_FUZZ_FIRST`, to continue a long run).
+fn seeds(first: u64, count: u64, salt: u64) -> impl Iterator<Item = u64> {
+    (first..first + count).map(move |i| {
         let size = 16 + (i % 64) * 64;
         let mut z = (i ^ salt)
             .wrapping_add(1)
@@ -87,17 +88,35 @@ fn fuzz(
     let salt = name
         .bytes()
         .fold(0u64, |h, b| h.wrapping_mul(31) ^ u64::from(b));
+    let first: u64 = std::env::var("BATON_FUZZ_FIRST")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
     let start = Instant::now();
-    for (i, seed) in seeds(count, salt).enumerate() {
+    // the slowest case so far (both runs) and its seed, for the long run's report
+    let mut slowest = (Duration::ZERO, 0);
+    for (i, seed) in seeds(first, count, salt).enumerate() {
+        let case = Instant::now();
         arbtest::arbtest(|u| property(u, time_limit))
             .seed(seed)
             .run();
+        slowest = slowest.max((case.elapsed(), seed));
         if long && i % 10_000 == 0 {
-            eprintln!("{name}: {i} cases, {:?}", start.elapsed());
+            eprintln!(
+                "{name}: {i} cases, {:?}, slowest {:?} (seed {:#x})",
+                start.elapsed(),
+                slowest.0,
+                slowest.1
+            );
         }
     }
     if long {
-        eprintln!("{name}: {count} cases, {:?}", start.elapsed());
+        eprintln!(
+            "{name}: {count} cases from case {first}, {:?}, slowest {:?} (seed {:#x})",
+            start.elapsed(),
+            slowest.0,
+            slowest.1
+        );
     }
 }
 
@@ -134,7 +153,9 @@ fn corpus(ext: &str) -> Vec<(String, Vec<u8>)> {
     let mut paths = Vec::new();
     files(&root().join("fixtures"), ext, &mut paths);
     files(&root().join("templates"), ext, &mut paths);
-    files(&root().join("../shared/corpus"), ext, &mut paths);
+    if let Some(shared) = crate::corpus::shared() {
+        files(&shared.join("corpus"), ext, &mut paths);
+    }
     paths
         .into_iter()
         .map(|p| {

@@ -20,7 +20,7 @@ use std::sync::{Arc, LazyLock};
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::error::{Failure, WarningKind};
-use crate::eval::{CallArgs, Eval, R};
+use crate::eval::{CallArgs, Eval, R, Shown};
 use crate::value::{List, Value};
 
 /// Why a built-in gave no value.
@@ -205,20 +205,16 @@ pub(crate) fn invoke(ev: &mut Eval, name: &str, b: &'static Builtin, args: CallA
             ev.charge_result(&v)?;
             Ok(v)
         }
-        Err(Fail::Illegal) => {
-            let shown: Vec<String> = values.iter().map(|v| format!("'{v}'")).collect();
-            Ok(ev.null(
-                WarningKind::FunctionInvocationFailure,
-                format!(
-                    "Failed to invoke function '{name}': Illegal arguments: {}",
-                    shown.join(", ")
-                ),
-            ))
-        }
-        Err(Fail::Msg(m)) => Ok(ev.null(
-            WarningKind::FunctionInvocationFailure,
-            format!("Failed to invoke function '{name}': {m}"),
-        )),
+        Err(Fail::Illegal) => Ok(ev.null(WarningKind::FunctionInvocationFailure, || {
+            let shown: Vec<String> = values.iter().map(|v| format!("'{}'", Shown(v))).collect();
+            format!(
+                "Failed to invoke function '{name}': Illegal arguments: {}",
+                shown.join(", ")
+            )
+        })),
+        Err(Fail::Msg(m)) => Ok(ev.null(WarningKind::FunctionInvocationFailure, || {
+            format!("Failed to invoke function '{name}': {}", Shown(&m))
+        })),
         Err(Fail::Fatal(f)) => Err(f),
     }
 }

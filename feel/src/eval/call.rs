@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Eval, R, Scope};
+use super::{Eval, R, Scope, Shown};
 use crate::ast::Args;
 use crate::builtins;
 use crate::error::{Failure, WarningKind};
@@ -48,7 +48,7 @@ impl Eval<'_> {
     }
 
     pub(crate) fn no_function(&mut self, name: &str, args: &CallArgs) -> Value {
-        let msg = match args {
+        self.null(WarningKind::NoFunctionFound, || match args {
             CallArgs::Positional(a) => format!(
                 "No function found with name '{name}' and {} parameters",
                 a.len()
@@ -60,8 +60,7 @@ impl Eval<'_> {
                     .collect::<Vec<_>>()
                     .join(",")
             ),
-        };
-        self.null(WarningKind::NoFunctionFound, msg)
+        })
     }
 
     /// Calls a function value with evaluated arguments.
@@ -136,10 +135,9 @@ impl Eval<'_> {
         };
         match (native.body)(&values) {
             Ok(value) => value,
-            Err(reason) => self.null(
-                WarningKind::FunctionInvocationFailure,
-                format!("Failed to invoke function '{name}': {reason}"),
-            ),
+            Err(reason) => self.null(WarningKind::FunctionInvocationFailure, || {
+                format!("Failed to invoke function '{name}': {}", Shown(&reason))
+            }),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Eval, Scope};
+use super::{Eval, Scope, Shown};
 use crate::ast::{Expr, ExprKind, Iteration, PARTIAL};
 use crate::error::{Failure, WarningKind};
 use crate::value::{List, Value};
@@ -21,10 +21,9 @@ impl Eval<'_> {
             Iteration::List(x) => match self.eval(x, scope)? {
                 Value::List(items) => Ok(Some(Items::List(items, 0))),
                 other => {
-                    self.warn(
-                        WarningKind::InvalidType,
-                        format!("Expected list but found '{other}'"),
-                    );
+                    self.warn(WarningKind::InvalidType, || {
+                        format!("Expected list but found '{}'", Shown(&other))
+                    });
                     Ok(None)
                 }
             },
@@ -34,10 +33,13 @@ impl Eval<'_> {
                 match (&a, &b) {
                     (Value::Number(x), Value::Number(y)) => {
                         let (Some(x), Some(y)) = (x.to_i64(), y.to_i64()) else {
-                            self.warn(
-                                WarningKind::InvalidType,
-                                format!("Expected range of integers but found '{a}..{b}'"),
-                            );
+                            self.warn(WarningKind::InvalidType, || {
+                                format!(
+                                    "Expected range of integers but found '{}..{}'",
+                                    Shown(&a),
+                                    Shown(&b)
+                                )
+                            });
                             return Ok(None);
                         };
                         let n = (x.abs_diff(y) as usize).saturating_add(1);
@@ -68,10 +70,13 @@ impl Eval<'_> {
                         Ok(Some(Items::List(Arc::new(List::new(items)), 0)))
                     }
                     _ => {
-                        self.warn(
-                            WarningKind::InvalidType,
-                            format!("Expected range of numbers but found '{a}..{b}'"),
-                        );
+                        self.warn(WarningKind::InvalidType, || {
+                            format!(
+                                "Expected range of numbers but found '{}..{}'",
+                                Shown(&a),
+                                Shown(&b)
+                            )
+                        });
                         Ok(None)
                     }
                 }
@@ -243,10 +248,9 @@ impl Eval<'_> {
         }
         // results that are not booleans are reported after all conditions were evaluated
         for other in std::mem::take(&mut state.not_boolean) {
-            self.warn(
-                WarningKind::InvalidType,
-                format!("Expected boolean but found '{other}'"),
-            );
+            self.warn(WarningKind::InvalidType, || {
+                format!("Expected boolean but found '{}'", Shown(&other))
+            });
         }
         Ok(if state.decided {
             Value::Boolean(!every)

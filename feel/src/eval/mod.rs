@@ -12,6 +12,7 @@ mod unary_tests;
 pub(crate) use call::CallArgs;
 pub(crate) use operators::instance_of;
 
+use std::fmt;
 use std::sync::Arc;
 
 use operators::index;
@@ -24,6 +25,59 @@ use crate::value::{Bound, Context, Function, Range, Value, properties_of, proper
 
 /// The result of evaluating a node: a value, or a failure that ends the evaluation.
 pub(crate) type R = Result<Value, Failure>;
+
+/// Bytes of one value (or list of names) that a warning message shows; longer text is cut and
+/// ends in `…`. A warning per item of a long list would otherwise write the whole value each time
+/// (a comparison of a 100,000-item list in a loop of 100,000 took minutes).
+pub(crate) const SHOWN_BYTES: usize = 1_000;
+
+/// Text as a warning message shows it: at most [`SHOWN_BYTES`], then `…`. Writing stops at the
+/// cut, so a huge value costs no more than a short one.
+pub(crate) struct Shown<T>(pub T);
+
+impl<T: fmt::Display> fmt::Display for Shown<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Cut<'a, 'b> {
+            out: &'a mut fmt::Formatter<'b>,
+            left: usize,
+            cut: bool,
+        }
+        impl fmt::Write for Cut<'_, '_> {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                if s.len() <= self.left {
+                    self.left -= s.len();
+                    return self.out.write_str(s);
+                }
+                let mut end = self.left;
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                self.out.write_str(&s[..end])?;
+                self.left = 0;
+                self.cut = true;
+                Err(fmt::Error)
+            }
+        }
+        let mut cut = Cut {
+            out: f,
+            left: SHOWN_BYTES,
+            cut: false,
+        };
+        match fmt::write(&mut cut, format_args!("{}", self.0)) {
+            Err(_) if cut.cut => cut.out.write_str("…"),
+            done => done,
+        }
+    }
+}
+
+/// Text written by a function, for [`Shown`] (a list of names joined, written lazily).
+pub(crate) struct Written<F>(pub F);
+
+impl<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result> fmt::Display for Written<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.0)(f)
+    }
+}
 
 /// Local variables visible at a point of the evaluation, innermost first.
 pub(crate) enum Scope<'p> {
@@ -181,12 +235,13 @@ impl<'a> Eval<'a> {
         self
     }
 
-    /// Records a suppressed failure.
-    pub fn warn(&mut self, kind: WarningKind, message: impl Into<String>) {
+    /// Records a suppressed failure. The message is written only if the warning is kept
+    /// ([`crate::Limits::max_warnings`]): a warning per item of a long list costs a count.
+    pub fn warn(&mut self, kind: WarningKind, message: impl FnOnce() -> String) {
         if self.warnings.len() < self.env.limits.max_warnings {
             self.warnings.push(Warning {
                 kind,
-                message: message.into(),
+                message: message(),
             });
         } else {
             self.warnings_left_out += 1;
@@ -213,7 +268,7 @@ impl<'a> Eval<'a> {
     }
 
     /// Records a suppressed failure and yields `null`.
-    pub fn null(&mut self, kind: WarningKind, message: impl Into<String>) -> Value {
+    pub fn null(&mut self, kind: WarningKind, message: impl FnOnce() -> String) -> Value {
         self.warn(kind, message);
         Value::Null
     }
@@ -427,10 +482,9 @@ impl<'a> Eval<'a> {
     fn eval_global_name(&mut self, n: &str) -> R {
         Ok(match self.vars.get(n) {
             Some(v) => v,
-            None => self.null(
-                WarningKind::NoVariableFound,
-                format!("No variable found with name '{n}'"),
-            ),
+            None => self.null(WarningKind::NoVariableFound, || {
+                format!("No variable found with name '{n}'")
+            }),
         })
     }
 
@@ -521,7 +575,9 @@ impl<'a> Eval<'a> {
                 Value::YearMonthDuration(m) if m.0 != i64::MIN => {
                     Value::YearMonthDuration(YearMonthDuration(-m.0))
                 }
-                other => self.null(WarningKind::InvalidType, format!("Can't negate '{other}'")),
+                other => self.null(WarningKind::InvalidType, || {
+                    format!("Can't negate '{}'", Shown(&other))
+                }),
             }
         })
     }
@@ -627,10 +683,9 @@ impl<'a> Eval<'a> {
             match cond {
                 Value::Boolean(true) => self.eval(t, scope)?,
                 Value::Boolean(false) | Value::Null => self.eval(f, scope)?,
-                other => self.null(
-                    WarningKind::InvalidType,
-                    format!("Expected boolean but found '{other}'"),
-                ),
+                other => self.null(WarningKind::InvalidType, || {
+                    format!("Expected boolean but found '{}'", Shown(&other))
+                }),
             }
         })
     }
@@ -664,10 +719,9 @@ impl<'a> Eval<'a> {
                         Args::Positional(a) => a.len(),
                         Args::Named(a) => a.len(),
                     };
-                    self.null(
-                        WarningKind::NoFunctionFound,
-                        format!("No function found with name '{name}' and {n} parameters"),
-                    )
+                    self.null(WarningKind::NoFunctionFound, || {
+                        format!("No function found with name '{name}' and {n} parameters")
+                    })
                 }
             }
         })
@@ -678,10 +732,9 @@ impl<'a> Eval<'a> {
             Value::Boolean(b) => Some(b),
             Value::Null => None,
             other => {
-                self.warn(
-                    WarningKind::InvalidType,
-                    format!("Expected boolean but found '{other}'"),
-                );
+                self.warn(WarningKind::InvalidType, || {
+                    format!("Expected boolean but found '{}'", Shown(&other))
+                });
                 None
             }
         }
@@ -692,18 +745,25 @@ impl<'a> Eval<'a> {
         match v {
             Value::Context(c) => match c.get(key) {
                 Some(v) => v.clone(),
-                None => {
-                    let msg = if c.is_empty() {
+                None => self.null(WarningKind::NoContextEntryFound, || {
+                    if c.is_empty() {
                         format!("No context entry found with key '{key}'. The context is empty")
                     } else {
-                        let keys: Vec<String> = c.keys().map(|k| format!("'{k}'")).collect();
+                        let keys = Written(|f: &mut fmt::Formatter<'_>| {
+                            for (i, k) in c.keys().enumerate() {
+                                if i > 0 {
+                                    f.write_str(", ")?;
+                                }
+                                write!(f, "'{k}'")?;
+                            }
+                            Ok(())
+                        });
                         format!(
                             "No context entry found with key '{key}'. Available keys: {}",
-                            keys.join(", ")
+                            Shown(keys)
                         )
-                    };
-                    self.null(WarningKind::NoContextEntryFound, msg)
-                }
+                    }
+                }),
             },
             Value::List(items) => {
                 let out: Vec<Value> = items.iter().map(|i| self.path(i.clone(), key)).collect();
@@ -711,22 +771,22 @@ impl<'a> Eval<'a> {
             }
             Value::Null => self.null(
                 WarningKind::NoContextEntryFound,
-                format!("No context entry found with key '{key}'. The context is null"),
+                || format!("No context entry found with key '{key}'. The context is null"),
             ),
             other => match property(&other, key) {
                 Some(v) => v,
-                None => {
+                None => self.null(WarningKind::NoPropertyFound, || {
                     let props = properties_of(&other);
-                    let msg = format!(
-                        "No property found with name '{key}' of value '{other}'. Available properties: {}",
+                    format!(
+                        "No property found with name '{key}' of value '{}'. Available properties: {}",
+                        Shown(&other),
                         props
                             .iter()
                             .map(|p| format!("'{p}'"))
                             .collect::<Vec<_>>()
                             .join(", ")
-                    );
-                    self.null(WarningKind::NoPropertyFound, msg)
-                }
+                    )
+                }),
             },
         }
     }
@@ -735,10 +795,9 @@ impl<'a> Eval<'a> {
         let items = match v {
             Value::List(items) => items,
             other => {
-                return Ok(self.null(
-                    WarningKind::InvalidType,
-                    format!("Expected list but found '{other}'"),
-                ));
+                return Ok(self.null(WarningKind::InvalidType, || {
+                    format!("Expected list but found '{}'", Shown(&other))
+                }));
             }
         };
         if items.is_empty() {
@@ -782,5 +841,35 @@ impl<'a> Eval<'a> {
         } else {
             self.eval(f, &one)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SHOWN_BYTES, Shown, Written};
+
+    #[test]
+    fn shown_text_is_cut_after_its_limit_and_ends_in_an_ellipsis() {
+        assert_eq!(Shown("short").to_string(), "short");
+        let exact = "a".repeat(SHOWN_BYTES);
+        assert_eq!(Shown(&exact).to_string(), exact);
+        let long = "a".repeat(SHOWN_BYTES + 1);
+        assert_eq!(Shown(&long).to_string(), format!("{exact}…"));
+        // never inside a character: "é" is two bytes
+        let accents = "é".repeat(SHOWN_BYTES);
+        let shown = Shown(&accents).to_string();
+        assert_eq!(shown, format!("{}…", "é".repeat(SHOWN_BYTES / 2)));
+    }
+
+    #[test]
+    fn shown_stops_writing_at_the_cut() {
+        // a writer that would run on for ever: the cut ends it
+        let endless = Written(|f: &mut std::fmt::Formatter<'_>| {
+            loop {
+                f.write_str("abc, ")?;
+            }
+        });
+        let shown = Shown(endless).to_string();
+        assert_eq!(shown.len(), SHOWN_BYTES + "…".len());
     }
 }

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use super::{Eval, R};
+use super::{Eval, R, Shown};
 use crate::ast::{ArithOp, CmpOp, Expr, ExprKind};
 use crate::error::WarningKind;
 use crate::number::Number;
@@ -18,17 +18,15 @@ impl Eval<'_> {
         match op {
             CmpOp::Eq | CmpOp::Ne => match a.feel_eq(b) {
                 Some(eq) => Value::Boolean(if op == CmpOp::Eq { eq } else { !eq }),
-                None => self.null(
-                    WarningKind::NotComparable,
-                    format!("Can't compare '{a}' with '{b}'"),
-                ),
+                None => self.null(WarningKind::NotComparable, || {
+                    format!("Can't compare '{}' with '{}'", Shown(a), Shown(b))
+                }),
             },
             _ => {
                 if a.is_null() || b.is_null() {
-                    return self.null(
-                        WarningKind::NotComparable,
-                        format!("Can't compare '{a}' with '{b}'"),
-                    );
+                    return self.null(WarningKind::NotComparable, || {
+                        format!("Can't compare '{}' with '{}'", Shown(a), Shown(b))
+                    });
                 }
                 match a.feel_cmp(b) {
                     Some(o) => Value::Boolean(match op {
@@ -37,10 +35,9 @@ impl Eval<'_> {
                         CmpOp::Gt => o == Ordering::Greater,
                         _ => o != Ordering::Less,
                     }),
-                    None => self.null(
-                        WarningKind::NotComparable,
-                        format!("Can't compare '{a}' with '{b}'"),
-                    ),
+                    None => self.null(WarningKind::NotComparable, || {
+                        format!("Can't compare '{}' with '{}'", Shown(a), Shown(b))
+                    }),
                 }
             }
         }
@@ -80,10 +77,14 @@ impl Eval<'_> {
         };
         match (lo_ok, hi_ok) {
             (Some(a), Some(b)) => Value::Boolean(a && b),
-            _ => self.null(
-                WarningKind::NotComparable,
-                format!("Can't compare '{input}' with '{lo}' and '{hi}'"),
-            ),
+            _ => self.null(WarningKind::NotComparable, || {
+                format!(
+                    "Can't compare '{}' with '{}' and '{}'",
+                    Shown(input),
+                    Shown(lo),
+                    Shown(hi)
+                )
+            }),
         }
     }
 
@@ -96,10 +97,9 @@ impl Eval<'_> {
             (ArithOp::Div, Number(x), Number(y)) => match x.div(y) {
                 Some(q) => Some(Number(q)),
                 None => {
-                    return Ok(self.null(
-                        WarningKind::InvalidType,
-                        format!("Can't divide '{a}' by '{b}'"),
-                    ));
+                    return Ok(self.null(WarningKind::InvalidType, || {
+                        format!("Can't divide '{}' by '{}'", Shown(a), Shown(b))
+                    }));
                 }
             },
             (ArithOp::Pow, Number(x), Number(y)) => match x.checked_pow(y) {
@@ -123,16 +123,16 @@ impl Eval<'_> {
         };
         Ok(match r {
             Some(v) => v,
-            None => {
-                let msg = match op {
+            None => self.null(WarningKind::InvalidType, || {
+                let (a, b) = (Shown(a), Shown(b));
+                match op {
                     ArithOp::Add => format!("Can't add '{b}' to '{a}'"),
                     ArithOp::Sub => format!("Can't subtract '{b}' from '{a}'"),
                     ArithOp::Mul => format!("Can't multiply '{a}' by '{b}'"),
                     ArithOp::Div => format!("Can't divide '{a}' by '{b}'"),
                     ArithOp::Pow => format!("Can't raise '{a}' to the power of '{b}'"),
-                };
-                self.null(WarningKind::InvalidType, msg)
-            }
+                }
+            }),
         })
     }
 }

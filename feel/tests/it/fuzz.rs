@@ -350,8 +350,9 @@ fn input(u: &mut Unstructured, corpus: &[String]) -> Result<String> {
 
 /// The seeds of a run: the size of the random bytes in the low half (growing with the case
 /// number, as arbtest grows them), a fixed sequence in the high half. The same cases every run.
-fn seeds(count: u64) -> impl Iterator<Item = u64> {
-    (0..count).map(|i| {
+/// Case `first` is the first of the run (`BATON_FUZZ_FIRST`, to continue a long run).
+fn seeds(first: u64, count: u64) -> impl Iterator<Item = u64> {
+    (first..first + count).map(|i| {
         let size = 16 + (i % 64) * 64;
         let mut z = i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         z ^= z >> 29;
@@ -381,6 +382,10 @@ fn fuzz_feel() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
     let long = std::env::var_os("BATON_FUZZ_CASES").is_some();
+    let first: u64 = std::env::var("BATON_FUZZ_FIRST")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
     let time_limit = long.then_some(Duration::from_secs(1));
     let property = |u: &mut Unstructured| {
         let src = input(u, &corpus)?;
@@ -415,13 +420,27 @@ fn fuzz_feel() {
         return;
     }
     let start = Instant::now();
-    for (i, seed) in seeds(cases).enumerate() {
+    // the slowest case so far (both evaluations) and its seed, for the long run's report
+    let mut slowest = (Duration::ZERO, 0);
+    for (i, seed) in seeds(first, cases).enumerate() {
+        let case = Instant::now();
         arbtest::arbtest(property).seed(seed).run();
+        slowest = slowest.max((case.elapsed(), seed));
         if long && i % 10_000 == 0 {
-            eprintln!("{i} cases, {:?}", start.elapsed());
+            eprintln!(
+                "{i} cases, {:?}, slowest {:?} (seed {:#x})",
+                start.elapsed(),
+                slowest.0,
+                slowest.1
+            );
         }
     }
     if long {
-        eprintln!("{cases} cases, {:?}", start.elapsed());
+        eprintln!(
+            "{cases} cases from case {first}, {:?}, slowest {:?} (seed {:#x})",
+            start.elapsed(),
+            slowest.0,
+            slowest.1
+        );
     }
 }

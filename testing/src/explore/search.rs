@@ -319,7 +319,10 @@ fn depth_first(
 fn sample(root: Fork, mut tally: Tally, settings: &Settings, seed: u64, runs: u64) -> Outcome {
     let runs = runs.min(settings.trajectories);
     let (shard_index, shard_count) = settings.shard.unwrap_or((1, 1));
-    let chunk = 256u64;
+    // Runs go to threads (and shards) in chunks; a small sample is cut finer, so that each of
+    // its shards gets some. Which chunk a run is in changes nothing in the report: each run's
+    // choices come from its own number.
+    let chunk = runs.div_ceil(shard_count as u64).clamp(1, 256);
     let chunks: Vec<(usize, (u64, u64))> = (0..runs.div_ceil(chunk))
         .map(|c| (c * chunk, ((c + 1) * chunk).min(runs)))
         .enumerate()

@@ -1,12 +1,22 @@
-//! Shared helpers: the test BPMN files and capturing a panic's message.
+//! Shared helpers: the test BPMN files, the shared corpus and capturing a panic's message.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A BPMN file of `tests/it/bpmn`.
 pub fn bpmn(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/it/bpmn")
         .join(name)
+}
+
+/// `../shared/corpus` next to the repository (from a git worktree under `wt/`, one level
+/// further up), if present.
+pub fn shared_corpus() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    ["../shared/corpus", "../../shared/corpus"]
+        .iter()
+        .map(|p| root.join(p))
+        .find(|dir| dir.is_dir())
 }
 
 /// Runs `f`, which must panic, and returns the panic message.

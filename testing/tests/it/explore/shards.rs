@@ -78,3 +78,22 @@ fn the_shards_of_a_suite_run_every_case_once() {
     all_sorted.sort();
     assert_eq!(both, all_sorted);
 }
+
+/// Sampled runs split over shards the same way: the shards' reports merge into the report of
+/// the whole sample.
+#[test]
+fn the_shards_of_a_sample_merge_into_the_whole_report() {
+    let sampled = || space(3).sample(7, 90);
+    let whole = template().explore(&sampled(), invariants()).unwrap();
+    let parts: Vec<Report> = (1..=2)
+        .map(|k| {
+            let part = template()
+                .explore(&sampled().shard(k, 2), invariants())
+                .unwrap();
+            Report::from_json(&part.to_json()).unwrap()
+        })
+        .collect();
+    assert!(parts.iter().all(|p| p.trajectories < whole.trajectories));
+    let merged = Report::merge(parts).unwrap();
+    assert_eq!(without_time(&merged), without_time(&whole));
+}
