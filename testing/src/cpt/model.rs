@@ -1311,7 +1311,14 @@ impl Instruction {
                 I::EvaluateConditionalStartEvent(read(fields, path, warnings)?)
             }
             "EVALUATE_DECISION" => I::EvaluateDecision(read(fields, path, warnings)?),
-            "INCREASE_TIME" => I::IncreaseTime(read(fields, path, warnings)?),
+            "INCREASE_TIME" => {
+                let t: IncreaseTime = read(fields, path, warnings)?;
+                // CPT's field is a java.time.Duration: Jackson reads it with the file
+                // (Duration.parse), so a duration that does not read fails the file.
+                crate::clock::parse_duration(&t.duration)
+                    .map_err(|e| error(format!("{path}.duration"), e.to_string()))?;
+                I::IncreaseTime(t)
+            }
             "MOCK_CHILD_PROCESS" => I::MockChildProcess(read(fields, path, warnings)?),
             "MOCK_DMN_DECISION" => I::MockDmnDecision(read(fields, path, warnings)?),
             "MOCK_JOB_WORKER_COMPLETE_JOB" => {
@@ -1322,7 +1329,13 @@ impl Instruction {
             }
             "PUBLISH_MESSAGE" => I::PublishMessage(read(fields, path, warnings)?),
             "RESOLVE_INCIDENT" => I::ResolveIncident(read(fields, path, warnings)?),
-            "SET_TIME" => I::SetTime(read(fields, path, warnings)?),
+            "SET_TIME" => {
+                let t: SetTime = read(fields, path, warnings)?;
+                // A java.time.Instant in CPT, read with the file as INCREASE_TIME's duration.
+                crate::clock::parse_instant(&t.time)
+                    .map_err(|e| error(format!("{path}.time"), e.to_string()))?;
+                I::SetTime(t)
+            }
             "THROW_BPMN_ERROR_FROM_JOB" => I::ThrowBpmnErrorFromJob(read(fields, path, warnings)?),
             "UPDATE_VARIABLES" => I::UpdateVariables(read(fields, path, warnings)?),
             "RELEASE_JOB" => I::ReleaseJob(read(fields, path, warnings)?),

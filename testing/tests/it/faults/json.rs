@@ -176,6 +176,11 @@ fn bad_fault_instructions_fail_the_file_with_the_path() {
         // Java's Duration.parse (Jackson's DurationDeserializer) reads ISO-8601 only.
         r#"{"type": "INJECT_JOB_FAULT", "jobSelector": {"jobType": "a"}, "fault": "LATENCY", "latency": "15 minutes"}"#,
         r#"{"type": "SET_JOB_TIMEOUT", "timeout": "1h"}"#,
+        // CPT's INCREASE_TIME and SET_TIME hold a java.time.Duration and Instant: Jackson
+        // reads them with the file.
+        r#"{"type": "INCREASE_TIME", "duration": "15 minutes"}"#,
+        r#"{"type": "INCREASE_TIME", "duration": "P1Y"}"#,
+        r#"{"type": "SET_TIME", "time": "tomorrow"}"#,
     ];
     let messages: Vec<String> = cases
         .iter()
@@ -211,6 +216,9 @@ fn bad_fault_instructions_fail_the_file_with_the_path() {
     testCases[0].instructions[0]: RESTORE_SNAPSHOT takes a name or a file, not both
     testCases[0].instructions[0].latency: "15 minutes" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `1` instead
     testCases[0].instructions[0].timeout: "1h" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `1` instead
+    testCases[0].instructions[0].duration: "15 minutes" is not an ISO-8601 duration such as PT5M, PT1H30M or P2D: expected to find duration beginning with `P` or `p`, but found `1` instead
+    testCases[0].instructions[0].duration: "P1Y" uses years, months or weeks; a duration of the clock is days, hours, minutes and seconds (e.g. P30D)
+    testCases[0].instructions[0].time: "tomorrow" is not an ISO-8601 instant such as 2025-01-01T09:00:00Z: failed to parse four digit integer as year: invalid digit, expected 0-9 but got t
     "#);
 }
 
