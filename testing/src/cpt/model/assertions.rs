@@ -10,7 +10,7 @@ use super::{
 };
 use crate::cpt::jackson::jackson_enum_error;
 
-// ---- states ---------------------------------------------------------------------------
+// ---- states ---------------------------------------------------------------------------------
 
 /// An enumeration of the format: read by the names the file writes, a wrong value rejected with
 /// CPT's message (see [`jackson_enum_error`]).
