@@ -169,7 +169,7 @@ impl Usage {
             .chain(optional.into_iter().filter(|(_, count)| *count != 0))
     }
 
-    /// The connector's `tokenUsage` object ([`Usage::entries`]).
+    /// The connector's `tokenUsage` object (`Usage::entries`).
     pub fn to_json(&self) -> Value {
         let mut object = Map::with_capacity(5);
         for (name, count) in self.entries() {

@@ -1,13 +1,13 @@
 //! The assertion core: [`Check`]s evaluated against one process instance, returning
 //! `Result<(), AssertionFailure>`. The panicking `assert_*` methods of [`Run`](crate::Run) and
-//! the CPT JSON runner are both built on [`check`].
+//! the CPT JSON runner are both built on `check`.
 //!
 //! Semantics follow Camunda Process Test, without polling (the engine has already run until it
 //! waits): element counts are exact, "active exactly" means no other element is active,
 //! "completed in order" is a subsequence of the completion order, root variables ignore local
 //! ones, a local scope is the first instance of the element.
 //!
-//! Here: [`Check`], [`check`], the [`Subject`] a check looks at and the element selector. One
+//! Here: [`Check`], `check`, the `Subject` a check looks at and the element selector. One
 //! file per check family, each with its expectation types:
 //! - `state` — the instance's state, elements active, completed, terminated, counted, in order.
 //! - `variables` — variable names, values (exact or partial) and FEEL conditions, by scope.

@@ -3,7 +3,7 @@
 //! infer) and which AI-agent tools were called, per process; which rules of each DMN decision
 //! table matched.
 //!
-//! - [`data`] — the serde model of coverage files and [`merge`](data::merge).
+//! - [`data`] — the serde model of coverage files and [`data::merge`].
 //! - [`diagram`] — the picture of a process (its BPMN DI) that a coverage file carries.
 //! - [`decisions`] — DMN rule coverage.
 //! - [`svg`] — a picture drawn with coverage marked; [`html`] — the report page.

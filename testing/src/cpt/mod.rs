@@ -13,7 +13,7 @@
 //!
 //! - [`model`] — the format: files, test cases, every instruction (serde, errors with paths);
 //!   `jackson` — what CPT's reader (Jackson) accepts and says that serde would not.
-//! - [`discover`] — finding test files and the resources deployed with them.
+//! - [`discover`](mod@discover) — finding test files and the resources deployed with them.
 //! - [`runner`] — the runner ([`run()`], [`run_with`]) and its [`Options`].
 //! - [`results`] — [`CaseResult`], [`Report`], the summary line.
 //! - [`text`], [`junit`], [`json`] — the report as `baton test` prints it, as JUnit XML, as JSON.

@@ -19,7 +19,7 @@ pub(crate) struct RunTrace {
     pub invariants: Option<InvariantChecker>,
     /// The first broken invariant was reported: the others are not checked any more.
     broken: bool,
-    /// The test read the broken invariant ([`ProcessTest::check_invariants`]): dropping the
+    /// The test read the broken invariant ([`crate::ProcessTest::check_invariants`]): dropping the
     /// test does not panic with it.
     pub reported: bool,
     /// Steps checked so far.
@@ -221,7 +221,7 @@ impl crate::ProcessTest {
     /// Checks `invariant` after every step from now on: the first step that breaks one fails
     /// the run with the step and the run explained up to there (every assertion prints it, and
     /// the test panics when dropped). How the runs end ([`Invariant::EndsIn`](crate::invariants::Invariant))
-    /// and what they reach are checked when the test ends ([`ProcessTest::check_invariants`]).
+    /// and what they reach are checked when the test ends ([`crate::ProcessTest::check_invariants`]).
     /// Panics on an invariant naming what no deployed process has.
     #[track_caller]
     pub fn invariant(&self, invariant: crate::invariants::Invariant) -> &Self {

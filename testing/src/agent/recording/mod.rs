@@ -1,7 +1,7 @@
 //! Record, replay and drift: cassettes of format 2 that know what the model was asked and what
 //! the process did after each answer.
 //!
-//! - [`format`] — [`Recording`]: the file (format 2; format 1 reads too), validated with the path
+//! - [`format`](mod@format) — [`Recording`]: the file (format 2; format 1 reads too), validated with the path
 //!   of every problem, written as stable 2-space JSON with keys in a fixed order.
 //! - [`normalize`] — volatile values (timestamps, dates, UUIDs, provider ids, Zeebe keys) to
 //!   placeholders, tool-call ids left out; a test's own paths, regexes or closure.
