@@ -68,11 +68,6 @@ pub mod trace;
 pub mod variables;
 mod workers;
 
-/// The `baton` command line: one module per subcommand.
-#[cfg(feature = "cli")]
-#[allow(missing_docs)]
-pub mod cli;
-
 pub use assertions::{
     AssertionFailure, Check, DecisionExpectation, ElementSelector, ElementState, ElementsState,
     IncidentExpectation, InstanceState, SubscriptionState, UserTaskExpectation, UserTaskSelector,

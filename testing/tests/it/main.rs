@@ -1,7 +1,6 @@
 //! Behaviour tests of baton-testing: one test binary, one module per area.
 
 mod agent;
-mod cli;
 mod coverage;
 mod coverage_cpt;
 mod coverage_html;

@@ -8,17 +8,17 @@ use clap::{Parser, Subcommand};
 /// `println!` that ends the command quietly when its reader went away (see [`write_stdout`]).
 macro_rules! outln {
     () => {
-        $crate::cli::write_stdout(format_args!("\n"))
+        $crate::write_stdout(format_args!("\n"))
     };
     ($($arg:tt)*) => {
-        $crate::cli::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
 /// `print!` that ends the command quietly when its reader went away (see [`write_stdout`]).
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::cli::write_stdout(format_args!($($arg)*))
+        $crate::write_stdout(format_args!($($arg)*))
     };
 }
 

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use crate::agent::recording::AgentCommand;
-use crate::cpt::{self, Event};
+use baton_testing::agent::recording::AgentCommand;
+use baton_testing::cpt::{self, Event};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -184,7 +184,7 @@ pub fn run(args: &Args) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if let Some(path) = &args.cpt_json
-        && let Err(e) = crate::coverage::cpt_json::write(path, &report.case_coverage)
+        && let Err(e) = baton_testing::coverage::cpt_json::write(path, &report.case_coverage)
     {
         eprintln!("baton test: cannot write the CPT coverage report: {e}");
         return ExitCode::FAILURE;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::agent::recording::{ImportOptions, import_agent_context_text};
+use baton_testing::agent::recording::{ImportOptions, import_agent_context_text};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

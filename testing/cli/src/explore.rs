@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::explore::{ExploreFile, Report};
+use baton_testing::explore::{ExploreFile, Report};
 
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -123,7 +123,7 @@ pub fn run(args: &Args) -> ExitCode {
         space = space.max_trajectories(n);
     }
     if let Some(limit) = &args.time_limit {
-        match crate::clock::parse_duration(limit) {
+        match baton_testing::clock::parse_duration(limit) {
             Ok(ms) => {
                 space = space.time_limit(Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
             }
@@ -151,13 +151,13 @@ pub fn run(args: &Args) -> ExitCode {
         }
     };
     if let Some(dir) = &args.coverage_dir
-        && let Err(e) = crate::coverage::write_file(dir, &report.coverage_file)
+        && let Err(e) = baton_testing::coverage::write_file(dir, &report.coverage_file)
     {
         eprintln!("baton explore: cannot write the coverage file: {e}");
         return ExitCode::from(2);
     }
     if let Some(dir) = &args.html {
-        match crate::coverage::html::write_report(dir, &report.coverage_file) {
+        match baton_testing::coverage::html::write_report(dir, &report.coverage_file) {
             Ok(path) => eprintln!("wrote {}", path.display()),
             Err(e) => {
                 eprintln!("baton explore: cannot write the HTML report: {e}");

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use crate::coverage::{CoverageReport, cpt_json, html, merge, read_dir_with};
+use baton_testing::coverage::{CoverageReport, cpt_json, html, merge, read_dir_with};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

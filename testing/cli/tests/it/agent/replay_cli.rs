@@ -7,7 +7,7 @@ use std::process::Command;
 use baton_testing::agent::recording::Recording;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Runs `baton`; returns the exit code and what it printed, with `dir` written as `[dir]`.

@@ -5,7 +5,7 @@ use std::process::Command;
 
 /// Runs `baton` from the workspace root; returns the exit code and what it printed.
 fn baton(args: &[&str]) -> (i32, String) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let output = Command::new(env!("CARGO_BIN_EXE_baton"))
         .args(args)
         .current_dir(root)
@@ -114,7 +114,7 @@ fn test_runs_the_8_10_agent_fixture() {
 
 #[test]
 fn test_writes_junit_xml() {
-    let dir = crate::cpt::temp_dir("junit");
+    let dir = crate::support::temp_dir("junit");
     let file = dir.join("junit.xml");
     let file_arg = file.display().to_string();
     let (code, output) = baton(&[
@@ -161,14 +161,14 @@ fn template_list_and_use() {
     assert_eq!(code, 0, "{output}");
     insta::assert_snapshot!(output);
 
-    let dir = crate::cpt::temp_dir("template");
+    let dir = crate::support::temp_dir("template");
     let dir_arg = dir.display().to_string();
     let (code, output) = baton(&["template", "use", "ai-agent-tool-loop", &dir_arg]);
     assert_eq!(code, 0, "{output}");
     let bpmn = dir.join("ai-agent-tool-loop.bpmn");
     assert_eq!(
         std::fs::read_to_string(&bpmn).unwrap(),
-        include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn")
+        include_str!("../../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn")
     );
     // Its tests pass where it was written.
     let (code, output) = baton(&["test", &dir_arg]);
@@ -202,7 +202,7 @@ fn template_list_and_use() {
 
 #[test]
 fn coverage_report_merges_the_files_of_test_runs() {
-    let dir = crate::cpt::temp_dir("coverage");
+    let dir = crate::support::temp_dir("coverage");
     let cov = dir.join("coverage");
     let cov_arg = cov.display().to_string();
     for filter in ["incident", "message"] {
@@ -313,7 +313,7 @@ fn test_writes_each_cases_commands() {
 /// document, from the runs or from their coverage files.
 #[test]
 fn test_and_coverage_report_write_cpts_coverage_report() {
-    let dir = crate::cpt::temp_dir("cpt-json");
+    let dir = crate::support::temp_dir("cpt-json");
     let from_test = dir.join("target/process-test-coverage/report.json");
     let cov = dir.join("coverage");
     let (code, output) = baton(&[
@@ -354,7 +354,7 @@ fn test_and_coverage_report_write_cpts_coverage_report() {
 /// `baton explore`: the template's exploration file, with fewer model calls to stay quick.
 #[test]
 fn explore_reports_each_invariant_and_writes_counterexamples_that_fail_under_baton_test() {
-    let dir = crate::cpt::temp_dir("explore-cli");
+    let dir = crate::support::temp_dir("explore-cli");
     let out = dir.join("counterexamples");
     let out_arg = out.display().to_string();
     let (code, output) = baton(&[
@@ -374,7 +374,7 @@ fn explore_reports_each_invariant_and_writes_counterexamples_that_fail_under_bat
     insta::assert_snapshot!(output);
     // The counterexample is a CPT test beside a copy of the BPMN: it fails where the invariant broke.
     std::fs::copy(
-        "../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn",
+        "../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn",
         out.join("ai-agent-tool-loop.bpmn"),
     )
     .unwrap();
@@ -395,7 +395,7 @@ fn explore_reports_each_invariant_and_writes_counterexamples_that_fail_under_bat
 /// `baton explore --shard K/N --json FILE` and `baton explore merge`.
 #[test]
 fn explore_shards_merge_into_the_whole_report() {
-    let dir = crate::cpt::temp_dir("explore-shards");
+    let dir = crate::support::temp_dir("explore-shards");
     let file = "templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json";
     let (_, whole) = baton(&["explore", file, "--max-model-calls", "2"]);
     let mut reports = Vec::new();
@@ -431,7 +431,7 @@ fn explore_shards_merge_into_the_whole_report() {
 /// `baton coverage report` merges and as the HTML report.
 #[test]
 fn explore_writes_the_coverage_of_every_explored_run() {
-    let dir = crate::cpt::temp_dir("explore-coverage");
+    let dir = crate::support::temp_dir("explore-coverage");
     let cov = dir.join("coverage").display().to_string();
     let html = dir.join("html").display().to_string();
     let (code, output) = baton(&[
@@ -461,7 +461,7 @@ fn explore_writes_the_coverage_of_every_explored_run() {
 /// sub-process has no boundary to catch it, and each counterexample fails under `baton test`.
 #[test]
 fn explore_an_ai_agent_task_and_replay_every_counterexample() {
-    let dir = crate::cpt::temp_dir("explore-task-cli");
+    let dir = crate::support::temp_dir("explore-task-cli");
     let out = dir.join("counterexamples");
     let out_arg = out.display().to_string();
     let (code, output) = baton(&[
@@ -476,7 +476,7 @@ fn explore_an_ai_agent_task_and_replay_every_counterexample() {
     assert!(output.contains("no incident: VIOLATED"), "{output}");
     assert!(output.contains("UNHANDLED_ERROR_EVENT"), "{output}");
     std::fs::copy(
-        "../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn",
+        "../../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn",
         out.join("ai-agent-task-tool-loop.bpmn"),
     )
     .unwrap();
@@ -511,7 +511,7 @@ fn explore_an_ai_agent_task_and_replay_every_counterexample() {
 /// code 141, as a closed pipe ends other tools: no panic about a broken pipe.
 #[test]
 fn a_closed_standard_output_ends_the_command_without_a_panic() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let commands: [&[&str]; 3] = [
         &["validate", "fixtures/bpmn/accept"],
         &["template", "list"],
