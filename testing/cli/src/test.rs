@@ -1,4 +1,4 @@
-//! `baton test PATH...`: runs Camunda Process Test JSON files (see `baton_testing::cpt`).
+//! `baton test PATH...`: runs Camunda Process Test JSON files (see `baton_cpt`).
 //!
 //! Prints one line per test case as it finishes (`ok`, `FAILED` with the reason and the run
 //! explained, `skipped` with the reason), the coverage, and last `N passed, M failed`
@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use baton_cpt::{self as cpt, Event};
 use baton_testing::agent::recording::AgentCommand;
-use baton_testing::cpt::{self, Event};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
