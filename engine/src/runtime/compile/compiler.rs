@@ -127,7 +127,58 @@ pub(crate) fn compile(
             elements[i].scope = scope_info(process, &element.children);
         }
     }
-    // Link throw targets: catch events with the same name in the same scope.
+    link_throw_events(process, &mut elements)?;
+    mark_after_event_based_gateways(process, &mut elements);
+    ad_hoc_activatable_elements(process, &mut elements)?;
+    compensation_handlers(process, &mut elements);
+    let scope = scope_info(process, &process.children);
+    let event_start_events = process
+        .children
+        .iter()
+        .copied()
+        .filter(|c| {
+            let e = process.element(*c);
+            matches!(e.kind, ElementKind::StartEvent { .. }) && !e.event_definitions.is_empty()
+        })
+        .collect();
+    let (start_listeners, end_listeners) = process_listeners(process)?;
+    let conditions = flow_conditions(process)?;
+    let participant = participant_of(defs, process).cloned();
+    let diagram = match &defs.unread_diagram {
+        Some(text) => ProcessDiagram {
+            drawn: std::sync::OnceLock::new(),
+            unread: Some(text.clone()),
+        },
+        None => ProcessDiagram {
+            drawn: process_diagram(&mut defs.diagram, process, participant.as_ref()).into(),
+            unread: None,
+        },
+    };
+    Ok(ExecutableProcess {
+        key,
+        bpmn_process_id: Arc::from(process.id.as_str()),
+        version,
+        version_tag: process.version_tag.as_deref().map(Arc::from),
+        deployment_key,
+        resource_name: Arc::from(resource_name),
+        model: owned,
+        diagram,
+        participant,
+        elements,
+        scope,
+        start_listeners,
+        end_listeners,
+        event_start_events,
+        conditions,
+    })
+}
+
+/// Links each throw link event to its target: the catch event with the same name in the same
+/// scope.
+fn link_throw_events(
+    process: &model::Process,
+    elements: &mut [ExecutableElement],
+) -> Result<(), CompileError> {
     for (i, element) in process.elements.iter().enumerate() {
         if let (ElementKind::IntermediateThrowEvent, EventDef::Link { name, .. }) =
             (&element.kind, &elements[i].event)
@@ -157,20 +208,29 @@ pub(crate) fn compile(
             }
         }
     }
-    // Catch events after an event-based gateway.
-    for (i, element) in process.elements.iter().enumerate() {
+    Ok(())
+}
+
+/// Marks the catch events after an event-based gateway.
+fn mark_after_event_based_gateways(process: &model::Process, elements: &mut [ExecutableElement]) {
+    for element in &process.elements {
         if matches!(
             element.kind,
             ElementKind::Gateway(GatewayKind::EventBased { .. })
         ) {
-            let _ = i;
             for f in &element.outgoing {
                 let target = process.flow(*f).target;
                 elements[target.0 as usize].after_event_based_gateway = true;
             }
         }
     }
-    // Ad-hoc sub-processes: the activatable elements and their description.
+}
+
+/// Ad-hoc sub-processes: the activatable elements and their description.
+fn ad_hoc_activatable_elements(
+    process: &model::Process,
+    elements: &mut [ExecutableElement],
+) -> Result<(), CompileError> {
     for (i, element) in process.elements.iter().enumerate() {
         if let ElementKind::SubProcess(SubProcessKind::AdHoc(_)) = &element.kind {
             let activatable: Vec<ElementIdx> = element
@@ -189,8 +249,12 @@ pub(crate) fn compile(
             }
         }
     }
-    // Compensation: a boundary event with a compensate definition is associated with the
-    // activity that compensates the one it is attached to.
+    Ok(())
+}
+
+/// Compensation: a boundary event with a compensate definition is associated with the
+/// activity that compensates the one it is attached to.
+fn compensation_handlers(process: &model::Process, elements: &mut [ExecutableElement]) {
     for a in &process.artifacts {
         if a.kind != "association" {
             continue;
@@ -209,16 +273,13 @@ pub(crate) fn compile(
             elements[activity.0 as usize].compensation_handler = Some(h);
         }
     }
-    let scope = scope_info(process, &process.children);
-    let event_start_events = process
-        .children
-        .iter()
-        .copied()
-        .filter(|c| {
-            let e = process.element(*c);
-            matches!(e.kind, ElementKind::StartEvent { .. }) && !e.event_definitions.is_empty()
-        })
-        .collect();
+}
+
+/// The process's own execution listeners, split into start and end listeners (an error names
+/// the process as the element).
+fn process_listeners(
+    process: &model::Process,
+) -> Result<(Vec<ListenerDef>, Vec<ListenerDef>), CompileError> {
     let process_element = model::Element {
         id: process.id.as_str().into(),
         name: process.name.as_deref().map(SharedStr::from),
@@ -236,10 +297,15 @@ pub(crate) fn compile(
         zeebe: Default::default(),
         span: process.span,
     };
-    let (start_listeners, end_listeners) =
+    Ok(
         listeners(&process_element, &process.zeebe.execution_listeners)?
             .into_iter()
-            .partition(|l| l.event_type == "start");
+            .partition(|l| l.event_type == "start"),
+    )
+}
+
+/// The condition of each sequence flow, by flow index.
+fn flow_conditions(process: &model::Process) -> Result<Vec<Option<Expr>>, CompileError> {
     let mut conditions = Vec::with_capacity(process.flows.len());
     for f in &process.flows {
         conditions.push(match &f.condition {
@@ -250,34 +316,7 @@ pub(crate) fn compile(
             None => None,
         });
     }
-    let participant = participant_of(defs, process).cloned();
-    let diagram = match &defs.unread_diagram {
-        Some(text) => ProcessDiagram {
-            drawn: std::sync::OnceLock::new(),
-            unread: Some(text.clone()),
-        },
-        None => ProcessDiagram {
-            drawn: process_diagram(&mut defs.diagram, process, participant.as_ref()).into(),
-            unread: None,
-        },
-    };
-    Ok(ExecutableProcess {
-        key,
-        bpmn_process_id: Arc::from(process.id.as_str()),
-        version,
-        version_tag: process.version_tag.as_deref().map(Arc::from),
-        deployment_key,
-        resource_name: Arc::from(resource_name),
-        model: owned,
-        diagram,
-        participant,
-        elements,
-        scope,
-        start_listeners,
-        end_listeners,
-        event_start_events,
-        conditions,
-    })
+    Ok(conditions)
 }
 
 fn participant_of<'d>(
