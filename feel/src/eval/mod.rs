@@ -21,7 +21,7 @@ use crate::ast::{Args, ArithOp, CmpOp, Expr, ExprKind, ITEM};
 use crate::env::{Env, Variables};
 use crate::error::{Failure, Warning, WarningKind};
 use crate::temporal::YearMonthDuration;
-use crate::value::{Bound, Context, Function, Range, Value, properties_of, property};
+use crate::value::{Bound, Context, Function, FunctionBody, Range, Value, properties_of, property};
 
 /// The result of evaluating a node: a value, or a failure that ends the evaluation.
 pub(crate) type R = Result<Value, Failure>;
@@ -696,7 +696,7 @@ impl<'a> Eval<'a> {
             scope.capture(&mut captured);
             Value::Function(Arc::new(Function::User {
                 params: params.to_vec(),
-                body: body.clone(),
+                body: FunctionBody::new(body.clone()),
                 captured,
             }))
         })
