@@ -1,12 +1,14 @@
 //! The interpreter: walks the [`Expr`] tree with feel-scala's semantics (null-safe, three-valued
 //! logic, suppressed failures recorded as warnings in evaluation order). This file holds the
 //! state, the scopes and one function per node kind; `iteration` (for/some/every), `call`
-//! (function calls), `operators` (comparison, arithmetic, ranges) and `unary_tests` (the DMN
-//! test nodes) hold the rest.
+//! (function calls), `operators` (comparison, arithmetic, ranges), `temporal_arithmetic` (`+`,
+//! `-`, `*`, `/` with dates, times and durations) and `unary_tests` (the DMN test nodes) hold
+//! the rest.
 
 mod call;
 mod iteration;
 mod operators;
+mod temporal_arithmetic;
 mod unary_tests;
 
 pub(crate) use call::CallArgs;
