@@ -47,7 +47,8 @@ pub use shape::{
     ContextPart, MAX_CONTEXT_PARTS, MAX_PATH_KEYS, PathComparison, Shape, VariablePath,
 };
 pub use value::{
-    Bound, Context, Function, List, ListIter, NativeBody, NativeFunction, Range, Value,
+    Bound, Context, Function, FunctionBody, List, ListIter, NativeBody, NativeFunction, Range,
+    Value,
 };
 
 /// The names of all built-in functions (feel-scala's and Zeebe's `cycle`/`fromAi`).

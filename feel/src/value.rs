@@ -1,6 +1,7 @@
 //! FEEL values: cheap to clone (lists, contexts, ranges and functions are behind an `Arc`,
 //! strings are `Arc<str>`), compared and printed as feel-scala does.
 
+use std::any::Any;
 use std::cmp::Ordering;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -9,7 +10,6 @@ use indexmap::IndexMap;
 use jiff::SignedDuration;
 use jiff::civil;
 
-use crate::ast::Expr;
 use crate::number::Number;
 use crate::temporal::{DateTime, DisplayDate, DisplayDayTime, Time, YearMonthDuration};
 
@@ -294,7 +294,7 @@ pub enum Function {
         /// Parameter names.
         params: Vec<Arc<str>>,
         /// The body (shared with the parsed expression).
-        body: Arc<Expr>,
+        body: FunctionBody,
         /// Local variables visible where the function was defined (closure).
         captured: Vec<(Arc<str>, Value)>,
     },
@@ -303,6 +303,29 @@ pub enum Function {
     /// A function the caller provides as a variable value (e.g. the connector runtime's
     /// `bpmnError`): not a built-in, so it exists only where the caller passes it.
     Native(NativeFunction),
+}
+
+/// The body of a user-defined function: a node of the parsed expression's syntax tree, which
+/// only the evaluator reads. A value holds it without naming its type: the syntax tree holds
+/// values (its constants), so it sits above them.
+#[derive(Clone)]
+pub struct FunctionBody(Arc<dyn Any + Send + Sync>);
+
+impl FunctionBody {
+    pub(crate) fn new(body: Arc<dyn Any + Send + Sync>) -> FunctionBody {
+        FunctionBody(body)
+    }
+
+    /// The body as the evaluator made it (`None` for a body of another type).
+    pub(crate) fn get<T: Any>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+impl fmt::Debug for FunctionBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FunctionBody")
+    }
 }
 
 /// What a [`NativeFunction`] runs: the arguments of the chosen overload in its parameter order

@@ -15,7 +15,8 @@
 //! snapshot/restore seam.
 //!
 //! The rooms, from the bottom up (a module imports only from those above it in this list):
-//! - [`records`]: the event log's types; `shared_json`: JSON values shared behind `Arc`.
+//! - [`records`]: the event log's types; `shared_json`: JSON values shared behind `Arc`;
+//!   `cron`: the cron expressions of timer cycles, as a timer's state holds them.
 //! - `compile`: the executable model a deployment compiles each process into.
 //! - `state`: the engine's data (element instances, jobs, subscriptions, lifecycles), plain and
 //!   `Clone`, with bookkeeping only.
@@ -31,6 +32,7 @@ mod behaviors;
 mod client;
 mod command;
 mod compile;
+mod cron;
 mod elements;
 mod engine;
 mod query;

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value as Json, json};
 
 use crate::runtime::engine::Engine;
-use crate::runtime::records::{Record, RecordType, RecordValue};
+use crate::runtime::records::{DecisionValue, JobRecord, Record, RecordType, RecordValue};
 
 fn key_text(k: Option<u64>) -> String {
     match k {
@@ -20,12 +20,43 @@ fn key_json(k: Option<u64>) -> Json {
     }
 }
 
+/// A decision evaluation's detail: its output and matched rules, or why it failed.
+fn decision_evaluation_detail(r: &Record, d: &DecisionValue) -> String {
+    match &d.failure_message {
+        None => format!(
+            " decision=\"{}\" output={} matchedRules={:?} key={}",
+            d.decision_id,
+            d.output,
+            d.matched_rules,
+            key_text(r.key)
+        ),
+        Some(message) => format!(
+            " decision=\"{}\" failed=\"{}\" key={}",
+            d.decision_id,
+            message,
+            key_text(r.key)
+        ),
+    }
+}
+
 impl Engine {
     /// One stable line per record, e.g.
     /// `EVENT PROCESS_INSTANCE ELEMENT_ACTIVATED SERVICE_TASK "Task_1" key=... scope=...`.
     pub fn render_record(&self, r: &Record) -> String {
         let mut line = format!("{} {} {}", r.record_type, r.value_type, r.intent);
-        let detail = match &r.value {
+        line.push_str(&self.record_detail(r));
+        if let Some(rej) = &r.rejection {
+            line.push_str(&format!(
+                " rejection={} \"{}\"",
+                rej.rejection_type, rej.message
+            ));
+        }
+        line
+    }
+
+    /// What a record's line says after its intent, by value type.
+    fn record_detail(&self, r: &Record) -> String {
+        match &r.value {
             RecordValue::ProcessInstance(v) => format!(
                 " {} \"{}\" key={} scope={}",
                 v.element_type,
@@ -40,31 +71,7 @@ impl Engine {
                 key_text(r.key),
                 v.scope_key
             ),
-            RecordValue::Job(j) => format!(
-                " type=\"{}\" kind={} element=\"{}\" retries={} key={}{}{}",
-                j.job_type,
-                j.kind,
-                self.record_element_id(r).unwrap_or_default(),
-                j.retries,
-                key_text(r.key),
-                j.variables
-                    .as_ref()
-                    .filter(|v| !v.is_empty())
-                    .map(|v| format!(
-                        " variables={}",
-                        Json::Object(
-                            v.iter()
-                                .map(|(k, v)| (k.to_string(), v.to_json()))
-                                .collect()
-                        )
-                    ))
-                    .unwrap_or_default(),
-                j.error_message
-                    .as_ref()
-                    .filter(|m| !m.is_empty())
-                    .map(|m| format!(" error=\"{m}\""))
-                    .unwrap_or_default(),
-            ),
+            RecordValue::Job(j) => self.job_detail(r, j),
             RecordValue::Incident(i) => format!(
                 " {} element=\"{}\" key={} message=\"{}\"",
                 i.error_type,
@@ -128,21 +135,7 @@ impl Engine {
             RecordValue::Signal(s) => {
                 format!(" name=\"{}\" key={}", s.signal_name, key_text(r.key))
             }
-            RecordValue::DecisionEvaluation(d) => match &d.failure_message {
-                None => format!(
-                    " decision=\"{}\" output={} matchedRules={:?} key={}",
-                    d.decision_id,
-                    d.output,
-                    d.matched_rules,
-                    key_text(r.key)
-                ),
-                Some(message) => format!(
-                    " decision=\"{}\" failed=\"{}\" key={}",
-                    d.decision_id,
-                    message,
-                    key_text(r.key)
-                ),
-            },
+            RecordValue::DecisionEvaluation(d) => decision_evaluation_detail(r, d),
             RecordValue::DecisionRequirements(idx) => {
                 let drg = self.drg(*idx);
                 format!(
@@ -187,15 +180,36 @@ impl Engine {
                 None => format!(" name=\"{name}\" value={value} scope=GLOBAL"),
             },
             _ => format!(" key={}", key_text(r.key)),
-        };
-        line.push_str(&detail);
-        if let Some(rej) = &r.rejection {
-            line.push_str(&format!(
-                " rejection={} \"{}\"",
-                rej.rejection_type, rej.message
-            ));
         }
-        line
+    }
+
+    /// A job record's detail: its variables and error message only where it has them.
+    fn job_detail(&self, r: &Record, j: &JobRecord) -> String {
+        format!(
+            " type=\"{}\" kind={} element=\"{}\" retries={} key={}{}{}",
+            j.job_type,
+            j.kind,
+            self.record_element_id(r).unwrap_or_default(),
+            j.retries,
+            key_text(r.key),
+            j.variables
+                .as_ref()
+                .filter(|v| !v.is_empty())
+                .map(|v| format!(
+                    " variables={}",
+                    Json::Object(
+                        v.iter()
+                            .map(|(k, v)| (k.to_string(), v.to_json()))
+                            .collect()
+                    )
+                ))
+                .unwrap_or_default(),
+            j.error_message
+                .as_ref()
+                .filter(|m| !m.is_empty())
+                .map(|m| format!(" error=\"{m}\""))
+                .unwrap_or_default(),
+        )
     }
 
     /// The whole log, one line per record, each prefixed with its position.

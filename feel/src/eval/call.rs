@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{Eval, R, Scope, Shown};
-use crate::ast::Args;
+use crate::ast::{Args, Expr};
 use crate::builtins;
 use crate::error::{Failure, WarningKind};
 use crate::value::{Function, NativeFunction, Value};
@@ -76,6 +76,10 @@ impl Eval<'_> {
                 body,
                 captured,
             } => {
+                // Only the evaluator makes user functions, each with an expression as its body.
+                let Some(body) = body.get::<Expr>() else {
+                    return Ok(self.no_function(name, &args));
+                };
                 let values: Vec<Value> = match args {
                     CallArgs::Positional(a) => {
                         if a.len() != params.len() {

@@ -1,12 +1,14 @@
 //! The interpreter: walks the [`Expr`] tree with feel-scala's semantics (null-safe, three-valued
 //! logic, suppressed failures recorded as warnings in evaluation order). This file holds the
 //! state, the scopes and one function per node kind; `iteration` (for/some/every), `call`
-//! (function calls), `operators` (comparison, arithmetic, ranges) and `unary_tests` (the DMN
-//! test nodes) hold the rest.
+//! (function calls), `operators` (comparison, arithmetic, ranges), `temporal_arithmetic` (`+`,
+//! `-`, `*`, `/` with dates, times and durations) and `unary_tests` (the DMN test nodes) hold
+//! the rest.
 
 mod call;
 mod iteration;
 mod operators;
+mod temporal_arithmetic;
 mod unary_tests;
 
 pub(crate) use call::CallArgs;
@@ -21,7 +23,7 @@ use crate::ast::{Args, ArithOp, CmpOp, Expr, ExprKind, ITEM};
 use crate::env::{Env, Variables};
 use crate::error::{Failure, Warning, WarningKind};
 use crate::temporal::YearMonthDuration;
-use crate::value::{Bound, Context, Function, Range, Value, properties_of, property};
+use crate::value::{Bound, Context, Function, FunctionBody, Range, Value, properties_of, property};
 
 /// The result of evaluating a node: a value, or a failure that ends the evaluation.
 pub(crate) type R = Result<Value, Failure>;
@@ -696,7 +698,7 @@ impl<'a> Eval<'a> {
             scope.capture(&mut captured);
             Value::Function(Arc::new(Function::User {
                 params: params.to_vec(),
-                body: body.clone(),
+                body: FunctionBody::new(body.clone()),
                 captured,
             }))
         })

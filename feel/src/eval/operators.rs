@@ -3,11 +3,10 @@
 
 use std::cmp::Ordering;
 
-use super::{Eval, R, Shown};
+use super::{Eval, R, Shown, temporal_arithmetic};
 use crate::ast::{ArithOp, CmpOp, Expr, ExprKind};
 use crate::error::WarningKind;
 use crate::number::Number;
-use crate::temporal;
 use crate::value::Value;
 
 impl Eval<'_> {
@@ -115,10 +114,10 @@ impl Eval<'_> {
                 Some(Value::string(s))
             }
             (ArithOp::Add | ArithOp::Sub, _, _) => {
-                temporal::arithmetic::add_sub(op == ArithOp::Sub, a, b)
+                temporal_arithmetic::add_sub(op == ArithOp::Sub, a, b)
             }
-            (ArithOp::Mul, _, _) => temporal::arithmetic::multiply(a, b),
-            (ArithOp::Div, _, _) => temporal::arithmetic::divide(a, b),
+            (ArithOp::Mul, _, _) => temporal_arithmetic::multiply(a, b),
+            (ArithOp::Div, _, _) => temporal_arithmetic::divide(a, b),
             _ => None,
         };
         Ok(match r {

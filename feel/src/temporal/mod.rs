@@ -1,8 +1,6 @@
 //! FEEL's temporal values over jiff: parsing the ISO text feel-scala accepts, printing it the way
 //! feel-scala does, comparison and the properties (`.year`, `.time offset`, ...).
 
-pub(crate) mod arithmetic;
-
 use std::cmp::Ordering;
 use std::fmt;
 

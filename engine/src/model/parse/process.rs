@@ -186,7 +186,60 @@ impl<'s, 'a> Parser<'s, 'a> {
         parent: Option<ElementIdx>,
     ) -> Option<ElementIdx> {
         let node = self.xml.node(node_id);
-        let kind = match node.local {
+        let mut kind = self.element_kind(node_id)?;
+        let id = self.id_ref(node, "flow node");
+        builder.element_ids.push(id);
+        let idx = ElementIdx(builder.process.elements.len() as u32);
+        self.kind_attributes(builder, node, idx, id, &mut kind);
+        if let Some(default) = self.raw_ref(node, "default") {
+            builder.defaults.push((idx, default));
+        }
+        let is_for_compensation = self
+            .boolean(node, "isForCompensation", Some(id))
+            .unwrap_or(false);
+
+        let mut zeebe = Zeebe::default();
+        self.zeebe_attributes(node, &mut zeebe);
+        let (event_definitions, loop_characteristics) =
+            self.flow_node_children(node_id, id, &mut zeebe);
+        if let (Some(publish), ElementKind::Task(TaskKind::Send)) =
+            (&mut zeebe.publish_message, &kind)
+        {
+            publish.message_ref = self.xml.string(node, "messageRef");
+        }
+
+        builder.process.elements.push(Element {
+            id: self.shared(id),
+            name: self.shared_string(node, "name"),
+            documentation: self.documentation(node_id),
+            kind,
+            parent,
+            children: Vec::new(),
+            incoming: FlowList::new(),
+            outgoing: FlowList::new(),
+            default_flow: None,
+            boundary_events: Vec::new(),
+            event_definitions,
+            loop_characteristics,
+            is_for_compensation,
+            zeebe,
+            span: self.xml.span(node),
+        });
+
+        if matches!(
+            builder.process.elements[idx.0 as usize].kind,
+            ElementKind::SubProcess(_)
+        ) {
+            self.container(builder, node_id, Some(idx));
+        }
+        Some(idx)
+    }
+
+    /// The kind of flow node an element's name says, with what its name-specific attributes and
+    /// children hold; `None` for an element that is no flow node.
+    fn element_kind(&self, node_id: NodeId) -> Option<ElementKind> {
+        let node = self.xml.node(node_id);
+        Some(match node.local {
             "task" => ElementKind::Task(TaskKind::Undefined),
             "serviceTask" => ElementKind::Task(TaskKind::Service),
             "sendTask" => ElementKind::Task(TaskKind::Send),
@@ -231,13 +284,22 @@ impl<'s, 'a> Parser<'s, 'a> {
             },
             "endEvent" => ElementKind::EndEvent,
             _ => return None,
-        };
-        let id = self.id_ref(node, "flow node");
-        builder.element_ids.push(id);
-        let idx = ElementIdx(builder.process.elements.len() as u32);
+        })
+    }
+
+    /// The boolean attributes that refine a kind (`instantiate`, `triggeredByEvent`,
+    /// `cancelRemainingInstances`, `isInterrupting`, `cancelActivity`), once the element's id is
+    /// known; a boundary event's `attachedToRef` is kept to resolve.
+    fn kind_attributes(
+        &mut self,
+        builder: &mut ProcessBuilder<'s>,
+        node: &Node<'_>,
+        idx: ElementIdx,
+        id: &str,
+        kind: &mut ElementKind,
+    ) {
         let eid = Some(id);
-        let mut kind = kind;
-        match &mut kind {
+        match kind {
             ElementKind::Task(TaskKind::Receive { instantiate, .. }) => {
                 *instantiate = self.boolean(node, "instantiate", eid).unwrap_or(false);
             }
@@ -270,15 +332,16 @@ impl<'s, 'a> Parser<'s, 'a> {
             }
             _ => {}
         }
-        if let Some(default) = self.raw_ref(node, "default") {
-            builder.defaults.push((idx, default));
-        }
-        let is_for_compensation = self
-            .boolean(node, "isForCompensation", eid)
-            .unwrap_or(false);
+    }
 
-        let mut zeebe = Zeebe::default();
-        self.zeebe_attributes(node, &mut zeebe);
+    /// A flow node's BPMN children: its `zeebe:` extensions (into `zeebe`), event definitions
+    /// and loop characteristics.
+    fn flow_node_children(
+        &mut self,
+        node_id: NodeId,
+        id: &str,
+        zeebe: &mut Zeebe,
+    ) -> (Vec<EventDefinition>, Option<LoopCharacteristics>) {
         let mut extras = Extras::default();
         let mut event_definitions = Vec::new();
         let mut loop_characteristics = None;
@@ -287,7 +350,7 @@ impl<'s, 'a> Parser<'s, 'a> {
                 continue;
             }
             match child.local {
-                "extensionElements" => self.zeebe_extensions(child, id, &mut zeebe, &mut extras),
+                "extensionElements" => self.zeebe_extensions(child, id, zeebe, &mut extras),
                 "multiInstanceLoopCharacteristics" => {
                     loop_characteristics = Some(LoopCharacteristics::MultiInstance(Box::new(
                         self.multi_instance(child_id, id),
@@ -299,44 +362,14 @@ impl<'s, 'a> Parser<'s, 'a> {
                     });
                 }
                 local if local.ends_with("EventDefinition") => {
-                    if let Some(definition) = self.event_definition(child_id, id, &mut zeebe) {
+                    if let Some(definition) = self.event_definition(child_id, id, zeebe) {
                         event_definitions.push(definition);
                     }
                 }
                 _ => {}
             }
         }
-        if let (Some(publish), ElementKind::Task(TaskKind::Send)) =
-            (&mut zeebe.publish_message, &kind)
-        {
-            publish.message_ref = self.xml.string(node, "messageRef");
-        }
-
-        builder.process.elements.push(Element {
-            id: self.shared(id),
-            name: self.shared_string(node, "name"),
-            documentation: self.documentation(node_id),
-            kind,
-            parent,
-            children: Vec::new(),
-            incoming: FlowList::new(),
-            outgoing: FlowList::new(),
-            default_flow: None,
-            boundary_events: Vec::new(),
-            event_definitions,
-            loop_characteristics,
-            is_for_compensation,
-            zeebe,
-            span: self.xml.span(node),
-        });
-
-        if matches!(
-            builder.process.elements[idx.0 as usize].kind,
-            ElementKind::SubProcess(_)
-        ) {
-            self.container(builder, node_id, Some(idx));
-        }
-        Some(idx)
+        (event_definitions, loop_characteristics)
     }
 
     fn multi_instance(&mut self, node_id: NodeId, element_id: &str) -> MultiInstance {

@@ -7,7 +7,6 @@
 pub(crate) mod camunda_namespace;
 pub(crate) mod compensation;
 pub(crate) mod conditionals;
-pub(crate) mod cron;
 pub(crate) mod date_times;
 pub(crate) mod decisions;
 pub(crate) mod deployment;

@@ -10,10 +10,10 @@
 use std::sync::Arc;
 
 use crate::model::ElementIdx;
-use crate::runtime::behaviors::cron::CronExpression;
 use crate::runtime::behaviors::events::Catch;
 use crate::runtime::compile::definitions::{EventDef, TimerDef};
 use crate::runtime::compile::process::ExecutableProcess;
+use crate::runtime::cron::CronExpression;
 use crate::runtime::engine::Engine;
 use crate::runtime::records::{
     BpmnElementType, ErrorType, Intent, Key, OtherIntent, ProcIdx, RecordValue, Rejection,

@@ -127,7 +127,58 @@ pub(crate) fn compile(
             elements[i].scope = scope_info(process, &element.children);
         }
     }
-    // Link throw targets: catch events with the same name in the same scope.
+    link_throw_events(process, &mut elements)?;
+    mark_after_event_based_gateways(process, &mut elements);
+    ad_hoc_activatable_elements(process, &mut elements)?;
+    compensation_handlers(process, &mut elements);
+    let scope = scope_info(process, &process.children);
+    let event_start_events = process
+        .children
+        .iter()
+        .copied()
+        .filter(|c| {
+            let e = process.element(*c);
+            matches!(e.kind, ElementKind::StartEvent { .. }) && !e.event_definitions.is_empty()
+        })
+        .collect();
+    let (start_listeners, end_listeners) = process_listeners(process)?;
+    let conditions = flow_conditions(process)?;
+    let participant = participant_of(defs, process).cloned();
+    let diagram = match &defs.unread_diagram {
+        Some(text) => ProcessDiagram {
+            drawn: std::sync::OnceLock::new(),
+            unread: Some(text.clone()),
+        },
+        None => ProcessDiagram {
+            drawn: process_diagram(&mut defs.diagram, process, participant.as_ref()).into(),
+            unread: None,
+        },
+    };
+    Ok(ExecutableProcess {
+        key,
+        bpmn_process_id: Arc::from(process.id.as_str()),
+        version,
+        version_tag: process.version_tag.as_deref().map(Arc::from),
+        deployment_key,
+        resource_name: Arc::from(resource_name),
+        model: owned,
+        diagram,
+        participant,
+        elements,
+        scope,
+        start_listeners,
+        end_listeners,
+        event_start_events,
+        conditions,
+    })
+}
+
+/// Links each throw link event to its target: the catch event with the same name in the same
+/// scope.
+fn link_throw_events(
+    process: &model::Process,
+    elements: &mut [ExecutableElement],
+) -> Result<(), CompileError> {
     for (i, element) in process.elements.iter().enumerate() {
         if let (ElementKind::IntermediateThrowEvent, EventDef::Link { name, .. }) =
             (&element.kind, &elements[i].event)
@@ -157,20 +208,29 @@ pub(crate) fn compile(
             }
         }
     }
-    // Catch events after an event-based gateway.
-    for (i, element) in process.elements.iter().enumerate() {
+    Ok(())
+}
+
+/// Marks the catch events after an event-based gateway.
+fn mark_after_event_based_gateways(process: &model::Process, elements: &mut [ExecutableElement]) {
+    for element in &process.elements {
         if matches!(
             element.kind,
             ElementKind::Gateway(GatewayKind::EventBased { .. })
         ) {
-            let _ = i;
             for f in &element.outgoing {
                 let target = process.flow(*f).target;
                 elements[target.0 as usize].after_event_based_gateway = true;
             }
         }
     }
-    // Ad-hoc sub-processes: the activatable elements and their description.
+}
+
+/// Ad-hoc sub-processes: the activatable elements and their description.
+fn ad_hoc_activatable_elements(
+    process: &model::Process,
+    elements: &mut [ExecutableElement],
+) -> Result<(), CompileError> {
     for (i, element) in process.elements.iter().enumerate() {
         if let ElementKind::SubProcess(SubProcessKind::AdHoc(_)) = &element.kind {
             let activatable: Vec<ElementIdx> = element
@@ -189,8 +249,12 @@ pub(crate) fn compile(
             }
         }
     }
-    // Compensation: a boundary event with a compensate definition is associated with the
-    // activity that compensates the one it is attached to.
+    Ok(())
+}
+
+/// Compensation: a boundary event with a compensate definition is associated with the
+/// activity that compensates the one it is attached to.
+fn compensation_handlers(process: &model::Process, elements: &mut [ExecutableElement]) {
     for a in &process.artifacts {
         if a.kind != "association" {
             continue;
@@ -209,16 +273,13 @@ pub(crate) fn compile(
             elements[activity.0 as usize].compensation_handler = Some(h);
         }
     }
-    let scope = scope_info(process, &process.children);
-    let event_start_events = process
-        .children
-        .iter()
-        .copied()
-        .filter(|c| {
-            let e = process.element(*c);
-            matches!(e.kind, ElementKind::StartEvent { .. }) && !e.event_definitions.is_empty()
-        })
-        .collect();
+}
+
+/// The process's own execution listeners, split into start and end listeners (an error names
+/// the process as the element).
+fn process_listeners(
+    process: &model::Process,
+) -> Result<(Vec<ListenerDef>, Vec<ListenerDef>), CompileError> {
     let process_element = model::Element {
         id: process.id.as_str().into(),
         name: process.name.as_deref().map(SharedStr::from),
@@ -236,10 +297,15 @@ pub(crate) fn compile(
         zeebe: Default::default(),
         span: process.span,
     };
-    let (start_listeners, end_listeners) =
+    Ok(
         listeners(&process_element, &process.zeebe.execution_listeners)?
             .into_iter()
-            .partition(|l| l.event_type == "start");
+            .partition(|l| l.event_type == "start"),
+    )
+}
+
+/// The condition of each sequence flow, by flow index.
+fn flow_conditions(process: &model::Process) -> Result<Vec<Option<Expr>>, CompileError> {
     let mut conditions = Vec::with_capacity(process.flows.len());
     for f in &process.flows {
         conditions.push(match &f.condition {
@@ -250,34 +316,7 @@ pub(crate) fn compile(
             None => None,
         });
     }
-    let participant = participant_of(defs, process).cloned();
-    let diagram = match &defs.unread_diagram {
-        Some(text) => ProcessDiagram {
-            drawn: std::sync::OnceLock::new(),
-            unread: Some(text.clone()),
-        },
-        None => ProcessDiagram {
-            drawn: process_diagram(&mut defs.diagram, process, participant.as_ref()).into(),
-            unread: None,
-        },
-    };
-    Ok(ExecutableProcess {
-        key,
-        bpmn_process_id: Arc::from(process.id.as_str()),
-        version,
-        version_tag: process.version_tag.as_deref().map(Arc::from),
-        deployment_key,
-        resource_name: Arc::from(resource_name),
-        model: owned,
-        diagram,
-        participant,
-        elements,
-        scope,
-        start_listeners,
-        end_listeners,
-        event_start_events,
-        conditions,
-    })
+    Ok(conditions)
 }
 
 fn participant_of<'d>(
@@ -424,163 +463,14 @@ fn compile_element<'p>(
     shared: &Shared<'p>,
 ) -> Result<ExecutableElement, CompileError> {
     let z = &e.zeebe;
-    let job = match &z.task_definition {
-        Some(td) => Some(JobDef {
-            job_type: match &td.job_type {
-                Some(t) => shared.job_type(e, t)?,
-                None => return Err(err(e, "zeebe:taskDefinition must have a type")),
-            },
-            retries: match &td.retries {
-                Some(r) => expr(e, r)?,
-                None => shared.three_retries.clone(),
-            },
-            headers: shared.headers(z),
-        }),
-        None => None,
-    };
-    let mut event = match e.event_definitions.first() {
-        None => EventDef::None,
-        Some(d) => compile_event_definition(defs, process, e, d)?,
-    };
-    if let ElementKind::Task(TaskKind::Receive { message_ref, .. }) = &e.kind {
-        event = message_event(defs, e, message_ref.as_deref())?;
-    }
-    let script = match &z.script {
-        Some(s) => match (&s.expression, &s.result_variable) {
-            (Some(x), Some(r)) => Some((expr(e, x)?, Arc::from(r.as_str()))),
-            _ => None,
-        },
-        None => None,
-    };
-    let multi_instance = match &e.loop_characteristics {
-        Some(model::LoopCharacteristics::MultiInstance(mi)) => Some(MultiInstanceDef {
-            sequential: mi.is_sequential,
-            input_collection: opt_expr(e, &mi.input_collection)?,
-            input_element: mi
-                .input_element
-                .as_deref()
-                .filter(|s| !s.is_empty())
-                .map(Arc::from),
-            output_collection: mi
-                .output_collection
-                .as_deref()
-                .filter(|s| !s.is_empty())
-                .map(Arc::from),
-            output_element: opt_expr(e, &mi.output_element)?,
-            completion_condition: opt_expr(e, &mi.completion_condition)?,
-        }),
-        Some(model::LoopCharacteristics::StandardLoop { .. }) => {
-            return Err(err(e, "standard loop characteristics are not supported"));
-        }
-        None => None,
-    };
-    let ad_hoc = match &e.kind {
-        ElementKind::SubProcess(SubProcessKind::AdHoc(a)) => {
-            let zh = z.ad_hoc.as_ref();
-            let output_element = match zh.and_then(|h| h.output_element.as_ref()) {
-                Some(x) => Some(expr(e, x)?),
-                None => None,
-            };
-            let output_element_variable = output_element.as_ref().and_then(|x| match x {
-                Expr::Feel(f) => {
-                    let s = f.source.trim();
-                    (!s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
-                        .then(|| Arc::from(s))
-                }
-                Expr::Static(_) => None,
-            });
-            Some(AdHocDef {
-                active_elements_collection: match zh
-                    .and_then(|h| h.active_elements_collection.as_ref())
-                {
-                    Some(x) => Some(expr(e, x)?),
-                    None => None,
-                },
-                completion_condition: opt_expr(e, &a.completion_condition)?,
-                cancel_remaining_instances: a.cancel_remaining_instances.unwrap_or(true),
-                output_collection: zh
-                    .and_then(|h| h.output_collection.as_deref())
-                    .filter(|s| !s.is_empty())
-                    .map(Arc::from),
-                output_element,
-                output_element_variable,
-                activatable: Vec::new(),
-                elements_json: SharedJson::new(Json::Array(Vec::new())),
-            })
-        }
-        _ => None,
-    };
-    let call = match (&e.kind, &z.called_element) {
-        (ElementKind::CallActivity, Some(c)) => Some(CallDef {
-            process_id: opt_expr(e, &c.process_id)?,
-            propagate_all_child_variables: c.propagate_all_child_variables.unwrap_or(true),
-            propagate_all_parent_variables: c.propagate_all_parent_variables.unwrap_or(true),
-            binding_type: c.binding_type.clone(),
-            version_tag: c.version_tag.clone(),
-        }),
-        (ElementKind::CallActivity, None) => {
-            return Err(err(e, "a call activity must have zeebe:calledElement"));
-        }
-        _ => None,
-    };
-    let decision = match &z.called_decision {
-        Some(d) => Some(DecisionDef {
-            decision_id: opt_expr(e, &d.decision_id)?,
-            result_variable: d.result_variable.as_deref().map(Arc::from),
-            binding_type: d.binding_type.clone(),
-            version_tag: match &d.version_tag {
-                Some(tag) => {
-                    Some(Expr::compile_text(tag).map_err(|m| err(e, format!("versionTag: {m}")))?)
-                }
-                None => None,
-            },
-        }),
-        None => None,
-    };
-    let user_task = if matches!(e.kind, ElementKind::Task(TaskKind::User)) && z.user_task {
-        let a = z.assignment.as_ref();
-        let s = z.task_schedule.as_ref();
-        Some(UserTaskDef {
-            assignee: match a.and_then(|a| a.assignee.as_ref()) {
-                Some(x) => Some(expr(e, x)?),
-                None => None,
-            },
-            candidate_groups: match a.and_then(|a| a.candidate_groups.as_ref()) {
-                Some(x) => Some(expr(e, x)?),
-                None => None,
-            },
-            candidate_users: match a.and_then(|a| a.candidate_users.as_ref()) {
-                Some(x) => Some(expr(e, x)?),
-                None => None,
-            },
-            due_date: match s.and_then(|s| s.due_date.as_ref()) {
-                Some(x) => Some(expr(e, x)?),
-                None => None,
-            },
-            follow_up_date: match s.and_then(|s| s.follow_up_date.as_ref()) {
-                Some(x) => Some(expr(e, x)?),
-                None => None,
-            },
-            priority: opt_expr(e, &z.priority)?,
-            form_id: {
-                // An external form reference (`formKey`) is compiled to check it; the task's
-                // records carry only the key of a deployed form (`formId`).
-                if let Some(x) = z.form.as_ref().and_then(|f| f.form_key.as_ref()) {
-                    expr(e, x)?;
-                }
-                z.form
-                    .as_ref()
-                    .and_then(|f| f.form_id.as_ref())
-                    .map(|x| Arc::from(x.text.trim_start_matches('=').trim()))
-                    .filter(|x: &Arc<str>| !x.is_empty())
-            },
-            form_binding: z.form.as_ref().and_then(|f| f.binding_type.clone()),
-            form_version_tag: z.form.as_ref().and_then(|f| f.version_tag.clone()),
-            listeners: listeners(e, &z.task_listeners)?,
-        })
-    } else {
-        None
-    };
+    let job = job_def(e, shared)?;
+    let event = event_def(defs, process, e)?;
+    let script = script_def(e)?;
+    let multi_instance = multi_instance_def(e)?;
+    let ad_hoc = ad_hoc_def(e)?;
+    let call = call_def(e)?;
+    let decision = decision_def(e)?;
+    let user_task = user_task_def(e)?;
     // A job-based user task (no zeebe:userTask) is a job of the well-known type.
     let job = match (&e.kind, job, z.user_task) {
         (ElementKind::Task(TaskKind::User), None, false) => Some(JobDef {
@@ -628,6 +518,200 @@ fn compile_element<'p>(
         after_event_based_gateway: false,
         compensation_handler: None,
     })
+}
+
+/// The job of an element with `zeebe:taskDefinition` (service-like tasks, job-based events).
+fn job_def<'p>(e: &'p model::Element, shared: &Shared<'p>) -> Result<Option<JobDef>, CompileError> {
+    let z = &e.zeebe;
+    Ok(match &z.task_definition {
+        Some(td) => Some(JobDef {
+            job_type: match &td.job_type {
+                Some(t) => shared.job_type(e, t)?,
+                None => return Err(err(e, "zeebe:taskDefinition must have a type")),
+            },
+            retries: match &td.retries {
+                Some(r) => expr(e, r)?,
+                None => shared.three_retries.clone(),
+            },
+            headers: shared.headers(z),
+        }),
+        None => None,
+    })
+}
+
+/// The event an element waits for or throws: its first event definition, or a receive task's
+/// message.
+fn event_def(
+    defs: &model::Definitions,
+    process: &model::Process,
+    e: &model::Element,
+) -> Result<EventDef, CompileError> {
+    let mut event = match e.event_definitions.first() {
+        None => EventDef::None,
+        Some(d) => compile_event_definition(defs, process, e, d)?,
+    };
+    if let ElementKind::Task(TaskKind::Receive { message_ref, .. }) = &e.kind {
+        event = message_event(defs, e, message_ref.as_deref())?;
+    }
+    Ok(event)
+}
+
+/// A script task's FEEL script (`zeebe:script`) and the variable it writes.
+fn script_def(e: &model::Element) -> Result<Option<(Expr, Arc<str>)>, CompileError> {
+    Ok(match &e.zeebe.script {
+        Some(s) => match (&s.expression, &s.result_variable) {
+            (Some(x), Some(r)) => Some((expr(e, x)?, Arc::from(r.as_str()))),
+            _ => None,
+        },
+        None => None,
+    })
+}
+
+/// Multi-instance loop characteristics; a standard loop is refused.
+fn multi_instance_def(e: &model::Element) -> Result<Option<MultiInstanceDef>, CompileError> {
+    Ok(match &e.loop_characteristics {
+        Some(model::LoopCharacteristics::MultiInstance(mi)) => Some(MultiInstanceDef {
+            sequential: mi.is_sequential,
+            input_collection: opt_expr(e, &mi.input_collection)?,
+            input_element: mi
+                .input_element
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .map(Arc::from),
+            output_collection: mi
+                .output_collection
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .map(Arc::from),
+            output_element: opt_expr(e, &mi.output_element)?,
+            completion_condition: opt_expr(e, &mi.completion_condition)?,
+        }),
+        Some(model::LoopCharacteristics::StandardLoop { .. }) => {
+            return Err(err(e, "standard loop characteristics are not supported"));
+        }
+        None => None,
+    })
+}
+
+/// An ad-hoc sub-process's collections and conditions (`zeebe:adHoc`); its activatable
+/// elements are filled in once every element is compiled.
+fn ad_hoc_def(e: &model::Element) -> Result<Option<AdHocDef>, CompileError> {
+    let ElementKind::SubProcess(SubProcessKind::AdHoc(a)) = &e.kind else {
+        return Ok(None);
+    };
+    let zh = e.zeebe.ad_hoc.as_ref();
+    let output_element = match zh.and_then(|h| h.output_element.as_ref()) {
+        Some(x) => Some(expr(e, x)?),
+        None => None,
+    };
+    let output_element_variable = output_element.as_ref().and_then(|x| match x {
+        Expr::Feel(f) => {
+            let s = f.source.trim();
+            (!s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                .then(|| Arc::from(s))
+        }
+        Expr::Static(_) => None,
+    });
+    Ok(Some(AdHocDef {
+        active_elements_collection: match zh.and_then(|h| h.active_elements_collection.as_ref()) {
+            Some(x) => Some(expr(e, x)?),
+            None => None,
+        },
+        completion_condition: opt_expr(e, &a.completion_condition)?,
+        cancel_remaining_instances: a.cancel_remaining_instances.unwrap_or(true),
+        output_collection: zh
+            .and_then(|h| h.output_collection.as_deref())
+            .filter(|s| !s.is_empty())
+            .map(Arc::from),
+        output_element,
+        output_element_variable,
+        activatable: Vec::new(),
+        elements_json: SharedJson::new(Json::Array(Vec::new())),
+    }))
+}
+
+/// A call activity's called process (`zeebe:calledElement`, required).
+fn call_def(e: &model::Element) -> Result<Option<CallDef>, CompileError> {
+    Ok(match (&e.kind, &e.zeebe.called_element) {
+        (ElementKind::CallActivity, Some(c)) => Some(CallDef {
+            process_id: opt_expr(e, &c.process_id)?,
+            propagate_all_child_variables: c.propagate_all_child_variables.unwrap_or(true),
+            propagate_all_parent_variables: c.propagate_all_parent_variables.unwrap_or(true),
+            binding_type: c.binding_type.clone(),
+            version_tag: c.version_tag.clone(),
+        }),
+        (ElementKind::CallActivity, None) => {
+            return Err(err(e, "a call activity must have zeebe:calledElement"));
+        }
+        _ => None,
+    })
+}
+
+/// A business rule task's called decision (`zeebe:calledDecision`).
+fn decision_def(e: &model::Element) -> Result<Option<DecisionDef>, CompileError> {
+    Ok(match &e.zeebe.called_decision {
+        Some(d) => Some(DecisionDef {
+            decision_id: opt_expr(e, &d.decision_id)?,
+            result_variable: d.result_variable.as_deref().map(Arc::from),
+            binding_type: d.binding_type.clone(),
+            version_tag: match &d.version_tag {
+                Some(tag) => {
+                    Some(Expr::compile_text(tag).map_err(|m| err(e, format!("versionTag: {m}")))?)
+                }
+                None => None,
+            },
+        }),
+        None => None,
+    })
+}
+
+/// A Camunda user task (`zeebe:userTask`): assignment, schedule, priority, form and task
+/// listeners.
+fn user_task_def(e: &model::Element) -> Result<Option<UserTaskDef>, CompileError> {
+    let z = &e.zeebe;
+    if !(matches!(e.kind, ElementKind::Task(TaskKind::User)) && z.user_task) {
+        return Ok(None);
+    }
+    let a = z.assignment.as_ref();
+    let s = z.task_schedule.as_ref();
+    Ok(Some(UserTaskDef {
+        assignee: match a.and_then(|a| a.assignee.as_ref()) {
+            Some(x) => Some(expr(e, x)?),
+            None => None,
+        },
+        candidate_groups: match a.and_then(|a| a.candidate_groups.as_ref()) {
+            Some(x) => Some(expr(e, x)?),
+            None => None,
+        },
+        candidate_users: match a.and_then(|a| a.candidate_users.as_ref()) {
+            Some(x) => Some(expr(e, x)?),
+            None => None,
+        },
+        due_date: match s.and_then(|s| s.due_date.as_ref()) {
+            Some(x) => Some(expr(e, x)?),
+            None => None,
+        },
+        follow_up_date: match s.and_then(|s| s.follow_up_date.as_ref()) {
+            Some(x) => Some(expr(e, x)?),
+            None => None,
+        },
+        priority: opt_expr(e, &z.priority)?,
+        form_id: {
+            // An external form reference (`formKey`) is compiled to check it; the task's
+            // records carry only the key of a deployed form (`formId`).
+            if let Some(x) = z.form.as_ref().and_then(|f| f.form_key.as_ref()) {
+                expr(e, x)?;
+            }
+            z.form
+                .as_ref()
+                .and_then(|f| f.form_id.as_ref())
+                .map(|x| Arc::from(x.text.trim_start_matches('=').trim()))
+                .filter(|x: &Arc<str>| !x.is_empty())
+        },
+        form_binding: z.form.as_ref().and_then(|f| f.binding_type.clone()),
+        form_version_tag: z.form.as_ref().and_then(|f| f.version_tag.clone()),
+        listeners: listeners(e, &z.task_listeners)?,
+    }))
 }
 
 fn message_event(

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::model::ElementIdx;
-use crate::runtime::behaviors::cron::CronExpression;
+use crate::runtime::cron::CronExpression;
 use crate::runtime::records::{Key, ProcIdx};
 
 /// How a cycle repeats.
