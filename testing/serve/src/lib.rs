@@ -23,6 +23,7 @@ mod core;
 mod http;
 mod mock_files;
 mod read_model;
+mod search;
 pub mod server;
 
 pub use config::{AgentMockFile, JobMockFile, ServeConfig};

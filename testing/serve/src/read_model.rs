@@ -45,12 +45,46 @@ impl RowState {
 pub(crate) struct InstanceRow {
     /// Index into [`ReadModel::processes`].
     pub proc: usize,
+    pub process_instance_key: Key,
+    /// The element id (the process id for the process instance).
+    pub element_id: String,
+    /// The element's name (its id when it has none, as Operate shows it).
+    pub element_name: String,
     pub element_type: BpmnElementType,
     pub state: RowState,
     pub start_ms: i64,
     pub end_ms: Option<i64>,
     pub parent_process_instance_key: Option<Key>,
     pub parent_element_instance_key: Option<Key>,
+}
+
+/// A variable as last written.
+#[derive(Debug, Clone)]
+pub(crate) struct VariableRow {
+    pub key: Key,
+    pub process_instance_key: Key,
+    pub value: serde_json::Value,
+}
+
+/// The name of the element a record is about (its id when it has none).
+fn element_name(
+    engine: &Engine,
+    value: &baton_engine::runtime::records::ProcessInstanceValue,
+) -> String {
+    let Some(process) = engine.deployed_processes().nth(value.proc.0 as usize) else {
+        return String::new();
+    };
+    match value.element_ref {
+        ElementRef::Element(e) => {
+            let element = process.model().element(e);
+            element.name.as_deref().unwrap_or(&element.id).to_string()
+        }
+        _ => process
+            .model()
+            .name
+            .clone()
+            .unwrap_or_else(|| process.bpmn_process_id().to_string()),
+    }
 }
 
 /// The read model: definitions and instances, by key.
@@ -60,6 +94,11 @@ pub(crate) struct ReadModel {
     pub instances: BTreeMap<Key, InstanceRow>,
     /// The root of each process instance's call hierarchy.
     pub roots: BTreeMap<Key, Key>,
+    /// Every variable as last written, by (scope, name): ended instances' variables too.
+    pub variables: BTreeMap<(Key, Arc<str>), VariableRow>,
+    /// When each incident and each user task was created, and when a user task ended.
+    pub created: BTreeMap<Key, i64>,
+    pub ended: BTreeMap<Key, i64>,
     position: u64,
 }
 
@@ -82,6 +121,30 @@ impl ReadModel {
         }
         for record in engine.records_since(self.position) {
             self.position = record.position;
+            match &record.value {
+                RecordValue::Variable(v) => {
+                    self.variables.insert(
+                        (v.scope_key, v.name.clone()),
+                        VariableRow {
+                            key: record.key.unwrap_or_default(),
+                            process_instance_key: v.process_instance_key,
+                            value: v.value.to_json(),
+                        },
+                    );
+                }
+                RecordValue::Incident(_) | RecordValue::UserTask(_) => {
+                    if let Some(key) = record.key {
+                        self.created.entry(key).or_insert(record.timestamp);
+                        if matches!(
+                            record.intent.as_str(),
+                            "COMPLETED" | "CANCELED" | "RESOLVED"
+                        ) {
+                            self.ended.insert(key, record.timestamp);
+                        }
+                    }
+                }
+                _ => {}
+            }
             let (RecordValue::ProcessInstance(value), Intent::ProcessInstance(intent)) =
                 (&record.value, record.intent)
             else {
@@ -103,6 +166,9 @@ impl ReadModel {
                     self.instances.insert(
                         key,
                         InstanceRow {
+                            process_instance_key: value.process_instance_key,
+                            element_id: engine.record_element_id(record).unwrap_or_default(),
+                            element_name: element_name(engine, value),
                             proc: value.proc.0 as usize,
                             element_type: value.element_type,
                             state: RowState::Active,

@@ -65,7 +65,11 @@ fn main() -> ExitCode {
     }
     match Server::start(config) {
         Ok(server) => {
-            println!("baton serve: listening on {} (REST API at {}/v2)", server.addr(), server.url());
+            println!(
+                "baton serve: listening on {} (REST API at {}/v2)",
+                server.addr(),
+                server.url()
+            );
             server.wait();
             ExitCode::SUCCESS
         }

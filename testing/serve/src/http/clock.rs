@@ -39,7 +39,12 @@ async fn pin(
     Ok(no_content())
 }
 
-async fn reset(State(state): State<AppState>, uri: Uri) -> ApiResult {
+async fn reset(
+    State(state): State<AppState>,
+    uri: Uri,
+    // Read, so the connection stays usable for the next request.
+    _body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
     state
         .core
         .raw(move |core| {

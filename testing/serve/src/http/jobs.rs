@@ -65,7 +65,7 @@ async fn activate(
         t if t < 0 => Duration::ZERO,
         t => Duration::from_millis(t as u64),
     };
-    let deadline = tokio::time::Instant::now() + wait;
+    let deadline = super::deadline_after(wait);
     loop {
         let changed = state.core.changed.notified();
         tokio::pin!(changed);

@@ -7,6 +7,8 @@
 //! - `jobs` — activation with long polling, completion, failure, BPMN error, update.
 //! - `messages` — message publication and correlation, signal broadcast.
 //! - `clock` — `PUT /v2/clock`, `POST /v2/clock/reset`.
+//! - `element_instances`, `variables`, `incidents`, `user_tasks` — searches (`searches`: the
+//!   shared part), reads, variables set, incidents resolved, user tasks completed and assigned.
 //! - `baton` — baton's own routes under `/baton`: mocks registered at run time, explain.
 //!
 //! Every other `/v2` route answers 501 with a problem naming it.
@@ -14,10 +16,15 @@
 mod baton;
 mod clock;
 mod deployments;
+mod element_instances;
+mod incidents;
 mod jobs;
 mod messages;
 mod process_instances;
+mod searches;
 mod system;
+mod user_tasks;
+mod variables;
 
 use std::sync::Arc;
 
@@ -55,6 +62,10 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(jobs::routes())
         .merge(messages::routes())
         .merge(clock::routes())
+        .merge(element_instances::routes())
+        .merge(variables::routes())
+        .merge(incidents::routes())
+        .merge(user_tasks::routes())
         .merge(baton::routes())
         .fallback(not_served)
         .method_not_allowed_fallback(not_served)
@@ -200,6 +211,15 @@ fn body_error(error: &serde_path_to_error::Error<serde_json::Error>) -> String {
     format!("Request property [{path}] cannot be parsed")
 }
 
+/// The longest a request waits (long polls, `awaitCompletion`): a day.
+const LONGEST_WAIT_MS: i64 = 86_400_000;
+
+/// A wait the request asked for, in milliseconds, as a deadline (capped at a day).
+pub(crate) fn deadline_after(wait: std::time::Duration) -> tokio::time::Instant {
+    let wait = wait.min(std::time::Duration::from_millis(LONGEST_WAIT_MS as u64));
+    tokio::time::Instant::now() + wait
+}
+
 /// A key in a path (`/v2/jobs/{jobKey}/completion`).
 pub(crate) fn path_key(text: &str, name: &str, uri: &Uri) -> Result<Key, ApiError> {
     text.parse().map_err(|_| {
@@ -208,7 +228,7 @@ pub(crate) fn path_key(text: &str, name: &str, uri: &Uri) -> Result<Key, ApiErro
 }
 
 /// Every `/v2` route baton does not serve: 501, naming the operation; anything else is 404.
-async fn not_served(method: Method, uri: Uri) -> Response {
+async fn not_served(method: Method, uri: Uri, _body: Result<Bytes, BytesRejection>) -> Response {
     if !uri.path().starts_with("/v2/") {
         return ApiError::not_found(format!("No route {method} {}", uri.path()), &uri)
             .into_response();

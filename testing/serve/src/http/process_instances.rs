@@ -25,6 +25,7 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/v2/process-instances", post(create))
         .route("/v2/process-instances/{key}", get(get_instance))
         .route("/v2/process-instances/{key}/cancellation", post(cancel))
+        .route("/v2/process-instances/search", post(search))
 }
 
 /// What a create started, for the answer and for `awaitCompletion`.
@@ -78,7 +79,7 @@ async fn create(
     if !await_completion {
         return Ok(json(StatusCode::OK, &created.result));
     }
-    let deadline = tokio::time::Instant::now() + timeout;
+    let deadline = super::deadline_after(timeout);
     let key = created.result.process_instance_key.0;
     loop {
         let changed = state.core.changed.notified();
@@ -257,4 +258,49 @@ async fn cancel(
         .or_gone(&uri)?
         .map_err(|r| ApiError::rejected("CANCEL", &r, &uri))?;
     Ok(no_content())
+}
+
+const SEARCH_FIELDS: &[&str] = &[
+    "processDefinitionId",
+    "processDefinitionName",
+    "processDefinitionVersion",
+    "processDefinitionVersionTag",
+    "startDate",
+    "endDate",
+    "state",
+    "hasIncident",
+    "tenantId",
+    "processInstanceKey",
+    "processDefinitionKey",
+    "parentProcessInstanceKey",
+    "parentElementInstanceKey",
+    "rootProcessInstanceKey",
+    "tags",
+    "businessId",
+];
+
+async fn search(
+    State(state): State<AppState>,
+    uri: Uri,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    super::searches::answer(
+        &state,
+        &uri,
+        body,
+        SEARCH_FIELDS,
+        "processInstanceKey",
+        |core| {
+            core.read
+                .instances
+                .iter()
+                .filter(|(_, row)| {
+                    row.element_type == baton_engine::runtime::BpmnElementType::Process
+                })
+                .filter_map(|(key, _)| process_instance_result(core, *key))
+                .filter_map(|r| serde_json::to_value(r).ok())
+                .collect()
+        },
+    )
+    .await
 }

@@ -6,5 +6,6 @@ mod errors;
 mod jobs;
 mod messages;
 mod process_instances;
+mod searches;
 mod support;
 mod system;
