@@ -98,10 +98,87 @@ test('the support agent calls real SDK workers and answers the customer', async 
   assert.equal(done.processDefinitionId, 'ai-agent-tool-loop');
   assert.equal(done.hasIncident, false);
   assert.deepEqual([...seen].sort(), ['email-send', 'kb-search', 'order-lookup', 'ticket-create']);
+
+  const now = { consistency: { waitUpToMs: 0 } };
+  const elements = await camunda.searchElementInstances(
+    { filter: { processInstanceKey: created.processInstanceKey, elementId: 'support-agent' } },
+    now,
+  );
+  assert.equal(elements.items.length, 1);
+  assert.equal(elements.items[0].state, 'COMPLETED');
+  const variables = await camunda.searchVariables(
+    { filter: { processInstanceKey: created.processInstanceKey, name: 'customerEmail' } },
+    now,
+  );
+  assert.equal(variables.items[0].value, '"kim@example.com"');
+  const instances = await camunda.searchProcessInstances(
+    { filter: { processDefinitionId: 'ai-agent-tool-loop', state: 'COMPLETED' }, page: { limit: 10 } },
+    now,
+  );
+  assert.ok(instances.items.some((i) => i.processInstanceKey === created.processInstanceKey));
+  camunda.stopAllWorkers();
+});
+
+test('a failing tool raises an incident; resolved, the agent goes on and a person answers', async () => {
+  const now = { consistency: { waitUpToMs: 0 } };
+  await mockAgent('support-agent', [
+    { toolCalls: [{ name: 'lookup-order', arguments: { orderId: '7' } }] },
+    { responseJson: { answer: 'I could not find your order.', resolved: false } },
+  ]);
+  let calls = 0;
+  camunda.createJobWorker({
+    jobType: 'order-lookup',
+    jobTimeoutMs: 30_000,
+    pollIntervalMs: 10,
+    maxParallelJobs: 1,
+    jobHandler: async (job) => {
+      calls += 1;
+      if (calls === 1) return job.fail({ errorMessage: 'order service down', retries: 0 });
+      return job.complete({ order: { id: '7', status: 'unknown' } });
+    },
+  });
+  const created = await camunda.createProcessInstance({
+    processDefinitionId: 'ai-agent-tool-loop',
+    variables: { customerMessage: 'Where is order 7?' },
+  });
+  const incident = await until('the incident', async () => {
+    const found = await camunda.searchIncidents(
+      { filter: { processInstanceKey: created.processInstanceKey } },
+      now,
+    );
+    return found.items[0];
+  });
+  assert.equal(incident.errorType, 'JOB_NO_RETRIES');
+  assert.equal(incident.errorMessage, 'order service down');
+  await camunda.updateJob({ jobKey: incident.jobKey, changeset: { retries: 1 } });
+  await camunda.resolveIncident({ incidentKey: incident.incidentKey });
+
+  const task = await until('the user task', async () => {
+    const found = await camunda.searchUserTasks(
+      { filter: { processInstanceKey: created.processInstanceKey, state: 'CREATED' } },
+      now,
+    );
+    return found.items[0];
+  });
+  assert.equal(task.elementId, 'queue-for-human');
+  assert.deepEqual(task.candidateGroups, ['support']);
+  await camunda.completeUserTask({ userTaskKey: task.userTaskKey, variables: { answeredBy: 'kim' } });
+  await until('the instance to complete', async () => {
+    const instance = await camunda.getProcessInstance({ processInstanceKey: created.processInstanceKey }, now);
+    return instance.state === 'COMPLETED';
+  });
+  camunda.stopAllWorkers();
 });
 
 test('awaitCompletion answers with the variables once the workers are done', async () => {
   await mockAgent('support-agent', [{ responseJson: { answer: 'All good.', resolved: true } }]);
+  camunda.createJobWorker({
+    jobType: 'email-send',
+    jobTimeoutMs: 30_000,
+    pollIntervalMs: 10,
+    maxParallelJobs: 1,
+    jobHandler: async (job) => job.complete({}),
+  });
   const result = await camunda.createProcessInstance({
     processDefinitionId: 'ai-agent-tool-loop',
     variables: { customerMessage: 'Thanks!' },
