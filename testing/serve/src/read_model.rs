@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use baton_engine::Engine;
+use baton_engine::runtime::records::JobValue;
 use baton_engine::runtime::{
     BpmnElementType, ElementRef, Intent, Key, ProcessInstanceIntent, RecordValue,
 };
@@ -58,6 +59,17 @@ pub(crate) struct InstanceRow {
     pub parent_element_instance_key: Option<Key>,
 }
 
+/// A job as its last record shows it.
+#[derive(Debug, Clone)]
+pub(crate) struct JobRow {
+    pub value: Arc<JobValue>,
+    /// The search API's job state (`CREATED`, `FAILED`, `COMPLETED`, ...).
+    pub state: &'static str,
+    pub created_ms: i64,
+    pub updated_ms: i64,
+    pub end_ms: Option<i64>,
+}
+
 /// A variable as last written.
 #[derive(Debug, Clone)]
 pub(crate) struct VariableRow {
@@ -99,6 +111,10 @@ pub(crate) struct ReadModel {
     /// When each incident and each user task was created, and when a user task ended.
     pub created: BTreeMap<Key, i64>,
     pub ended: BTreeMap<Key, i64>,
+    /// Every job as its last record shows it.
+    pub jobs: BTreeMap<Key, JobRow>,
+    /// The sequence flows each process instance took, in the order first taken.
+    pub flows: BTreeMap<Key, Vec<String>>,
     position: u64,
 }
 
@@ -132,6 +148,11 @@ impl ReadModel {
                         },
                     );
                 }
+                RecordValue::Job(job) => {
+                    if let Some(key) = record.key {
+                        self.job(key, record.intent.as_str(), record.timestamp, &job.job);
+                    }
+                }
                 RecordValue::Incident(_) | RecordValue::UserTask(_) => {
                     if let Some(key) = record.key {
                         self.created.entry(key).or_insert(record.timestamp);
@@ -151,6 +172,12 @@ impl ReadModel {
                 continue;
             };
             if matches!(value.element_ref, ElementRef::Flow(_)) {
+                if let Some(id) = engine.record_element_id(record) {
+                    let taken = self.flows.entry(value.process_instance_key).or_default();
+                    if !taken.contains(&id) {
+                        taken.push(id);
+                    }
+                }
                 continue;
             }
             let Some(key) = record.key else { continue };
@@ -191,6 +218,31 @@ impl ReadModel {
                     }
                 }
                 _ => {}
+            }
+        }
+    }
+
+    fn job(&mut self, key: Key, intent: &'static str, at: i64, value: &Arc<JobValue>) {
+        // The job states of the search API are the intents that change a job's state.
+        let state = match intent {
+            "CREATED" | "COMPLETED" | "FAILED" | "TIMED_OUT" | "RETRIES_UPDATED"
+            | "ERROR_THROWN" | "CANCELED" | "MIGRATED" => Some(intent),
+            "RECURRED_AFTER_BACKOFF" => Some("FAILED"),
+            _ => None,
+        };
+        let row = self.jobs.entry(key).or_insert_with(|| JobRow {
+            value: value.clone(),
+            state: "CREATED",
+            created_ms: at,
+            updated_ms: at,
+            end_ms: None,
+        });
+        row.value = value.clone();
+        row.updated_ms = at;
+        if let Some(state) = state {
+            row.state = state;
+            if matches!(state, "COMPLETED" | "CANCELED") {
+                row.end_ms = Some(at);
             }
         }
     }

@@ -33,6 +33,7 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/v2/jobs/{key}/failure", post(fail))
         .route("/v2/jobs/{key}/error", post(throw_error))
         .route("/v2/jobs/{key}", patch(update))
+        .route("/v2/jobs/search", post(search))
 }
 
 async fn activate(
@@ -274,4 +275,77 @@ async fn update(
         .or_gone(&uri)?
         .map_err(|r| ApiError::rejected("UPDATE_RETRIES", &r, &uri))?;
     Ok(no_content())
+}
+
+const SEARCH_FIELDS: &[&str] = &[
+    "customHeaders",
+    "deadline",
+    "deniedReason",
+    "elementId",
+    "elementInstanceKey",
+    "endTime",
+    "errorCode",
+    "errorMessage",
+    "hasFailedWithRetriesLeft",
+    "isDenied",
+    "jobKey",
+    "kind",
+    "listenerEventType",
+    "processDefinitionId",
+    "processDefinitionKey",
+    "processInstanceKey",
+    "rootProcessInstanceKey",
+    "retries",
+    "state",
+    "tenantId",
+    "type",
+    "worker",
+    "creationTime",
+    "lastUpdateTime",
+];
+
+/// `POST /v2/jobs/search`: every job, in the state its last record gave it.
+async fn search(
+    State(state): State<AppState>,
+    uri: Uri,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult {
+    super::searches::answer(&state, &uri, body, SEARCH_FIELDS, "jobKey", |core| {
+        core.read
+            .jobs
+            .iter()
+            .filter_map(|(key, row)| {
+                let job = &row.value;
+                let element = core.read.instances.get(&job.element_instance_key)?;
+                let definition = core.read.process(element.proc)?;
+                Some(serde_json::json!({
+                    "customHeaders": &*job.custom_headers,
+                    "deadline": job.deadline.map(crate::read_model::iso),
+                    "deniedReason": null,
+                    "elementId": element.element_id,
+                    "elementInstanceKey": job.element_instance_key.to_string(),
+                    "endTime": row.end_ms.map(crate::read_model::iso),
+                    "errorCode": job.error_code.as_deref(),
+                    "errorMessage": job.error_message.as_deref(),
+                    "hasFailedWithRetriesLeft": row.state == "FAILED" && job.retries > 0,
+                    "isDenied": null,
+                    "jobKey": key.to_string(),
+                    "kind": job.kind.as_str(),
+                    "listenerEventType": job.listener_event_type.as_str(),
+                    "processDefinitionId": &*definition.id,
+                    "processDefinitionKey": definition.key.to_string(),
+                    "processInstanceKey": job.process_instance_key.to_string(),
+                    "rootProcessInstanceKey": core.read.roots.get(&job.process_instance_key).map(ToString::to_string),
+                    "retries": job.retries,
+                    "state": row.state,
+                    "tenantId": DEFAULT_TENANT,
+                    "type": &*job.job_type,
+                    "worker": job.worker.as_deref().unwrap_or_default(),
+                    "creationTime": crate::read_model::iso(row.created_ms),
+                    "lastUpdateTime": crate::read_model::iso(row.updated_ms),
+                }))
+            })
+            .collect()
+    })
+    .await
 }

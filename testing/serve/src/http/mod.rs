@@ -7,6 +7,8 @@
 //! - `jobs` — activation with long polling, completion, failure, BPMN error, update.
 //! - `messages` — message publication and correlation, signal broadcast.
 //! - `clock` — `PUT /v2/clock`, `POST /v2/clock/reset`.
+//! - `decisions` — a decision evaluated on its own.
+//! - `process_definitions` — search, get, the deployed XML.
 //! - `element_instances`, `variables`, `incidents`, `user_tasks` — searches (`searches`: the
 //!   shared part), reads, variables set, incidents resolved, user tasks completed and assigned.
 //! - `actuator` — the management routes Camunda Process Test's remote runtime calls: the
@@ -18,11 +20,13 @@
 mod actuator;
 mod baton;
 mod clock;
+mod decisions;
 mod deployments;
 mod element_instances;
 mod incidents;
 mod jobs;
 mod messages;
+mod process_definitions;
 mod process_instances;
 mod searches;
 mod system;
@@ -69,6 +73,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(variables::routes())
         .merge(incidents::routes())
         .merge(user_tasks::routes())
+        .merge(process_definitions::routes())
+        .merge(decisions::routes())
         .merge(baton::routes())
         .merge(actuator::routes())
         .fallback(not_served)

@@ -1,4 +1,5 @@
-//! `/v2/process-instances`: create (with `awaitCompletion`), get, cancel.
+//! `/v2/process-instances`: create (with `awaitCompletion`), get, cancel, search, the sequence
+//! flows taken.
 
 use std::time::Duration;
 
@@ -26,6 +27,10 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/v2/process-instances/{key}", get(get_instance))
         .route("/v2/process-instances/{key}/cancellation", post(cancel))
         .route("/v2/process-instances/search", post(search))
+        .route(
+            "/v2/process-instances/{key}/sequence-flows",
+            get(sequence_flows),
+        )
 }
 
 /// What a create started, for the answer and for `awaitCompletion`.
@@ -303,4 +308,43 @@ async fn search(
         },
     )
     .await
+}
+
+/// `GET /v2/process-instances/{key}/sequence-flows`: the flows the instance took.
+async fn sequence_flows(
+    State(state): State<AppState>,
+    uri: Uri,
+    Path(key): Path<String>,
+) -> ApiResult {
+    let key = path_key(&key, "processInstanceKey", &uri)?;
+    let items = state
+        .core
+        .raw(move |core| {
+            let row = core.read.process_instance(key.0)?;
+            let definition = core.read.process(row.proc)?;
+            let root = core.read.roots.get(&key.0).map(ToString::to_string);
+            let flows = core.read.flows.get(&key.0).cloned().unwrap_or_default();
+            Some(
+                flows
+                    .into_iter()
+                    .map(|flow| {
+                        serde_json::json!({
+                            "sequenceFlowId": flow,
+                            "processInstanceKey": key.to_string(),
+                            "rootProcessInstanceKey": root,
+                            "processDefinitionKey": definition.key.to_string(),
+                            "processDefinitionId": &*definition.id,
+                            "elementId": flow,
+                            "tenantId": DEFAULT_TENANT,
+                        })
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .await
+        .or_gone(&uri)?
+        .ok_or_else(|| {
+            ApiError::not_found(format!("Process Instance with key '{key}' not found"), &uri)
+        })?;
+    Ok(json(StatusCode::OK, &serde_json::json!({"items": items})))
 }

@@ -7,6 +7,7 @@ mod errors;
 mod jobs;
 mod messages;
 mod process_instances;
+mod reads;
 mod searches;
 mod support;
 mod system;
