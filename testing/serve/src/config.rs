@@ -27,6 +27,9 @@ pub struct ServeConfig {
     pub request_timeout: Duration,
     /// The largest request body accepted, in bytes (deployments included).
     pub max_body_bytes: usize,
+    /// Where the command log is kept (`--data DIR`): every command is flushed there before its
+    /// request is answered, and replayed when the server starts again.
+    pub data_dir: Option<PathBuf>,
 }
 
 impl Default for ServeConfig {
@@ -41,6 +44,7 @@ impl Default for ServeConfig {
             long_poll_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(15),
             max_body_bytes: 16 * 1024 * 1024,
+            data_dir: None,
         }
     }
 }

@@ -37,6 +37,8 @@ pub(crate) struct Core {
     /// The mocks registered (kept so their handles live as long as the server).
     pub mocks: Vec<baton_testing::JobMock>,
     pub agents: Vec<baton_testing::agent::AiAgentHandle>,
+    /// The command log (`--data DIR`).
+    pub log: Option<crate::command_log::CommandLog>,
     /// The last cluster purge (the actuator's `changeId`; 0: none yet).
     pub change_id: u64,
     /// What a create request gave a process instance that the engine does not keep: its tags
@@ -61,6 +63,7 @@ impl Core {
             mocks: Vec::new(),
             agents: Vec::new(),
             change_id: 0,
+            log: None,
             meta: Default::default(),
         };
         core.follow_wall_clock();
@@ -80,6 +83,15 @@ impl Core {
     /// Reads the engine.
     pub fn engine<T>(&self, read: impl FnOnce(&Engine) -> T) -> T {
         self.test.with_engine(read)
+    }
+
+    /// Writes the commands carried out since the last call to the command log (when there is
+    /// one), flushed: only then may the request be answered.
+    pub fn persist(&mut self) -> Result<(), String> {
+        match self.log.as_mut() {
+            Some(log) => self.test.with_engine(|e| log.append(e)),
+            None => Ok(()),
+        }
     }
 
     /// Lets the mocks answer what waits (after a mock was registered).
@@ -167,6 +179,9 @@ impl CoreHandle {
                     }
                 };
                 core.sync();
+                if let Err(e) = core.persist() {
+                    eprintln!("baton serve: cannot write the command log: {e}");
+                }
                 while let Ok(task) = inbox.recv() {
                     let before = core.read.position();
                     // A panic answers this request with an error (its sender is dropped); the
@@ -208,7 +223,14 @@ impl CoreHandle {
         let (answer, answered) = oneshot::channel();
         self.tasks
             .send(Box::new(move |core| {
-                let _ = answer.send(f(core));
+                let value = f(core);
+                // Acknowledged only once on disk: a failed write answers with an error.
+                match core.persist() {
+                    Ok(()) => {
+                        let _ = answer.send(value);
+                    }
+                    Err(e) => eprintln!("baton serve: cannot write the command log: {e}"),
+                }
             }))
             .map_err(|_| CoreGone)?;
         answered.await.map_err(|_| CoreGone)

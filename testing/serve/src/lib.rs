@@ -9,6 +9,8 @@
 //! waits for a real worker (`POST /v2/jobs/activation`, long polling).
 //!
 //! - [`config`] — [`ServeConfig`]: address, resources to deploy, mocks, coverage, timeouts.
+//! - `command_log` — `--data DIR`: commands appended and flushed before an answer, replayed
+//!   on start.
 //! - `core` — the engine thread: requests in order, the wall clock mapped onto the engine
 //!   clock, the read model, wake-ups for long polls.
 //! - `read_model` — what searches and reads see: process and element instances with their
@@ -18,6 +20,7 @@
 //! - [`server`] — [`Server::start`], the [`ServerHandle`] with its address and `stop()`.
 #![forbid(unsafe_code)]
 
+mod command_log;
 pub mod config;
 mod core;
 mod http;

@@ -31,6 +31,8 @@ pub enum StartError {
         file: String,
         message: String,
     },
+    #[error("--data: {0}")]
+    Data(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -129,7 +131,22 @@ pub(crate) fn build_core(config: &ServeConfig) -> Result<Core, StartError> {
     }
     // Waiting instances can wait for days, and clients loop: no runaway limit in practice.
     test = test.answer_limit(usize::MAX / 2);
-    if !config.deploy.is_empty() {
+    let mut log = None;
+    let mut replayed = 0usize;
+    if let Some(dir) = &config.data_dir {
+        let (opened, commands) =
+            crate::command_log::CommandLog::open(dir).map_err(StartError::Data)?;
+        test = test.record_commands();
+        // No mock is registered yet: the log's own mock answers replay as they were.
+        replayed = commands.len();
+        for command in commands {
+            // Rejected commands were logged too: they are rejected again.
+            let _ = test.act(|e| e.apply(command));
+        }
+        log = Some(opened);
+    }
+    // The --deploy files are deployed on a data folder's first start (then they are in its log).
+    if !config.deploy.is_empty() && replayed == 0 {
         let resources = config
             .deploy
             .iter()
@@ -143,6 +160,12 @@ pub(crate) fn build_core(config: &ServeConfig) -> Result<Core, StartError> {
             .map_err(|r| StartError::Deploy(r.message))?;
     }
     let mut core = Core::new(test);
+    if let Some(mut log) = log {
+        // The replayed commands are in the file already; what starting added (the clock
+        // moved to now, the --deploy files on a first start) is written next.
+        log.mark_written(replayed);
+        core.log = Some(log);
+    }
     for mock in &config.mocks {
         let problem = |message: String| StartError::Mock {
             job_type: mock.job_type.clone(),

@@ -28,6 +28,10 @@ struct Args {
     /// Play the AI Agent connector for ELEMENT with FILE's turns (a cassette or turns; repeatable).
     #[arg(long, value_name = "ELEMENT=FILE")]
     agent: Vec<String>,
+    /// Keep the command log in DIR: every command is on disk before it is acknowledged, and a
+    /// restart replays it.
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
     /// Write the coverage of everything the clients did into DIR when the server stops.
     #[arg(long, value_name = "DIR")]
     coverage_dir: Option<PathBuf>,
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         port: args.port,
         deploy: args.deploy,
         coverage_dir: args.coverage_dir,
+        data_dir: args.data,
         ..ServeConfig::default()
     };
     for text in &args.mock {

@@ -119,6 +119,9 @@ async fn purge(
         .core
         .raw(move |core| {
             let change = core.change_id + 1;
+            if let Some(log) = core.log.as_mut() {
+                log.truncate()?;
+            }
             let mut fresh = build_core(&config).map_err(|e| e.to_string())?;
             fresh.change_id = change;
             *core = fresh;

@@ -3,6 +3,7 @@
 
 mod actuator;
 mod concurrency;
+mod durability;
 mod errors;
 mod jobs;
 mod messages;
