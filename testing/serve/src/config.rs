@@ -30,6 +30,30 @@ pub struct ServeConfig {
     /// Where the command log is kept (`--data DIR`): every command is flushed there before its
     /// request is answered, and replayed when the server starts again.
     pub data_dir: Option<PathBuf>,
+    /// What every request must carry in `Authorization` (none: no check).
+    pub auth: Option<Auth>,
+    /// Listen on an address other than loopback without credentials: anyone who reaches it
+    /// can deploy and run processes. Off unless asked for.
+    pub unsafe_no_auth: bool,
+}
+
+/// The credentials clients must send.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// `Authorization: Basic base64(username:password)`.
+    Basic { username: String, password: String },
+    /// `Authorization: Bearer <token>`.
+    Bearer(String),
+}
+
+impl std::fmt::Debug for Auth {
+    // Secrets never reach the output.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Auth::Basic { username, .. } => write!(f, "Basic({username}:***)"),
+            Auth::Bearer(_) => f.write_str("Bearer(***)"),
+        }
+    }
 }
 
 impl Default for ServeConfig {
@@ -45,6 +69,8 @@ impl Default for ServeConfig {
             request_timeout: Duration::from_secs(15),
             max_body_bytes: 16 * 1024 * 1024,
             data_dir: None,
+            auth: None,
+            unsafe_no_auth: false,
         }
     }
 }

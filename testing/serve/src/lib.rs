@@ -29,7 +29,7 @@ mod read_model;
 mod search;
 pub mod server;
 
-pub use config::{AgentMockFile, JobMockFile, ServeConfig};
+pub use config::{AgentMockFile, Auth, JobMockFile, ServeConfig};
 pub use server::{Server, ServerHandle, StartError};
 
 /// The Camunda version whose API baton serves (`gatewayVersion` of the topology).

@@ -38,6 +38,10 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error(
+        "refusing to listen on {0} without credentials: anyone who reaches it could deploy and run processes; set credentials, or say it is unsafe on purpose"
+    )]
+    Unsafe(std::net::IpAddr),
     #[error("cannot start the server's runtime: {0}")]
     Runtime(std::io::Error),
 }
@@ -57,6 +61,9 @@ impl Server {
     /// Builds the engine (deploys `config.deploy`, registers the mocks), binds the address and
     /// starts serving; returns once the server accepts requests.
     pub fn start(config: ServeConfig) -> Result<ServerHandle, StartError> {
+        if !config.host.is_loopback() && config.auth.is_none() && !config.unsafe_no_auth {
+            return Err(StartError::Unsafe(config.host));
+        }
         let config = Arc::new(config);
         let init_config = config.clone();
         let (core, engine) = CoreHandle::spawn(move || build_core(&init_config))?;

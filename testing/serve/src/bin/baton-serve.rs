@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use baton_serve::config::split_assignment;
-use baton_serve::{AgentMockFile, JobMockFile, ServeConfig, Server};
+use baton_serve::{AgentMockFile, Auth, JobMockFile, ServeConfig, Server};
 use clap::Parser;
 
 /// Camunda 8's REST API (v2) over baton's engine, for any SDK and any real worker.
@@ -16,9 +16,15 @@ struct Args {
     /// The port to listen on (0: a free one, printed at start).
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// The address to listen on: loopback unless you mean otherwise.
+    /// The address to listen on. Anything but loopback needs credentials
+    /// (BATON_SERVE_BASIC_AUTH=user:password or BATON_SERVE_BEARER_TOKEN in the environment)
+    /// or --unsafe-no-auth.
     #[arg(long, default_value = "127.0.0.1")]
     host: IpAddr,
+    /// Listen on a non-loopback address without credentials: anyone who reaches it can deploy
+    /// and run processes.
+    #[arg(long)]
+    unsafe_no_auth: bool,
     /// Deploy FILE (.bpmn, .dmn, .form) before the first request (repeatable).
     #[arg(long, value_name = "FILE")]
     deploy: Vec<PathBuf>,
@@ -39,19 +45,29 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    if !args.host.is_loopback() {
-        eprintln!(
-            "baton-serve: refusing to listen on {} without credentials: baton serve has no authentication, so it listens on loopback only",
-            args.host
-        );
-        return ExitCode::from(2);
-    }
+    // Credentials come from the environment: a command line shows in the process list.
+    let auth = if let Ok(pair) = std::env::var("BATON_SERVE_BASIC_AUTH") {
+        let Some((username, password)) = pair.split_once(':') else {
+            eprintln!("baton-serve: BATON_SERVE_BASIC_AUTH: expected user:password");
+            return ExitCode::from(2);
+        };
+        Some(Auth::Basic {
+            username: username.to_owned(),
+            password: password.to_owned(),
+        })
+    } else {
+        std::env::var("BATON_SERVE_BEARER_TOKEN")
+            .ok()
+            .map(Auth::Bearer)
+    };
     let mut config = ServeConfig {
         host: args.host,
         port: args.port,
         deploy: args.deploy,
         coverage_dir: args.coverage_dir,
         data_dir: args.data,
+        auth,
+        unsafe_no_auth: args.unsafe_no_auth,
         ..ServeConfig::default()
     };
     for text in &args.mock {

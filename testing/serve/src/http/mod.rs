@@ -79,8 +79,63 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(actuator::routes())
         .fallback(not_served)
         .method_not_allowed_fallback(not_served)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authenticate,
+        ))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
+}
+
+/// Checks `Authorization` when the server has credentials: 401 problem otherwise, with
+/// `WWW-Authenticate`.
+async fn authenticate(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(auth) = &state.config.auth else {
+        return next.run(request).await;
+    };
+    let sent = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let (expected, scheme) = match auth {
+        crate::config::Auth::Basic { username, password } => {
+            use base64::Engine as _;
+            let token =
+                base64::engine::general_purpose::STANDARD.encode(format!("{username}:{password}"));
+            (format!("Basic {token}"), "Basic")
+        }
+        crate::config::Auth::Bearer(token) => (format!("Bearer {token}"), "Bearer"),
+    };
+    if equal_in_constant_time(sent.as_bytes(), expected.as_bytes()) {
+        return next.run(request).await;
+    }
+    let path = request.uri().path().to_owned();
+    let mut response = ApiError(ProblemDetail::new(
+        401,
+        "UNAUTHORIZED",
+        "The request is not authenticated: send the server's credentials in the Authorization header",
+        path,
+    ))
+    .into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(if scheme == "Basic" {
+            "Basic realm=\"baton\""
+        } else {
+            "Bearer"
+        }),
+    );
+    response
+}
+
+/// Compares credentials without stopping at the first difference.
+fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
 /// An error answer: a problem detail with its status.

@@ -2,6 +2,7 @@
 //! HTTP/1.1 by a small synchronous client.
 
 mod actuator;
+mod auth;
 mod concurrency;
 mod durability;
 mod errors;
