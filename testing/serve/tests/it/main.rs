@@ -4,7 +4,6 @@
 mod actuator;
 mod auth;
 mod concurrency;
-mod durability;
 mod errors;
 mod jobs;
 mod messages;
