@@ -25,6 +25,7 @@ macro_rules! out {
 mod cassette;
 mod coverage;
 mod explore;
+mod serve;
 mod template;
 mod test;
 mod validate;
@@ -52,6 +53,8 @@ enum Command {
     Explore(explore::Args),
     /// Makes cassettes: `import` turns a real run's agentContext into one.
     Cassette(cassette::Args),
+    /// Serves Camunda 8's REST API (v2) over baton's engine, for any SDK and any real worker.
+    Serve(serve::Args),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -63,6 +66,7 @@ pub fn main() -> ExitCode {
         Command::Cassette(args) => cassette::run(&args),
         Command::Explore(args) => explore::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }
 
