@@ -2,12 +2,12 @@
 //! answered with the turn the mock plays. It plugs in where an agent command does (a
 //! [`TurnSource`]), and counts the tokens it spends.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
-use baton_testing::agent::recording::TurnSource;
-use baton_testing::agent::{AgentRequest, Turn, Usage};
+use baton_testing::agent::recording::{TurnSource, request_json};
+use baton_testing::agent::{AgentRequest, AgentScript, Turn, Usage};
 use serde_json::Value;
 
 use crate::conversation::Conversation;
@@ -165,6 +165,27 @@ impl ModelClient {
             reply,
             model: target.label(),
         })
+    }
+
+    /// The client as an agent mock's script for live runs (no cassette): each model call asks
+    /// the provider; a failed call is played as the failed model call it is (the connector
+    /// fails the job), and kept in the returned list so that a live run can tell an
+    /// infrastructure error from a test failure.
+    pub fn into_script(self) -> (AgentScript, Rc<RefCell<Vec<ProviderError>>>) {
+        let errors = Rc::new(RefCell::new(Vec::new()));
+        let kept = errors.clone();
+        let script = AgentScript::handler(move |request| {
+            let json = request_json(request);
+            match self.ask(request, &json) {
+                Ok(answer) => answer.turn,
+                Err(error) => {
+                    let turn = Turn::error(error.to_string());
+                    kept.borrow_mut().push(error);
+                    turn
+                }
+            }
+        });
+        (script, errors)
     }
 
     /// The client as the turns of a recording (`record_with_source`): each model call asks

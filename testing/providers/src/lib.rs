@@ -16,6 +16,8 @@
 //!   mock plays for it.
 //! - [`error`] — [`ProviderError`]: HTTP statuses, rate limits, timeouts, typed and redacted.
 //! - [`client`] — [`ModelClient`]: one model call end to end; the turn source of a recording.
+//! - [`live`] — repeated live runs: Wilson intervals, pass^k, trajectories, infrastructure
+//!   errors apart, token budgets.
 
 pub mod client;
 pub mod conversation;
@@ -23,6 +25,7 @@ mod credentials;
 pub mod env;
 pub mod error;
 pub mod http;
+pub mod live;
 pub mod reply;
 pub mod schema;
 pub mod select;
