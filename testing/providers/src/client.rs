@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::conversation::Conversation;
 use crate::env::{Environment, ProcessEnvironment};
 use crate::error::ProviderError;
-use crate::http::{HttpRequest, Transport, TransportError, UreqTransport};
+use crate::http::{HttpRequest, HttpResponse, Transport, TransportError, UreqTransport};
 use crate::reply::Reply;
 use crate::select::{ConfigError, ModelChoice, Target, select};
 use crate::wire;
@@ -134,13 +134,32 @@ impl ModelClient {
     /// Asks `target` (see [`ModelClient::ask`]); every secret of the target is redacted from
     /// an error.
     pub fn ask_target(&self, target: &Target, json: &Value) -> Result<Answer, ProviderError> {
-        let secrets = target.secrets();
         let http = self.http_request(target, json)?;
+        let response = self.send(target, &http)?;
+        let reply = wire::parse(target, &response).map_err(|e| e.redacted(&target.secrets()))?;
+        let mut spent = self.spent.get();
+        spent.add(&reply.usage);
+        self.spent.set(spent);
+        Ok(Answer {
+            turn: reply.to_turn(),
+            reply,
+            model: target.label(),
+        })
+    }
+
+    /// Sends a request to `target` within its timeout: the response when its status is 2xx,
+    /// else the provider's error (secrets redacted).
+    pub(crate) fn send(
+        &self,
+        target: &Target,
+        http: &HttpRequest,
+    ) -> Result<HttpResponse, ProviderError> {
+        let secrets = target.secrets();
         let timeout = match self.timeout {
             Some(limit) => target.timeout.min(limit),
             None => target.timeout,
         };
-        let response = self.transport.send(&http, timeout).map_err(|e| {
+        let response = self.transport.send(http, timeout).map_err(|e| {
             match e {
                 TransportError::Timeout(after) => ProviderError::Timeout {
                     model: target.label(),
@@ -156,15 +175,12 @@ impl ModelClient {
             }
             .redacted(&secrets)
         })?;
-        let reply = wire::parse(target, &response).map_err(|e| e.redacted(&secrets))?;
-        let mut spent = self.spent.get();
-        spent.add(&reply.usage);
-        self.spent.set(spent);
-        Ok(Answer {
-            turn: reply.to_turn(),
-            reply,
-            model: target.label(),
-        })
+        if !(200..300).contains(&response.status)
+            && let Err(error) = wire::parse(target, &response)
+        {
+            return Err(error.redacted(&secrets));
+        }
+        Ok(response)
     }
 
     /// The client as an agent mock's script for live runs (no cassette): each model call asks

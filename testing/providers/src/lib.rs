@@ -16,6 +16,8 @@
 //!   mock plays for it.
 //! - [`error`] — [`ProviderError`]: HTTP statuses, rate limits, timeouts, typed and redacted.
 //! - [`client`] — [`ModelClient`]: one model call end to end; the turn source of a recording.
+//! - [`judge`] — `satisfiesJudge` and `similarTo` of ASSERT_VARIABLE with a configured model,
+//!   on Camunda Process Test's contract (prompt, anchors, threshold, answer format).
 //! - [`live`] — repeated live runs: Wilson intervals, pass^k, trajectories, infrastructure
 //!   errors apart, token budgets.
 
@@ -25,6 +27,7 @@ mod credentials;
 pub mod env;
 pub mod error;
 pub mod http;
+pub mod judge;
 pub mod live;
 pub mod reply;
 pub mod schema;

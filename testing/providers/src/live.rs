@@ -159,7 +159,9 @@ impl CaseStats {
             }
         }
         // Most frequent first; first seen first among equals (a stable sort).
-        stats.trajectories.sort_by_key(|t| std::cmp::Reverse(t.runs));
+        stats
+            .trajectories
+            .sort_by_key(|t| std::cmp::Reverse(t.runs));
         stats.wilson = wilson(stats.passes, stats.valid, Z95);
         for slot in &mut stats.pass_hat {
             slot.1 = pass_hat_k(stats.passes, stats.valid, slot.0);

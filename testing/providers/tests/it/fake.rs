@@ -20,6 +20,8 @@ pub enum Format {
     Bedrock,
     Vertex,
     Gemini,
+    /// OpenAI's embeddings API: each input's letter counts as its vector.
+    Embeddings,
 }
 
 /// What the fake model answers on one call.
@@ -109,6 +111,20 @@ impl Fake {
                 seen.problems = check(format, &credentials, &seen);
                 let (status, answer, headers) = if seen.problems.is_empty() {
                     calls += 1;
+                    if format == Format::Embeddings {
+                        let text = seen.json()["input"][0]
+                            .as_str()
+                            .unwrap_or("")
+                            .to_lowercase();
+                        let vector: Vec<f64> = ('a'..='z')
+                            .map(|c| text.chars().filter(|t| *t == c).count() as f64)
+                            .collect();
+                        let answer = json!({"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": vector}], "model": "fake-embedding"});
+                        log.lock().unwrap().push(seen);
+                        let _ =
+                            request.respond(tiny_http::Response::from_string(answer.to_string()));
+                        continue;
+                    }
                     let mut reply = policy(calls, &seen.json());
                     while let Reply::Late(delay, inner) = reply {
                         std::thread::sleep(delay);
@@ -234,6 +250,17 @@ fn check(format: Format, credentials: &Credentials, seen: &Seen) -> Vec<String> 
             );
             check_sigv4(seen, credentials, &mut expect);
             check_bedrock_body(&body, &mut expect);
+        }
+        Format::Embeddings => {
+            expect(path == "/v1/embeddings", format!("path {path}"));
+            expect(
+                seen.header("authorization") == Some(&format!("Bearer {}", credentials.key)),
+                "Authorization is not Bearer with the key".to_string(),
+            );
+            expect(
+                body["model"].is_string() && body["input"].is_array(),
+                "an embeddings request has a model and an input list".to_string(),
+            );
         }
         Format::Vertex | Format::Gemini => {
             if format == Format::Vertex {
@@ -539,6 +566,7 @@ fn render(
                 "metrics": {"latencyMs": 1}
             })
         }
+        Format::Embeddings => json!({}),
         Format::Vertex | Format::Gemini => {
             let mut parts: Vec<Value> = text.iter().map(|t| json!({"text": t})).collect();
             parts.extend(

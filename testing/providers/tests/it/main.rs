@@ -4,6 +4,7 @@
 mod end_to_end;
 mod errors;
 mod fake;
+mod judge;
 mod live;
 mod requests;
 mod selection;
