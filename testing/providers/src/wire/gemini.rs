@@ -136,10 +136,25 @@ fn gemini_schema(schema: &Schema) -> Value {
     Value::Object(map)
 }
 
+/// The conversation as contents; the tool results of a turn go in one `user` content, as
+/// LangChain4j batches them.
 fn contents(conversation: &Conversation) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
+    let mut results: Vec<Value> = Vec::new();
+    let flush = |out: &mut Vec<Value>, results: &mut Vec<Value>| {
+        if !results.is_empty() {
+            out.push(json!({"role": "user", "parts": std::mem::take(results)}));
+        }
+    };
     for message in &conversation.messages {
         let (role, parts): (&str, Vec<Value>) = match message {
+            Message::ToolResult(result) => {
+                results.push(json!({"functionResponse": {
+                    "name": result.name,
+                    "response": function_response(&result.text),
+                }}));
+                continue;
+            }
             Message::User(texts) => ("user", texts.iter().map(|t| json!({"text": t})).collect()),
             Message::Assistant { text, calls } => {
                 let mut parts = Vec::new();
@@ -153,16 +168,11 @@ fn contents(conversation: &Conversation) -> Vec<Value> {
                 }
                 ("model", parts)
             }
-            Message::ToolResult(result) => (
-                "user",
-                vec![json!({"functionResponse": {
-                    "name": result.name,
-                    "response": function_response(&result.text),
-                }})],
-            ),
         };
+        flush(&mut out, &mut results);
         out.push(json!({"role": role, "parts": parts}));
     }
+    flush(&mut out, &mut results);
     out
 }
 

@@ -282,13 +282,30 @@ fn check(format: Format, credentials: &Credentials, seen: &Seen) -> Vec<String> 
                     "x-goog-api-key is not the key".to_string(),
                 );
             }
-            for content in body["contents"].as_array().into_iter().flatten() {
+            let contents = body["contents"].as_array().cloned().unwrap_or_default();
+            let count = |c: &Value, key: &str| {
+                c["parts"]
+                    .as_array()
+                    .map_or(0, |p| p.iter().filter(|p| p.get(key).is_some()).count())
+            };
+            for (i, content) in contents.iter().enumerate() {
                 let role = content["role"].as_str().unwrap_or("");
                 expect(role == "user" || role == "model", format!("role {role}"));
                 expect(
                     content["parts"].is_array(),
                     "parts is not a list".to_string(),
                 );
+                // A turn of function calls is answered by one content with as many responses.
+                let calls = count(content, "functionCall");
+                if calls > 0 {
+                    let answered = contents
+                        .get(i + 1)
+                        .map_or(0, |next| count(next, "functionResponse"));
+                    expect(
+                        contents.get(i + 1).is_none() || answered == calls,
+                        format!("{calls} function calls answered by {answered} function responses"),
+                    );
+                }
             }
         }
     }
