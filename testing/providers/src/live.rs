@@ -306,6 +306,141 @@ pub fn total_tokens(usage: &Usage) -> u64 {
     usage.input_token_count + usage.cache_read_token_count + usage.output_token_count
 }
 
+/// A case and its runs, for a report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseRuns {
+    /// `<file> › <name>`.
+    pub name: String,
+    pub runs: Vec<Run>,
+}
+
+/// XML 1.0 has no place for most control characters: they are dropped, the rest escaped.
+fn xml(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
+        .collect();
+    quick_xml::escape::escape(clean.as_str()).into_owned()
+}
+
+/// The live runs as JUnit XML: one `<testcase>` per case with its statistics as
+/// `<properties>`; a case that clears the minimum rate despite failed runs passes with a
+/// `<flakyFailure>` per failed run (as Surefire marks reruns, which CI reads as passed and
+/// flaky); a failed case has a `<failure>` with the rate and a `<rerunFailure>` per other failed
+/// run; a case with no valid run is `<skipped>`.
+pub fn junit(cases: &[CaseRuns], min_pass_rate: Option<f64>) -> String {
+    let stats: Vec<CaseStats> = cases.iter().map(|c| CaseStats::of(&c.runs)).collect();
+    let verdicts: Vec<Verdict> = stats.iter().map(|s| s.verdict(min_pass_rate)).collect();
+    let count = |v: Verdict| verdicts.iter().filter(|x| **x == v).count();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"baton live\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
+        cases.len(),
+        count(Verdict::Failed),
+        count(Verdict::Inconclusive)
+    );
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"live\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" flakes=\"{}\">",
+        cases.len(),
+        count(Verdict::Failed),
+        count(Verdict::Inconclusive),
+        count(Verdict::Flaky)
+    );
+    for ((case, stats), verdict) in cases.iter().zip(&stats).zip(&verdicts) {
+        let _ = writeln!(out, "    <testcase name=\"{}\">", xml(&case.name));
+        out.push_str("      <properties>\n");
+        let mut property = |name: &str, value: String| {
+            let _ = writeln!(
+                out,
+                "        <property name=\"{name}\" value=\"{}\"/>",
+                xml(&value)
+            );
+        };
+        property("passed", format!("{}/{}", stats.passes, stats.valid));
+        if let Some(w) = stats.wilson {
+            property("wilson95", format!("[{:.3}, {:.3}]", w.low, w.high));
+        }
+        for (k, value) in stats.pass_hat {
+            property(
+                &format!("pass^{k}"),
+                value.map_or("n/a".to_string(), |v| format!("{v:.3}")),
+            );
+        }
+        property(
+            "infrastructureErrors",
+            stats.infrastructure_errors.to_string(),
+        );
+        property("trajectories", stats.trajectories.len().to_string());
+        property(
+            "tokens",
+            format!(
+                "{} in, {} out",
+                stats.usage.input_token_count + stats.usage.cache_read_token_count,
+                stats.usage.output_token_count
+            ),
+        );
+        out.push_str("      </properties>\n");
+        let failures: Vec<&str> = case
+            .runs
+            .iter()
+            .filter_map(|r| match &r.outcome {
+                Outcome::Failed(message) => Some(message.as_str()),
+                _ => None,
+            })
+            .collect();
+        match verdict {
+            Verdict::Passed => {}
+            Verdict::Flaky => {
+                for message in &failures {
+                    let _ = writeln!(
+                        out,
+                        "      <flakyFailure message=\"{}\"/>",
+                        xml(message.lines().next().unwrap_or_default())
+                    );
+                }
+            }
+            Verdict::Failed => {
+                let w = stats.wilson.unwrap_or(Interval {
+                    low: 0.0,
+                    high: 0.0,
+                });
+                let summary = match min_pass_rate {
+                    Some(rate) => format!(
+                        "{}/{} passed, Wilson 95% [{:.3}, {:.3}] falls below the minimum pass rate {rate}",
+                        stats.passes, stats.valid, w.low, w.high
+                    ),
+                    None => format!("{}/{} passed", stats.passes, stats.valid),
+                };
+                let _ = writeln!(
+                    out,
+                    "      <failure message=\"{}\">{}</failure>",
+                    xml(&summary),
+                    xml(failures.first().copied().unwrap_or_default())
+                );
+                for message in failures.iter().skip(1) {
+                    let _ = writeln!(
+                        out,
+                        "      <rerunFailure message=\"{}\"/>",
+                        xml(message.lines().next().unwrap_or_default())
+                    );
+                }
+            }
+            Verdict::Inconclusive => {
+                let _ = writeln!(
+                    out,
+                    "      <skipped message=\"no valid run: {} infrastructure errors\"/>",
+                    stats.infrastructure_errors
+                );
+            }
+        }
+        out.push_str("    </testcase>\n");
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,6 +532,34 @@ mod tests {
             2× a → b
             1× a  (1 failed)
         ");
+    }
+
+    #[test]
+    fn junit_marks_flaky_and_failed_cases() {
+        let flaky = CaseRuns {
+            name: "agent.test.json › damaged <order>".into(),
+            runs: vec![
+                run(Outcome::Passed, &["a"]),
+                run(
+                    Outcome::Failed("expected \"answered\"\nbut it waits".into()),
+                    &["b"],
+                ),
+                run(Outcome::Passed, &["a"]),
+            ],
+        };
+        let failed = CaseRuns {
+            name: "agent.test.json › unresolved".into(),
+            runs: vec![
+                run(Outcome::Failed("one".into()), &["b"]),
+                run(Outcome::Failed("two".into()), &["b"]),
+                run(Outcome::Passed, &["a"]),
+            ],
+        };
+        let inconclusive = CaseRuns {
+            name: "agent.test.json › rate limited".into(),
+            runs: vec![run(Outcome::Infrastructure("429".into()), &[])],
+        };
+        insta::assert_snapshot!(junit(&[flaky, failed, inconclusive], Some(0.1)));
     }
 
     #[test]
