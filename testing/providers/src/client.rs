@@ -210,7 +210,12 @@ impl ModelClient {
         Box::new(move |request, json| {
             self.ask(request, json)
                 .map(|answer| answer.turn)
-                .map_err(|e| e.to_string())
+                .map_err(|e| {
+                    format!(
+                        "model call {} of \"{}\" failed: {e}",
+                        request.model_call, request.element_id
+                    )
+                })
         })
     }
 }

@@ -117,3 +117,31 @@ fn the_template_records_through_every_provider_and_replays_offline() {
         assert_eq!(fake.seen().len(), 3, "{provider}: the replay asked nobody");
     }
 }
+
+/// A failed call stops the recording with the provider's words; the cassette keeps the calls
+/// before it, and holds no key.
+#[test]
+fn a_failed_call_stops_the_recording() {
+    let (format, credentials) = fake_for("openai");
+    let mut replies = worked_example();
+    replies[1] = Reply::Status(
+        429,
+        json!({"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}),
+        vec![("retry-after", "7")],
+    );
+    let fake = Fake::start(format, credentials, in_order(replies));
+    let cassette = temp_path("stopped.cassette.json");
+    let t = template();
+    t.mock_ai_agent(
+        AGENT,
+        CassetteScript::new(&cassette)
+            .mode(CassetteMode::Record)
+            .record_with_source(client(Some("openai:gpt-4o"), &fake.url).into_turn_source()),
+    );
+    t.start(PROCESS, json!({"customerMessage": MESSAGE}));
+    let errors: Vec<String> = t.errors().into_iter().map(|e| e.message).collect();
+    insta::assert_snapshot!(errors.join("\n"), @r#"AI agent mock "support-agent": model call 2 of "support-agent" failed: openai:gpt-4o: rate limited (HTTP 429, rate_limit_exceeded), retry after 7 s: Rate limit reached"#);
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
+    assert_eq!(recorded["calls"].as_array().map(Vec::len), Some(1));
+}
