@@ -8,9 +8,11 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use baton_cpt::{self as cpt, Event};
+use baton_providers::{ModelChoice, ModelClient};
 use baton_testing::agent::recording::AgentCommand;
 
 #[derive(Debug, clap::Args)]
@@ -45,9 +47,21 @@ pub struct Args {
     #[arg(long, value_name = "K/N", value_parser = super::explore::parse_shard)]
     shard: Option<(usize, usize)>,
     /// Record the cassette of every MOCK_AI_AGENT (whatever its `mode`), each model call
-    /// answered by --agent-command; the files are written after every call.
-    #[arg(long, requires = "agent_command")]
+    /// answered by --agent-command, else by the model provider the agent element names (or
+    /// --model); the files are written after every call.
+    #[arg(long)]
     record: bool,
+    /// With --record: the provider and model every agent calls instead of the one its element
+    /// names, as PROVIDER:MODEL (anthropic:claude-sonnet-4-5, openai:gpt-4o,
+    /// openai-compatible:llama3.1, bedrock:MODEL_ID, azure-openai:DEPLOYMENT, vertex-ai:MODEL,
+    /// gemini:MODEL). Keys and base URLs come from each provider's environment variables.
+    #[arg(
+        long,
+        value_name = "PROVIDER:MODEL",
+        requires = "record",
+        conflicts_with = "agent_command"
+    )]
+    model: Option<ModelChoice>,
     /// The model adapter when recording: a program (run by the shell) that reads one request as
     /// JSON on stdin and prints the turn that answers it as JSON on stdout.
     #[arg(long, value_name = "CMD")]
@@ -136,6 +150,13 @@ pub fn run(args: &Args) -> ExitCode {
             .agent_command
             .as_ref()
             .map(|command| AgentCommand::new(command.clone()).with_timeout(agent_timeout)),
+        // Without an agent command, a recording asks the provider each element names.
+        model: (args.record && args.agent_command.is_none()).then(|| {
+            let choice = args.model.clone();
+            cpt::ModelSource(Rc::new(move |_agent: &str| {
+                ModelClient::new(choice.clone()).into_turn_source()
+            }))
+        }),
         drift: args.drift,
         check_restore: args.check_restore,
     };

@@ -45,4 +45,4 @@ pub use discover::{DiscoverError, Suite, discover};
 pub use explore_file::ExploreFile;
 pub use model::{Instruction, TestCase, TestFile};
 pub use results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
-pub use runner::{Event, Options, run, run_with};
+pub use runner::{Event, ModelSource, Options, run, run_with};

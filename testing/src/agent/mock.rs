@@ -99,6 +99,9 @@ pub struct AgentRequest {
     pub response_format: ResponseFormat,
     /// The agent's limits.
     pub limits: Limits,
+    /// The job's `provider` variable (the element's provider inputs, `{{secrets.…}}` left as
+    /// they are): which model a provider client calls. Never recorded.
+    pub provider: Option<SharedJson>,
     /// The turn the model answered with; `None` when the script had no turn left, or a fault
     /// failed the call.
     pub turn: Option<Turn>,
@@ -878,6 +881,7 @@ pub(crate) fn request_from(
         messages: input.messages,
         response_format: input.response_format,
         limits: input.limits,
+        provider: job.variables.get("provider").cloned(),
         turn: None,
         fault: None,
     }

@@ -51,7 +51,8 @@ pub(super) fn mock_ai_agent(
 }
 
 /// The cassette of a MOCK_AI_AGENT as the run's options play it: `--record` records whatever
-/// the mode, `--drift` collects drift, `--agent-command` answers when recording.
+/// the mode, `--drift` collects drift, `--agent-command` (else the run's model) answers when
+/// recording.
 fn cassette_script(
     state: &CaseState<'_>,
     agent: &str,
@@ -87,6 +88,8 @@ fn cassette_script(
                 .ask(&agent, request.model_call, json)
                 .map_err(|e| e.to_string())
         }));
+    } else if let Some(model) = &options.model {
+        script = script.record_with_source((model.0)(agent));
     }
     script
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::discover::{self, DiscoverError};
 use super::results::{CaseFailure, CaseResult, Outcome, Report, SuiteInfo};
-use baton_testing::agent::recording::AgentCommand;
+use baton_testing::agent::recording::{AgentCommand, TurnSource};
 use baton_testing::coverage::CoverageFile;
 
 mod agent;
@@ -48,6 +48,10 @@ pub struct Options {
     /// The program that answers each model call when recording (and, in drift mode, instead
     /// of the cassette).
     pub agent_command: Option<AgentCommand>,
+    /// What answers each model call when recording without an agent command: a turn source
+    /// per agent element (the provider client the `baton` command brings; this crate never
+    /// reaches the network itself).
+    pub model: Option<ModelSource>,
     /// Replay cassettes without failing on drift: each case reports how its trajectory changed
     /// against the cassette ([`CaseResult::cassettes`]).
     pub drift: bool,
@@ -55,6 +59,16 @@ pub struct Options {
     /// every instruction (every wait point); the restored engine must have the same records at
     /// once, and the case the same records at its end (see `baton_testing::snapshot`).
     pub check_restore: bool,
+}
+
+/// A turn source for an agent element (its id given), for recording through a model.
+#[derive(Clone)]
+pub struct ModelSource(pub std::rc::Rc<dyn Fn(&str) -> TurnSource>);
+
+impl std::fmt::Debug for ModelSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ModelSource")
+    }
 }
 
 /// What the runner reports while it runs (the command line prints from it).

@@ -685,6 +685,7 @@ mod tests {
                 max_model_calls: 10,
                 context_window_size: 20,
             },
+            provider: None,
             turn: None,
             fault: None,
         }

@@ -399,7 +399,7 @@ fn baton_test_record_refuses_a_failing_agent_command() {
     outputs.push(failure(&output));
     let recording = Recording::read(suite.cassette()).expect("a valid cassette");
     assert_eq!(recording.calls.len(), 1, "the call before the hang");
-    let (code, output) = baton(&["test", "--record", "fixtures"], &suite.0);
+    let (code, output) = baton(&["test", "--model", "openai:gpt-4o", "fixtures"], &suite.0);
     assert_eq!(code, 2, "{output}");
     outputs.push(output.lines().take(2).collect::<Vec<_>>().join("\n"));
     insta::assert_snapshot!(outputs.join("\n---\n"));
@@ -630,4 +630,66 @@ fn baton_cassette_import_writes_a_cassette_or_refuses_with_the_path() {
     assert_eq!(code, 1, "{refused}");
     let _ = std::fs::remove_dir_all(&dir);
     insta::assert_snapshot!(refused, @"baton cassette import: [dir]/not-a-context.json is not an agentContext: agentContext has no conversation (an agentContext has state, toolDefinitions and conversation; got an object with state)");
+}
+
+/// Without --agent-command, --record asks the model provider the agent element names (or
+/// --model): a missing key fails the case before any call, saying what to set; an endpoint
+/// nobody listens on is a network error; an unknown provider is refused with the arguments.
+#[test]
+fn baton_test_record_asks_the_provider_the_element_names() {
+    let suite = Suite::new(
+        "provider",
+        &template_xml(),
+        &test_file(ORDER, BROKEN, "", None),
+    );
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let run = |flags: &[&str], env: &[(&str, String)]| {
+        let dir = suite.0.display().to_string();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_baton"));
+        command
+            .args(["test", dir.as_str(), "--no-coverage", "--record"])
+            .args(flags)
+            .current_dir(root());
+        for key in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+        ] {
+            command.env_remove(key);
+        }
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let output = command.output().unwrap();
+        let mut text = String::from_utf8(output.stdout).unwrap();
+        text.push_str(&String::from_utf8(output.stderr).unwrap());
+        let text = text
+            .replace(&suite.0.display().to_string(), "[dir]")
+            .replace(&closed.to_string(), "PORT");
+        (output.status.code().unwrap_or(-1), text)
+    };
+    let mut outputs = Vec::new();
+    let (code, output) = run(&[], &[]);
+    assert_eq!(code, 1, "{output}");
+    outputs.push(failure(&output));
+    let (code, output) = run(
+        &["--model", "openai-compatible:llama3.1"],
+        &[("OPENAI_BASE_URL", format!("http://127.0.0.1:{closed}/v1"))],
+    );
+    assert_eq!(code, 1, "{output}");
+    let network = failure(&output);
+    assert!(
+        network.contains("openai-compatible:llama3.1: cannot reach http://127.0.0.1:PORT/v1"),
+        "{network}"
+    );
+    let (code, output) = run(&["--model", "mistral:large"], &[]);
+    assert_eq!(code, 2, "{output}");
+    outputs.push(output.lines().take(1).collect::<Vec<_>>().join("\n"));
+    assert!(!suite.cassette().exists(), "nothing recorded");
+    insta::assert_snapshot!(outputs.join("\n---\n"));
 }
