@@ -1,12 +1,10 @@
 # Sourced by the packaging scripts (dist, test, registries): what they share. Needs cargo and node.
 
 # The crate that builds the `baton` binary. pyproject.toml's `manifest-path` names its Cargo.toml for
-# maturin, and the release workflow passes it on: change the three together.
-cli_package=baton-testing
-# The crates a Rust user gets from crates.io, in dependency order (packaging/crates checks them).
-# baton-testing joins when the command line has moved out of it into its own crate: until then its
-# default feature embeds the templates from outside the crate, which a packaged crate cannot.
-library_crates=(baton-feel baton-engine)
+# maturin: change the two together.
+cli_package=baton-cli
+# The crates published to crates.io, in dependency order (packaging/crates checks them).
+library_crates=(baton-feel baton-engine baton-testing baton-cpt baton-cli)
 
 # Cargo says where it puts what it builds (CARGO_TARGET_DIR, build.target-dir in a config, or
 # target/) and what version the workspace is at.
