@@ -39,6 +39,7 @@ function npmPack(dir) {
   return join(out, filename);
 }
 
+const launcher = JSON.parse(readFileSync(join(launcherDir, "package.json"), "utf8"));
 mkdirSync(out, { recursive: true });
 const tarballs = [npmPack(launcherDir)];
 for (const spec of binaries) {
@@ -56,12 +57,14 @@ for (const spec of binaries) {
     name: entry.package,
     version,
     description: `The baton binary for ${entry.name} (${entry.rustTarget}), run by the baton-bpmn package`,
-    license: JSON.parse(readFileSync(join(launcherDir, "package.json"), "utf8")).license,
+    license: launcher.license,
+    repository: { ...launcher.repository, directory: undefined },
     os: [os],
     cpu: [cpu],
     files: [`bin/${entry.binary}`],
     preferUnplugged: true,
     baton: { binary: `bin/${entry.binary}`, size: statSync(target).size },
+    publishConfig: launcher.publishConfig,
   };
   writeFileSync(join(stage, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
   writeFileSync(join(stage, "README.md"), `# ${entry.package}\n\nThe \`baton\` binary for ${entry.name}. Install \`baton-bpmn\`, which depends on this package where it fits.\n`);

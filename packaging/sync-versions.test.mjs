@@ -25,7 +25,10 @@ test("a new workspace version is found out of date, then written everywhere npm 
 
   const check = spawnSync(process.execPath, [script, "--check"], { cwd: copy, encoding: "utf8" });
   assert.equal(check.status, 1);
-  assert.equal(check.stderr, "packaging/npm/baton-bpmn/package.json is not at the workspace version 7.8.9-rc.1: run `node packaging/sync-versions.mjs`\n");
+  assert.equal(check.stderr, [
+    "Cargo.toml is not at the workspace version 7.8.9-rc.1: run `node packaging/sync-versions.mjs`",
+    "packaging/npm/baton-bpmn/package.json is not at the workspace version 7.8.9-rc.1: run `node packaging/sync-versions.mjs`",
+  ].join("\n") + "\n");
 
   const sync = spawnSync(process.execPath, [script], { cwd: copy, encoding: "utf8" });
   assert.equal(sync.status, 0, sync.stderr);
@@ -33,6 +36,10 @@ test("a new workspace version is found out of date, then written everywhere npm 
   assert.equal(manifest.version, "7.8.9-rc.1");
   const platforms = JSON.parse(readFileSync(join(copy, "packaging", "npm", "baton-bpmn", "platforms.json"), "utf8"));
   assert.deepEqual(manifest.optionalDependencies, Object.fromEntries(Object.values(platforms).map((p) => [p.package, "7.8.9-rc.1"])));
+  // Each workspace crate that another depends on, at the new version (crates.io needs it).
+  const paths = [...readFileSync(join(copy, "Cargo.toml"), "utf8").matchAll(/^(baton-[a-z-]+) = \{ path = "[^"]+", version = "([^"]+)"/gm)];
+  assert.ok(paths.length >= 3, "the workspace's own crates in [workspace.dependencies]");
+  for (const [, name, version] of paths) assert.equal(version, "7.8.9-rc.1", name);
 
   const again = spawnSync(process.execPath, [script, "--check"], { cwd: copy, encoding: "utf8" });
   assert.equal(again.status, 0, again.stderr);

@@ -32,7 +32,8 @@ mod validate;
 
 /// Runs BPMN processes the way Camunda 8 (Zeebe) does, inside tests.
 #[derive(Debug, Parser)]
-#[command(name = "baton", version)]
+// The version and the commit it was built from (build.rs).
+#[command(name = "baton", version = env!("BATON_VERSION"))]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1,5 +1,6 @@
 //! `baton template list` and `baton template use NAME [DIR]`: the starter processes of
-//! `templates/`, embedded in the binary so they work outside the repository. `use` writes a
+//! `templates/`, embedded in the binary so they work outside the repository (read through the
+//! crate's own `templates/`, links to them, so that the published crate carries them). `use` writes a
 //! template's BPMN file and its test file, refusing to overwrite files without `--force`.
 
 use std::path::{Path, PathBuf};
@@ -19,17 +20,15 @@ const TEMPLATES: &[Template] = &[
         files: &[
             (
                 "ai-agent-tool-loop.bpmn",
-                include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"),
+                include_str!("../templates/ai-agent-tool-loop/ai-agent-tool-loop.bpmn"),
             ),
             (
                 "ai-agent-tool-loop.test.json",
-                include_str!("../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.test.json"),
+                include_str!("../templates/ai-agent-tool-loop/ai-agent-tool-loop.test.json"),
             ),
             (
                 "ai-agent-tool-loop.explore.json",
-                include_str!(
-                    "../../../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"
-                ),
+                include_str!("../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"),
             ),
         ],
     },
@@ -39,11 +38,11 @@ const TEMPLATES: &[Template] = &[
         files: &[
             (
                 "ai-agent-faults.bpmn",
-                include_str!("../../../templates/ai-agent-faults/ai-agent-faults.bpmn"),
+                include_str!("../templates/ai-agent-faults/ai-agent-faults.bpmn"),
             ),
             (
                 "ai-agent-faults.test.json",
-                include_str!("../../../templates/ai-agent-faults/ai-agent-faults.test.json"),
+                include_str!("../templates/ai-agent-faults/ai-agent-faults.test.json"),
             ),
         ],
     },
