@@ -487,6 +487,22 @@ fn an_uncaught_error_names_only_the_parts_that_are_there() {
     insta::assert_snapshot!(out);
 }
 
+/// Throwing an error for a job that already threw one names the job's state, as the other job
+/// commands do (the rejection said 'FAILED' whatever the state was).
+#[test]
+fn throwing_again_names_the_jobs_state() {
+    let mut e = engine_with(&chain());
+    e.create_instance(CreateInstance::new("chain")).unwrap();
+    let job = e.activatable_jobs(None)[0].key;
+    e.throw_error(job, "X", "", VariableDocument::new())
+        .unwrap();
+    let again = e
+        .throw_error(job, "X", "", VariableDocument::new())
+        .unwrap_err();
+    assert_eq!(again.rejection_type, RejectionType::InvalidState);
+    insta::assert_snapshot!(again.message.replace(&job.to_string(), "<job>"), @"Expected to throw an error for job with key '<job>', but it is in state 'ERROR_THROWN'");
+}
+
 #[test]
 fn error_event_sub_process_interrupts_its_scope() {
     let mut b = Builder::new("esp");
