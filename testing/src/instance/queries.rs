@@ -111,6 +111,7 @@ impl Run {
     pub fn errors(&self) -> Vec<String> {
         self.read(|i| {
             let root = i.root_of(self.key);
+            i.mark_errors_seen(Some(root));
             i.errors_of(root).into_iter().map(str::to_owned).collect()
         })
     }

@@ -109,6 +109,39 @@ fn unknown_tool_fails_the_run() {
     );
 }
 
+/// A run error no assertion looked at fails the test when the `ProcessTest` is dropped; reading
+/// the errors, asserting that the run failed, or allowing run errors lets it pass.
+#[test]
+fn an_unasserted_run_error_fails_the_test_on_drop() {
+    let unknown_tool = |test: ProcessTest| {
+        test.mock_ai_agent(
+            "support-agent",
+            vec![Turn::call("issue-refund", json!({"orderId": "1042"}))],
+        );
+        let run = test.start(
+            "ai-agent-tool-loop",
+            json!({"customerMessage": "My order 1042 arrived broken."}),
+        );
+        (test, run)
+    };
+    let message = crate::support::panic_message(|| {
+        let (test, _run) = unknown_tool(support_test());
+        drop(test);
+    });
+    insta::assert_snapshot!(message);
+    let (test, run) = unknown_tool(support_test());
+    assert_eq!(run.errors().len(), 1);
+    drop(test);
+    let (test, run) = unknown_tool(support_test());
+    run.assert_failed_with("unknown tool");
+    drop(test);
+    let (test, _run) = unknown_tool(support_test());
+    assert_eq!(test.errors().len(), 1);
+    drop(test);
+    let (test, _run) = unknown_tool(support_test().allow_run_errors());
+    drop(test);
+}
+
 #[test]
 fn wrong_arguments_fail_the_run() {
     let undeclared = run_error(vec![Turn::call(
