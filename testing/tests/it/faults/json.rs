@@ -82,7 +82,7 @@ fn broken_invariants_and_bad_instructions_fail_their_cases_with_what_and_where()
           4. activated approve
     a run that stops at a task nobody answers is not one of the allowed ends
       instruction (the end): the run failed: the invariant ends completed is broken: the run of "ticket" ended active, waiting at "create-ticket"
-      It broke when the test ended.
+      It broke when the test ended, after event 6.
       The run up to there:
           1. activated ticket
           2. activated start
@@ -381,4 +381,35 @@ fn a_fault_that_never_played_is_named_in_a_warning() {
             r#"the fault at model call 2 of "support-agent" (it made 0 model calls)"#,
         ]
     );
+}
+
+/// The full `INJECT_JOB_FAULT` and `INJECT_MODEL_FAULT` examples of docs/cli.md read as the
+/// instructions they show, with no field ignored.
+#[test]
+fn the_fault_examples_of_the_cli_guide_read_as_written() {
+    let guide = std::fs::read_to_string(root().join("docs/cli.md")).unwrap();
+    let examples: Vec<serde_json::Value> = guide
+        .split("```json")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter_map(|block| serde_json::from_str(block).ok())
+        .filter(|v: &serde_json::Value| {
+            v["type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("INJECT_"))
+        })
+        .collect();
+    assert_eq!(examples.len(), 2, "one example of each fault instruction");
+    let mut shown = Vec::new();
+    for (i, example) in examples.iter().enumerate() {
+        let mut warnings = Vec::new();
+        let instruction =
+            cpt::Instruction::from_json(example, &format!("example {i}"), &mut warnings).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        shown.push(format!("{instruction:?}"));
+    }
+    insta::assert_snapshot!(shown.join("\n"), @r#"
+    InjectJobFault(InjectJobFault { jobs: OfType("order-lookup"), fault: JobFault { kind: Fail { message: "503 Service Unavailable", retries: Some(2), backoff: 30s, variables: {} }, times: Some(2), job_timeout: Some(60s), problem: None } })
+    InjectModelFault(InjectModelFault { element_id: "support-agent", fault: ModelFault { call: 1, kind: Error(Timeout { message: "the provider did not answer", after: 600s }), problem: None } })
+    "#);
 }
