@@ -161,7 +161,11 @@ fn section(out: &mut String, label: &str, lines: &[String]) {
 fn shadowed_in(s: &Subject<'_>, name: &str) -> Option<Vec<String>> {
     let log = s.log()?;
     let mut elements: Vec<String> = Vec::new();
-    for e in log.events.iter().filter(|e| e.kind == ElementEventKind::Activated) {
+    for e in log
+        .events
+        .iter()
+        .filter(|e| e.kind == ElementEventKind::Activated)
+    {
         let holds = s
             .history
             .scope_variables(e.key)

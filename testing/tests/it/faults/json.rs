@@ -394,9 +394,7 @@ fn the_fault_examples_of_the_cli_guide_read_as_written() {
         .filter_map(|block| block.split("```").next())
         .filter_map(|block| serde_json::from_str(block).ok())
         .filter(|v: &serde_json::Value| {
-            v["type"]
-                .as_str()
-                .is_some_and(|t| t.starts_with("INJECT_"))
+            v["type"].as_str().is_some_and(|t| t.starts_with("INJECT_"))
         })
         .collect();
     assert_eq!(examples.len(), 2, "one example of each fault instruction");
