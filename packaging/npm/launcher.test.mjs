@@ -53,7 +53,7 @@ function assertFails(result, expected) {
 
 const fromSource = [
   "Build baton from source instead (a Rust toolchain is needed): `pip install baton-bpmn` builds it from",
-  "the source distribution where no wheel fits, or `cargo install --path testing` in a checkout of baton.",
+  "the source distribution where no wheel fits, or `cargo install --path testing/cli` in a checkout of baton.",
   "Then set BATON_BINARY_PATH to that `baton` and this package runs it.",
 ];
 

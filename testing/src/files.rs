@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// Writes `content` to `dir/name`, creating `dir` if missing, through a temporary file and a
 /// rename. Returns the path written, or the path that failed with its error.
-pub(crate) fn write_atomically(
+pub fn write_atomically(
     dir: &Path,
     name: &str,
     content: &str,
@@ -29,7 +29,7 @@ pub(crate) fn write_atomically(
 }
 
 /// The folder `path` is in: `.` for a bare file name (whose `Path::parent` is empty).
-pub(crate) fn folder_of(path: &Path) -> &Path {
+pub fn folder_of(path: &Path) -> &Path {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))

@@ -77,7 +77,8 @@ pub struct History {
     pub variables: BTreeMap<Key, ScopeVariables>,
 }
 
-pub(crate) fn process_at(engine: &Engine, proc: ProcIdx) -> &ExecutableProcess {
+/// The deployed process that records name by `proc`.
+pub fn process_at(engine: &Engine, proc: ProcIdx) -> &ExecutableProcess {
     engine
         .deployed_processes()
         .nth(proc.0 as usize)

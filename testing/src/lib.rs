@@ -33,7 +33,6 @@
 //! - [`Run`] (`instance`) — one process instance: queries, actions, `assert_*`.
 //! - [`assertions`] — the checks ([`Check`]) behind every assertion and the CPT runner.
 //! - [`coverage`] — elements, flows and tools covered; text report; files and merging.
-//! - [`cpt`] — the Camunda Process Test JSON runner behind `baton test`.
 //! - [`trace`] — the run trace: model calls, tools, elements, incidents, in order; in detail also
 //!   activations, job timeouts and failures, side effects, faults and moves of the clock.
 //! - [`faults`] — tool faults (fail, BPMN error, no answer, latency, crash after the side effect)
@@ -43,19 +42,19 @@
 //!   incident, a condition, how a run ends), checked over the run trace.
 //! - [`snapshot`] — the engine saved at a wait point, restored into a restart of the test.
 //! - [`variables`], [`clock`] — JSON variables and matching; durations and instants.
+//! - [`files`] — result files written whole (a temporary file, then a rename).
 #![forbid(unsafe_code)]
 
 pub mod agent;
 pub mod assertions;
 pub mod clock;
 pub mod coverage;
-pub mod cpt;
 mod deployment;
 pub mod example_data;
 mod explain;
 pub mod explore;
 pub mod faults;
-mod files;
+pub mod files;
 mod history;
 mod instance;
 pub mod invariants;
@@ -68,11 +67,6 @@ pub mod trace;
 pub mod variables;
 mod workers;
 
-/// The `baton` command line: one module per subcommand.
-#[cfg(feature = "cli")]
-#[allow(missing_docs)]
-pub mod cli;
-
 pub use assertions::{
     AssertionFailure, Check, DecisionExpectation, ElementSelector, ElementState, ElementsState,
     IncidentExpectation, InstanceState, SubscriptionState, UserTaskExpectation, UserTaskSelector,
@@ -84,6 +78,7 @@ pub use baton_engine::runtime::{
 };
 pub use coverage::{CoverageCount, CoverageReport, ProcessCoverage};
 pub use deployment::{DeployError, Deployment};
+pub use history::process_at;
 pub use instance::{Run, RunState};
 pub use mocks::{Answer, AnswerJob, CallCountMissed, JobMock, MockBuilder, TestJob, Times};
 pub use process_test::{

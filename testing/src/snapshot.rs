@@ -415,13 +415,13 @@ impl ProcessTest {
 impl ProcessTest {
     /// Rebuilds the engine from its own snapshot and swaps it in (everything else goes on as
     /// it was): `Err` when the rebuilt engine's records differ. The CPT runner's restore check.
-    pub(crate) fn reload_engine(&self) -> Result<(), String> {
+    pub fn reload_engine(&self) -> Result<(), String> {
         let snapshot = self.snapshot().map_err(|e| e.to_string())?;
         let engine = snapshot.engine().map_err(|e| e.to_string())?;
         let mut inner = self.inner.borrow_mut();
         let before = inner.engine.render_log();
         let after = engine.render_log();
-        if let Some(difference) = crate::cpt::faults::first_difference_of(&before, &after) {
+        if let Some(difference) = first_difference_of(&before, &after) {
             return Err(format!(
                 "a snapshot of the engine here restores to other records: {difference}"
             ));
@@ -429,6 +429,16 @@ impl ProcessTest {
         inner.engine = engine;
         Ok(())
     }
+}
+
+/// The first line where two record logs differ, both shown (the restore check's message).
+pub fn first_difference_of(a: &str, b: &str) -> Option<String> {
+    let mut lines = a.lines().zip(b.lines());
+    if let Some((x, y)) = lines.find(|(x, y)| x != y) {
+        return Some(format!("\n  run through: {x}\n  restored:    {y}"));
+    }
+    let (n, m) = (a.lines().count(), b.lines().count());
+    (n != m).then(|| format!("{n} records run through, {m} restored"))
 }
 
 /// Whether a test may restore `snapshot`: the resources it deployed are the snapshot's (as far

@@ -254,7 +254,7 @@ pub(crate) fn agent_tools(engine: &Engine, element_id: &str) -> Result<AgentTool
 }
 
 /// `Ok` when `element_id` is an AI agent of either flavour, else why it is not one.
-pub(crate) fn is_agent(engine: &Engine, element_id: &str) -> Result<(), String> {
+pub fn is_agent(engine: &Engine, element_id: &str) -> Result<(), String> {
     agent_element(engine, element_id).map(|_| ())
 }
 

@@ -48,7 +48,7 @@ pub use connector::{
     JobFailure, Limits, ResponseFormat, SharedVariables, ThrownError, ToolCache,
     ToolContainerError, ToolContainers, Variables, fetch_variables,
 };
-pub use handle::{AiAgentHandle, MockAiAgentError, NotAllTurnsUsed};
+pub use handle::{AiAgentHandle, MockAiAgentError, NotAllTurnsUsed, is_agent};
 pub use instances::{
     AgentInstance, AgentInstanceMismatch, AgentLimits, AgentMetrics, AgentStatus, CommitStatus,
     ExpectedAgentInstance, ExpectedMetrics, HistoryItem, HistoryRole, HistoryToolCall,

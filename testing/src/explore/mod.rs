@@ -33,7 +33,6 @@
 //! - `fork`, `search`, `fingerprint`, `tally` — the forkable harness, the depth-first and
 //!   sampling searches, the state fingerprint, the counts.
 
-pub mod file;
 mod fingerprint;
 mod fork;
 pub mod invariant;
@@ -48,7 +47,6 @@ mod values;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use file::{ExploreFile, FileError};
 pub use fork::{Choice, ChoiceKind};
 pub use invariant::{EndState, Invariant};
 pub use plan::ExploreError;

@@ -1,9 +1,7 @@
 //! The HTML coverage report: the picture each coverage file carries, the SVG drawn from it, the
 //! page, and the page loaded in headless Chromium.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
 use baton_testing::ProcessTest;
 use baton_testing::agent::{ToolCall, Turn};
@@ -12,6 +10,7 @@ use baton_testing::coverage::svg::{self, Marks};
 use baton_testing::coverage::{CoverageFile, CoverageReport, html, merge, merge_dir};
 use serde_json::json;
 
+use crate::chromium::{chromium, probe, run_chromium};
 use crate::support::bpmn;
 
 fn out_dir(name: &str) -> PathBuf {
@@ -318,131 +317,6 @@ fn every_fixture_element_is_drawn() {
     }
 }
 
-/// Debian's chromium, where the test machine has it (`.ci/run` installs it).
-fn chromium() -> Option<PathBuf> {
-    let path = PathBuf::from("/usr/bin/chromium");
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: /usr/bin/chromium is missing (apt-get install chromium); the HTML report was not checked in a browser"
-        );
-        None
-    }
-}
-
-/// Runs headless Chromium on a page with `extra` arguments; returns its standard output.
-fn run_chromium(chromium: &Path, profile: &Path, extra: &[String], page: &Path) -> String {
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(format!("file://{}", page.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chromium starts");
-    // Read the pipes on threads so a chatty browser cannot block on a full pipe.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut s).ok();
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(90);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
-    assert!(status.success(), "chromium failed ({status}):\n{err}");
-    out
-}
-
-/// Appended to a copy of the page: what the browser made of it, written into the DOM for
-/// `--dump-dom` (the report itself has no script).
-const PROBE: &str = r#"<script>
-(() => {
-  const out = {};
-  out.resources = performance.getEntriesByType("resource").length;
-  out.diagrams = [...document.querySelectorAll("svg.bpmn-diagram")].map(svg => {
-    const box = svg.getBoundingClientRect();
-    return { width: Math.round(box.width), height: Math.round(box.height) };
-  });
-  out.shapes = [...document.querySelectorAll("svg.bpmn-diagram g.shape")].map(g => {
-    const box = g.getBBox();
-    const state = ["covered", "missed", "neutral"].find(c => g.classList.contains(c));
-    return [g.dataset.id, state, g.classList.contains("tool"), box.width > 0 && box.height > 0];
-  });
-  out.flows = [...document.querySelectorAll("svg.bpmn-diagram g.flow")].map(g => {
-    const box = g.getBBox();
-    return [g.dataset.id, g.classList[1], box.width > 0 || box.height > 0];
-  });
-  out.titles = document.querySelectorAll("svg.bpmn-diagram title").length;
-  out.rules = [...document.querySelectorAll("table.dmn tr.rule")].map(tr => {
-    const box = tr.getBoundingClientRect();
-    const state = ["covered", "missed"].find(c => tr.classList.contains(c));
-    const cell = getComputedStyle(tr.querySelector("td.entry")).backgroundColor;
-    return [tr.closest("section").dataset.decisionId, tr.dataset.ruleId, state, box.width > 0 && box.height > 0, cell];
-  });
-  const pre = document.createElement("pre");
-  pre.id = "probe";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-})();
-</script>"#;
-
-/// Loads the page with the probe and returns the probe's findings.
-fn probe(chromium: &Path, dir: &Path, page: &Path) -> serde_json::Value {
-    let html = std::fs::read_to_string(page).unwrap();
-    let probed = dir.join("probe.html");
-    std::fs::write(
-        &probed,
-        html.replace("</body>", &format!("{PROBE}\n</body>")),
-    )
-    .unwrap();
-    let dom = run_chromium(
-        chromium,
-        &dir.join("profile"),
-        &["--dump-dom".to_owned()],
-        &probed,
-    );
-    let start = dom
-        .find("<pre id=\"probe\">")
-        .unwrap_or_else(|| panic!("the probe did not run:\n{dom}"));
-    let text = &dom[start + "<pre id=\"probe\">".len()..];
-    let text = &text[..text.find("</pre>").unwrap()];
-    let text = text
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
-    serde_json::from_str(&text).unwrap()
-}
-
 #[test]
 fn the_template_report_loads_in_chromium_and_shows_the_diagram() {
     let Some(chromium) = chromium() else {
@@ -524,85 +398,4 @@ fn every_fixture_loads_in_chromium() {
     assert!(empty.is_empty(), "shapes without area: {empty:?}");
     let elements: usize = merged.processes.iter().map(|p| p.elements.len()).sum();
     assert!(shapes.len() >= elements);
-}
-
-/// The coverage fixture's runs (a business rule task on a DRG, an event-based gateway, a
-/// standalone evaluation), merged.
-fn decision_coverage() -> CoverageFile {
-    let report =
-        baton_testing::cpt::run(&[repo().join("fixtures/cpt/coverage")], &Default::default())
-            .unwrap();
-    report.assert_success();
-    report.coverage
-}
-
-/// DMN rule coverage on the page: each decision table drawn as the DMN editor lays it out (hit
-/// policy, input and output columns, one row per rule), the rules that matched marked (CPT 8.10's
-/// report marks them too: `coverage-matched-rule` on each matched rule id), the others listed.
-#[test]
-fn decision_tables_are_drawn_with_the_rules_that_matched() {
-    let merged = decision_coverage();
-    let page = html::render(&merged);
-    assert!(page.contains("<p class=\"muted\">2 decision tables: rules matched 6/7 (85.7%).</p>"));
-    assert!(page.contains("<section class=\"decision\" id=\"decision-2\" data-decision-id=\"discount\">\n<h2>Discount <span class=\"muted\">(discount)</span></h2>"));
-    assert!(page.contains("<thead><tr><th class=\"hit-policy\" title=\"hit policy\">FIRST</th><th class=\"input\">Customer level</th><th class=\"input\">total</th><th class=\"output\">discount</th><th></th></tr></thead>"));
-    assert!(page.contains("<tr class=\"rule covered\" data-rule-id=\"discount-gold\" data-rule-index=\"1\"><td class=\"index\" title=\"discount-gold\">1</td><td class=\"entry\">&quot;gold&quot;</td><td class=\"entry\">-</td><td class=\"entry\">0.2</td><td class=\"state\">matched</td></tr>"));
-    assert!(page.contains(
-        "<tr class=\"rule missed\" data-rule-id=\"discount-big-order\" data-rule-index=\"3\">"
-    ));
-    assert!(page.contains("<tr class=\"rule covered\" data-rule-id=\"ZB_SYNTH_RULE_ID_discount_v1_r4\" data-rule-index=\"4\">"));
-    assert!(page.contains("<h3>Rules never matched (1)</h3>\n<ul class=\"missed rules\"><li><code>#3 discount-big-order</code></li></ul>"));
-    assert!(page.contains("<p class=\"all-covered\">Every rule matched.</p>"));
-    // Still self-contained.
-    assert!(!page.contains("<script"));
-}
-
-#[test]
-fn the_decision_tables_load_in_chromium_with_the_matched_rules_marked() {
-    let Some(chromium) = chromium() else {
-        return;
-    };
-    let merged = decision_coverage();
-    let dir = out_dir("decisions-chromium");
-    let page = html::write_report(&dir, &merged).unwrap();
-    let found = probe(&chromium, &dir, &page);
-    assert_eq!(found["resources"], 0, "the page fetched something");
-    assert_eq!(found["diagrams"].as_array().unwrap().len(), 1);
-    let covered = "rgb(230, 244, 231)";
-    let plain = "rgba(0, 0, 0, 0)";
-    assert_eq!(
-        found["rules"],
-        json!([
-            ["customerLevel", "level-gold", "covered", true, covered],
-            ["customerLevel", "level-silver", "covered", true, covered],
-            ["customerLevel", "level-bronze", "covered", true, covered],
-            ["discount", "discount-gold", "covered", true, covered],
-            ["discount", "discount-silver", "covered", true, covered],
-            ["discount", "discount-big-order", "missed", true, plain],
-            [
-                "discount",
-                "ZB_SYNTH_RULE_ID_discount_v1_r4",
-                "covered",
-                true,
-                covered
-            ],
-        ]),
-        "{found}"
-    );
-    // The flows after the event-based gateway, both taken (by different runs), drawn taken.
-    let flows = found["flows"].as_array().unwrap();
-    assert!(flows.contains(&json!(["f3", "taken", true])), "{found}");
-    assert!(flows.contains(&json!(["f4", "taken", true])), "{found}");
-    let screenshot = dir.join("screenshot.png");
-    run_chromium(
-        &chromium,
-        &dir.join("profile"),
-        &[
-            format!("--screenshot={}", screenshot.display()),
-            "--window-size=1400,1800".to_owned(),
-        ],
-        &page,
-    );
-    assert!(std::fs::read(&screenshot).unwrap().starts_with(b"\x89PNG"));
-    eprintln!("screenshot: {}", screenshot.display());
 }

@@ -6,8 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use baton_testing::cpt::Outcome;
-use baton_testing::cpt::{self, Options};
 use baton_testing::{DEFAULT_TENANT, GlobalTaskListener, ProcessTest, RunState};
 use serde_json::json;
 
@@ -43,21 +41,6 @@ fn cluster_variables_are_set_per_test() {
     run.assert_has_incidents();
 }
 
-#[test]
-fn the_8_10_engine_fixture_passes_without_notes() {
-    let report = cpt::run(
-        &[root().join("fixtures/cpt/v810-engine")],
-        &Options::default(),
-    )
-    .unwrap();
-    report.assert_success();
-    assert!(
-        report.suites.iter().all(|s| s.notes.is_empty()),
-        "{:?}",
-        report.suites
-    );
-}
-
 fn order_hold() -> ProcessTest {
     ProcessTest::from_file(root().join("fixtures/cpt/v810-engine/order-hold.bpmn")).unwrap()
 }
@@ -87,51 +70,6 @@ fn a_suspended_run_waits_until_it_is_resumed() {
     run.suspend().advance_time("PT2H");
     run.assert_waiting_at(["cooling-off"]);
     run.resume().assert_waiting_at(["paid"]);
-}
-
-/// COMPLETE_JOB on a parked job fails saying why; IS_ACTIVE on a suspended instance fails.
-#[test]
-fn acting_on_a_suspended_instance_from_json_says_it_is_suspended() {
-    let dir = crate::cpt::temp_dir("suspended-job");
-    std::fs::copy(
-        root().join("fixtures/cpt/v810-engine/order-hold.bpmn"),
-        dir.join("order-hold.bpmn"),
-    )
-    .unwrap();
-    let pi = r#""processInstanceSelector": { "processDefinitionId": "order-hold" }"#;
-    let cases = [
-        r#"{ "type": "COMPLETE_JOB", "jobSelector": { "jobType": "reserve" } }"#.to_owned(),
-        format!(r#"{{ "type": "ASSERT_PROCESS_INSTANCE", {pi}, "state": "IS_ACTIVE" }}"#),
-        format!(r#"{{ "type": "RESUME_PROCESS_INSTANCE", {pi} }}, {{ "type": "RESUME_PROCESS_INSTANCE", {pi} }}"#),
-    ]
-    .iter()
-    .enumerate()
-    .map(|(i, then)| {
-        format!(
-            r#"{{ "name": "{i}", "instructions": [
-              {{ "type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {{ "processDefinitionId": "order-hold" }} }},
-              {{ "type": "SUSPEND_PROCESS_INSTANCE", {pi} }}, {then} ] }}"#
-        )
-    })
-    .collect::<Vec<_>>()
-    .join(",");
-    std::fs::write(
-        dir.join("order-hold.test.json"),
-        format!(r#"{{ "testCases": [ {cases} ] }}"#),
-    )
-    .unwrap();
-    let report = cpt::run(&[&dir], &Options::default()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(report.summary(), "0 passed, 3 failed");
-    let messages: Vec<String> = report
-        .cases
-        .iter()
-        .map(|c| match &c.outcome {
-            Outcome::Failed(f) => f.message.clone(),
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    insta::assert_snapshot!(messages.join("\n---\n"));
 }
 
 /// Global user task listeners of a test: they run before the task's own listeners, or after

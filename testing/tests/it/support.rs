@@ -1,4 +1,5 @@
-//! Shared helpers: the test BPMN files, the shared corpus and capturing a panic's message.
+//! Shared helpers: the test BPMN files, the shared corpus, temporary folders and capturing a
+//! panic's message.
 
 use std::path::{Path, PathBuf};
 
@@ -33,4 +34,12 @@ pub fn panic_message(f: impl FnOnce()) -> String {
                 .unwrap_or_default(),
         },
     }
+}
+
+/// A fresh temporary folder for one test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("baton-cpt-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }

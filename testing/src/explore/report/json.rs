@@ -20,7 +20,7 @@ impl Report {
                 o.insert("invariant".into(), c.invariant.to_string().into());
                 o.insert(
                     "definition".into(),
-                    super::super::file::invariant_to_json(&c.invariant),
+                    crate::invariants::invariant_to_json(&c.invariant),
                 );
                 o.insert(
                     "kind".into(),
@@ -132,7 +132,7 @@ impl Report {
             let definition = c.get("definition").ok_or_else(|| {
                 format_error(&format!("{path}.definition"), "the field is missing")
             })?;
-            let invariant = super::super::file::invariant_from_json(definition)
+            let invariant = crate::invariants::invariant_from_json(definition)
                 .map_err(|m| format_error(&format!("{path}.definition"), m))?;
             let counterexample = match c.get("counterexample") {
                 Some(cx) => Some(counterexample_from_json(

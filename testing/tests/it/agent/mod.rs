@@ -10,7 +10,6 @@ mod instances;
 mod matchers;
 mod messages;
 mod recording;
-mod replay_cli;
 mod seed;
 mod task;
 mod tools;

@@ -3,7 +3,6 @@
 
 mod bad_input;
 mod counterexamples;
-mod file;
 mod shards;
 mod task;
 mod template;

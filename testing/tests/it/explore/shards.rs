@@ -1,7 +1,6 @@
 //! Past one machine: the shards of an exploration (and of a test suite) split the work the
 //! same way everywhere, and their reports merge into the whole one.
 
-use baton_testing::cpt::{self, Options};
 use baton_testing::explore::Report;
 
 use super::template::{invariants, space, template};
@@ -50,33 +49,6 @@ fn merging_refuses_reports_that_are_not_the_shards_of_one_space() {
             .to_string(),
     ];
     insta::assert_debug_snapshot!(messages);
-}
-
-#[test]
-fn the_shards_of_a_suite_run_every_case_once() {
-    let root =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates/ai-agent-tool-loop");
-    let names = |shard| {
-        let options = Options {
-            shard,
-            ..Options::default()
-        };
-        let report = cpt::run(&[&root], &options).unwrap();
-        report
-            .cases
-            .iter()
-            .map(|c| c.name.clone())
-            .collect::<Vec<_>>()
-    };
-    let all = names(None);
-    let first = names(Some((1, 2)));
-    let second = names(Some((2, 2)));
-    assert_eq!(first.len() + second.len(), all.len());
-    let mut both: Vec<String> = first.into_iter().chain(second).collect();
-    both.sort();
-    let mut all_sorted = all.clone();
-    all_sorted.sort();
-    assert_eq!(both, all_sorted);
 }
 
 /// Sampled runs split over shards the same way: the shards' reports merge into the report of

@@ -1,7 +1,6 @@
 //! The AI Agent Task flavour explored: the agent is a service task and its tools sit in an
 //! ad-hoc sub-process the process loops through (the ai-agent-task-tool-loop template).
 
-use baton_testing::cpt::{Options, Outcome};
 use baton_testing::explore::{AgentSpace, EndState, Invariant, Space};
 use baton_testing::{Answer, ProcessTest};
 use serde_json::json;
@@ -64,32 +63,6 @@ fn an_ai_agent_task_is_explored_like_a_sub_process() {
     assert_eq!((ticket_first.model_calls, ticket_first.tool_calls), (1, 1));
     assert!(report.checks[3].holds(), "some run sends the answer");
     insta::assert_snapshot!(without_time(&report.to_string()));
-}
-
-#[test]
-fn an_ai_agent_task_counterexample_replays_under_the_cpt_runner() {
-    let report = task_template()
-        .explore(
-            &space(2),
-            [Invariant::never_before("create-ticket", "lookup-order")],
-        )
-        .unwrap();
-    let found = report.counterexample(0).unwrap();
-    let dir = crate::cpt::temp_dir("explore-task");
-    std::fs::write(dir.join("ai-agent-task-tool-loop.bpmn"), TEMPLATE).unwrap();
-    let written = found.write_to(&dir, "ticket-before-lookup").unwrap();
-    let run = baton_testing::cpt::run(&[&written.test_file], &Options::default()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    let [case] = run.cases.as_slice() else {
-        panic!("one case: {:?}", run.cases)
-    };
-    let Outcome::Failed(failure) = &case.outcome else {
-        panic!("the case must fail: {:?}", case.outcome)
-    };
-    assert_eq!(
-        failure.instruction_type.as_deref(),
-        Some("ASSERT_ELEMENT_INSTANCES")
-    );
 }
 
 /// The v2 AI Agent Task connector (aiagent:task:2) on the same process: the same choices.

@@ -2,7 +2,6 @@
 //! invariants, time skipping, snapshots and restarts.
 
 mod invariants;
-mod json;
 mod models;
 mod snapshots;
 mod tools;

@@ -366,7 +366,7 @@ pub fn record_cassette(path: &std::path::Path, crash: bool) -> u32 {
 /// answered); recorded without it, the same cassette replays under the crash.
 #[test]
 fn a_cassette_answers_the_request_repeated_after_a_crash_with_the_same_entry() {
-    let dir = crate::cpt::temp_dir("cassette-crash");
+    let dir = crate::support::temp_dir("cassette-crash");
     let replay = |path: &std::path::Path| {
         let t = template().time_skipping(true);
         let agent = t.mock_ai_agent("support-agent", CassetteScript::new(path));
@@ -400,7 +400,7 @@ fn a_cassette_answers_the_request_repeated_after_a_crash_with_the_same_entry() {
 
 #[test]
 fn a_recorded_call_of_a_cassette_carries_its_latency() {
-    let dir = crate::cpt::temp_dir("cassette-latency");
+    let dir = crate::support::temp_dir("cassette-latency");
     let path = dir.join("support-agent.json");
     record_cassette(&path, false);
     let mut cassette: serde_json::Value =

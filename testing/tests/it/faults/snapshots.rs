@@ -42,7 +42,7 @@ fn second_run(test: &ProcessTest, effect: DeclaredSideEffect) {
 
 #[test]
 fn a_restart_from_the_approval_does_not_create_a_second_ticket() {
-    let dir = crate::cpt::temp_dir("snapshot-approval");
+    let dir = crate::support::temp_dir("snapshot-approval");
     let file = dir.join("at-approval.json");
     // Run 1: the approval is given, the ticket is created, then the worker crashes.
     let first = ticket().job_timeout("PT30S");
@@ -268,7 +268,7 @@ fn a_snapshot_keeps_the_engines_settings() {
 
 #[test]
 fn bad_snapshots_are_refused_with_what_and_where() {
-    let dir = crate::cpt::temp_dir("snapshot-bad");
+    let dir = crate::support::temp_dir("snapshot-bad");
     let test = ticket();
     test.start("ticket", json!({"orderId": "1042"}));
     let good = test.snapshot().unwrap().to_json();

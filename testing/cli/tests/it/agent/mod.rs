@@ -1,0 +1,3 @@
+//! The AI Agent mock through the command line.
+
+mod replay_cli;

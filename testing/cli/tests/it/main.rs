@@ -1,0 +1,7 @@
+//! Behaviour tests of baton-cli: the `baton` command run as a user runs it, one module per area.
+
+mod agent;
+mod cli;
+mod coverage;
+mod hostile;
+mod support;
