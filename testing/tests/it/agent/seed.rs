@@ -254,3 +254,56 @@ fn an_element_that_is_not_an_agent_is_named() {
         r#""send-answer" is a service task of job type "email-send", not an AI Agent Task: apply the AI Agent Task template (zeebe:taskDefinition type="io.camunda.agenticai:aiagent:1")"#
     );
 }
+
+/// One tool of the agent on its own: its `fromAi()` mapping, its job (mocked) and the output
+/// element run as in a full run, without a script for the model.
+#[test]
+fn one_tool_runs_on_its_own() {
+    let test = support_test();
+    let lookup = test.run_tool(
+        "support-agent",
+        "lookup-order",
+        json!({"orderId": "1042"}),
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    lookup.assert_result(json!({"id": "1042", "status": "delivered", "damaged": true}));
+    // The run ends (terminated, as CPT's terminateAfter ends it) when the agent completes.
+    lookup
+        .run()
+        .assert_terminated()
+        .assert_passed(["lookup-order"])
+        .assert_not_passed(["search-kb", "create-ticket", "send-answer"]);
+    // A tool whose job nobody answers has no result yet; the test answers it.
+    let test = ProcessTest::from_file(template()).unwrap();
+    let ticket = test.run_tool(
+        "support-agent",
+        "create-ticket",
+        json!({"summary": "Order 1042 arrived damaged"}),
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    assert_eq!(ticket.result(), None);
+    ticket
+        .run()
+        .assert_waiting_at(["create-ticket"])
+        .complete_job("create-ticket", json!({"ticketId": "T-9"}));
+    ticket.assert_result(json!({"ticketId": "T-9"}));
+    // Arguments that do not fit the tool's fromAi() parameters fail the run, as in a full run.
+    let test = support_test();
+    let wrong = test.run_tool(
+        "support-agent",
+        "lookup-order",
+        json!({"order": 1042}),
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    let errors = wrong.run().errors();
+    insta::assert_snapshot!(errors.join("\n"), @r#"
+    AI agent mock "support-agent": wrong arguments for tool "lookup-order" in turn 1 of the script of "support-agent" (call_1_1):
+      - "order" is not a parameter (no fromAi() declares it)
+      - the required parameter "orderId" is missing (fromAi() without {required: false})
+    Parameters of "lookup-order": orderId (string, required)
+    "#);
+    let failure = crate::support::panic_message(|| {
+        wrong.assert_result(json!({}));
+    });
+    assert!(failure.starts_with("expected the tool \"lookup-order\" of \"support-agent\" to return {}\n    but it has no result yet"), "{failure}");
+}
