@@ -82,7 +82,7 @@ fn broken_invariants_and_bad_instructions_fail_their_cases_with_what_and_where()
           4. activated approve
     a run that stops at a task nobody answers is not one of the allowed ends
       instruction (the end): the run failed: the invariant ends completed is broken: the run of "ticket" ended active, waiting at "create-ticket"
-      It broke when the test ended, after event 6.
+      It broke when the test ended.
       The run up to there:
           1. activated ticket
           2. activated start
