@@ -162,8 +162,12 @@ pub struct Limits {
     pub max_depth: usize,
     /// Nodes evaluated plus items that built-in functions visit (every item of a list argument,
     /// a step per 64 bytes of a string argument, a step per 4 comparisons of items with each
-    /// other in `distinct values`, `union`, `duplicate values` and `mode`): "the evaluation took
-    /// more than N steps". Default 10,000,000.
+    /// other in `distinct values`, `union`, `duplicate values` and `mode`) plus the work of
+    /// regexes (`matches`, `replace`, `split`, `extract`: compiling, and each search charged
+    /// before it runs with an upper bound of its work): "the evaluation took more than N steps",
+    /// for a search "(a search with the pattern '…' counts up to N of them)". One budget for
+    /// the whole evaluation: a million searches, each bounded, are not. Default 10,000,000
+    /// (about 0.2 s of work in a release build).
     pub max_steps: usize,
     /// List items and context entries one list, range or context may have ("the result would
     /// have N items, more than the limit of M"), and that the whole evaluation may build ("the

@@ -78,7 +78,16 @@ pub fn explain(s: &Subject<'_>) -> String {
             let mut lines: Vec<String> = v
                 .iter()
                 .take(MAX_VARIABLES)
-                .map(|(k, v)| format!("{k} = {}", short(v, VALUE_WIDTH)))
+                .map(|(k, v)| {
+                    let line = format!("{k} = {}", short(v, VALUE_WIDTH));
+                    match shadowed_in(s, k) {
+                        Some(elements) => format!(
+                            "{line}  (the process scope's; local in {})",
+                            elements.join(", ")
+                        ),
+                        None => line,
+                    }
+                })
                 .collect();
             if v.len() > MAX_VARIABLES {
                 lines.push(format!("... and {} more", v.len() - MAX_VARIABLES));
@@ -144,6 +153,30 @@ fn section(out: &mut String, label: &str, lines: &[String]) {
         out.push_str(&line.replace('\n', &format!("\n{pad}")));
         out.push('\n');
     }
+}
+
+/// The elements of the run (quoted, first three) whose own scope holds a variable of this
+/// name: the process scope's value is not what they saw (an ad-hoc sub-process's
+/// `toolCallResults` is local to it).
+fn shadowed_in(s: &Subject<'_>, name: &str) -> Option<Vec<String>> {
+    let log = s.log()?;
+    let mut elements: Vec<String> = Vec::new();
+    for e in log
+        .events
+        .iter()
+        .filter(|e| e.kind == ElementEventKind::Activated)
+    {
+        let holds = s
+            .history
+            .scope_variables(e.key)
+            .is_some_and(|v| v.contains_key(name));
+        let quoted = format!("\"{}\"", e.element_id);
+        if holds && !elements.contains(&quoted) {
+            elements.push(quoted);
+        }
+    }
+    elements.truncate(3);
+    (!elements.is_empty()).then_some(elements)
 }
 
 /// The element instances of `instance` where tokens wait: those with no live child, and any

@@ -397,6 +397,112 @@ fn uncaught_error_raises_an_incident_and_error_events_cross_call_activities() {
     assert_eq!(child_pi.state, State::Terminated);
 }
 
+/// Zeebe's incident for an uncaught error (`CatchEventAnalyzer`) is built from optional parts:
+/// ` with message '…'` only for a job's non-empty error message, and the codes of the catch
+/// events that were considered (scope by scope, inside out, each scope in descending order).
+#[test]
+fn an_uncaught_error_names_only_the_parts_that_are_there() {
+    enum Throw {
+        Job(&'static str),
+        EndEvent,
+    }
+    fn with_catches() -> Builder {
+        let mut b = Builder::new("nested");
+        b.start("s").sub_process("sub", SubProcessKind::Embedded);
+        b.start("ss").service("t", "work").end("se");
+        b.sub_process("handler", SubProcessKind::Event)
+            .error_start("on_z", Some("Z"))
+            .end("he")
+            .close();
+        b.chain(&["ss", "t", "se"]).flow("on_z", "he");
+        b.close();
+        b.end("e").end("after_a").end("after_b").end("after_y");
+        b.boundary_error("on_b", "t", Some("B"))
+            .boundary_error("on_a", "t", Some("A"))
+            .boundary_error("on_y", "sub", Some("Y"));
+        b.chain(&["s", "sub", "e"])
+            .flow("on_a", "after_a")
+            .flow("on_b", "after_b")
+            .flow("on_y", "after_y");
+        b
+    }
+    fn end_in_sub_process() -> Builder {
+        let mut b = Builder::new("nested");
+        b.start("s").sub_process("sub", SubProcessKind::Embedded);
+        b.start("ss").error_end("fail", "X");
+        b.chain(&["ss", "fail"]);
+        b.close();
+        b.end("e");
+        b.chain(&["s", "sub", "e"]);
+        b
+    }
+    fn end_with_a_boundary_catch() -> Builder {
+        let mut b = end_in_sub_process();
+        b.end("after")
+            .boundary_error("on_q", "sub", Some("Q"))
+            .flow("on_q", "after");
+        b
+    }
+    let cases: [(&str, &str, Builder, Throw); 5] = [
+        ("job, no message", "chain", chain(), Throw::Job("")),
+        (
+            "job, a message",
+            "chain",
+            chain(),
+            Throw::Job("card declined"),
+        ),
+        (
+            "job, catch events for other codes",
+            "nested",
+            with_catches(),
+            Throw::Job(""),
+        ),
+        (
+            "error end event",
+            "nested",
+            end_in_sub_process(),
+            Throw::EndEvent,
+        ),
+        (
+            "error end event, a catch for another code",
+            "nested",
+            end_with_a_boundary_catch(),
+            Throw::EndEvent,
+        ),
+    ];
+    let mut out = String::new();
+    for (name, process, builder, throw) in cases {
+        let mut e = engine_with(&builder);
+        e.create_instance(CreateInstance::new(process)).unwrap();
+        if let Throw::Job(message) = throw {
+            let job = e.activatable_jobs(None)[0].key;
+            e.throw_error(job, "X", message, VariableDocument::new())
+                .unwrap();
+        }
+        let inc = e.incidents();
+        assert_eq!(inc.len(), 1, "{name}");
+        assert_eq!(inc[0].error_type, ErrorType::UnhandledErrorEvent);
+        out += &format!("{name}:\n  {}\n", inc[0].error_message);
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// Throwing an error for a job that already threw one names the job's state, as the other job
+/// commands do (the rejection said 'FAILED' whatever the state was).
+#[test]
+fn throwing_again_names_the_jobs_state() {
+    let mut e = engine_with(&chain());
+    e.create_instance(CreateInstance::new("chain")).unwrap();
+    let job = e.activatable_jobs(None)[0].key;
+    e.throw_error(job, "X", "", VariableDocument::new())
+        .unwrap();
+    let again = e
+        .throw_error(job, "X", "", VariableDocument::new())
+        .unwrap_err();
+    assert_eq!(again.rejection_type, RejectionType::InvalidState);
+    insta::assert_snapshot!(again.message.replace(&job.to_string(), "<job>"), @"Expected to throw an error for job with key '<job>', but it is in state 'ERROR_THROWN'");
+}
+
 #[test]
 fn error_event_sub_process_interrupts_its_scope() {
     let mut b = Builder::new("esp");

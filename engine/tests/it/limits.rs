@@ -132,3 +132,53 @@ fn a_job_completed_with_too_many_variables_stops_at_the_record_limit() {
     assert_eq!(err.rejection_type, RejectionType::ProcessingError);
     insta::assert_snapshot!(err.message, @"Stopped after writing 2003 records in one command (more than EngineConfig::record_limit, 1000). Records written most often: VARIABLE CREATED (2000 times), JOB COMPLETED (once), PROCESS_INSTANCE ELEMENT_COMPLETED (once), PROCESS_INSTANCE ELEMENT_COMPLETING (once).");
 }
+
+/// The FEEL runaway deeper fuzzing found (a million bounded regex searches), reached from a
+/// BPMN script task and from a DMN literal expression: each stops at the evaluation's one
+/// budget with FEEL's failure, an incident naming the limit.
+#[test]
+fn a_runaway_feel_evaluation_stops_at_its_budget_in_bpmn_and_dmn() {
+    const RUNAWAY: &str =
+        r#"for x in 1..1000 return (for y in 1..1000 return matches(s, "(a+)\1+b"))"#;
+    let s = format!("{}!", "a".repeat(5000));
+    let attribute = RUNAWAY.replace('"', "&quot;");
+    let script = definitions(&process(
+        "scripted",
+        &format!(
+            r#"<bpmn:startEvent id="start"/><bpmn:scriptTask id="run"><bpmn:extensionElements><zeebe:script expression="={attribute}" resultVariable="r"/></bpmn:extensionElements></bpmn:scriptTask><bpmn:endEvent id="end"/>{}"#,
+            chain(&["start", "run", "end"])
+        ),
+    ));
+    let rule = definitions(&process(
+        "decided",
+        &format!(
+            r#"<bpmn:startEvent id="start"/><bpmn:businessRuleTask id="decide"><bpmn:extensionElements><zeebe:calledDecision decisionId="runaway" resultVariable="r"/></bpmn:extensionElements></bpmn:businessRuleTask><bpmn:endEvent id="end"/>{}"#,
+            chain(&["start", "decide", "end"])
+        ),
+    ));
+    let dmn = format!(
+        r#"<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="limits" name="Limits" namespace="http://baton.test/limits"><decision id="runaway" name="Runaway"><variable id="v" name="r"/><literalExpression id="e"><text>{RUNAWAY}</text></literalExpression></decision></definitions>"#
+    );
+    let mut e = Engine::default();
+    e.deploy(&[
+        baton_engine::Resource::from_text("scripted.bpmn", &script),
+        baton_engine::Resource::from_text("decided.bpmn", &rule),
+        baton_engine::Resource::from_text("limits.dmn", &dmn),
+    ])
+    .unwrap();
+    let mut out = String::new();
+    for process in ["scripted", "decided"] {
+        e.create_instance(CreateInstance::new(process).variables(doc(serde_json::json!({"s": s}))))
+            .unwrap();
+        let incident = e.incidents().pop().expect("an incident");
+        out += &format!(
+            "{process}: {:?} {}\n",
+            incident.error_type,
+            incident.error_message.replace(&s, "<s>")
+        );
+    }
+    insta::assert_snapshot!(out, @r#"
+    scripted: ExtractValueError failed to evaluate expression 'for x in 1..1000 return (for y in 1..1000 return matches(s, "(a+)\1+b"))': the evaluation took more than 10000000 steps (a search with the pattern '(a+)\1+b' counts up to 2000000 of them)
+    decided: DecisionEvaluationError Expected to evaluate decision 'runaway', but failed to evaluate expression 'for x in 1..1000 return (for y in 1..1000 return matches(s, "(a+)\1+b"))': the evaluation took more than 10000000 steps (a search with the pattern '(a+)\1+b' counts up to 2000000 of them)
+    "#);
+}

@@ -10,6 +10,7 @@ mod context;
 mod conversion;
 mod list;
 mod numeric;
+mod pattern;
 mod range;
 mod string;
 mod temporal;

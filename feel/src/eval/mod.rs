@@ -356,6 +356,23 @@ impl<'a> Eval<'a> {
         Ok(())
     }
 
+    /// [`Eval::charge_steps`] for work that says what it is when it runs over the budget.
+    pub fn charge_steps_for(
+        &mut self,
+        n: usize,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), Failure> {
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > self.env.limits.max_steps {
+            return Err(self.failure(format!(
+                "the evaluation took more than {} steps ({})",
+                self.env.limits.max_steps,
+                what()
+            )));
+        }
+        Ok(())
+    }
+
     #[cold]
     fn too_many_steps(&self) -> Failure {
         self.failure(format!(

@@ -210,3 +210,34 @@ fn a_warning_shows_at_most_the_first_thousand_bytes_of_a_value() {
         .collect();
     insta::assert_snapshot!(shown.join("\n"));
 }
+
+/// The two expressions deeper fuzzing found running on: each search or compilation was bounded,
+/// a million of them were not. One evaluation has one budget of steps, and regex work counts
+/// in it (see `Limits::max_steps`).
+#[test]
+fn regex_work_counts_in_the_evaluations_one_budget() {
+    let many_searches = format!(
+        r#"for x in 1..1000 return (for y in 1..1000 return matches("{}!", "(a+)\\1+b"))"#,
+        "a".repeat(5000)
+    );
+    insta::assert_snapshot!(outcome(&many_searches), @r"failure: failed to evaluate expression '<expression>': the evaluation took more than 10000000 steps (a search with the pattern '(a+)\1+b' counts up to 2000000 of them)");
+    // A pattern too big to compile is refused before it is compiled, each time at the cost of
+    // reading it: a null with the limit named, as for any invalid pattern.
+    let src = r#"for x in 1..1000 return decimal(1 / 3, 999999999) + matches("a", "a{1000000}{1000000}")"#;
+    let ev = Expression::parse(src)
+        .unwrap()
+        .evaluate(&(), &Env::default());
+    assert_eq!(
+        ev.result.unwrap().to_string(),
+        format!("[{}]", vec!["null"; 1000].join(", "))
+    );
+    let shown: Vec<String> = ev.warnings[..2].iter().map(ToString::to_string).collect();
+    insta::assert_snapshot!(shown.join("\n"), @r"
+    [FUNCTION_INVOCATION_FAILURE] Failed to invoke function 'decimal': scale '999999999' is out of range
+    [FUNCTION_INVOCATION_FAILURE] Failed to invoke function 'matches': the pattern 'a{1000000}{1000000}' is 1000009 characters and classes long with its repetitions written out, more than the limit of 100000
+    ");
+    // Searches with a back-reference are charged their first, small backtracking limit.
+    insta::assert_snapshot!(outcome(r#"count(for x in 1..1000 return matches("abc" + string(x), "^([a-z])\1*[0-9]+$"))"#), @"value: 1000");
+    // A long input with a linear pattern is charged its length times the pattern.
+    insta::assert_snapshot!(outcome(&format!(r#"for x in 1..1000 return matches("{}", "[a-c]+(b|c)*$")"#, "a".repeat(5000))), @"failure: failed to evaluate expression '<expression>': the evaluation took more than 10000000 steps (a search with the pattern '[a-c]+(b|c)*$' counts up to 60012 of them)");
+}

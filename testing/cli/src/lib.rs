@@ -45,7 +45,7 @@ enum Command {
     Test(test::Args),
     /// Checks BPMN files the way Zeebe checks a deployment.
     Validate(validate::Args),
-    /// Lists the starter templates, or writes one (its .bpmn and .test.json).
+    /// Lists the starter templates, or writes one (its .bpmn, .test.json, .explore.json and README).
     Template(template::Args),
     /// Merges coverage files and reports them.
     Coverage(coverage::Args),

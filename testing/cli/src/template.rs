@@ -1,7 +1,8 @@
 //! `baton template list` and `baton template use NAME [DIR]`: the starter processes of
-//! `templates/`, embedded in the binary so they work outside the repository (read through the
-//! crate's own `templates/`, links to them, so that the published crate carries them). `use` writes a
-//! template's BPMN file and its test file, refusing to overwrite files without `--force`.
+//! `templates/` (every one of them), embedded in the binary so they work outside the
+//! repository (read through the crate's own `templates/`, a link to them, so that the published
+//! crate carries them). `use` writes a template's files (its BPMN, test and exploration files, and its
+//! README as `<name>.README.md`), refusing to overwrite files without `--force`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,7 +29,13 @@ const TEMPLATES: &[Template] = &[
             ),
             (
                 "ai-agent-tool-loop.explore.json",
-                include_str!("../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"),
+                include_str!(
+                    "../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"
+                ),
+            ),
+            (
+                "ai-agent-tool-loop.README.md",
+                include_str!("../templates/ai-agent-tool-loop/README.md"),
             ),
         ],
     },
@@ -44,6 +51,58 @@ const TEMPLATES: &[Template] = &[
                 "ai-agent-faults.test.json",
                 include_str!("../templates/ai-agent-faults/ai-agent-faults.test.json"),
             ),
+            (
+                "ai-agent-faults.README.md",
+                include_str!("../templates/ai-agent-faults/README.md"),
+            ),
+        ],
+    },
+    Template {
+        name: "ai-agent-task-tool-loop",
+        description: "the support agent as an AI Agent Task (a service task) with its tools in a separate ad-hoc sub-process the process loops through; test and exploration files as for ai-agent-tool-loop",
+        files: &[
+            (
+                "ai-agent-task-tool-loop.bpmn",
+                include_str!(
+                    "../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn"
+                ),
+            ),
+            (
+                "ai-agent-task-tool-loop.test.json",
+                include_str!(
+                    "../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.test.json"
+                ),
+            ),
+            (
+                "ai-agent-task-tool-loop.explore.json",
+                include_str!(
+                    "../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.explore.json"
+                ),
+            ),
+            (
+                "ai-agent-task-tool-loop.README.md",
+                include_str!("../templates/ai-agent-task-tool-loop/README.md"),
+            ),
+        ],
+    },
+    Template {
+        name: "ai-agent-tool-loop-v2",
+        description: "the support agent on the v2 AI Agent Sub-process connector (Camunda 8.10, the custom provider); its test file scripts the model with MOCK_AI_AGENT",
+        files: &[
+            (
+                "ai-agent-tool-loop-v2.bpmn",
+                include_str!("../templates/ai-agent-tool-loop-v2/ai-agent-tool-loop-v2.bpmn"),
+            ),
+            (
+                "ai-agent-tool-loop-v2.test.json",
+                include_str!(
+                    "../templates/ai-agent-tool-loop-v2/ai-agent-tool-loop-v2.test.json"
+                ),
+            ),
+            (
+                "ai-agent-tool-loop-v2.README.md",
+                include_str!("../templates/ai-agent-tool-loop-v2/README.md"),
+            ),
         ],
     },
 ];
@@ -58,7 +117,8 @@ pub struct Args {
 enum Command {
     /// Lists the templates.
     List,
-    /// Writes a template's .bpmn, .test.json and .explore.json into DIR (default: the current folder).
+    /// Writes a template's files into DIR (default: the current folder): its .bpmn, .test.json,
+    /// .explore.json (when it has one) and its README as <name>.README.md.
     Use {
         /// The template's name (see `baton template list`).
         name: String,

@@ -1,6 +1,6 @@
 //! `baton validate FILE...`: each file is deployed on its own, as Zeebe would deploy it.
 //!
-//! Prints `OK <file> (<n> processes)` for a file that deploys, or its diagnostics as
+//! Prints `OK <file> (1 process)`, `OK <file> (<n> processes)` for a file that deploys, or its diagnostics as
 //! `<file>:<line>:<col>: error[<rule-id>] <element-id>: <message>`. Exits 0 only when every file
 //! deploys. A directory stands for every `.bpmn` file below it.
 
@@ -63,7 +63,12 @@ fn validate(path: &Path) -> bool {
                 .iter()
                 .map(|resource| resource.executable_processes().count())
                 .sum();
-            outln!("OK {name} ({processes} processes)");
+            let noun = if processes == 1 {
+                "process"
+            } else {
+                "processes"
+            };
+            outln!("OK {name} ({processes} {noun})");
             true
         }
         Err(diagnostics) => {

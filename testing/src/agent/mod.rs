@@ -22,6 +22,7 @@
 //!   BPMN terms, import from a real run's `agentContext`.
 //! - `handle` — `ProcessTest::mock_ai_agent` and its [`AiAgentHandle`], through the
 //!   element-answerer seam of the process test.
+//! - `one_tool` — `ProcessTest::run_tool`: one tool of an agent run on its own ([`ToolRun`]).
 //!
 //! Nothing else here depends on the engine: a job is JSON variables plus keys ([`AgentJob`]), an
 //! answer is a completion, a failure or a thrown BPMN error ([`JobAnswer`]).
@@ -35,6 +36,7 @@ pub mod instances;
 pub mod matchers;
 pub mod mock;
 pub mod on_engine;
+mod one_tool;
 pub(crate) mod problems;
 pub mod recording;
 pub mod result_mapping;
@@ -61,6 +63,7 @@ pub use mock::{
     AgentMockFailure, AgentMockFailureKind, AgentRequest, AgentScript, AiAgentMock, OnExhausted,
     ToolCallRecord, UnusedTurns,
 };
+pub use one_tool::ToolRun;
 pub use problems::{Problem, Problems};
 pub use tools::{ElementsError, ToolDefinition, ToolSchemaError};
 pub use turn::{Arguments, TextCallStyle, ToolCall, Turn, Usage};

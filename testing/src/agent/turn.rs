@@ -420,6 +420,29 @@ impl Turn {
         }
     }
 
+    /// Whether two turns give the same answer: the same tools with the same arguments in the
+    /// same order, the same text and JSON, the same error. Call ids are the provider's choice
+    /// (replay matches calls by name and arguments too), and token usage and latency are how the
+    /// answer came, not what it says: none of them count.
+    pub fn same_answer(&self, other: &Turn) -> bool {
+        let without_how = |turn: &Turn| {
+            let mut turn = turn.clone();
+            *turn.latency_mut() = None;
+            match &mut turn {
+                Turn::ToolCalls(t) => {
+                    t.usage = None;
+                    t.calls.iter_mut().for_each(|c| c.id = None);
+                }
+                Turn::Response(t) => t.usage = None,
+                Turn::ToolCallAsText(t) => t.usage = None,
+                Turn::ContentFiltered(t) => t.usage = None,
+                Turn::Error(_) => {}
+            }
+            turn
+        };
+        without_how(self) == without_how(other)
+    }
+
     /// A short description for messages: `tool calls lookup-order, search-kb`, `a response`, ...
     pub fn describe(&self) -> String {
         match self {

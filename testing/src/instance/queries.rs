@@ -107,10 +107,26 @@ impl Run {
         })
     }
 
+    /// The run trace of this run (its root's events), read up to now.
+    pub(crate) fn trace_events(&self) -> Vec<crate::trace::TraceEvent> {
+        let mut inner = self.inner.borrow_mut();
+        inner.trace_on();
+        inner.trace_sync();
+        let root = inner.root_of(self.key);
+        inner
+            .trace
+            .events
+            .iter()
+            .filter(|e| e.root == root)
+            .map(|e| e.event.clone())
+            .collect()
+    }
+
     /// The run's errors (mocks, the AI agent mock, rejected answers), oldest first.
     pub fn errors(&self) -> Vec<String> {
         self.read(|i| {
             let root = i.root_of(self.key);
+            i.mark_errors_seen(Some(root));
             i.errors_of(root).into_iter().map(str::to_owned).collect()
         })
     }

@@ -19,6 +19,8 @@ pub(crate) struct Settings {
     pub answer_limit: usize,
     pub name: Option<String>,
     pub coverage_dir: Option<PathBuf>,
+    /// The test expects run errors: dropping it does not fail on the ones nobody read.
+    pub allow_run_errors: bool,
 }
 
 /// The shared state behind [`ProcessTest`](crate::ProcessTest) and its handles.
@@ -34,6 +36,9 @@ pub(crate) struct Inner {
     pub hooks: Vec<Box<dyn AtQuiescence>>,
     pub(crate) feed: JobFeed,
     pub errors: Vec<RunError>,
+    /// Which of `errors` the test has looked at (read them, or asserted that the run failed):
+    /// the others fail the test when it is dropped.
+    pub errors_seen: RefCell<Vec<bool>>,
     /// Root process instances started through the test, in order.
     pub roots: Vec<Key>,
     /// The AI agent tools resolved by the mocks of this test's deployment.
@@ -66,6 +71,30 @@ impl Inner {
         self.errors.push(RunError { instance, message });
     }
 
+    /// Marks the errors of one run (`Some(root)`) or of all runs as looked at.
+    pub fn mark_errors_seen(&self, root: Option<Key>) {
+        let mut seen = self.errors_seen.borrow_mut();
+        seen.resize(self.errors.len(), false);
+        for (error, seen) in self.errors.iter().zip(seen.iter_mut()) {
+            if root.is_none() || error.instance.is_none_or(|i| Some(i) == root) {
+                *seen = true;
+            }
+        }
+    }
+
+    /// The run errors nobody looked at, except broken invariants (they have their own report).
+    pub fn unseen_errors(&self) -> Vec<&RunError> {
+        let seen = self.errors_seen.borrow();
+        self.errors
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| {
+                !seen.get(*i).copied().unwrap_or(false) && !e.message.starts_with("the invariant ")
+            })
+            .map(|(_, e)| e)
+            .collect()
+    }
+
     pub fn errors_of(&self, root: Key) -> Vec<&str> {
         self.errors
             .iter()
@@ -86,6 +115,16 @@ impl Inner {
 
     pub fn check(&self, instance: Key, check: &Check) -> Result<(), AssertionFailure> {
         crate::assertions::check(&self.subject(instance), check)
+    }
+
+    /// A check the test asked for: a failed one prints the run's errors and a check that the
+    /// run failed read them, so either way the errors were looked at.
+    pub fn check_for_test(&self, instance: Key, check: &Check) -> Result<(), AssertionFailure> {
+        let result = self.check(instance, check);
+        if result.is_err() || matches!(check, Check::Failed { .. }) {
+            self.mark_errors_seen(Some(self.root_of(instance)));
+        }
+        result
     }
 
     pub fn explain(&self, instance: Key) -> String {

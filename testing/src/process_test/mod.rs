@@ -78,8 +78,9 @@ impl std::error::Error for ActionError {}
 /// to deploy once and share). Nothing runs in the background: each action runs the engine
 /// until it waits, the mocks answer, and the action returns.
 ///
-/// On drop it checks the mocks' expectations (panicking unless the thread already panics) and,
-/// when a coverage folder is set (`coverage_dir` or the `BATON_COVERAGE_DIR` environment
+/// On drop it checks the mocks' expectations, broken invariants and run errors no assertion
+/// looked at (panicking unless the thread already panics; see
+/// [`allow_run_errors`](Self::allow_run_errors)) and, when a coverage folder is set (`coverage_dir` or the `BATON_COVERAGE_DIR` environment
 /// variable), writes the test's coverage file there.
 pub struct ProcessTest {
     pub(crate) inner: Rc<RefCell<Inner>>,
@@ -119,12 +120,14 @@ impl ProcessTest {
                 hooks: Vec::new(),
                 feed,
                 errors: Vec::new(),
+                errors_seen: RefCell::default(),
                 roots: Vec::new(),
                 tool_cache,
                 settings: Settings {
                     answer_limit: 10_000,
                     name: None,
                     coverage_dir: None,
+                    allow_run_errors: false,
                 },
                 workers: crate::workers::Workers::default(),
                 trace: crate::workers::RunTrace::default(),
@@ -212,6 +215,15 @@ impl ProcessTest {
         self
     }
 
+    /// The test expects run errors (a mock that cannot answer, an AI agent script the run
+    /// disagrees with): dropping it does not fail on errors it did not read. Without this, a
+    /// run error nobody looked at (with [`errors`](Self::errors), [`Run::errors`](crate::Run::errors)
+    /// or [`Run::assert_failed`](crate::Run::assert_failed)) fails the test when it is dropped.
+    pub fn allow_run_errors(self) -> Self {
+        self.inner.borrow_mut().settings.allow_run_errors = true;
+        self
+    }
+
     /// The most jobs the mocks may answer in one action before the run fails as a runaway
     /// (default 10 000).
     pub fn answer_limit(self, limit: usize) -> Self {
@@ -283,6 +295,32 @@ impl Drop for ProcessTest {
         {
             panic!("{broken}");
         }
+        if let Some(unseen) = self.unseen_run_errors() {
+            panic!("{unseen}");
+        }
+    }
+}
+
+impl ProcessTest {
+    /// The message for run errors no assertion looked at, unless the test allows them.
+    fn unseen_run_errors(&self) -> Option<String> {
+        let inner = self.inner.borrow();
+        let unseen = inner.unseen_errors();
+        if unseen.is_empty() || inner.settings.allow_run_errors {
+            return None;
+        }
+        let n = unseen.len();
+        let lines: Vec<String> = unseen
+            .iter()
+            .map(|e| format!("  {}", e.message.replace('\n', "\n  ")))
+            .collect();
+        Some(format!(
+            "the run had {n} error{} no assertion looked at:\n{}\nAssert on {} (run.errors(), run.assert_failed(), test.errors()), or call .allow_run_errors() on the ProcessTest if the test expects {}.",
+            if n == 1 { "" } else { "s" },
+            lines.join("\n"),
+            if n == 1 { "it" } else { "them" },
+            if n == 1 { "it" } else { "them" },
+        ))
     }
 }
 

@@ -50,7 +50,7 @@ impl ProcessTest {
     pub fn check(&self, instance: Key, check: &Check) -> Result<(), AssertionFailure> {
         let mut inner = self.inner.borrow_mut();
         inner.sync();
-        inner.check(instance, check)
+        inner.check_for_test(instance, check)
     }
 
     /// The state of a process instance explained: what assertion failures print.
@@ -60,8 +60,11 @@ impl ProcessTest {
         inner.explain(instance)
     }
 
-    /// Every run error so far.
+    /// Every run error so far (reading them counts as looking at them: see
+    /// [`allow_run_errors`](Self::allow_run_errors)).
     pub fn errors(&self) -> Vec<RunError> {
-        self.inner.borrow().errors.clone()
+        let inner = self.inner.borrow();
+        inner.mark_errors_seen(None);
+        inner.errors.clone()
     }
 }

@@ -42,11 +42,16 @@ impl fmt::Display for TraceEvent {
                 retries,
                 message,
                 ..
-            } => write!(
-                f,
-                "the job at {element} failed ({retries} {} left): {message}",
-                if *retries == 1 { "retry" } else { "retries" }
-            ),
+            } => {
+                let left = if *retries == 1 { "retry" } else { "retries" };
+                write!(f, "the job at {element} failed ({retries} {left} left)")?;
+                // A worker may fail a job without saying why: no dangling colon then.
+                if message.is_empty() {
+                    write!(f, " without an error message")
+                } else {
+                    write!(f, ": {message}")
+                }
+            }
             TraceEvent::SideEffect(effect) => write!(f, "{effect}"),
             TraceEvent::Fault {
                 element,
@@ -101,4 +106,23 @@ pub fn render(events: &[TraceEvent], indent: &str) -> String {
 
 fn short(value: &Value) -> String {
     crate::agent::arguments::short_json(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_job_names_its_message_only_when_it_has_one() {
+        let failed = |message: &str| TraceEvent::JobFailed {
+            element: "charge".into(),
+            job_type: "payment".into(),
+            retries: 1,
+            message: message.into(),
+        };
+        insta::assert_snapshot!(render(&[failed("card declined"), failed("")], ""), @r"
+        the job at charge failed (1 retry left): card declined
+        the job at charge failed (1 retry left) without an error message
+        ");
+    }
 }

@@ -22,8 +22,6 @@ pub(crate) struct RunTrace {
     /// The test read the broken invariant ([`crate::ProcessTest::check_invariants`]): dropping the
     /// test does not panic with it.
     pub reported: bool,
-    /// Steps checked so far.
-    steps: usize,
 }
 
 impl RunTrace {
@@ -37,7 +35,6 @@ impl RunTrace {
         self.reader = RunTrace::reader();
         self.events.clear();
         self.broken = false;
-        self.steps = 0;
         if let Some(checker) = &self.invariants {
             self.invariants = InvariantChecker::new(checker.invariants().to_vec()).ok();
         }
@@ -89,7 +86,6 @@ impl Inner {
             return;
         }
         self.trace_sync();
-        self.trace.steps += 1;
         let Some(mut checker) = self.trace.invariants.take() else {
             return;
         };
@@ -121,15 +117,20 @@ impl Inner {
     fn report_violation(&mut self, v: &Violation, step: Option<String>) {
         self.trace.broken = true;
         let mut message = v.to_string();
+        // One numbering: the trace's entries, the one that broke it marked below.
+        let upto = v.event.map_or(self.trace.events.len(), |i| i + 1);
+        let at = match v.event {
+            Some(i) => format!("at event {}", i + 1),
+            None if upto == 0 => "before the first event".to_string(),
+            None => format!("after event {upto}"),
+        };
         match step {
             Some(step) => message.push_str(&format!(
-                "\nIt broke at step {} ({step}) at {}.",
-                self.trace.steps,
+                "\nIt broke {at} ({step}) at {}.",
                 crate::clock::format_instant(self.engine.now())
             )),
             None => message.push_str("\nIt broke when the test ended."),
         }
-        let upto = v.event.map_or(self.trace.events.len(), |i| i + 1);
         message.push_str(&format!(
             "\nThe run up to there:\n{}",
             render_trace(&self.trace.events[..upto], v.event)

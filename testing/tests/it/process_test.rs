@@ -257,3 +257,19 @@ fn a_recorded_run_replays_to_the_same_log() {
     let late = late.record_commands();
     assert!(late.commands().is_err());
 }
+
+/// DMN files deploy into a process test and a business rule task evaluates them (the guide
+/// said they could not be deployed).
+#[test]
+fn a_dmn_file_deploys_and_a_business_rule_task_evaluates_it() {
+    let coverage =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cpt/coverage");
+    let test = ProcessTest::from_file(coverage.join("offer.bpmn")).unwrap();
+    test.deploy_file(coverage.join("discount.dmn")).unwrap();
+    let run = test.start(
+        "offer",
+        json!({"offerId": "o-1", "points": 1200, "total": 50}),
+    );
+    run.assert_waiting_at(["wait"])
+        .assert_variables(json!({"discount": 0.2}));
+}

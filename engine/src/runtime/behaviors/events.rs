@@ -37,12 +37,27 @@ pub(crate) struct Catch {
 }
 
 impl Engine {
-    pub(crate) fn unhandled_error(&self, key: Key, code: &str, message: &str) -> StepFailure {
-        let _ = key;
+    /// Zeebe's incident for an error nothing catches (`CatchEventAnalyzer`): the job's error
+    /// message only when the job gave a non-empty one (an error end event gives none), and the
+    /// codes of the error catch events that were considered on the way up, if there were any.
+    pub(crate) fn unhandled_error(
+        code: &str,
+        message: Option<&str>,
+        available: &[Arc<str>],
+    ) -> StepFailure {
+        let message = match message {
+            Some(m) if !m.is_empty() => format!(" with message '{m}'"),
+            _ => String::new(),
+        };
+        let available = if available.is_empty() {
+            " No error events are available in the scope.".to_string()
+        } else {
+            format!(" Available error events are [{}]", available.join(", "))
+        };
         StepFailure::new(
             ErrorType::UnhandledErrorEvent,
             format!(
-                "Expected to throw an error event with the code '{code}' with message '{message}', but it was not caught. No error events are available in the scope."
+                "Expected to throw an error event with the code '{code}'{message}, but it was not caught.{available}"
             ),
         )
     }
@@ -173,13 +188,29 @@ impl Engine {
     /// activities into the parent process. A catch with the matching code beats a catch-all on
     /// the same level.
     pub(crate) fn find_catch(&self, from: Key, kind: ThrowKind, code: &str) -> Option<Catch> {
+        self.search_catch(from, kind, code).ok()
+    }
+
+    /// [`Engine::find_catch`], and when nothing catches, the codes of the catch events it
+    /// considered, as Zeebe lists them in the incident: scope by scope from the inside out,
+    /// within a scope in descending order of the code (Java's string order).
+    pub(crate) fn search_catch(
+        &self,
+        from: Key,
+        kind: ThrowKind,
+        code: &str,
+    ) -> Result<Catch, Vec<Arc<str>>> {
+        let mut considered: Vec<Arc<str>> = Vec::new();
         let mut current = Some(from);
         let mut came_from_inside = false;
         while let Some(k) = current {
-            let inst = self.instances.get(&k)?;
+            let Some(inst) = self.instances.get(&k) else {
+                break;
+            };
             let p = self.process(inst.proc);
             let mut specific: Option<Catch> = None;
             let mut catch_all: Option<Catch> = None;
+            let mut scope_codes: Vec<Arc<str>> = Vec::new();
             let mut consider = |element: ElementIdx,
                                 boundary: bool,
                                 code_expr: Option<&Expr>,
@@ -191,12 +222,12 @@ impl Engine {
                     interrupting,
                 };
                 match code_expr.and_then(|x| x.as_static()) {
-                    Some(s) if s == code => {
-                        if specific.is_none() {
+                    Some(s) => {
+                        scope_codes.push(Arc::from(s));
+                        if s == code && specific.is_none() {
                             specific = Some(c);
                         }
                     }
-                    Some(_) => {}
                     None => {
                         if code_expr.is_none() && catch_all.is_none() {
                             catch_all = Some(c);
@@ -251,15 +282,17 @@ impl Engine {
                 }
             }
             if let Some(c) = specific.or(catch_all) {
-                return Some(c);
+                return Ok(c);
             }
+            scope_codes.sort_by(|a, b| b.encode_utf16().cmp(a.encode_utf16()));
+            considered.extend(scope_codes);
             came_from_inside = true;
             current = match inst.flow_scope {
                 Some(s) => Some(s),
                 None => inst.parent().map(|(_, call_activity)| call_activity),
             };
         }
-        None
+        Err(considered)
     }
 
     /// Starts a catch event: an interrupting boundary event terminates its activity first, an
@@ -337,10 +370,11 @@ impl Engine {
             format!("throw an error for job with key '{job_key}'")
         })?;
         if !job.state.is_answerable() {
+            let state = job.state.rejection_name();
             return Err(Rejection::new(
                 RejectionType::InvalidState,
                 format!(
-                    "Expected to throw an error for job with key '{job_key}', but it is in state 'FAILED'"
+                    "Expected to throw an error for job with key '{job_key}', but it is in state '{state}'"
                 ),
             ));
         }
@@ -369,8 +403,8 @@ impl Engine {
             Some(job_key),
             value,
         );
-        match self.find_catch(ei, ThrowKind::Error, error_code) {
-            Some(c) => {
+        match self.search_catch(ei, ThrowKind::Error, error_code) {
+            Ok(c) => {
                 self.jobs.remove(&job_key);
                 if let Some(i) = self.instances.get_mut(&ei) {
                     i.job = None;
@@ -378,8 +412,8 @@ impl Engine {
                 let vars = (!vars.is_empty()).then_some(vars);
                 self.trigger_catch(c, vars);
             }
-            None => {
-                let f = self.unhandled_error(ei, error_code, &message);
+            Err(available) => {
+                let f = Self::unhandled_error(error_code, Some(&message), &available);
                 self.create_incident(ei, Some(job_key), f);
             }
         }

@@ -189,13 +189,13 @@ impl Engine {
                     Some(c) => self.eval_string(c, key)?,
                     None => String::new(),
                 };
-                match self.find_catch(key, ThrowKind::Error, &code) {
-                    Some(c) => {
+                match self.search_catch(key, ThrowKind::Error, &code) {
+                    Ok(c) => {
                         self.transition(key, State::Activated)?;
                         self.trigger_catch(c, None);
                         Ok(())
                     }
-                    None => Err(self.unhandled_error(key, &code, "")),
+                    Err(available) => Err(Self::unhandled_error(&code, None, &available)),
                 }
             }
             (EventDef::Escalation { code }, T::EndEvent | T::IntermediateThrowEvent) => {

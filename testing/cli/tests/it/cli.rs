@@ -197,7 +197,51 @@ fn template_list_and_use() {
     let (code, output) = baton(&["template", "use", "nope", &dir_arg]);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 1, "{output}");
-    insta::assert_snapshot!(output, @r#"baton template use: no template "nope"; templates: ai-agent-tool-loop, ai-agent-faults"#);
+    insta::assert_snapshot!(output, @r#"baton template use: no template "nope"; templates: ai-agent-tool-loop, ai-agent-faults, ai-agent-task-tool-loop, ai-agent-tool-loop-v2"#);
+}
+
+/// Every folder of templates/ is a template `baton template use` writes whole (its README as
+/// `<name>.README.md`), and its test file passes where it was written.
+#[test]
+fn every_template_is_listed_and_written_whole() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../templates");
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let (_, listed) = baton(&["template", "list"]);
+    for name in &names {
+        assert!(
+            listed.lines().any(|l| l.starts_with(&format!("{name} "))),
+            "{name} is not listed:\n{listed}"
+        );
+        let dir = crate::support::temp_dir(&format!("template-{name}"));
+        let dir_arg = dir.display().to_string();
+        let (code, output) = baton(&["template", "use", name, &dir_arg]);
+        assert_eq!(code, 0, "{output}");
+        let mut written: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        written.sort();
+        let mut expected: Vec<String> = std::fs::read_dir(root.join(name))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .map(|f| {
+                if f == "README.md" {
+                    format!("{name}.README.md")
+                } else {
+                    f
+                }
+            })
+            .collect();
+        expected.sort();
+        assert_eq!(written, expected, "{name}");
+        let (code, output) = baton(&["test", &dir_arg]);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(code, 0, "{name}: {output}");
+    }
 }
 
 #[test]

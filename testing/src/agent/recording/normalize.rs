@@ -10,7 +10,8 @@
 //! compared in name order (Zeebe lists them in hash order).
 //!
 //! A test adds its own rules: JSON-pointer paths to ignore (`/toolCallResults/*/content/at`,
-//! `*` standing for every key or index), regex replacements, or a closure.
+//! `*` standing for every key or index; a pointer into a tool result reaches the same result
+//! where the conversation repeats it), regex replacements, or a closure.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -85,7 +86,55 @@ impl IgnoredPath {
     }
 
     fn remove_from(&self, value: &mut Value) {
+        self.remove_from_conversation(value);
         remove(value, &self.segments);
+    }
+
+    /// A pointer into a tool result (`/toolCallResults/<index or *>/…`) reaches the same result
+    /// where the conversation repeats it, in the `results` of the `tool_call_result` messages:
+    /// all of them for `*`, those with the call id of the result at the index otherwise. There
+    /// the connector wraps the content in blocks (`[{"type": "object", "content": …}]`), so
+    /// `content/…` goes on inside each block.
+    fn remove_from_conversation(&self, request: &mut Value) {
+        let [root, selector, field, rest @ ..] = &self.segments[..] else {
+            return;
+        };
+        if root != "toolCallResults" {
+            return;
+        }
+        let id = if selector == "*" {
+            None
+        } else {
+            let Some(id) = selector
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| request.get("toolCallResults")?.get(i)?.get("id"))
+            else {
+                return;
+            };
+            Some(id.clone())
+        };
+        let Some(Value::Array(messages)) = request.get_mut("messages") else {
+            return;
+        };
+        let results = messages
+            .iter_mut()
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some("tool_call_result"))
+            .filter_map(|m| m.get_mut("results").and_then(Value::as_array_mut))
+            .flatten()
+            .filter(|r| id.is_none() || r.get("id") == id.as_ref());
+        for result in results {
+            match (field.as_str(), result.get_mut("content")) {
+                ("content", Some(Value::Array(blocks))) if !rest.is_empty() => {
+                    for block in blocks.iter_mut() {
+                        if block.get("type").and_then(Value::as_str) == Some("object") {
+                            remove(block, &[&["content".to_string()], rest].concat());
+                        }
+                    }
+                }
+                _ => remove(result, &self.segments[2..]),
+            }
+        }
     }
 }
 
@@ -421,6 +470,48 @@ mod tests {
         "#);
         // Normalising again changes nothing.
         assert_eq!(Normalizer::standard().normalized(&normalized), normalized);
+    }
+
+    /// A pointer into a tool result applies where the conversation repeats the result too:
+    /// every result for `*`, the one with the same call id for an index.
+    #[test]
+    fn a_pointer_into_a_tool_result_reaches_the_conversation() {
+        let request = json!({
+            "toolCallResults": [
+                {"id": "a", "name": "lookup-order", "content": {"updatedAt": "3 min ago", "id": "1042"}},
+                {"id": "b", "name": "search-kb", "content": "no articles"}
+            ],
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "updatedAt"}]},
+                {"role": "tool_call_result", "results": [
+                    {"id": "a", "name": "lookup-order", "content": [{"type": "object", "content": {"updatedAt": "3 min ago", "id": "1042"}}]},
+                    {"id": "b", "name": "search-kb", "content": [{"type": "text", "text": "no articles"}]}
+                ]}
+            ]
+        });
+        let normalized = |pointer: &str| {
+            let out = Normalizer::standard()
+                .ignore(pointer)
+                .unwrap()
+                .normalized(&request);
+            format!("{pointer}\n{}", serde_json::to_string(&out).unwrap())
+        };
+        insta::assert_snapshot!(
+            [
+                normalized("/toolCallResults/*/content/updatedAt"),
+                normalized("/toolCallResults/1/content"),
+                normalized("/toolCallResults/0/name"),
+            ]
+            .join("\n"),
+            @r#"
+        /toolCallResults/*/content/updatedAt
+        {"toolCallResults":[{"name":"lookup-order","content":{"id":"1042"}},{"name":"search-kb","content":"no articles"}],"messages":[{"role":"user","content":[{"type":"text","text":"updatedAt"}]},{"role":"tool_call_result","results":[{"name":"lookup-order","content":[{"type":"object","content":{"id":"1042"}}]},{"name":"search-kb","content":[{"type":"text","text":"no articles"}]}]}]}
+        /toolCallResults/1/content
+        {"toolCallResults":[{"name":"lookup-order","content":{"updatedAt":"3 min ago","id":"1042"}},{"name":"search-kb"}],"messages":[{"role":"user","content":[{"type":"text","text":"updatedAt"}]},{"role":"tool_call_result","results":[{"name":"lookup-order","content":[{"type":"object","content":{"updatedAt":"3 min ago","id":"1042"}}]},{"name":"search-kb"}]}]}
+        /toolCallResults/0/name
+        {"toolCallResults":[{"content":{"updatedAt":"3 min ago","id":"1042"}},{"name":"search-kb","content":"no articles"}],"messages":[{"role":"user","content":[{"type":"text","text":"updatedAt"}]},{"role":"tool_call_result","results":[{"content":[{"type":"object","content":{"updatedAt":"3 min ago","id":"1042"}}]},{"name":"search-kb","content":[{"type":"text","text":"no articles"}]}]}]}
+        "#
+        );
     }
 
     #[test]

@@ -910,6 +910,92 @@ fn drift_mode_replays_on_and_reports() {
     ));
 }
 
+/// The `ignore` pointers of the JSON example in docs/testing-agents.md's "In JSON tests".
+fn documented_ignore_pointers() -> Vec<String> {
+    let guide = std::fs::read_to_string(repo_file("docs/testing-agents.md")).unwrap();
+    let example = guide
+        .split("```json")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter_map(|block| serde_json::from_str::<serde_json::Value>(block).ok())
+        .find(|block| block["type"] == "MOCK_AI_AGENT" && block.get("ignore").is_some())
+        .expect("the guide shows a MOCK_AI_AGENT with ignore");
+    serde_json::from_value(example["ignore"].clone()).unwrap()
+}
+
+/// The guide's own `ignore` example: the pointer into a tool result leaves the value out
+/// wherever the request carries it, in `toolCallResults` and where the conversation repeats
+/// the result (`messages`), so a value that changes from run to run neither fails a replay nor
+/// drifts.
+#[test]
+fn the_documented_ignore_pointer_reaches_the_conversation_too() {
+    let pointers = documented_ignore_pointers();
+    assert_eq!(pointers, ["/toolCallResults/*/content/updatedAt"]);
+    let dir = TempDir::new("ignore-everywhere");
+    let path = dir.join("damaged-order.json");
+    let looked_up = |updated_at: &str| {
+        let t = template();
+        t.mock_job("order-lookup").complete_with(
+            json!({"order": {"id": "1042", "status": "delivered", "updatedAt": updated_at}}),
+        );
+        t
+    };
+    let ignoring = |script: CassetteScript| pointers.iter().fold(script, |s, p| s.ignore(p));
+    let start = json!({"customerMessage": BROKEN});
+    Session::open(
+        looked_up("3 minutes ago"),
+        "support-agent",
+        ignoring(recording(&path, template_turns())),
+    )
+    .run(TEMPLATE_PROCESS, start.clone())
+    .unwrap();
+    // Call 3's conversation repeats call 2's results: the value is left out there too.
+    Session::open(
+        looked_up("just now"),
+        "support-agent",
+        ignoring(CassetteScript::new(&path)),
+    )
+    .run(TEMPLATE_PROCESS, start.clone())
+    .unwrap();
+    let t = looked_up("a second ago");
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        ignoring(CassetteScript::new(&path).drift()),
+    );
+    t.start(TEMPLATE_PROCESS, start).assert_completed();
+    assert!(agent.drifts().is_empty(), "{:?}", agent.drifts());
+    assert_eq!(agent.drift_report(), Vec::<String>::new());
+}
+
+/// A live model (the recording handler in drift mode) that makes the recorded calls under fresh
+/// call ids answered as recorded: call ids are no difference.
+#[test]
+fn drift_ignores_call_ids() {
+    let dir = TempDir::new("drift-call-ids");
+    let path = dir.join("damaged-order.json");
+    record_template(&template_xml(), &path);
+    let mut fresh = template_turns().into_iter().map(|turn| match turn {
+        Turn::ToolCalls(mut calls) => {
+            for (n, call) in calls.calls.iter_mut().enumerate() {
+                call.id = Some(format!("toolu_live{n}"));
+            }
+            Turn::ToolCalls(calls)
+        }
+        other => other,
+    });
+    let t = template();
+    let agent = t.mock_ai_agent(
+        "support-agent",
+        CassetteScript::new(&path)
+            .drift()
+            .record_with(move |_| fresh.next().expect("a turn left")),
+    );
+    t.start(TEMPLATE_PROCESS, json!({"customerMessage": BROKEN}))
+        .assert_completed();
+    assert!(agent.drifts().is_empty(), "{:?}", agent.drifts());
+    assert_eq!(agent.drift_report(), Vec::<String>::new());
+}
+
 /// A cassette of format 1 given as a cassette script plays its turns, unchecked, as before.
 #[test]
 fn a_format_1_cassette_script_plays_its_turns() {

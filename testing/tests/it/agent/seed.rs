@@ -109,6 +109,39 @@ fn unknown_tool_fails_the_run() {
     );
 }
 
+/// A run error no assertion looked at fails the test when the `ProcessTest` is dropped; reading
+/// the errors, asserting that the run failed, or allowing run errors lets it pass.
+#[test]
+fn an_unasserted_run_error_fails_the_test_on_drop() {
+    let unknown_tool = |test: ProcessTest| {
+        test.mock_ai_agent(
+            "support-agent",
+            vec![Turn::call("issue-refund", json!({"orderId": "1042"}))],
+        );
+        let run = test.start(
+            "ai-agent-tool-loop",
+            json!({"customerMessage": "My order 1042 arrived broken."}),
+        );
+        (test, run)
+    };
+    let message = crate::support::panic_message(|| {
+        let (test, _run) = unknown_tool(support_test());
+        drop(test);
+    });
+    insta::assert_snapshot!(message);
+    let (test, run) = unknown_tool(support_test());
+    assert_eq!(run.errors().len(), 1);
+    drop(test);
+    let (test, run) = unknown_tool(support_test());
+    run.assert_failed_with("unknown tool");
+    drop(test);
+    let (test, _run) = unknown_tool(support_test());
+    assert_eq!(test.errors().len(), 1);
+    drop(test);
+    let (test, _run) = unknown_tool(support_test().allow_run_errors());
+    drop(test);
+}
+
 #[test]
 fn wrong_arguments_fail_the_run() {
     let undeclared = run_error(vec![Turn::call(
@@ -220,4 +253,57 @@ fn an_element_that_is_not_an_agent_is_named() {
         panic.downcast_ref::<String>().unwrap(),
         r#""send-answer" is a service task of job type "email-send", not an AI Agent Task: apply the AI Agent Task template (zeebe:taskDefinition type="io.camunda.agenticai:aiagent:1")"#
     );
+}
+
+/// One tool of the agent on its own: its `fromAi()` mapping, its job (mocked) and the output
+/// element run as in a full run, without a script for the model.
+#[test]
+fn one_tool_runs_on_its_own() {
+    let test = support_test();
+    let lookup = test.run_tool(
+        "support-agent",
+        "lookup-order",
+        json!({"orderId": "1042"}),
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    lookup.assert_result(json!({"id": "1042", "status": "delivered", "damaged": true}));
+    // The run ends (terminated, as CPT's terminateAfter ends it) when the agent completes.
+    lookup
+        .run()
+        .assert_terminated()
+        .assert_passed(["lookup-order"])
+        .assert_not_passed(["search-kb", "create-ticket", "send-answer"]);
+    // A tool whose job nobody answers has no result yet; the test answers it.
+    let test = ProcessTest::from_file(template()).unwrap();
+    let ticket = test.run_tool(
+        "support-agent",
+        "create-ticket",
+        json!({"summary": "Order 1042 arrived damaged"}),
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    assert_eq!(ticket.result(), None);
+    ticket
+        .run()
+        .assert_waiting_at(["create-ticket"])
+        .complete_job("create-ticket", json!({"ticketId": "T-9"}));
+    ticket.assert_result(json!({"ticketId": "T-9"}));
+    // Arguments that do not fit the tool's fromAi() parameters fail the run, as in a full run.
+    let test = support_test();
+    let wrong = test.run_tool(
+        "support-agent",
+        "lookup-order",
+        json!({"order": 1042}),
+        json!({"customerMessage": "My order 1042 arrived broken."}),
+    );
+    let errors = wrong.run().errors();
+    insta::assert_snapshot!(errors.join("\n"), @r#"
+    AI agent mock "support-agent": wrong arguments for tool "lookup-order" in turn 1 of the script of "support-agent" (call_1_1):
+      - "order" is not a parameter (no fromAi() declares it)
+      - the required parameter "orderId" is missing (fromAi() without {required: false})
+    Parameters of "lookup-order": orderId (string, required)
+    "#);
+    let failure = crate::support::panic_message(|| {
+        wrong.assert_result(json!({}));
+    });
+    assert!(failure.starts_with("expected the tool \"lookup-order\" of \"support-agent\" to return {}\n    but it has no result yet"), "{failure}");
 }

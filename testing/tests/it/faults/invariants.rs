@@ -40,7 +40,7 @@ fn never_before_is_reported_at_the_step_that_breaks_it() {
     let run = test.start("hasty", json!({"orderId": "1042"}));
     insta::assert_snapshot!(test.check_invariants().unwrap_err(), @r#"
     the invariant "create-ticket" never before "approve" completed is broken: "create-ticket" was activated before "approve" completed
-    It broke at step 2 (the test's action) at 2025-01-01T00:00:00Z.
+    It broke at event 4 (the test's action) at 2025-01-01T00:00:00Z.
     The run up to there:
         1. activated hasty
         2. activated start
@@ -80,7 +80,7 @@ fn no_incident_and_a_condition_break_at_their_step() {
     run.complete_user_task("approve", ());
     insta::assert_snapshot!(test.check_invariants().unwrap_err(), @r#"
     the invariant no incident at "create-ticket" is broken: an incident at "create-ticket" (JOB_NO_RETRIES): 503
-    It broke at step 4 (mock of job type "ticket-create" answered the job at "create-ticket": fail "503") at 2025-01-01T00:00:00Z.
+    It broke at event 9 (mock of job type "ticket-create" answered the job at "create-ticket": fail "503") at 2025-01-01T00:00:00Z.
     The run up to there:
         1. activated ticket
         2. activated start
@@ -99,7 +99,7 @@ fn no_incident_and_a_condition_break_at_their_step() {
     run.set_variables(json!({"attempts": 3}));
     insta::assert_snapshot!(test.check_invariants().unwrap_err(), @r#"
     the invariant always attempts = null or attempts <= 2 is broken: in the run of "ticket" it gives false; the variables are {"orderId":"1042","attempts":3}
-    It broke at step 3 (the test's action) at 2025-01-01T00:00:00Z.
+    It broke after event 4 (the test's action) at 2025-01-01T00:00:00Z.
     The run up to there:
         1. activated ticket
         2. activated start

@@ -524,7 +524,7 @@ fn the_worked_example_of_the_crash_after_the_ticket_was_created() {
          then the clock moved to 2025-01-01T00:01:00.001Z (time skipping)
          then the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
       2. side effect of ticket-create at create-ticket, key "Order 1042 arrived damaged" (job 2251799813685286, activation 2)
-    It broke at step 10 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:01:00.001Z.
+    It broke at event 20 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:01:00.001Z.
     The run up to there:
         1. activated ai-agent-faults
         2. activated request-received

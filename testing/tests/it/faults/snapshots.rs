@@ -95,7 +95,7 @@ fn a_worker_that_is_not_idempotent_is_caught_across_the_restart() {
     the invariant at most one side effect per idempotency key of "ticket-create" is broken: the key "1042" of ticket-create was acted on twice:
       1. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 1) (in run 1, before the restart)
       2. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 1)
-    It broke at step 3 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:00:00Z.
+    It broke at event 7 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:00:00Z.
     The run up to there:
         1. activated ticket
         2. activated start

@@ -180,6 +180,52 @@ fn a_late_answer_arrives_after_the_timers_that_fall_due_before_it() {
     ]);
 }
 
+/// Zeebe accepts an answer for a job that timed out as long as the job is there
+/// (`JobCompleteProcessor`: activatable or activated): the slow worker's answer completes it,
+/// and only the answer of the worker that took it again finds no job.
+#[test]
+fn a_late_answer_to_a_job_that_timed_out_still_completes_it() {
+    let test = ticket().job_timeout("PT1M");
+    test.mock_job("ticket-create")
+        .fault(JobFault::latency("PT3M"))
+        .complete_with(json!({"ticketId": "T-1"}));
+    test.mock_job("sla-alert").complete();
+    test.mock_job("email-send").complete();
+    let run = test.start("ticket", json!({"orderId": "1042"}));
+    run.complete_user_task("approve", ());
+    // The job times out after a minute and the worker takes it again (and again at 2m30s).
+    test.advance_time("PT90S");
+    run.assert_waiting_at(["create-ticket"]);
+    // The first activation's answer, two minutes after its job timed out, completes it.
+    test.advance_time("PT90S");
+    run.assert_completed();
+    assert_eq!(
+        job_intents(&test, "ticket-create"),
+        [
+            "CREATED",
+            "BATCH_ACTIVATED",
+            "TIMED_OUT",
+            "BATCH_ACTIVATED",
+            "TIMED_OUT",
+            "BATCH_ACTIVATED",
+            "COMPLETED"
+        ]
+    );
+    // The answers of the second and third activations find no job.
+    test.advance_time("PT3M");
+    let late: Vec<String> = test
+        .run_trace()
+        .iter()
+        .filter(|e| matches!(e.event, TraceEvent::LateAnswerRejected { .. }))
+        .map(|e| e.event.to_string())
+        .collect();
+    insta::assert_snapshot!(late.join("\n"), @r"
+    the late answer at create-ticket was rejected: Expected to complete job with key '2251799813685261', but no such job was found
+    the late answer at create-ticket was rejected: Expected to complete job with key '2251799813685261', but no such job was found
+    ");
+    assert!(test.errors().is_empty(), "{:?}", test.errors());
+}
+
 #[test]
 fn a_latency_longer_than_the_job_timeout_lets_a_second_activation_complete_first() {
     let test = ticket().job_timeout("PT1M");
@@ -226,7 +272,7 @@ fn a_crash_after_the_side_effect_repeats_it_and_the_at_most_once_invariant_names
          then the clock moved to 2025-01-01T00:00:31Z
          then the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
       2. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 2)
-    It broke at step 6 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:00:31Z.
+    It broke at event 11 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:00:31Z.
     The run up to there:
         1. activated ticket
         2. activated start

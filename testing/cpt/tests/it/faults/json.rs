@@ -46,7 +46,7 @@ fn broken_invariants_and_bad_instructions_fail_their_cases_with_what_and_where()
            then the clock moved to 2025-01-01T00:00:20.001Z (time skipping)
            then the job at create-ticket timed out: its worker did not answer in time, the job can be activated again
         2. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 2)
-      It broke at step 6 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:00:20.001Z.
+      It broke at event 11 (mock of job type "ticket-create" answered the job at "create-ticket": complete) at 2025-01-01T00:00:20.001Z.
       The run up to there:
           1. activated ticket
           2. activated start
@@ -61,7 +61,7 @@ fn broken_invariants_and_bad_instructions_fail_their_cases_with_what_and_where()
          11. side effect of ticket-create at create-ticket, key "1042" (job 2251799813685261, activation 2) <-
     an incident breaks NO_INCIDENT
       instruction 4: the run failed: the invariant no incident is broken: an incident at "create-ticket" (JOB_NO_RETRIES): disk full
-      It broke at step 4 (the injected fault answered the job at "create-ticket": fail "disk full") at 2025-01-01T00:00:00Z.
+      It broke at event 9 (the injected fault answered the job at "create-ticket": fail "disk full") at 2025-01-01T00:00:00Z.
       The run up to there:
           1. activated ticket
           2. activated start
@@ -74,7 +74,7 @@ fn broken_invariants_and_bad_instructions_fail_their_cases_with_what_and_where()
           9. incident at create-ticket (JOB_NO_RETRIES): disk full <-
     a condition breaks when a variable changes
       instruction 3: the run failed: the invariant always orderId != "0" is broken: in the run of "ticket" it gives false; the variables are {"orderId":"0"}
-      It broke at step 3 (the test's action) at 2025-01-01T00:00:00Z.
+      It broke after event 4 (the test's action) at 2025-01-01T00:00:00Z.
       The run up to there:
           1. activated ticket
           2. activated start
@@ -381,4 +381,33 @@ fn a_fault_that_never_played_is_named_in_a_warning() {
             r#"the fault at model call 2 of "support-agent" (it made 0 model calls)"#,
         ]
     );
+}
+
+/// The full `INJECT_JOB_FAULT` and `INJECT_MODEL_FAULT` examples of docs/cli.md read as the
+/// instructions they show, with no field ignored.
+#[test]
+fn the_fault_examples_of_the_cli_guide_read_as_written() {
+    let guide = std::fs::read_to_string(root().join("docs/cli.md")).unwrap();
+    let examples: Vec<serde_json::Value> = guide
+        .split("```json")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .filter_map(|block| serde_json::from_str(block).ok())
+        .filter(|v: &serde_json::Value| {
+            v["type"].as_str().is_some_and(|t| t.starts_with("INJECT_"))
+        })
+        .collect();
+    assert_eq!(examples.len(), 2, "one example of each fault instruction");
+    let mut shown = Vec::new();
+    for (i, example) in examples.iter().enumerate() {
+        let mut warnings = Vec::new();
+        let instruction =
+            cpt::Instruction::from_json(example, &format!("example {i}"), &mut warnings).unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        shown.push(format!("{instruction:?}"));
+    }
+    insta::assert_snapshot!(shown.join("\n"), @r#"
+    InjectJobFault(InjectJobFault { jobs: OfType("order-lookup"), fault: JobFault { kind: Fail { message: "503 Service Unavailable", retries: Some(2), backoff: 30s, variables: {} }, times: Some(2), job_timeout: Some(60s), problem: None } })
+    InjectModelFault(InjectModelFault { element_id: "support-agent", fault: ModelFault { call: 1, kind: Error(Timeout { message: "the provider did not answer", after: 600s }), problem: None } })
+    "#);
 }

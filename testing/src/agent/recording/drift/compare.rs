@@ -36,7 +36,7 @@ pub fn compare_recordings(
                         difference.path
                     ));
                 }
-                if r.turn != a.turn {
+                if !r.turn.same_answer(&a.turn) {
                     lines.push(format!(
                         "call {n}: the model answered otherwise: recorded {}, this run {}",
                         describe_turn(&r.turn),
@@ -147,4 +147,52 @@ fn path_before_end(events: &[TraceEvent], process_id: Option<&str>) -> String {
             _ => None,
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::agent::recording::format::RecordedCall;
+    use crate::agent::turn::{ToolCall, Usage};
+
+    fn recording(turn: Turn) -> Recording {
+        let mut recording = Recording::new("support-agent", None);
+        recording.calls.push(RecordedCall {
+            request: None,
+            turn,
+            trajectory: Vec::new(),
+        });
+        recording
+    }
+
+    /// A live model that makes the recorded call under a fresh id (and reports other token
+    /// usage) answered the same: only what the answer says counts.
+    #[test]
+    fn call_ids_usage_and_latency_are_no_difference() {
+        let context = super::super::tests::context();
+        let call = |id: &str| {
+            ToolCall::new(
+                "create-ticket",
+                json!({"summary": "Order 1042 arrived damaged"}),
+            )
+            .with_id(id)
+        };
+        let recorded = recording(Turn::tool_calls([call("call_1_1")]));
+        let live = recording(
+            Turn::tool_calls([call("toolu_01XyZ")])
+                .with_usage(Usage::new(812, 40))
+                .with_latency("PT2S"),
+        );
+        assert_eq!(
+            compare_recordings(&context, &recorded, &live),
+            Vec::<String>::new()
+        );
+        let other = recording(Turn::call(
+            "create-ticket",
+            json!({"summary": "Replace order 1042"}),
+        ));
+        insta::assert_snapshot!(compare_recordings(&context, &recorded, &other).join("\n"), @r#"call 1: the model answered otherwise: recorded create-ticket {"summary":"Order 1042 arrived damaged"}, this run create-ticket {"summary":"Replace order 1042"}"#);
+    }
 }
