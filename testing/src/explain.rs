@@ -9,8 +9,8 @@ use baton_engine::runtime::{
     BpmnElementType, ElementInstanceView, JobView, Key, UserTask, UserTaskState,
 };
 
-use crate::assertions::Subject;
 use crate::history::ElementEventKind;
+use crate::subject::Subject;
 use crate::variables::short;
 
 /// Longest value shown per variable.

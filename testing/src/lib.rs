@@ -63,6 +63,7 @@ mod process_test;
 mod settle;
 pub mod side_effects;
 pub mod snapshot;
+mod subject;
 pub mod trace;
 pub mod variables;
 mod workers;

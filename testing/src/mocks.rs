@@ -5,7 +5,9 @@
 //! An answer is an [`Answer`]: complete (with variables, with the element's example data, or
 //! with an ad-hoc sub-process result), fail, throw a BPMN error, leave the job waiting, or fail
 //! the run with a message. Anything that implements [`AnswerJob`] can answer; closures
-//! `FnMut(&TestJob) -> Answer` do.
+//! `FnMut(&TestJob) -> Answer` do. A mock may declare the side effect its worker has on the
+//! outside world ([`DeclaredSideEffect`], keyed by an idempotency key); the ledger that keeps
+//! them is in [`crate::side_effects`].
 
 use std::cell::{OnceCell, RefCell};
 use std::fmt;
@@ -599,7 +601,7 @@ pub struct MockBuilder<'t> {
     pub(crate) name: Option<String>,
     pub(crate) expected: Option<Times>,
     pub(crate) faults: Vec<crate::faults::JobFault>,
-    pub(crate) side_effect: Option<crate::side_effects::DeclaredSideEffect>,
+    pub(crate) side_effect: Option<DeclaredSideEffect>,
 }
 
 impl MockBuilder<'_> {
@@ -614,7 +616,7 @@ impl MockBuilder<'_> {
     /// The worker acts on the outside world: each completion (and each crash after the work)
     /// reaches the test's ledger with this side effect's idempotency key (see
     /// [`crate::side_effects`]).
-    pub fn side_effect(mut self, effect: crate::side_effects::DeclaredSideEffect) -> Self {
+    pub fn side_effect(mut self, effect: DeclaredSideEffect) -> Self {
         self.side_effect = Some(effect);
         self
     }
@@ -623,7 +625,7 @@ impl MockBuilder<'_> {
     /// expression is not FEEL.
     #[track_caller]
     pub fn side_effect_keyed_by(self, expression: &str) -> Self {
-        match crate::side_effects::DeclaredSideEffect::keyed_by(expression) {
+        match DeclaredSideEffect::keyed_by(expression) {
             Ok(effect) => self.side_effect(effect),
             Err(e) => panic!("{e}"),
         }
@@ -729,6 +731,112 @@ impl MockBuilder<'_> {
             answers: answers.into_iter().collect(),
             strict: true,
         })
+    }
+}
+
+/// How a side effect's idempotency key is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyKey {
+    /// The job key (stable across retries and timeouts of one job, new when the task is
+    /// entered again).
+    JobKey,
+    /// A FEEL expression over the job's variables; a string result is the key, anything else
+    /// its JSON.
+    Expression(String),
+}
+
+/// A worker's side effect, declared on its mock.
+#[derive(Debug, Clone)]
+pub struct DeclaredSideEffect {
+    pub key: IdempotencyKey,
+    /// The outside world does nothing for a key it has seen.
+    pub deduplicated: bool,
+    parsed: Option<baton_feel::Expression>,
+}
+
+impl PartialEq for DeclaredSideEffect {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && self.deduplicated == other.deduplicated
+    }
+}
+
+/// A side effect that cannot be declared, or a key that cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SideEffectError {
+    #[error("the idempotency key {expression} is not valid FEEL: {message}")]
+    InvalidExpression { expression: String, message: String },
+    #[error(
+        "the idempotency key {expression} of the side effect of \"{job_type}\" fails for the job at \"{element}\": {message}"
+    )]
+    KeyFailed {
+        expression: String,
+        job_type: String,
+        element: String,
+        message: String,
+    },
+}
+
+impl DeclaredSideEffect {
+    /// Keyed by a FEEL expression over the job's variables (`order.id`,
+    /// `toolCall.summary + "/" + customerEmail`). `Err` when it is not FEEL.
+    pub fn keyed_by(expression: &str) -> Result<DeclaredSideEffect, SideEffectError> {
+        let text = expression.strip_prefix('=').unwrap_or(expression);
+        let parsed = baton_feel::Expression::parse(text).map_err(|e| {
+            SideEffectError::InvalidExpression {
+                expression: expression.to_string(),
+                message: e.to_string(),
+            }
+        })?;
+        Ok(DeclaredSideEffect {
+            key: IdempotencyKey::Expression(text.to_string()),
+            deduplicated: false,
+            parsed: Some(parsed),
+        })
+    }
+
+    /// Keyed by the job key.
+    pub fn keyed_by_job_key() -> DeclaredSideEffect {
+        DeclaredSideEffect {
+            key: IdempotencyKey::JobKey,
+            deduplicated: false,
+            parsed: None,
+        }
+    }
+
+    /// The outside world honours the key: a second request with a key it has seen does
+    /// nothing (an idempotent receiver, e.g. an API with idempotency keys).
+    pub fn deduplicated(mut self) -> DeclaredSideEffect {
+        self.deduplicated = true;
+        self
+    }
+
+    /// The key of this job's side effect.
+    pub(crate) fn key_of(&self, job: &TestJob) -> Result<String, SideEffectError> {
+        let Some(parsed) = &self.parsed else {
+            return Ok(job.key.to_string());
+        };
+        let now = jiff::Timestamp::from_millisecond(job.now_ms)
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+            .to_zoned_datetime(jiff::tz::TimeZone::UTC);
+        let failed = |message: String| SideEffectError::KeyFailed {
+            expression: parsed.source().to_string(),
+            job_type: job.job_type.clone(),
+            element: job.element_id.clone(),
+            message,
+        };
+        let evaluation = parsed.evaluate(job.variables(), &baton_feel::Env::at(now));
+        match evaluation.result {
+            Ok(baton_feel::Value::Null) => {
+                let mut why = "it gives null".to_string();
+                for w in &evaluation.warnings {
+                    why.push_str(&format!(" ({w})"));
+                }
+                Err(failed(why))
+            }
+            Ok(baton_feel::Value::String(s)) => Ok(s.to_string()),
+            Ok(other) => Ok(other.to_json().to_string()),
+            Err(failure) => Err(failed(failure.to_string())),
+        }
     }
 }
 

@@ -38,7 +38,7 @@ use baton_engine::runtime::{
 };
 use serde::Serialize;
 
-use super::mock::AgentRequest;
+use super::request::AgentRequest;
 use super::turn::Turn;
 
 /// The status of an agent instance (Zeebe's `AgentInstanceStatus`).

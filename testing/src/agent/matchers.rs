@@ -11,7 +11,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::arguments::short_json;
-use super::mock::ToolCallRecord;
+use super::request::ToolCallRecord;
 
 /// Matches a JSON value.
 #[derive(Clone)]

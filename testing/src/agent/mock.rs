@@ -7,7 +7,6 @@
 use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use baton_engine::runtime::SharedJson;
 use serde_json::Value;
@@ -15,12 +14,12 @@ use serde_json::Value;
 use super::arguments::{check_arguments, short_json};
 use super::cassette::{Cassette, CassetteError};
 use super::connector::{
-    self, AgentJob, ElementCache, JobAnswer, Limits, ModelInput, PendingTurn, ResponseFormat,
-    SentMessages, SentToolCall, Step, ToolCache,
+    self, AgentJob, ElementCache, JobAnswer, ModelInput, PendingTurn, SentToolCall, Step, ToolCache,
 };
 use super::error_expression;
 use super::matchers::{ExpectedCall, ToolCallsDiffer, check_called_tools};
 use super::recording::{CassetteScript, CassetteSession, SessionFailure};
+pub use super::request::{AgentRequest, ToolCallRecord};
 use super::result_mapping;
 use super::tools::ToolDefinition;
 use super::turn::{Arguments, ErrorTurn, ToolCall, Turn};
@@ -75,40 +74,6 @@ impl From<Cassette> for AgentScript {
     }
 }
 
-/// What the model saw on one call, and what it answered.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AgentRequest {
-    /// The agent element.
-    pub element_id: String,
-    /// 1-based, counting every model call of this mock (failed ones too).
-    pub model_call: u32,
-    pub job_key: u64,
-    pub process_instance_key: u64,
-    pub system_prompt: Option<String>,
-    /// The user prompt, when this call carries it.
-    pub user_prompt: Option<String>,
-    /// The tools offered, with their input schemas.
-    pub tools: Arc<[ToolDefinition]>,
-    /// This call's tool results in tool-call order: `[{id, name, content}]` (reads as
-    /// `&Value`).
-    pub tool_call_results: SharedJson,
-    /// The contents of this call's events (event sub-process results).
-    pub events: Vec<Value>,
-    /// The conversation as sent (after the context window); reads as a slice of messages.
-    pub messages: SentMessages,
-    pub response_format: ResponseFormat,
-    /// The agent's limits.
-    pub limits: Limits,
-    /// The job's `provider` variable (the element's provider inputs, `{{secrets.…}}` left as
-    /// they are): which model a provider client calls. Never recorded.
-    pub provider: Option<SharedJson>,
-    /// The turn the model answered with; `None` when the script had no turn left, or a fault
-    /// failed the call.
-    pub turn: Option<Turn>,
-    /// The fault injected at this call (see [`crate::faults::ModelFault`]).
-    pub fault: Option<ModelFaultKind>,
-}
-
 /// When a job's answer reaches the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Delivery {
@@ -120,17 +85,6 @@ pub enum Delivery {
     After(std::time::Duration),
     /// Never: the connector crashed after the model answered, the completion is lost.
     CrashAfterAnswer,
-}
-
-/// One tool call the model made.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCallRecord {
-    pub model_call: u32,
-    pub id: String,
-    /// The tool (element id).
-    pub name: String,
-    /// The arguments; the raw text as a JSON string for arguments that are not JSON.
-    pub arguments: Value,
 }
 
 /// The mock cannot go on: the script and the process disagree. Fails the run.

@@ -14,6 +14,8 @@
 //! - [`error_expression`] — the `errorExpression` header: `bpmnError`/`jobError`/`ignoreError`
 //!   applied to every answer, with the runtime's FEEL functions given only to that expression.
 //! - [`mock`] — [`AiAgentMock`]: the script's cursor, what the model saw (`requests`), the tool calls.
+//! - [`request`] — what the mock records: [`AgentRequest`] (what the model saw on a call) and
+//!   [`ToolCallRecord`] (a tool call it made).
 //! - [`matchers`] — `assert_called_tools` and argument matchers.
 //! - [`instances`] — agent instances (8.10): status, metrics, limits and history with commit
 //!   status, derived from the jobs handed to the mock and the engine's log.
@@ -39,6 +41,7 @@ pub mod on_engine;
 mod one_tool;
 pub(crate) mod problems;
 pub mod recording;
+pub mod request;
 pub mod result_mapping;
 mod templates;
 pub mod tools;

@@ -584,43 +584,9 @@ impl Turn {
         let usage = object
             .get("usage")
             .and_then(|u| Usage::from_json(u, &format!("{path}.usage"), problems));
-        let latency = match object.get("latency") {
-            None => None,
-            Some(Value::String(text)) => match crate::clock::parse_duration(text) {
-                Ok(ms) if ms >= 0 => {
-                    let latency = Duration::from_millis(ms as u64);
-                    if latency > crate::faults::LONGEST_FAULT_DURATION {
-                        problems.push(
-                            &format!("{path}.latency"),
-                            format!(
-                                "{text} is longer than a model may take (at most 366 days, as a fault's latency)"
-                            ),
-                        );
-                        None
-                    } else {
-                        Some(latency)
-                    }
-                }
-                Ok(_) => {
-                    problems.push(&format!("{path}.latency"), "must not be negative");
-                    None
-                }
-                Err(e) => {
-                    problems.push(&format!("{path}.latency"), e.to_string());
-                    None
-                }
-            },
-            Some(other) => {
-                problems.push(
-                    &format!("{path}.latency"),
-                    format!(
-                        "must be an ISO-8601 duration such as \"PT30S\", got {}",
-                        json_type(other)
-                    ),
-                );
-                None
-            }
-        };
+        let latency = object
+            .get("latency")
+            .and_then(|l| read_latency(l, &format!("{path}.latency"), problems));
         let has = |k: &str| object.contains_key(k);
         let kinds: Vec<&str> = [
             "toolCalls",
@@ -650,63 +616,9 @@ impl Turn {
             return None;
         }
         if has("toolCalls") {
-            problems.unknown_fields(
-                path,
-                object,
-                &["toolCalls", "text", "unchecked", "usage", "latency"],
-            );
-            let text = string_field(object, "text", path, problems);
-            let unchecked = match object.get("unchecked") {
-                None => false,
-                Some(Value::Bool(b)) => *b,
-                Some(other) => {
-                    problems.push(
-                        &format!("{path}.unchecked"),
-                        format!("must be true or false, got {other}"),
-                    );
-                    false
-                }
-            };
-            let calls_path = format!("{path}.toolCalls");
-            let calls = match &object["toolCalls"] {
-                Value::Array(calls) if !calls.is_empty() => {
-                    let mut seen_ids: Vec<(&str, usize)> = Vec::new();
-                    let mut parsed = Vec::with_capacity(calls.len());
-                    for (i, call) in calls.iter().enumerate() {
-                        let call_path = format!("{calls_path}[{i}]");
-                        if let Some(call) = parse_tool_call(call, &call_path, problems) {
-                            parsed.push(call);
-                        }
-                        if let Some(id) = call.get("id").and_then(Value::as_str) {
-                            if let Some((_, first)) = seen_ids.iter().find(|(seen, _)| *seen == id)
-                            {
-                                problems.push(&format!("{call_path}.id"), format!("\"{id}\" repeats {calls_path}[{first}].id: ids of one turn must differ"));
-                            } else {
-                                seen_ids.push((id, i));
-                            }
-                        }
-                    }
-                    parsed
-                }
-                Value::Array(_) => {
-                    problems.push(&calls_path, "must not be empty: end the agent with a { \"responseText\" } or { \"responseJson\" } turn instead".to_string());
-                    Vec::new()
-                }
-                other => {
-                    problems.push(
-                        &calls_path,
-                        format!("must be an array of tool calls, got {}", json_type(other)),
-                    );
-                    Vec::new()
-                }
-            };
-            return Some(Turn::ToolCalls(ToolCallsTurn {
-                calls,
-                text,
-                unchecked,
-                usage,
-                latency,
-            }));
+            return Some(Turn::ToolCalls(ToolCallsTurn::from_json_into(
+                object, path, usage, latency, problems,
+            )));
         }
         if is_response {
             problems.unknown_fields(
@@ -724,44 +636,8 @@ impl Turn {
             }));
         }
         if has("toolCallAsText") {
-            problems.unknown_fields(path, object, &["toolCallAsText", "usage", "latency"]);
-            let inner_path = format!("{path}.toolCallAsText");
-            let Some(inner) = object["toolCallAsText"].as_object() else {
-                problems.push(
-                    &inner_path,
-                    format!(
-                        "must be an object with name, arguments and style, got {}",
-                        json_type(&object["toolCallAsText"])
-                    ),
-                );
-                return None;
-            };
-            problems.unknown_fields(&inner_path, inner, &["name", "arguments", "style"]);
-            let name = required_name(inner, &inner_path, problems);
-            let arguments = inner
-                .get("arguments")
-                .cloned()
-                .unwrap_or_else(|| Value::Object(Map::new()));
-            let style = match inner.get("style") {
-                None => TextCallStyle::Json,
-                Some(Value::String(s)) if s == "json" => TextCallStyle::Json,
-                Some(Value::String(s)) if s == "tagged" => TextCallStyle::Tagged,
-                Some(Value::String(s)) if s == "fenced" => TextCallStyle::Fenced,
-                Some(other) => {
-                    problems.push(
-                        &format!("{inner_path}.style"),
-                        format!("must be \"json\", \"tagged\" or \"fenced\", got {other}"),
-                    );
-                    TextCallStyle::Json
-                }
-            };
-            return Some(Turn::ToolCallAsText(ToolCallAsTextTurn {
-                name: name.unwrap_or_default(),
-                arguments,
-                style,
-                usage,
-                latency,
-            }));
+            return ToolCallAsTextTurn::from_json_into(object, path, usage, latency, problems)
+                .map(Turn::ToolCallAsText);
         }
         if has("contentFiltered") {
             problems.unknown_fields(path, object, &["contentFiltered", "usage", "latency"]);
@@ -818,6 +694,174 @@ impl Turn {
             problems.push(path, "must have toolCalls, or responseText and/or responseJson (or toolCallAsText, error, contentFiltered)".to_string());
         }
         None
+    }
+}
+
+/// Reads a turn's `latency`: an ISO-8601 duration, not negative, at most a fault's longest.
+fn read_latency(value: &Value, path: &str, problems: &mut Problems) -> Option<Duration> {
+    match value {
+        Value::String(text) => match crate::clock::parse_duration(text) {
+            Ok(ms) if ms >= 0 => {
+                let latency = Duration::from_millis(ms as u64);
+                if latency > crate::faults::LONGEST_FAULT_DURATION {
+                    problems.push(
+                        path,
+                        format!(
+                            "{text} is longer than a model may take (at most 366 days, as a fault's latency)"
+                        ),
+                    );
+                    None
+                } else {
+                    Some(latency)
+                }
+            }
+            Ok(_) => {
+                problems.push(path, "must not be negative");
+                None
+            }
+            Err(e) => {
+                problems.push(path, e.to_string());
+                None
+            }
+        },
+        other => {
+            problems.push(
+                path,
+                format!(
+                    "must be an ISO-8601 duration such as \"PT30S\", got {}",
+                    json_type(other)
+                ),
+            );
+            None
+        }
+    }
+}
+
+impl ToolCallsTurn {
+    /// Reads a `{ "toolCalls": [...] }` turn, its usage and latency already read.
+    fn from_json_into(
+        object: &Map<String, Value>,
+        path: &str,
+        usage: Option<Usage>,
+        latency: Option<Duration>,
+        problems: &mut Problems,
+    ) -> ToolCallsTurn {
+        problems.unknown_fields(
+            path,
+            object,
+            &["toolCalls", "text", "unchecked", "usage", "latency"],
+        );
+        let text = string_field(object, "text", path, problems);
+        let unchecked = match object.get("unchecked") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                problems.push(
+                    &format!("{path}.unchecked"),
+                    format!("must be true or false, got {other}"),
+                );
+                false
+            }
+        };
+        let calls_path = format!("{path}.toolCalls");
+        let calls = match &object["toolCalls"] {
+            Value::Array(calls) if !calls.is_empty() => {
+                read_tool_calls(calls, &calls_path, problems)
+            }
+            Value::Array(_) => {
+                problems.push(&calls_path, "must not be empty: end the agent with a { \"responseText\" } or { \"responseJson\" } turn instead".to_string());
+                Vec::new()
+            }
+            other => {
+                problems.push(
+                    &calls_path,
+                    format!("must be an array of tool calls, got {}", json_type(other)),
+                );
+                Vec::new()
+            }
+        };
+        ToolCallsTurn {
+            calls,
+            text,
+            unchecked,
+            usage,
+            latency,
+        }
+    }
+}
+
+/// Reads a turn's tool calls, each id once.
+fn read_tool_calls(calls: &[Value], calls_path: &str, problems: &mut Problems) -> Vec<ToolCall> {
+    let mut seen_ids: Vec<(&str, usize)> = Vec::new();
+    let mut parsed = Vec::with_capacity(calls.len());
+    for (i, call) in calls.iter().enumerate() {
+        let call_path = format!("{calls_path}[{i}]");
+        if let Some(call) = parse_tool_call(call, &call_path, problems) {
+            parsed.push(call);
+        }
+        if let Some(id) = call.get("id").and_then(Value::as_str) {
+            if let Some((_, first)) = seen_ids.iter().find(|(seen, _)| *seen == id) {
+                problems.push(
+                    &format!("{call_path}.id"),
+                    format!(
+                        "\"{id}\" repeats {calls_path}[{first}].id: ids of one turn must differ"
+                    ),
+                );
+            } else {
+                seen_ids.push((id, i));
+            }
+        }
+    }
+    parsed
+}
+
+impl ToolCallAsTextTurn {
+    /// Reads a `{ "toolCallAsText": {name, arguments, style} }` turn.
+    fn from_json_into(
+        object: &Map<String, Value>,
+        path: &str,
+        usage: Option<Usage>,
+        latency: Option<Duration>,
+        problems: &mut Problems,
+    ) -> Option<ToolCallAsTextTurn> {
+        problems.unknown_fields(path, object, &["toolCallAsText", "usage", "latency"]);
+        let inner_path = format!("{path}.toolCallAsText");
+        let Some(inner) = object["toolCallAsText"].as_object() else {
+            problems.push(
+                &inner_path,
+                format!(
+                    "must be an object with name, arguments and style, got {}",
+                    json_type(&object["toolCallAsText"])
+                ),
+            );
+            return None;
+        };
+        problems.unknown_fields(&inner_path, inner, &["name", "arguments", "style"]);
+        let name = required_name(inner, &inner_path, problems);
+        let arguments = inner
+            .get("arguments")
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Map::new()));
+        let style = match inner.get("style") {
+            None => TextCallStyle::Json,
+            Some(Value::String(s)) if s == "json" => TextCallStyle::Json,
+            Some(Value::String(s)) if s == "tagged" => TextCallStyle::Tagged,
+            Some(Value::String(s)) if s == "fenced" => TextCallStyle::Fenced,
+            Some(other) => {
+                problems.push(
+                    &format!("{inner_path}.style"),
+                    format!("must be \"json\", \"tagged\" or \"fenced\", got {other}"),
+                );
+                TextCallStyle::Json
+            }
+        };
+        Some(ToolCallAsTextTurn {
+            name: name.unwrap_or_default(),
+            arguments,
+            style,
+            usage,
+            latency,
+        })
     }
 }
 

@@ -7,8 +7,9 @@
 //! "completed in order" is a subsequence of the completion order, root variables ignore local
 //! ones, a local scope is the first instance of the element.
 //!
-//! Here: [`Check`], `check`, the `Subject` a check looks at and the element selector. One
-//! file per check family, each with its expectation types:
+//! Here: [`Check`], `check` and the element selector (the `Subject` a check looks at is in
+//! `crate::subject`, which the explanation of a failure reads too). One file per check family,
+//! each with its expectation types:
 //! - `state` — the instance's state, elements active, completed, terminated, counted, in order.
 //! - `variables` — variable names, values (exact or partial) and FEEL conditions, by scope.
 //! - `incidents` — active incidents and whether the run failed.
@@ -27,10 +28,10 @@ mod variables;
 
 use std::sync::Arc;
 
-use baton_engine::runtime::{Engine, Key, State};
+use baton_engine::runtime::State;
 use serde_json::{Map, Value};
 
-use crate::history::{History, InstanceLog};
+pub(crate) use crate::subject::Subject;
 use crate::variables::Matching;
 
 pub use decisions::{DecisionExpectation, check_decision};
@@ -40,16 +41,6 @@ pub use messages::SubscriptionState;
 pub use state::{ElementState, ElementsState, InstanceState};
 pub use user_tasks::{UserTaskExpectation, UserTaskSelector};
 pub use variables::VariableScope;
-
-/// What a check looks at: one process instance of a test, its history and the run's errors.
-pub(crate) struct Subject<'a> {
-    pub engine: &'a Engine,
-    pub history: &'a History,
-    /// The process instance checked.
-    pub instance: Key,
-    /// The errors of the run the instance belongs to.
-    pub errors: Vec<&'a str>,
-}
 
 /// An element, by id (the default) or by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -217,29 +208,6 @@ fn state_word(state: Option<State>) -> &'static str {
 }
 
 impl<'a> Subject<'a> {
-    pub(crate) fn log(&self) -> Option<&'a InstanceLog> {
-        self.history.instance(self.instance)
-    }
-
-    /// The BPMN process id of the instance.
-    pub fn process_id(&self) -> String {
-        self.engine
-            .process_instance(self.instance)
-            .map(|p| p.bpmn_process_id.to_string())
-            .unwrap_or_else(|| format!("instance {}", self.instance))
-    }
-
-    pub(crate) fn state(&self) -> Option<State> {
-        self.engine.process_instance(self.instance).map(|p| p.state)
-    }
-
-    /// Whether the instance is suspended (Camunda 8.10).
-    pub(crate) fn suspended(&self) -> bool {
-        self.engine
-            .process_instance(self.instance)
-            .is_some_and(|p| p.suspended)
-    }
-
     /// `process "<id>"`, written only when a message is (a passing check formats nothing).
     fn who(&self) -> Who<'_, '_> {
         Who(self)

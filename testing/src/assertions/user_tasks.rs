@@ -113,12 +113,7 @@ impl<'a> Subject<'a> {
             let el = p.model_element(t.value.element);
             (el.id.to_string(), el.name.as_deref().map(str::to_owned))
         };
-        let label = match (&sel.element_id, &sel.name) {
-            (Some(id), Some(n)) => format!("user task \"{id}\" named \"{n}\""),
-            (Some(id), None) => format!("user task \"{id}\""),
-            (None, Some(n)) => format!("user task named \"{n}\""),
-            (None, None) => "a user task".to_owned(),
-        };
+        let label = user_task_label(sel);
         // CPT checks each property on its own: some matching task must have it (a task
         // created again in a loop is found next to the completed one).
         let matching: Vec<&&baton_engine::runtime::UserTask> = tasks
@@ -129,28 +124,7 @@ impl<'a> Subject<'a> {
                     && sel.name.as_ref().is_none_or(|s| Some(s) == name.as_ref())
             })
             .collect();
-        let mut want = Vec::new();
-        if let Some(s) = e.state {
-            want.push(format!("state {}", user_task_state(s)));
-        }
-        if let Some(a) = &e.assignee {
-            want.push(format!("assignee \"{a}\""));
-        }
-        if let Some(g) = &e.candidate_groups {
-            want.push(format!("candidate groups {}", quoted(g)));
-        }
-        if let Some(g) = &e.candidate_users {
-            want.push(format!("candidate users {}", quoted(g)));
-        }
-        if let Some(p) = e.priority {
-            want.push(format!("priority {p}"));
-        }
-        if let Some(d) = &e.due_date {
-            want.push(format!("due date {d}"));
-        }
-        if let Some(d) = &e.follow_up_date {
-            want.push(format!("follow-up date {d}"));
-        }
+        let want = wanted_properties(e);
         let want_text = if want.is_empty() {
             format!("{} to have {label}", self.who())
         } else {
@@ -170,92 +144,139 @@ impl<'a> Subject<'a> {
                 },
             ));
         }
-        let mut diffs = Vec::new();
-        // A property no matching task has: described for the one task, or for each of them.
-        let mut property =
-            |has: &dyn Fn(&baton_engine::runtime::UserTask) -> bool,
-             describe: &dyn Fn(&baton_engine::runtime::UserTask) -> String| {
-                if matching.iter().any(|t| has(t)) {
-                    return;
-                }
-                if let [t] = matching.as_slice() {
-                    diffs.push(describe(t));
-                } else {
-                    let each: Vec<String> = matching
-                        .iter()
-                        .enumerate()
-                        .map(|(i, t)| format!("task {}: {}", i + 1, describe(t)))
-                        .collect();
-                    diffs.push(format!(
-                        "none of the {} matching user tasks has it ({})",
-                        matching.len(),
-                        each.join("; ")
-                    ));
-                }
-            };
-        if let Some(s) = e.state {
-            property(&|t| t.state == s, &|t| {
-                format!("its state is {}", user_task_state(t.state))
-            });
-        }
-        if let Some(a) = &e.assignee {
-            property(
-                &|t| t.value.assignee.as_deref() == Some(a.as_str()),
-                &|t| match &t.value.assignee {
-                    Some(x) => format!("its assignee is \"{x}\""),
-                    None => "it has no assignee".to_owned(),
-                },
-            );
-        }
-        if let Some(g) = &e.candidate_groups {
-            property(&|t| *g == *t.value.candidate_groups, &|t| {
-                format!(
-                    "its candidate groups are [{}]",
-                    quoted(&t.value.candidate_groups)
-                )
-            });
-        }
-        if let Some(g) = &e.candidate_users {
-            property(&|t| *g == *t.value.candidate_users, &|t| {
-                format!(
-                    "its candidate users are [{}]",
-                    quoted(&t.value.candidate_users)
-                )
-            });
-        }
-        if let Some(p) = e.priority {
-            property(&|t| p == t.value.priority, &|t| {
-                format!("its priority is {}", t.value.priority)
-            });
-        }
-        if let Some(d) = &e.due_date {
-            property(
-                &|t| same_instant(Some(d), t.value.due_date.as_deref()),
-                &|t| {
-                    format!(
-                        "its due date is {}",
-                        t.value.due_date.as_deref().unwrap_or("not set")
-                    )
-                },
-            );
-        }
-        if let Some(d) = &e.follow_up_date {
-            property(
-                &|t| same_instant(Some(d), t.value.follow_up_date.as_deref()),
-                &|t| {
-                    format!(
-                        "its follow-up date is {}",
-                        t.value.follow_up_date.as_deref().unwrap_or("not set")
-                    )
-                },
-            );
-        }
+        let diffs = missing_properties(e, &matching);
         if diffs.is_empty() {
             Ok(())
         } else {
             Err((want_text, diffs.join(", ")))
         }
     }
+}
+
+/// How a failure names the selected user task.
+fn user_task_label(sel: &UserTaskSelector) -> String {
+    match (&sel.element_id, &sel.name) {
+        (Some(id), Some(n)) => format!("user task \"{id}\" named \"{n}\""),
+        (Some(id), None) => format!("user task \"{id}\""),
+        (None, Some(n)) => format!("user task named \"{n}\""),
+        (None, None) => "a user task".to_owned(),
+    }
+}
+
+/// The expected properties, as a failure lists them.
+fn wanted_properties(e: &UserTaskExpectation) -> Vec<String> {
+    let mut want = Vec::new();
+    if let Some(s) = e.state {
+        want.push(format!("state {}", user_task_state(s)));
+    }
+    if let Some(a) = &e.assignee {
+        want.push(format!("assignee \"{a}\""));
+    }
+    if let Some(g) = &e.candidate_groups {
+        want.push(format!("candidate groups {}", quoted(g)));
+    }
+    if let Some(g) = &e.candidate_users {
+        want.push(format!("candidate users {}", quoted(g)));
+    }
+    if let Some(p) = e.priority {
+        want.push(format!("priority {p}"));
+    }
+    if let Some(d) = &e.due_date {
+        want.push(format!("due date {d}"));
+    }
+    if let Some(d) = &e.follow_up_date {
+        want.push(format!("follow-up date {d}"));
+    }
+    want
+}
+
+/// The expected properties no matching task has, each described for the one task or for each
+/// of them.
+fn missing_properties(
+    e: &UserTaskExpectation,
+    matching: &[&&baton_engine::runtime::UserTask],
+) -> Vec<String> {
+    let mut diffs = Vec::new();
+    // A property no matching task has: described for the one task, or for each of them.
+    let mut property =
+        |has: &dyn Fn(&baton_engine::runtime::UserTask) -> bool,
+         describe: &dyn Fn(&baton_engine::runtime::UserTask) -> String| {
+            if matching.iter().any(|t| has(t)) {
+                return;
+            }
+            if let [t] = matching {
+                diffs.push(describe(t));
+            } else {
+                let each: Vec<String> = matching
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| format!("task {}: {}", i + 1, describe(t)))
+                    .collect();
+                diffs.push(format!(
+                    "none of the {} matching user tasks has it ({})",
+                    matching.len(),
+                    each.join("; ")
+                ));
+            }
+        };
+    if let Some(s) = e.state {
+        property(&|t| t.state == s, &|t| {
+            format!("its state is {}", user_task_state(t.state))
+        });
+    }
+    if let Some(a) = &e.assignee {
+        property(
+            &|t| t.value.assignee.as_deref() == Some(a.as_str()),
+            &|t| match &t.value.assignee {
+                Some(x) => format!("its assignee is \"{x}\""),
+                None => "it has no assignee".to_owned(),
+            },
+        );
+    }
+    if let Some(g) = &e.candidate_groups {
+        property(&|t| *g == *t.value.candidate_groups, &|t| {
+            format!(
+                "its candidate groups are [{}]",
+                quoted(&t.value.candidate_groups)
+            )
+        });
+    }
+    if let Some(g) = &e.candidate_users {
+        property(&|t| *g == *t.value.candidate_users, &|t| {
+            format!(
+                "its candidate users are [{}]",
+                quoted(&t.value.candidate_users)
+            )
+        });
+    }
+    if let Some(p) = e.priority {
+        property(&|t| p == t.value.priority, &|t| {
+            format!("its priority is {}", t.value.priority)
+        });
+    }
+    if let Some(d) = &e.due_date {
+        property(
+            &|t| same_instant(Some(d), t.value.due_date.as_deref()),
+            &|t| {
+                format!(
+                    "its due date is {}",
+                    t.value.due_date.as_deref().unwrap_or("not set")
+                )
+            },
+        );
+    }
+    if let Some(d) = &e.follow_up_date {
+        property(
+            &|t| same_instant(Some(d), t.value.follow_up_date.as_deref()),
+            &|t| {
+                format!(
+                    "its follow-up date is {}",
+                    t.value.follow_up_date.as_deref().unwrap_or("not set")
+                )
+            },
+        );
+    }
+    diffs
 }
 
 fn user_task_state(s: UserTaskState) -> &'static str {

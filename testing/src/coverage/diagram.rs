@@ -368,20 +368,6 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
     // Each drawn thing, with the plane index it goes on.
     let mut shapes: Vec<(usize, Shape)> = Vec::new();
     let mut edges: Vec<(usize, Edge)> = Vec::new();
-    let blank = |id: &str, kind: ShapeKind, name: Option<&str>, s: &model::Shape| Shape {
-        id: id.to_owned(),
-        kind,
-        name: name.map(str::to_owned),
-        bounds: bounds(&s.bounds),
-        label: s.label.as_ref().map(bounds),
-        event: None,
-        expanded: false,
-        non_interrupting: false,
-        multi_instance: None,
-        for_compensation: false,
-        vertical: s.is_horizontal == Some(false),
-    };
-
     if let Some(participant) = &p.participant()
         && let Some(s) = di.shapes.get(&participant.id)
     {
@@ -405,27 +391,7 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
         let Some(s) = di.shapes.get(e.id.as_str()) else {
             continue;
         };
-        let kind = shape_kind(e);
-        let mut shape = blank(&e.id, kind, e.name.as_deref(), s);
-        shape.event = event_marker(e);
-        shape.expanded = (kind.is_sub_process() || kind == ShapeKind::CallActivity)
-            && s.is_expanded == Some(true);
-        shape.non_interrupting = match &e.kind {
-            ElementKind::StartEvent { is_interrupting } => !is_interrupting,
-            ElementKind::BoundaryEvent {
-                cancel_activity, ..
-            } => !cancel_activity,
-            _ => false,
-        };
-        shape.multi_instance = match &e.loop_characteristics {
-            Some(LoopCharacteristics::MultiInstance(mi)) => Some(if mi.is_sequential {
-                MultiInstanceMarker::Sequential
-            } else {
-                MultiInstanceMarker::Parallel
-            }),
-            _ => None,
-        };
-        shape.for_compensation = e.is_for_compensation;
+        let shape = element_shape_of(e, s);
         // A boundary event is declared beside its activity, so it shares the activity's plane.
         let index = plane(plane_of(e.parent));
         element_plane.push((&e.id, index));
@@ -435,27 +401,7 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
         let Some(edge) = di.edges.get(f.id.as_str()) else {
             continue;
         };
-        let source = model.element(f.source);
-        let conditional = f.condition.is_some()
-            && matches!(
-                source.kind,
-                ElementKind::Task(_) | ElementKind::SubProcess(_) | ElementKind::CallActivity
-            );
-        let default = source
-            .default_flow
-            .is_some_and(|d| model.flow(d).id == f.id);
-        edges.push((
-            plane(plane_of(f.parent)),
-            Edge {
-                id: f.id.to_string(),
-                kind: EdgeKind::SequenceFlow,
-                name: f.name.as_deref().map(str::to_owned),
-                waypoints: edge.waypoints.iter().map(|(x, y)| [*x, *y]).collect(),
-                label: edge.label.as_ref().map(bounds),
-                default,
-                conditional,
-            },
-        ));
+        edges.push((plane(plane_of(f.parent)), flow_edge(model, f, edge)));
     }
     let plane_of_ref = |r: &Option<String>| {
         r.as_deref()
@@ -503,7 +449,19 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
             .map_or(0, |(_, p)| *p);
         shapes.push((index, blank(&a.id, kind, name, s)));
     }
+    Some(Diagram {
+        planes: fill_planes(model, planes, shapes, edges),
+    })
+}
 
+/// Puts each shape and edge on its plane; keeps the planes with something on them, the main
+/// plane first and the drill-down planes in the order of their sub-processes in the model.
+fn fill_planes(
+    model: &model::Process,
+    mut planes: Vec<(Option<ElementIdx>, Plane)>,
+    shapes: Vec<(usize, Shape)>,
+    edges: Vec<(usize, Edge)>,
+) -> Vec<Plane> {
     for (index, shape) in shapes {
         planes[index].1.shapes.push(shape);
     }
@@ -515,12 +473,77 @@ pub fn of_process(p: &ExecutableProcess) -> Option<Diagram> {
         .map(|(_, p)| p)
         .filter(|p| !p.shapes.is_empty() || !p.edges.is_empty())
         .collect();
-    // Drill-down planes in the order of their sub-processes in the model.
     let order = |p: &Plane| {
         p.sub_process
             .as_deref()
             .and_then(|id| model.elements.iter().position(|e| e.id == id))
     };
     planes.sort_by_key(|p| order(p).map_or(0, |i| i + 1));
-    Some(Diagram { planes })
+    planes
+}
+
+/// A shape with no markers yet.
+fn blank(id: &str, kind: ShapeKind, name: Option<&str>, s: &model::Shape) -> Shape {
+    Shape {
+        id: id.to_owned(),
+        kind,
+        name: name.map(str::to_owned),
+        bounds: bounds(&s.bounds),
+        label: s.label.as_ref().map(bounds),
+        event: None,
+        expanded: false,
+        non_interrupting: false,
+        multi_instance: None,
+        for_compensation: false,
+        vertical: s.is_horizontal == Some(false),
+    }
+}
+
+/// A flow element's shape with its markers: event, expanded, non-interrupting, multi-instance,
+/// compensation.
+fn element_shape_of(e: &model::Element, s: &model::Shape) -> Shape {
+    let kind = shape_kind(e);
+    let mut shape = blank(&e.id, kind, e.name.as_deref(), s);
+    shape.event = event_marker(e);
+    shape.expanded =
+        (kind.is_sub_process() || kind == ShapeKind::CallActivity) && s.is_expanded == Some(true);
+    shape.non_interrupting = match &e.kind {
+        ElementKind::StartEvent { is_interrupting } => !is_interrupting,
+        ElementKind::BoundaryEvent {
+            cancel_activity, ..
+        } => !cancel_activity,
+        _ => false,
+    };
+    shape.multi_instance = match &e.loop_characteristics {
+        Some(LoopCharacteristics::MultiInstance(mi)) => Some(if mi.is_sequential {
+            MultiInstanceMarker::Sequential
+        } else {
+            MultiInstanceMarker::Parallel
+        }),
+        _ => None,
+    };
+    shape.for_compensation = e.is_for_compensation;
+    shape
+}
+
+/// A sequence flow's edge, marked default or conditional as bpmn-js marks it.
+fn flow_edge(model: &model::Process, f: &model::SequenceFlow, edge: &model::Edge) -> Edge {
+    let source = model.element(f.source);
+    let conditional = f.condition.is_some()
+        && matches!(
+            source.kind,
+            ElementKind::Task(_) | ElementKind::SubProcess(_) | ElementKind::CallActivity
+        );
+    let default = source
+        .default_flow
+        .is_some_and(|d| model.flow(d).id == f.id);
+    Edge {
+        id: f.id.to_string(),
+        kind: EdgeKind::SequenceFlow,
+        name: f.name.as_deref().map(str::to_owned),
+        waypoints: edge.waypoints.iter().map(|(x, y)| [*x, *y]).collect(),
+        label: edge.label.as_ref().map(bounds),
+        default,
+        conditional,
+    }
 }

@@ -242,22 +242,7 @@ impl Plan {
             ..
         } = setup;
         let Some(process) = engine.latest_process(&space.process_id) else {
-            let deployed: Vec<String> = engine
-                .deployed_processes()
-                .filter(|p| {
-                    !p.resource_name()
-                        .starts_with(crate::GENERATED_RESOURCE_PREFIX)
-                })
-                .map(|p| p.bpmn_process_id().to_string())
-                .collect();
-            return Err(ExploreError::NoSuchProcess {
-                process_id: space.process_id.clone(),
-                deployed: if deployed.is_empty() {
-                    "none".into()
-                } else {
-                    deployed.join(", ")
-                },
-            });
+            return Err(no_such_process(engine, &space.process_id));
         };
         let mut agent_spaces: Vec<AgentSpace> = space.agents.clone();
         for id in agents_of(process) {
@@ -286,16 +271,8 @@ impl Plan {
             .deployed_processes()
             .flat_map(|p| p.static_job_types())
             .collect();
-        let known_job_type = |what: String, job_type: &str| {
-            if deployed_job_types.contains(&job_type) {
-                return Ok(());
-            }
-            Err(ExploreError::UnknownJobType {
-                what,
-                job_type: job_type.to_string(),
-                closest: closest(job_type, &deployed_job_types),
-            })
-        };
+        let known_job_type =
+            |what: String, job_type: &str| known_job_type(&deployed_job_types, what, job_type);
         let mut mocks: Vec<MockPlan> = Vec::new();
         for outcome in &space.outcomes {
             known_job_type("outcomes are given for".into(), &outcome.job_type)?;
@@ -326,36 +303,7 @@ impl Plan {
                 answers,
             });
         }
-        let mut checks = Vec::new();
-        for invariant in invariants {
-            for element in invariant.elements() {
-                let known = engine
-                    .deployed_processes()
-                    .any(|p| p.find(element).is_some());
-                if !known {
-                    return Err(ExploreError::UnknownElement {
-                        invariant: invariant.to_string(),
-                        element: element.to_string(),
-                    });
-                }
-            }
-            if let Invariant::AtMostOncePerKey { job_type } = invariant {
-                known_job_type(format!("the invariant {invariant} names"), job_type)?;
-                let declared = side_effects.iter().any(|(jobs, _)| match jobs {
-                    Jobs::OfType(t) => t == job_type,
-                    Jobs::AtElement(element) => engine.deployed_processes().any(|p| {
-                        p.find(element).and_then(|i| p.static_job_type(i)) == Some(job_type)
-                    }),
-                });
-                if !declared {
-                    return Err(ExploreError::NoSideEffect {
-                        invariant: invariant.to_string(),
-                        job_type: job_type.clone(),
-                    });
-                }
-            }
-            checks.push(Checked::new(invariant.clone())?);
-        }
+        let checks = checked_invariants(engine, invariants, &side_effects, &known_job_type)?;
         let choices = !agents.is_empty()
             || mocks
                 .iter()
@@ -380,6 +328,79 @@ impl Plan {
             side_effects,
         })
     }
+}
+
+/// The process the space names is not deployed: the error lists the processes that are.
+fn no_such_process(engine: &Engine, process_id: &str) -> ExploreError {
+    let deployed: Vec<String> = engine
+        .deployed_processes()
+        .filter(|p| {
+            !p.resource_name()
+                .starts_with(crate::GENERATED_RESOURCE_PREFIX)
+        })
+        .map(|p| p.bpmn_process_id().to_string())
+        .collect();
+    ExploreError::NoSuchProcess {
+        process_id: process_id.to_string(),
+        deployed: if deployed.is_empty() {
+            "none".into()
+        } else {
+            deployed.join(", ")
+        },
+    }
+}
+
+/// `Ok` when a deployed process has jobs of `job_type`; `what` says who names it.
+fn known_job_type(deployed: &[&str], what: String, job_type: &str) -> Result<(), ExploreError> {
+    if deployed.contains(&job_type) {
+        return Ok(());
+    }
+    Err(ExploreError::UnknownJobType {
+        what,
+        job_type: job_type.to_string(),
+        closest: closest(job_type, deployed),
+    })
+}
+
+/// The invariants to check, each naming only deployed elements, and each at-most-once-per-key
+/// naming a job type with a declared side effect.
+fn checked_invariants(
+    engine: &Engine,
+    invariants: &[Invariant],
+    side_effects: &[(Jobs, DeclaredSideEffect)],
+    known_job_type: &dyn Fn(String, &str) -> Result<(), ExploreError>,
+) -> Result<Vec<Checked>, ExploreError> {
+    let mut checks = Vec::new();
+    for invariant in invariants {
+        for element in invariant.elements() {
+            let known = engine
+                .deployed_processes()
+                .any(|p| p.find(element).is_some());
+            if !known {
+                return Err(ExploreError::UnknownElement {
+                    invariant: invariant.to_string(),
+                    element: element.to_string(),
+                });
+            }
+        }
+        if let Invariant::AtMostOncePerKey { job_type } = invariant {
+            known_job_type(format!("the invariant {invariant} names"), job_type)?;
+            let declared = side_effects.iter().any(|(jobs, _)| match jobs {
+                Jobs::OfType(t) => t == job_type,
+                Jobs::AtElement(element) => engine
+                    .deployed_processes()
+                    .any(|p| p.find(element).and_then(|i| p.static_job_type(i)) == Some(job_type)),
+            });
+            if !declared {
+                return Err(ExploreError::NoSideEffect {
+                    invariant: invariant.to_string(),
+                    job_type: job_type.clone(),
+                });
+            }
+        }
+        checks.push(Checked::new(invariant.clone())?);
+    }
+    Ok(checks)
 }
 
 /// ` (did you mean "…"?)` for the known name closest to `name`, when one is close.

@@ -14,9 +14,9 @@ use std::time::Instant;
 use baton_engine::runtime::Engine;
 use rustc_hash::FxHashSet;
 
-use super::fork::{Choice, ChoiceKind, Fork, Status, StepReport};
+use super::fork::{Fork, Status, StepReport};
 use super::space::Search;
-use super::tally::{Found, Tally};
+use super::tally::{Found, Tally, simplicity};
 
 /// Parts the first pass splits the space into (a fixed number, so the parts, and with them the
 /// report, do not depend on the number of threads).
@@ -487,18 +487,6 @@ fn replay_prefix(pristine: &Fork, prefix: &[u32]) -> Fork {
         fork.decide(i, &mut |_| {}, &mut report);
     }
     fork
-}
-
-/// How simple a trajectory is: fewest model calls, then fewest tool calls, then the simplest
-/// choices (smaller indices), then the shortest.
-pub(crate) fn simplicity(choices: &[Choice]) -> (usize, usize, u64, Vec<u32>) {
-    let calls = choices
-        .iter()
-        .filter(|c| c.kind == ChoiceKind::Turn)
-        .count();
-    let tools = choices.iter().map(|c| usize::from(c.tools)).sum();
-    let sum = choices.iter().map(|c| u64::from(c.index)).sum();
-    (calls, tools, sum, choices.iter().map(|c| c.index).collect())
 }
 
 /// Shrinks a trajectory that `fails` (replaying it breaks the same invariant): other choices are

@@ -8,9 +8,8 @@ use baton_engine::runtime::{
 };
 use rustc_hash::FxHashSet;
 
-use super::fork::Choice;
+use super::fork::{Choice, ChoiceKind};
 use super::plan::Plan;
-use super::search::simplicity;
 use crate::history::{ProcessHits, process_at};
 
 /// A trajectory that broke an invariant (or reached a goal, or hit a run error), and why.
@@ -18,6 +17,18 @@ use crate::history::{ProcessHits, process_at};
 pub(crate) struct Found {
     pub choices: Vec<Choice>,
     pub message: String,
+}
+
+/// How simple a trajectory is: fewest model calls, then fewest tool calls, then the simplest
+/// choices (smaller indices), then the shortest.
+pub(crate) fn simplicity(choices: &[Choice]) -> (usize, usize, u64, Vec<u32>) {
+    let calls = choices
+        .iter()
+        .filter(|c| c.kind == ChoiceKind::Turn)
+        .count();
+    let tools = choices.iter().map(|c| usize::from(c.tools)).sum();
+    let sum = choices.iter().map(|c| u64::from(c.index)).sum();
+    (calls, tools, sum, choices.iter().map(|c| c.index).collect())
 }
 
 /// One invariant's violations.

@@ -190,35 +190,7 @@ impl TraceEvent {
             problems,
         };
         match kind.as_str() {
-            "modelCall" => {
-                let object = fields.object(inner, &["agent", "call", "request", "turn"])?;
-                let agent = fields.text(object, "agent");
-                let call = match object.get("call") {
-                    Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n >= 1) => {
-                        u32::try_from(n.as_u64().unwrap_or(1)).ok()
-                    }
-                    other => {
-                        fields.problems.push(
-                            &format!("{inner_path}.call"),
-                            format!(
-                                "must be the call's number (1 or more), got {}",
-                                other.map_or("nothing".to_string(), json_type)
-                            ),
-                        );
-                        None
-                    }
-                };
-                let request = object.get("request").cloned().unwrap_or(Value::Null);
-                let turn = object.get("turn").and_then(|turn| {
-                    Turn::from_json_into(turn, &format!("{inner_path}.turn"), fields.problems)
-                });
-                Some(TraceEvent::ModelCall(ModelCall {
-                    agent: agent?,
-                    call: call?,
-                    request,
-                    turn,
-                }))
-            }
+            "modelCall" => model_call(&mut fields, inner),
             "toolActivated" => {
                 let object = fields.object(inner, &["agent", "tool", "arguments"])?;
                 let agent = fields.text(object, "agent");
@@ -250,27 +222,7 @@ impl TraceEvent {
             "elementTerminated" => Some(TraceEvent::ElementTerminated {
                 element: fields.element_id(inner)?,
             }),
-            "incidentCreated" => {
-                let object = fields.object(inner, &["element", "errorType", "message"])?;
-                let element = fields.text(object, "element");
-                let error_type = fields.text(object, "errorType");
-                let message = match object.get("message") {
-                    None => Some(String::new()),
-                    Some(Value::String(message)) => Some(message.clone()),
-                    Some(other) => {
-                        fields.problems.push(
-                            &format!("{inner_path}.message"),
-                            format!("must be a string, got {}", json_type(other)),
-                        );
-                        None
-                    }
-                };
-                Some(TraceEvent::IncidentCreated {
-                    element: element?,
-                    error_type: error_type?,
-                    message: message?,
-                })
-            }
+            "incidentCreated" => incident_created(&mut fields, inner),
             "incidentResolved" => Some(TraceEvent::IncidentResolved {
                 element: fields.element_id(inner)?,
             }),
@@ -286,46 +238,8 @@ impl TraceEvent {
                     job_type: job_type?,
                 })
             }
-            "jobFailed" => {
-                let object = fields.object(inner, &["element", "jobType", "retries", "message"])?;
-                let element = fields.text(object, "element");
-                let job_type = fields.text(object, "jobType");
-                let retries = fields.integer(object, "retries", i64::from(i32::MIN));
-                let message = fields.message(object, "message");
-                Some(TraceEvent::JobFailed {
-                    element: element?,
-                    job_type: job_type?,
-                    retries: i32::try_from(retries?).ok()?,
-                    message: message?,
-                })
-            }
-            "sideEffect" => {
-                let object = fields.object(
-                    inner,
-                    &[
-                        "jobType",
-                        "element",
-                        "key",
-                        "jobKey",
-                        "attempt",
-                        "performed",
-                    ],
-                )?;
-                let job_type = fields.text(object, "jobType");
-                let element = fields.text(object, "element");
-                let key = fields.message(object, "key");
-                let job_key = fields.integer(object, "jobKey", 0);
-                let attempt = fields.integer(object, "attempt", 1);
-                let performed = fields.flag(object, "performed");
-                Some(TraceEvent::SideEffect(SideEffect {
-                    job_type: job_type?,
-                    element: element?,
-                    key: key?,
-                    job_key: u64::try_from(job_key?).ok()?,
-                    attempt: u32::try_from(attempt?).ok()?,
-                    performed: performed?,
-                }))
-            }
+            "jobFailed" => job_failed(&mut fields, inner),
+            "sideEffect" => side_effect(&mut fields, inner),
             "fault" => {
                 let object = fields.object(inner, &["element", "jobType", "attempt", "fault"])?;
                 let element = fields.text(object, "element");
@@ -350,45 +264,7 @@ impl TraceEvent {
                     reason: reason?,
                 })
             }
-            "clockMoved" => {
-                let object = fields.object(inner, &["to", "cause"])?;
-                let to = match object.get("to") {
-                    Some(Value::String(text)) => match crate::clock::parse_instant(text) {
-                        Ok(ms) => Some(ms),
-                        Err(m) => {
-                            fields
-                                .problems
-                                .push(&format!("{inner_path}.to"), m.to_string());
-                            None
-                        }
-                    },
-                    other => {
-                        fields.problems.push(
-                            &format!("{inner_path}.to"),
-                            format!(
-                                "must be an ISO-8601 instant, got {}",
-                                other.map_or("nothing".to_string(), json_type)
-                            ),
-                        );
-                        None
-                    }
-                };
-                let cause = match object.get("cause").and_then(Value::as_str) {
-                    Some("test") => Some(ClockCause::Test),
-                    Some("timeSkipping") => Some(ClockCause::TimeSkipping),
-                    _ => {
-                        fields.problems.push(
-                            &format!("{inner_path}.cause"),
-                            "must be \"test\" or \"timeSkipping\"",
-                        );
-                        None
-                    }
-                };
-                Some(TraceEvent::ClockMoved {
-                    to: to?,
-                    cause: cause?,
-                })
-            }
+            "clockMoved" => clock_moved(&mut fields, inner),
             other => {
                 let mut unknown = Map::new();
                 unknown.insert(other.to_string(), Value::Null);
@@ -397,6 +273,145 @@ impl TraceEvent {
             }
         }
     }
+}
+
+/// A `modelCall`: the agent, the call's number, the request and the model's turn.
+fn model_call(fields: &mut Fields, inner: &Value) -> Option<TraceEvent> {
+    let object = fields.object(inner, &["agent", "call", "request", "turn"])?;
+    let agent = fields.text(object, "agent");
+    let call = match object.get("call") {
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n >= 1) => {
+            u32::try_from(n.as_u64().unwrap_or(1)).ok()
+        }
+        other => {
+            fields.problems.push(
+                &format!("{}.call", fields.path),
+                format!(
+                    "must be the call's number (1 or more), got {}",
+                    other.map_or("nothing".to_string(), json_type)
+                ),
+            );
+            None
+        }
+    };
+    let request = object.get("request").cloned().unwrap_or(Value::Null);
+    let turn = object.get("turn").and_then(|turn| {
+        Turn::from_json_into(turn, &format!("{}.turn", fields.path), fields.problems)
+    });
+    Some(TraceEvent::ModelCall(ModelCall {
+        agent: agent?,
+        call: call?,
+        request,
+        turn,
+    }))
+}
+
+/// An `incidentCreated`: the element, the error type and the message.
+fn incident_created(fields: &mut Fields, inner: &Value) -> Option<TraceEvent> {
+    let object = fields.object(inner, &["element", "errorType", "message"])?;
+    let element = fields.text(object, "element");
+    let error_type = fields.text(object, "errorType");
+    let message = match object.get("message") {
+        None => Some(String::new()),
+        Some(Value::String(message)) => Some(message.clone()),
+        Some(other) => {
+            fields.problems.push(
+                &format!("{}.message", fields.path),
+                format!("must be a string, got {}", json_type(other)),
+            );
+            None
+        }
+    };
+    Some(TraceEvent::IncidentCreated {
+        element: element?,
+        error_type: error_type?,
+        message: message?,
+    })
+}
+
+/// A `jobFailed`: the element, the job type, the retries left and the message.
+fn job_failed(fields: &mut Fields, inner: &Value) -> Option<TraceEvent> {
+    let object = fields.object(inner, &["element", "jobType", "retries", "message"])?;
+    let element = fields.text(object, "element");
+    let job_type = fields.text(object, "jobType");
+    let retries = fields.integer(object, "retries", i64::from(i32::MIN));
+    let message = fields.message(object, "message");
+    Some(TraceEvent::JobFailed {
+        element: element?,
+        job_type: job_type?,
+        retries: i32::try_from(retries?).ok()?,
+        message: message?,
+    })
+}
+
+/// A `sideEffect`: which job did (or skipped) its effect, under which key, at which attempt.
+fn side_effect(fields: &mut Fields, inner: &Value) -> Option<TraceEvent> {
+    let object = fields.object(
+        inner,
+        &[
+            "jobType",
+            "element",
+            "key",
+            "jobKey",
+            "attempt",
+            "performed",
+        ],
+    )?;
+    let job_type = fields.text(object, "jobType");
+    let element = fields.text(object, "element");
+    let key = fields.message(object, "key");
+    let job_key = fields.integer(object, "jobKey", 0);
+    let attempt = fields.integer(object, "attempt", 1);
+    let performed = fields.flag(object, "performed");
+    Some(TraceEvent::SideEffect(SideEffect {
+        job_type: job_type?,
+        element: element?,
+        key: key?,
+        job_key: u64::try_from(job_key?).ok()?,
+        attempt: u32::try_from(attempt?).ok()?,
+        performed: performed?,
+    }))
+}
+
+/// A `clockMoved`: the instant the clock moved to and who moved it.
+fn clock_moved(fields: &mut Fields, inner: &Value) -> Option<TraceEvent> {
+    let object = fields.object(inner, &["to", "cause"])?;
+    let to = match object.get("to") {
+        Some(Value::String(text)) => match crate::clock::parse_instant(text) {
+            Ok(ms) => Some(ms),
+            Err(m) => {
+                fields
+                    .problems
+                    .push(&format!("{}.to", fields.path), m.to_string());
+                None
+            }
+        },
+        other => {
+            fields.problems.push(
+                &format!("{}.to", fields.path),
+                format!(
+                    "must be an ISO-8601 instant, got {}",
+                    other.map_or("nothing".to_string(), json_type)
+                ),
+            );
+            None
+        }
+    };
+    let cause = match object.get("cause").and_then(Value::as_str) {
+        Some("test") => Some(ClockCause::Test),
+        Some("timeSkipping") => Some(ClockCause::TimeSkipping),
+        _ => {
+            fields.problems.push(
+                &format!("{}.cause", fields.path),
+                "must be \"test\" or \"timeSkipping\"",
+            );
+            None
+        }
+    };
+    Some(TraceEvent::ClockMoved {
+        to: to?,
+        cause: cause?,
+    })
 }
 
 /// Reads a JSON array of events; `path` names the array.

@@ -9,8 +9,7 @@ use serde_json::Value;
 
 use super::config::{Config, read_config};
 use super::context::{AgentTools, read_tool_definitions};
-use super::flavour::Kind;
-use super::job::AgentJob;
+use super::job::{AgentJob, Kind};
 use crate::agent::tools::ToolDefinition;
 
 /// What the connector read for the agent elements it served, kept by the caller from one job

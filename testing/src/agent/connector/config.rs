@@ -4,7 +4,7 @@
 use baton_engine::runtime::SharedJson;
 use serde_json::Value;
 
-use super::flavour::Kind;
+use super::job::Kind;
 use super::messages::{at, system_message};
 
 /// The response format of the final answer.

@@ -8,8 +8,7 @@ use baton_engine::runtime::{JsonRef, SharedJson};
 use serde_json::{Value, json};
 
 use super::context::{AgentTools, StoredContext};
-use super::flavour::{AgentInput, Kind};
-use super::job::{AgentJob, JobAnswer};
+use super::job::{AgentInput, AgentJob, JobAnswer, Kind};
 use super::messages::{result_items, with_plain};
 use super::response::{AgentResponse, ToolCallElement};
 use super::{ReadyTools, Transition};
@@ -103,36 +102,4 @@ fn listed_tool(client: &str, definition: &Value) -> Option<ToolDefinition> {
             .cloned()
             .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
     })
-}
-
-/// `MCP_<client>___<tool>` of a known MCP client: (client, tool).
-pub(super) fn mcp_tool<'n>(name: &'n str, clients: &[String]) -> Option<(&'n str, &'n str)> {
-    let rest = name.strip_prefix("MCP_")?;
-    let (client, tool) = rest.split_once("___")?;
-    clients
-        .iter()
-        .any(|c| c == client)
-        .then_some((client, tool))
-}
-
-/// The client's `toolCall` for a call of one of its tools.
-pub(super) fn mcp_tool_call(id: &str, client: &str, tool: &str, arguments: Value) -> SharedJson {
-    SharedJson::new(json!({
-        "_meta": {"id": id, "name": client},
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    }))
-}
-
-/// An MCP call result as the model sees it: the text of a single text block, else the content list.
-pub(super) fn mcp_result_content(content: Value) -> Value {
-    let Some(list) = content.get("content").and_then(Value::as_array) else {
-        return content;
-    };
-    match list.as_slice() {
-        [single] if single.get("type").and_then(Value::as_str) == Some("text") => {
-            single.get("text").cloned().unwrap_or(Value::Null)
-        }
-        _ => Value::Array(list.clone()),
-    }
 }

@@ -6,9 +6,8 @@
 use super::cache::ElementEntry;
 use super::context::AgentTools;
 use super::failure::FailureContext;
-use super::flavour::AgentInput;
 use super::gateway;
-use super::job::{AgentJob, JobAnswer, Unsupported};
+use super::job::{AgentInput, AgentJob, JobAnswer, Unsupported};
 use super::{ReadyTools, Transition};
 use crate::agent::tools::{ResolvedTools, read_elements, resolve_tools};
 

@@ -28,9 +28,10 @@
 //! messages' provider fields (`modelId`, `messageId`, `metadata.framework`), and timestamps when
 //! the job carries no clock. Memory stores other than in-process are played as in-process.
 //!
-//! MCP clients (gateway tools) are played as the connector plays them: the listed tools are
-//! offered as `MCP_<client>___<tool>`, a call of one activates the client with `tools/call`, and
-//! a single text block of its result reaches the model as text. A2A clients are not played (the
+//! MCP clients (gateway tools) are played as the connector plays them (`gateway`; their names
+//! and wire forms in `mcp`): the listed tools are offered as `MCP_<client>___<tool>`, a call of
+//! one activates the client with `tools/call`, and a single text block of its result reaches the
+//! model as text. A2A clients are not played (the
 //! mock says so). Not played: migration of a context from another process definition, documents
 //! in tool results. The `errorExpression` header is applied to the answer by
 //! [`super::error_expression`].
@@ -43,6 +44,7 @@ mod flavour;
 mod gateway;
 mod initializing;
 mod job;
+mod mcp;
 mod messages;
 mod ready;
 mod response;
@@ -119,7 +121,7 @@ pub struct PendingTurn {
     /// `metadata.agentInstanceKey`, when the agent has an instance.
     agent_instance_key: Option<u64>,
     now: Option<String>,
-    kind: flavour::Kind,
+    kind: job::Kind,
 }
 
 /// The first half of a job: answer now, or ask the model.

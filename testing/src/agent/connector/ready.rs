@@ -13,9 +13,8 @@ use super::cache::ElementEntry;
 use super::config::Config;
 use super::context::StoredContext;
 use super::failure::FailureContext;
-use super::flavour::AgentInput;
-use super::gateway::{mcp_result_content, mcp_tool};
-use super::job::{AgentJob, JobAnswer};
+use super::job::{AgentInput, AgentJob, JobAnswer};
+use super::mcp::{mcp_result_content, mcp_tool};
 use super::messages::{
     SentMessages, content_blocks, event_content, id_text_ref, message, object, result_items, role,
     text_part,

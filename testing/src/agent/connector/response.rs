@@ -9,8 +9,8 @@ use baton_engine::runtime::{Part, SharedJson};
 use serde_json::{Map, Value, json};
 
 use super::config::ResponseFormat;
-use super::gateway::{mcp_tool, mcp_tool_call};
 use super::job::JobFailure;
+use super::mcp::{mcp_tool, mcp_tool_call};
 use super::messages::{composed, message, text_part};
 use super::{PendingTurn, SentToolCall};
 use crate::agent::turn::{Arguments, TextCallStyle, Turn};

@@ -7,8 +7,10 @@
 use baton_engine::runtime::{Part, SharedJson};
 use serde_json::json;
 
-use super::flavour::{AgentInput, Kind, ToolSource};
-use super::job::{AgentJob, ElementActivation, JobAnswer, JobCompletion, SharedVariables};
+use super::job::{
+    AgentInput, AgentJob, ElementActivation, JobAnswer, JobCompletion, Kind, SharedVariables,
+    ToolSource,
+};
 use super::response::AgentResponse;
 
 /// The job's fetched variables, as the connector reads them.

@@ -10,8 +10,7 @@
 use baton_engine::runtime::JsonRef;
 
 use super::failure::FailureContext;
-use super::flavour::{AgentInput, Kind, ToolSource};
-use super::job::{AgentJob, Flavour, JobAnswer, JobCompletion};
+use super::job::{AgentInput, AgentJob, Flavour, JobAnswer, JobCompletion, Kind, ToolSource};
 use super::response::AgentResponse;
 
 /// `provider` and `data`, and the parts of `data` the Task flavour reads.

@@ -51,7 +51,7 @@ pub use session::{
 };
 
 use super::connector::{Limits, ResponseFormat};
-use super::mock::AgentRequest;
+use super::request::AgentRequest;
 
 /// The request of a model call as recordings store it (before normalisation): the
 /// [`REQUEST_FIELDS`] in their order.

@@ -10,7 +10,7 @@ use super::format::{RecordedRequest, Recording};
 use super::normalize::{Normalizer, is_key, normalize_text};
 use super::redact::Redactor;
 use super::{limits_json, request_json, response_format_json};
-use crate::agent::mock::AgentRequest;
+use crate::agent::request::AgentRequest;
 use crate::agent::tools::ToolDefinition;
 use crate::agent::turn::Turn;
 

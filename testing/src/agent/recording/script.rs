@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::replay::MatchMode;
 use super::session::{CassetteMode, CassetteOptions, TurnSource};
-use crate::agent::mock::AgentRequest;
+use crate::agent::request::AgentRequest;
 use crate::agent::turn::Turn;
 
 /// A cassette as an agent's script. Replays by default, checking every model call against the

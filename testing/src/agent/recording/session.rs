@@ -21,7 +21,7 @@ use super::redact::Redactor;
 use super::replay::{MatchMode, Replayer, UnmatchedCall};
 use super::request_json;
 use crate::agent::handle::task_container;
-use crate::agent::mock::AgentRequest;
+use crate::agent::request::AgentRequest;
 use crate::agent::turn::Turn;
 use crate::trace::TraceReader;
 

@@ -8,9 +8,9 @@ use std::time::Duration;
 use super::super::fork::{Fork, RecordedModelCall};
 use super::super::invariant::Invariant;
 use super::super::plan::Plan;
-use super::super::search::{self, Outcome, Stop, replay, shrink};
+use super::super::search::{Outcome, Stop, replay, shrink};
 use super::super::space::Space;
-use super::super::tally::{Found, Tally};
+use super::super::tally::{Found, Tally, simplicity};
 use super::case::cpt_case;
 use super::{CaseError, CheckReport, Counterexample, ExploredCoverage, ProcessReach, Report};
 
@@ -154,7 +154,7 @@ fn counterexample(
         .collect();
     let recorder = end.recorder.clone().unwrap_or_default();
     let continuation = steps.split_off(found.choices.len().min(steps.len()));
-    let (model_calls, tool_calls, _, _) = search::simplicity(&found.choices);
+    let (model_calls, tool_calls, _, _) = simplicity(&found.choices);
     let cassettes = recordings(pristine, plan, &timeline, &recorder.calls);
     let at_answer = violation_point(pristine, &choices, found, invariant);
     let case = cpt_case(
