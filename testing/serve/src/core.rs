@@ -37,6 +37,8 @@ pub(crate) struct Core {
     /// The mocks registered (kept so their handles live as long as the server).
     pub mocks: Vec<baton_testing::JobMock>,
     pub agents: Vec<baton_testing::agent::AiAgentHandle>,
+    /// The last cluster purge (the actuator's `changeId`; 0: none yet).
+    pub change_id: u64,
     /// What a create request gave a process instance that the engine does not keep: its tags
     /// and business id.
     pub meta: std::collections::BTreeMap<baton_engine::Key, (Vec<String>, Option<String>)>,
@@ -58,6 +60,7 @@ impl Core {
             read: ReadModel::default(),
             mocks: Vec::new(),
             agents: Vec::new(),
+            change_id: 0,
             meta: Default::default(),
         };
         core.follow_wall_clock();
@@ -105,6 +108,12 @@ impl Core {
             // A time between the epoch and year 9999 is never refused.
             let _ = self.act(|e| e.set_clock(target));
         }
+    }
+
+    /// The engine clock as the actuator reports it: `{"epochMilli", "instant"}`.
+    pub fn clock_json(&self) -> serde_json::Value {
+        let now = self.engine(Engine::now);
+        serde_json::json!({"epochMilli": now, "instant": crate::read_model::iso(now)})
     }
 
     /// Moves the clock only when something is due by the wall time (the background tick).

@@ -120,7 +120,9 @@ async fn tick(core: CoreHandle) {
     }
 }
 
-fn build_core(config: &ServeConfig) -> Result<Core, StartError> {
+/// The core as the server starts: the `--deploy` files deployed, the file mocks registered
+/// (a cluster purge builds it again).
+pub(crate) fn build_core(config: &ServeConfig) -> Result<Core, StartError> {
     let mut test = ProcessTest::new();
     if let Some(dir) = &config.coverage_dir {
         test = test.named("baton-serve").coverage_dir(dir.clone());

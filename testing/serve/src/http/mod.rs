@@ -9,10 +9,13 @@
 //! - `clock` — `PUT /v2/clock`, `POST /v2/clock/reset`.
 //! - `element_instances`, `variables`, `incidents`, `user_tasks` — searches (`searches`: the
 //!   shared part), reads, variables set, incidents resolved, user tasks completed and assigned.
+//! - `actuator` — the management routes Camunda Process Test's remote runtime calls: the
+//!   clock (read, pin, add, reset) and the cluster purge.
 //! - `baton` — baton's own routes under `/baton`: mocks registered at run time, explain.
 //!
 //! Every other `/v2` route answers 501 with a problem naming it.
 
+mod actuator;
 mod baton;
 mod clock;
 mod deployments;
@@ -67,6 +70,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(incidents::routes())
         .merge(user_tasks::routes())
         .merge(baton::routes())
+        .merge(actuator::routes())
         .fallback(not_served)
         .method_not_allowed_fallback(not_served)
         .layer(DefaultBodyLimit::max(limit))

@@ -19,6 +19,7 @@ pub(super) fn routes() -> Router<AppState> {
 /// One broker with one healthy partition, the leader: what a single-node cluster reports.
 async fn topology(State(state): State<AppState>) -> Response {
     let version = crate::GATEWAY_VERSION.to_owned();
+    let change = state.core.raw(|core| core.change_id).await.unwrap_or(0);
     json(
         StatusCode::OK,
         &TopologyResponse {
@@ -40,7 +41,11 @@ async fn topology(State(state): State<AppState>) -> Response {
             partitions_count: 1,
             replication_factor: 1,
             gateway_version: version,
-            last_completed_change_id: "-1".into(),
+            last_completed_change_id: if change == 0 {
+                "-1".into()
+            } else {
+                change.to_string()
+            },
         },
     )
 }
