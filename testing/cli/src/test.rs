@@ -72,6 +72,24 @@ pub struct Args {
     /// Print the report as one JSON document instead of text.
     #[arg(long)]
     json: bool,
+    /// Run the test files on this endpoint of Camunda's REST API v2 instead of in-process:
+    /// `baton serve`, Camunda 8 Run (http://localhost:8080), Self-Managed or SaaS.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["record", "drift", "check_restore", "commands_dir", "coverage_dir", "cpt_json", "shard"])]
+    remote: Option<String>,
+    /// Where the endpoint's management routes are (/actuator/clock, /actuator/cluster/purge);
+    /// the --remote URL by default (Camunda 8 Run serves them on http://localhost:9600).
+    #[arg(long, value_name = "URL", requires = "remote")]
+    management: Option<String>,
+    /// How requests to --remote authenticate: none, basic:USER:PASS, basic (from
+    /// CAMUNDA_BASIC_AUTH_USERNAME and CAMUNDA_BASIC_AUTH_PASSWORD) or oauth (client
+    /// credentials from CAMUNDA_CLIENT_ID, CAMUNDA_CLIENT_SECRET, CAMUNDA_OAUTH_URL, and
+    /// optionally CAMUNDA_TOKEN_AUDIENCE and CAMUNDA_TOKEN_SCOPE).
+    #[arg(long, value_name = "MODE", default_value = "none", requires = "remote")]
+    auth: String,
+    /// With --remote: how long an assertion polls the eventually consistent endpoint before it
+    /// fails (`10s`, `500ms`).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout, requires = "remote")]
+    assert_timeout: Duration,
     /// Do not print the coverage report.
     #[arg(long)]
     no_coverage: bool,
@@ -104,6 +122,21 @@ impl Progress {
             self.shown = false;
         }
     }
+}
+
+/// Reads `10s`, `500ms` or `2` (seconds).
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.strip_suffix("ms") {
+        Some(n) => (n, 0.001),
+        None => (text.strip_suffix('s').unwrap_or(text), 1.0),
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n >= 0.0 && *n <= 86_400.0)
+        .map(|n| Duration::from_secs_f64(n * unit))
+        .ok_or_else(|| format!("expected a duration such as 10s or 500ms, got \"{text}\""))
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -168,7 +201,11 @@ pub fn run(args: &Args) -> ExitCode {
             }
         }
     };
-    let report = match cpt::run_with(&args.paths, &options, &mut on_event) {
+    let report = match &args.remote {
+        None => cpt::run_with(&args.paths, &options, &mut on_event).map_err(|e| e.to_string()),
+        Some(url) => run_remote(args, url, &mut on_event),
+    };
+    let report = match report {
         Ok(report) => report,
         Err(e) => {
             progress.clear();
@@ -206,4 +243,23 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `--remote URL`: the files run on the endpoint.
+fn run_remote(
+    args: &Args,
+    url: &str,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<cpt::Report, String> {
+    let auth = baton_remote::Auth::parse(&args.auth, &|name| std::env::var(name).ok())?;
+    // A request gives up well after the longest poll it may be part of.
+    let request_timeout = args.assert_timeout.max(Duration::from_secs(10)) * 3;
+    let client =
+        baton_remote::Client::new(url, args.management.as_deref(), auth, request_timeout);
+    let options = baton_remote::RemoteOptions {
+        assert_timeout: args.assert_timeout,
+        filter: args.filter.clone(),
+        deploy: args.deploy.clone(),
+    };
+    baton_remote::run_remote(&client, &args.paths, &options, on_event).map_err(|e| e.to_string())
 }
