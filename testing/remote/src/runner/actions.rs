@@ -30,9 +30,6 @@ fn not_expressible(instruction: &Instruction) -> Option<String> {
         I::ConditionalBehavior(_) => {
             "conditional behaviours run inside baton's settle loop; the remote runner does not run them yet"
         }
-        I::MockAiAgent(_) | I::AssertAiAgent(_) => {
-            "the AI Agent mock does not answer as a remote job worker yet"
-        }
         I::SuspendProcessInstance(_) | I::ResumeProcessInstance(_) => {
             "suspending process instances is not part of the REST API"
         }
@@ -237,6 +234,7 @@ pub(super) fn run_action(
             ));
             Ok(Done::Ok)
         }
+        I::MockAiAgent(m) => super::agent::mock_ai_agent(session, m),
         other => Ok(Done::SkipCase(format!(
             "{} is not run by the remote runner",
             other.type_name()

@@ -32,6 +32,7 @@ pub(super) fn run_check(
                 "decision instances are not checked remotely yet".into(),
             )));
         }
+        I::AssertAiAgent(a) => return Some(super::agent::assert_ai_agent(session, a)),
         I::AssertProcessInstanceMessageSubscription(_) => {
             return Some(Ok(Done::SkipCheck(
                 "message subscriptions are not checked remotely yet".into(),
@@ -439,10 +440,10 @@ fn assert_variable(session: &Session<'_>, a: &model::AssertVariable) -> Result<D
         variables: None,
     };
     assert_variables(session, &check)?;
-    let mut skipped = Vec::new();
-    if a.satisfies_expression.is_some() {
-        skipped.push("satisfiesExpression (not evaluated remotely yet)");
+    if let Some(expression) = &a.satisfies_expression {
+        satisfies(session, a, expression)?;
     }
+    let mut skipped = Vec::new();
     if a.satisfies_judge.is_some() {
         skipped.push("satisfiesJudge (an LLM judge)");
     }
@@ -527,6 +528,13 @@ fn assert_user_task(session: &Session<'_>, a: &model::AssertUserTask) -> Result<
     })
 }
 
+/// A text field as messages show it: quoted, or `none`.
+fn text(value: &Option<String>) -> String {
+    value
+        .as_ref()
+        .map_or_else(|| "none".to_owned(), |v| format!("\"{v}\""))
+}
+
 fn user_task_differs(a: &model::AssertUserTask, t: &UserTaskSearchResult) -> Option<String> {
     let want = |field: &str, expected: String, actual: String| {
         Some(format!(
@@ -548,7 +556,7 @@ fn user_task_differs(a: &model::AssertUserTask, t: &UserTaskSearchResult) -> Opt
     if let Some(x) = &a.assignee
         && t.assignee.as_ref() != Some(x)
     {
-        return want("assignee", format!("\"{x}\""), format!("{:?}", t.assignee));
+        return want("assignee", format!("\"{x}\""), text(&t.assignee));
     }
     if let Some(g) = a.candidate_groups.as_ref().filter(|g| !g.is_empty())
         && &t.candidate_groups != g
@@ -568,7 +576,7 @@ fn user_task_differs(a: &model::AssertUserTask, t: &UserTaskSearchResult) -> Opt
     if let Some(n) = &a.name
         && t.name.as_ref() != Some(n)
     {
-        return want("name", format!("\"{n}\""), format!("{:?}", t.name));
+        return want("name", format!("\"{n}\""), text(&t.name));
     }
     for (field, expected, actual) in [
         ("due date", &a.due_date, &t.due_date),
@@ -581,7 +589,7 @@ fn user_task_differs(a: &model::AssertUserTask, t: &UserTaskSearchResult) -> Opt
                         == baton_testing::clock::parse_instant(x).ok()
             });
             if !same_instant {
-                return want(field, format!("\"{x}\""), format!("{actual:?}"));
+                return want(field, format!("\"{x}\""), text(actual));
             }
         }
     }
@@ -645,5 +653,46 @@ fn assert_incident(session: &Session<'_>, a: &model::AssertIncident) -> Result<(
             )));
         }
         Ok(Ok(()))
+    })
+}
+
+/// satisfiesExpression: the variable's value, named by its name, makes the FEEL expression
+/// true (evaluated at the endpoint's time where it tells it).
+fn satisfies(
+    session: &Session<'_>,
+    a: &model::AssertVariable,
+    expression: &str,
+) -> Result<(), String> {
+    let id = process_id(&a.process_instance_selector)?;
+    let key = session.instance(id)?;
+    let name = &a.variable_name;
+    let want = format!("expected the variable \"{name}\" to satisfy the expression {expression}");
+    let parsed = baton_feel::Expression::parse(expression)
+        .map_err(|e| format!("{want}\n    but the expression is not valid FEEL: {e}"))?;
+    let now = session
+        .client
+        .call::<Value>("GET", "/actuator/clock", None::<&()>)
+        .ok()
+        .and_then(|c| c["epochMilli"].as_i64())
+        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .unwrap_or_else(jiff::Timestamp::now)
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC);
+    session.wait(|s| {
+        let (scope, _) = match scope_of(s, key, id, a.element_selector.as_ref())? {
+            Ok(found) => found,
+            Err(why) => return Ok(Err(why)),
+        };
+        let vars = variables(s, key, scope)?;
+        let Some(value) = vars.get(name) else {
+            return Ok(Err(format!("{want}\n    but \"{name}\" does not exist")));
+        };
+        let mut context = Map::new();
+        context.insert(name.clone(), value.clone());
+        let evaluation = parsed.evaluate(&context, &baton_feel::Env::at(now.clone()));
+        Ok(match evaluation.result {
+            Ok(baton_feel::Value::Boolean(true)) => Ok(()),
+            Ok(other) => Err(format!("{want}\n    but it is {value} and the expression gives {other}")),
+            Err(failure) => Err(format!("{want}\n    but it is {value} and the expression fails: {failure}")),
+        })
     })
 }

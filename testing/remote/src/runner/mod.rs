@@ -5,7 +5,8 @@
 //! By phase: this file finds the cases and runs them in order; `case` runs one case (deploy,
 //! steps, clean-up); `session` is the case's view of the endpoint (searches scoped to the
 //! case, the mock job workers pumped while anything waits); `actions` and `checks` run the
-//! instructions that act and that assert; `jobs` finds the job an instruction names.
+//! instructions that act and that assert; `jobs` finds the job an instruction names; `agent`
+//! plays MOCK_AI_AGENT as a job worker.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -16,6 +17,7 @@ use baton_cpt::{CaseFailure, CaseResult, Event, Outcome, Report, SuiteInfo};
 use crate::client::{CallError, Client};
 
 mod actions;
+mod agent;
 mod case;
 mod checks;
 mod jobs;

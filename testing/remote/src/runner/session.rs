@@ -12,6 +12,7 @@ use baton_rest::{Key, Variables};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use super::agent::{RemoteAgent, answer_agent_job};
 use crate::client::{CallError, Client};
 use crate::poll::{Attempt, poll};
 
@@ -41,6 +42,8 @@ pub(super) struct Session<'a> {
     pub(super) timeout: Duration,
     /// The mock job workers by job type (a second one for a type replaces the first).
     workers: RefCell<Vec<(String, Answer)>>,
+    /// The AI agents the mock plays.
+    agents: RefCell<Vec<RemoteAgent>>,
     /// The process instances the case created, in order.
     pub(super) created: RefCell<Vec<Key>>,
     /// Whether the case moved the endpoint's clock (reset after the case).
@@ -61,6 +64,7 @@ impl<'a> Session<'a> {
             client,
             timeout,
             workers: RefCell::default(),
+            agents: RefCell::default(),
             created: RefCell::default(),
             clock_moved: Cell::new(false),
             job_search: Cell::new(None),
@@ -97,9 +101,26 @@ impl<'a> Session<'a> {
         })
     }
 
+    /// Plays an AI agent element from now on (a second mock of the element replaces the first).
+    pub(super) fn add_agent(&self, agent: RemoteAgent) {
+        let mut agents = self.agents.borrow_mut();
+        agents.retain(|a| a.element_id != agent.element_id);
+        agents.push(agent);
+    }
+
+    /// Runs `f` with the agent mock of an element (`None`: no such mock).
+    pub(super) fn with_agent<T>(
+        &self,
+        element_id: &str,
+        f: impl FnOnce(Option<&RemoteAgent>) -> T,
+    ) -> T {
+        let agents = self.agents.borrow();
+        f(agents.iter().find(|a| a.element_id == element_id))
+    }
+
     /// The workers take and answer every job waiting for them, until none is left.
     pub(super) fn pump(&self) -> Result<(), String> {
-        if self.workers.borrow().is_empty() {
+        if self.workers.borrow().is_empty() && self.agents.borrow().is_empty() {
             return Ok(());
         }
         for _ in 0..MAX_PUMP_ROUNDS {
@@ -111,6 +132,7 @@ impl<'a> Session<'a> {
                     answered += 1;
                 }
             }
+            answered += self.pump_agents()?;
             if answered == 0 {
                 return Ok(());
             }
@@ -118,6 +140,39 @@ impl<'a> Session<'a> {
         Err(format!(
             "the mock job workers answered jobs for {MAX_PUMP_ROUNDS} rounds and jobs kept coming: the process loops"
         ))
+    }
+
+    /// The agents answer their jobs; a job of an agent type at an element no mock plays goes
+    /// back at once.
+    fn pump_agents(&self) -> Result<usize, String> {
+        let mut types: Vec<String> = Vec::new();
+        for a in self.agents.borrow().iter() {
+            if !types.contains(&a.job_type) {
+                types.push(a.job_type.clone());
+            }
+        }
+        let mut answered = 0;
+        for job_type in types {
+            for job in self.activate(&job_type).map_err(|e| e.to_string())? {
+                let mut agents = self.agents.borrow_mut();
+                match agents.iter_mut().find(|a| a.element_id == job.element_id) {
+                    Some(agent) => {
+                        answer_agent_job(self.client, &job, agent)?;
+                        answered += 1;
+                    }
+                    None => {
+                        self.client
+                            .call_text(
+                                "POST",
+                                &format!("/v2/jobs/{}/failure", job.job_key),
+                                Some(&json!({"retries": job.retries, "retryBackOff": 0})),
+                            )
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+            }
+        }
+        Ok(answered)
     }
 
     /// Activates the jobs of a type waiting now (no long poll).
