@@ -2,4 +2,5 @@
 //! free port (and against fake endpoints that answer badly).
 
 mod corpus;
+mod fake;
 mod support;
