@@ -12,14 +12,19 @@
 //! - [`client`] — [`Client`]: JSON over HTTP, every request bounded, problem+json errors read.
 //! - [`poll`](mod@poll) — waiting for an eventually consistent read: back off from 1 ms to a
 //!   timeout, the last attempt's failure kept.
-//! - [`runner`] — [`run_remote`]: the cases run on the endpoint, with [`RemoteOptions`].
+//! - [`runner`] — [`run_remote`]: the cases run on the endpoint, with [`RemoteOptions`];
+//!   [`observe_remote`] also reads back what each case left.
+//! - [`compare`] — two runs side by side (`--compare`): where the observable outcomes differ.
 #![forbid(unsafe_code)]
 
 pub mod auth;
 pub mod client;
+pub mod compare;
 pub mod poll;
 pub mod runner;
 
 pub use auth::Auth;
 pub use client::{CallError, Client};
-pub use runner::{RemoteError, RemoteOptions, run_remote};
+pub use runner::{
+    CaseObservation, Observation, RemoteError, RemoteOptions, observe_remote, run_remote,
+};

@@ -12,6 +12,7 @@ use baton_rest::deployments::DeploymentResult;
 use serde_json::{Value, json};
 
 use super::RemoteOptions;
+use super::observe::Observation;
 use super::session::Session;
 use crate::client::{CallError, Client};
 use crate::poll::{Attempt, poll};
@@ -61,13 +62,15 @@ impl<'a> Endpoint<'a> {
         }
     }
 
-    /// Runs one case: its outcome and warnings.
+    /// Runs one case: its outcome, warnings, and (when `observe`) what it left on the endpoint.
     pub(super) fn run_case(
         &mut self,
         resources: &[(String, Vec<u8>)],
         case: &TestCase,
-    ) -> (Outcome, Vec<String>) {
+        observe: bool,
+    ) -> (Outcome, Vec<String>, Option<Result<Observation, String>>) {
         let mut warnings = Vec::new();
+        let mut observed = None;
         let bpmn: Vec<(String, Vec<u8>)> = resources
             .iter()
             .filter(|(n, _)| n.ends_with(".bpmn"))
@@ -88,13 +91,16 @@ impl<'a> Endpoint<'a> {
             Ok(_) => {
                 let session = Session::new(self.client, self.options.assert_timeout, &bpmn);
                 let outcome = run_steps(&session, case, &mut warnings);
+                if observe {
+                    observed = Some(super::observe::observe(&session));
+                }
                 if let Err(e) = self.clean_up(&session, deployed.as_ref().ok().and_then(|d| d.as_ref())) {
                     warnings.push(format!("the endpoint was not cleaned after the case: {e}"));
                 }
                 outcome
             }
         };
-        (outcome, warnings)
+        (outcome, warnings, observed)
     }
 
     /// The clock back to the wall clock; then everything purged, or the case's own data

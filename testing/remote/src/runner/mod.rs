@@ -21,7 +21,10 @@ mod agent;
 mod case;
 mod checks;
 mod jobs;
+mod observe;
 mod session;
+
+pub use observe::{Observation, ObservedInstance};
 
 /// How to run against the endpoint.
 #[derive(Debug, Clone)]
@@ -53,6 +56,16 @@ pub enum RemoteError {
     Unreachable { base: String, error: CallError },
 }
 
+/// One case's outcome and what it left on the endpoint (`--compare`).
+#[derive(Debug, Clone)]
+pub struct CaseObservation {
+    /// `<file> › <name>`.
+    pub title: String,
+    pub outcome: Outcome,
+    /// What the case left, or why it could not be read.
+    pub observation: Result<Observation, String>,
+}
+
 /// Runs the test files of `paths` against the endpoint of `client`.
 pub fn run_remote(
     client: &Client,
@@ -60,6 +73,28 @@ pub fn run_remote(
     options: &RemoteOptions,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Report, RemoteError> {
+    run_inner(client, paths, options, on_event, false).map(|(report, _)| report)
+}
+
+/// Runs the test files as [`run_remote`] does, and reads back what each case left on the
+/// endpoint before cleaning it (for [`compare`](crate::compare)).
+pub fn observe_remote(
+    client: &Client,
+    paths: &[impl AsRef<Path>],
+    options: &RemoteOptions,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<(Report, Vec<CaseObservation>), RemoteError> {
+    run_inner(client, paths, options, on_event, true)
+}
+
+fn run_inner(
+    client: &Client,
+    paths: &[impl AsRef<Path>],
+    options: &RemoteOptions,
+    on_event: &mut dyn FnMut(Event<'_>),
+    observe: bool,
+) -> Result<(Report, Vec<CaseObservation>), RemoteError> {
+    let mut observations = Vec::new();
     let start = Instant::now();
     let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
     let suites = discover::discover(&paths, &options.deploy)?;
@@ -128,15 +163,23 @@ pub fn run_remote(
                 }
                 let title = format!("{} › {}", file.path.display(), tc.name);
                 on_event(Event::CaseStarted {
-                    title,
+                    title: title.clone(),
                     index: cases.len(),
                     total,
                 });
                 let started = Instant::now();
-                let (outcome, warnings) = match &resources {
-                    Ok(resources) => endpoint.run_case(resources, tc),
-                    Err(message) => (failed(None, message.clone()), Vec::new()),
+                let (outcome, warnings, observed) = match &resources {
+                    Ok(resources) => endpoint.run_case(resources, tc, observe),
+                    Err(message) => (failed(None, message.clone()), Vec::new(), None),
                 };
+                if observe {
+                    observations.push(CaseObservation {
+                        title,
+                        outcome: outcome.clone(),
+                        observation: observed
+                            .unwrap_or_else(|| Err("the case did not run".to_owned())),
+                    });
+                }
                 let result = CaseResult {
                     file: file.path.clone(),
                     name: tc.name.clone(),
@@ -150,14 +193,15 @@ pub fn run_remote(
         }
         infos.push(info);
     }
-    Ok(Report {
+    let report = Report {
         suites: infos,
         cases,
         coverage: baton_testing::coverage::merge(&[]),
         case_coverage: Vec::new(),
         filtered_out,
         duration: start.elapsed(),
-    })
+    };
+    Ok((report, observations))
 }
 
 fn failed(instruction: Option<(usize, &str)>, message: String) -> Outcome {

@@ -89,3 +89,33 @@ fn failing_cases_fail_with_what_the_last_poll_saw() {
     let failed_polls = report.failed();
     assert!(start.elapsed() < Duration::from_secs(3 * failed_polls as u64 + 5));
 }
+
+#[test]
+fn compare_finds_no_difference_between_two_runs_of_baton_on_the_corpus() {
+    let Some(dir) = corpus() else { return };
+    let options = baton_remote::RemoteOptions {
+        assert_timeout: Duration::from_secs(2),
+        ..Default::default()
+    };
+    let observe = |server: &baton_serve::ServerHandle| {
+        baton_remote::observe_remote(
+            &crate::support::client(server),
+            std::slice::from_ref(&dir),
+            &options,
+            &mut |_| {},
+        )
+        .expect("the run starts")
+        .1
+    };
+    let (reference, endpoint) = (serve(), serve());
+    let compared = baton_remote::compare::compare(&observe(&reference), &observe(&endpoint));
+    assert_eq!(compared.len(), 71);
+    let differing: Vec<String> = compared
+        .iter()
+        .filter(|c| !c.differences.is_empty())
+        .map(|c| format!("{}: {:?}", c.title, c.differences))
+        .collect();
+    assert_eq!(differing, Vec::<String>::new());
+    // Every case that ran left something to compare.
+    assert!(compared.iter().all(|c| !c.normalised.is_empty()));
+}
