@@ -57,8 +57,7 @@ impl CallError {
             } => {
                 *status == 501
                     || *status == 405
-                    || (*status == 404
-                        && problem.as_ref().is_none_or(|p| p.title != "NOT_FOUND"))
+                    || (*status == 404 && problem.as_ref().is_none_or(|p| p.title != "NOT_FOUND"))
             }
             _ => false,
         }
@@ -197,7 +196,11 @@ impl Client {
         body: Option<&impl Serialize>,
     ) -> Result<T, CallError> {
         let text = self.call_text(method, path, body)?;
-        let text = if text.trim().is_empty() { "null" } else { &text };
+        let text = if text.trim().is_empty() {
+            "null"
+        } else {
+            &text
+        };
         serde_json::from_str(text).map_err(|e| CallError::Decode {
             method,
             path: path.to_owned(),
@@ -274,10 +277,11 @@ fn read_body(answer: ureq::http::Response<ureq::Body>) -> Result<String, String>
 fn multipart(files: &[(String, Vec<u8>)]) -> (String, Vec<u8>) {
     // A boundary that occurs in no file.
     let mut boundary = "baton-remote-boundary".to_owned();
-    while files
-        .iter()
-        .any(|(_, bytes)| bytes.windows(boundary.len()).any(|w| w == boundary.as_bytes()))
-    {
+    while files.iter().any(|(_, bytes)| {
+        bytes
+            .windows(boundary.len())
+            .any(|w| w == boundary.as_bytes())
+    }) {
         boundary.push('x');
     }
     let mut body = Vec::new();

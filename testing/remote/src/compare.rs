@@ -14,8 +14,7 @@ use serde_json::Value;
 use crate::runner::{CaseObservation, Observation};
 
 /// What keys and times are replaced by, said once per case.
-const NORMALISED_KEYS: &str =
-    "keys and times: instances and variable scopes compared by their place, dates left out";
+const NORMALISED_KEYS: &str = "keys and times: instances and variable scopes compared by their place, dates left out, keys and times inside variable values read as <key> and <time>";
 
 /// One case compared.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,10 +30,7 @@ pub struct CaseComparison {
 fn outcome_word(o: &Outcome) -> String {
     match o {
         Outcome::Passed => "passed".into(),
-        Outcome::Failed(f) => format!(
-            "failed ({})",
-            f.message.lines().next().unwrap_or_default()
-        ),
+        Outcome::Failed(f) => format!("failed ({})", f.message.lines().next().unwrap_or_default()),
         Outcome::Skipped { .. } => "skipped".into(),
     }
 }
@@ -95,9 +91,19 @@ fn observations(a: &Observation, b: &Observation, differences: &mut Vec<String>)
         differences.push(format!(
             "process instances: baton {} ({}), the endpoint {} ({})",
             a.instances.len(),
-            list(&a.instances.iter().map(|i| i.process.clone()).collect::<Vec<_>>()),
+            list(
+                &a.instances
+                    .iter()
+                    .map(|i| i.process.clone())
+                    .collect::<Vec<_>>()
+            ),
             b.instances.len(),
-            list(&b.instances.iter().map(|i| i.process.clone()).collect::<Vec<_>>()),
+            list(
+                &b.instances
+                    .iter()
+                    .map(|i| i.process.clone())
+                    .collect::<Vec<_>>()
+            ),
         ));
     }
     for (n, (x, y)) in a.instances.iter().zip(&b.instances).enumerate() {
@@ -109,7 +115,11 @@ fn observations(a: &Observation, b: &Observation, differences: &mut Vec<String>)
         };
         field("process", x.process.clone(), y.process.clone());
         field("state", x.state.clone(), y.state.clone());
-        field("parent", format!("{:?}", x.parent), format!("{:?}", y.parent));
+        field(
+            "parent",
+            format!("{:?}", x.parent),
+            format!("{:?}", y.parent),
+        );
         field("element instances", list(&x.elements), list(&y.elements));
         field("path", list(&x.path), list(&y.path));
         let scopes: BTreeSet<&String> = x.variables.keys().chain(y.variables.keys()).collect();
@@ -216,7 +226,7 @@ mod tests {
         DIFFERS f › c
             instance 1 ("order") state: baton ACTIVE; the endpoint COMPLETED
             instance 1 ("order") variable "amount" in process: baton 1; the endpoint 2
-        1 case compared with baton, 1 differs; normalised: keys and times: instances and variable scopes compared by their place, dates left out
+        1 case compared with baton, 1 differs; normalised: keys and times: instances and variable scopes compared by their place, dates left out, keys and times inside variable values read as <key> and <time>
         "#);
     }
 }

@@ -4,4 +4,5 @@ mod agent;
 mod cli;
 mod coverage;
 mod hostile;
+mod remote;
 mod support;

@@ -16,7 +16,10 @@ fn rejected(what: &str, e: CallError) -> String {
     match &e {
         CallError::Status {
             problem: Some(p), ..
-        } => format!("{what}: the endpoint rejected it ({}): {}", p.title, p.detail),
+        } => format!(
+            "{what}: the endpoint rejected it ({}): {}",
+            p.title, p.detail
+        ),
         _ => format!("{what}: {e}"),
     }
 }
@@ -43,7 +46,9 @@ fn not_expressible(instruction: &Instruction) -> Option<String> {
         | I::AssertInvariant(_)
         | I::AssertSideEffects(_)
         | I::SaveSnapshot(_)
-        | I::RestoreSnapshot(_) => "baton's fault, invariant and snapshot extensions run in-process only",
+        | I::RestoreSnapshot(_) => {
+            "baton's fault, invariant and snapshot extensions run in-process only"
+        }
         I::ReleaseJob(_)
         | I::TriggerTimer(_)
         | I::RunCalledProcess(_)
@@ -51,7 +56,9 @@ fn not_expressible(instruction: &Instruction) -> Option<String> {
         | I::StubCallActivityThrowError(_) => {
             "from CPT's unreleased development line, which baton reads but does not run"
         }
-        I::CreateProcessInstance(c) if c.reserve_jobs || c.stub_call_activities || c.hold_timers => {
+        I::CreateProcessInstance(c)
+            if c.reserve_jobs || c.stub_call_activities || c.hold_timers =>
+        {
             "reserveJobs, stubCallActivities and holdTimers are from CPT's unreleased development line"
         }
         I::EvaluateConditionalStartEvent(_) => {
@@ -69,7 +76,9 @@ fn not_expressible(instruction: &Instruction) -> Option<String> {
         I::MockJobWorkerCompleteJob(m) if m.use_example_data => {
             "example data is read from the BPMN in-process only"
         }
-        I::CompleteJob(c) if c.use_example_data => "example data is read from the BPMN in-process only",
+        I::CompleteJob(c) if c.use_example_data => {
+            "example data is read from the BPMN in-process only"
+        }
         I::CompleteUserTask(c) if c.use_example_data => {
             "example data is read from the BPMN in-process only"
         }
@@ -113,7 +122,10 @@ pub(super) fn run_action(
             let created: baton_rest::process_instances::CreateProcessInstanceResult = client
                 .call("POST", "/v2/process-instances", Some(&body))
                 .map_err(|e| rejected(&format!("creating an instance of \"{id}\""), e))?;
-            session.created.borrow_mut().push(created.process_instance_key);
+            session
+                .created
+                .borrow_mut()
+                .push(created.process_instance_key);
             Ok(Done::Ok)
         }
         I::CompleteJob(c) => {
@@ -136,7 +148,12 @@ pub(super) fn run_action(
             )
         }
         I::CompleteJobAdHocSubProcess(c) => {
-            let job = find_job(session, &c.job_selector, Some("AD_HOC_SUB_PROCESS"), "complete")?;
+            let job = find_job(
+                session,
+                &c.job_selector,
+                Some("AD_HOC_SUB_PROCESS"),
+                "complete",
+            )?;
             let activate: Vec<Value> = c
                 .activate_elements
                 .iter()
@@ -150,7 +167,10 @@ pub(super) fn run_action(
                     "isCompletionConditionFulfilled": c.completion_condition_fulfilled,
                     "isCancelRemainingInstances": c.cancel_remaining_instances,
                 }}),
-                &format!("completing the ad-hoc sub-process job at \"{}\"", job.element_id),
+                &format!(
+                    "completing the ad-hoc sub-process job at \"{}\"",
+                    job.element_id
+                ),
             )
         }
         I::CompleteJobUserTaskListener(c) => {
@@ -196,7 +216,11 @@ pub(super) fn run_action(
         I::UpdateVariables(u) => update_variables(session, u),
         I::ResolveIncident(r) => resolve_incident(session, r),
         I::EvaluateDecision(e) => {
-            let Some(id) = e.decision_definition_selector.decision_definition_id.as_deref() else {
+            let Some(id) = e
+                .decision_definition_selector
+                .decision_definition_id
+                .as_deref()
+            else {
                 return Err("Missing required property: decisionDefinitionId".into());
             };
             match client.call_text(
@@ -212,7 +236,8 @@ pub(super) fn run_action(
             }
         }
         I::IncreaseTime(t) => {
-            let ms = baton_testing::clock::parse_duration(&t.duration).map_err(|e| e.to_string())?;
+            let ms =
+                baton_testing::clock::parse_duration(&t.duration).map_err(|e| e.to_string())?;
             move_clock(session, ClockMove::By(ms.max(0)))
         }
         I::SetTime(t) => {
@@ -253,7 +278,12 @@ fn complete_user_task(session: &Session<'_>, c: &model::CompleteUserTask) -> Res
             Some(&json!({"variables": c.variables})),
         )
         .map(|_| Done::Ok)
-        .map_err(|e| rejected(&format!("completing the user task \"{}\"", task.element_id), e))
+        .map_err(|e| {
+            rejected(
+                &format!("completing the user task \"{}\"", task.element_id),
+                e,
+            )
+        })
 }
 
 fn update_variables(session: &Session<'_>, u: &model::UpdateVariables) -> Result<Done, String> {
@@ -312,7 +342,8 @@ fn resolve_incident(session: &Session<'_>, r: &model::ResolveIncident) -> Result
         filter.insert("processDefinitionId".into(), json!(p));
     }
     let incident = session.wait(|s| {
-        let mut items: Vec<IncidentResult> = s.search("incidents", Value::Object(filter.clone()))?;
+        let mut items: Vec<IncidentResult> =
+            s.search("incidents", Value::Object(filter.clone()))?;
         items.sort_by_key(|i| i.incident_key);
         Ok(items.into_iter().next().ok_or_else(|| {
             format!(
@@ -340,7 +371,12 @@ fn resolve_incident(session: &Session<'_>, r: &model::ResolveIncident) -> Result
             None::<&()>,
         )
         .map(|_| Done::Ok)
-        .map_err(|e| rejected(&format!("resolving the incident at \"{}\"", incident.element_id), e))
+        .map_err(|e| {
+            rejected(
+                &format!("resolving the incident at \"{}\"", incident.element_id),
+                e,
+            )
+        })
 }
 
 enum ClockMove {

@@ -118,7 +118,11 @@ pub(super) fn answer_agent_job(
         None => return Err("the AI agent mock gave no answer".into()),
     };
     client
-        .call_text("POST", &format!("/v2/jobs/{}/{route}", job.job_key), Some(&body))
+        .call_text(
+            "POST",
+            &format!("/v2/jobs/{}/{route}", job.job_key),
+            Some(&body),
+        )
         .map(|_| ())
         .map_err(|e| {
             format!(

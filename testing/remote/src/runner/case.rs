@@ -94,7 +94,9 @@ impl<'a> Endpoint<'a> {
                 if observe {
                     observed = Some(super::observe::observe(&session));
                 }
-                if let Err(e) = self.clean_up(&session, deployed.as_ref().ok().and_then(|d| d.as_ref())) {
+                if let Err(e) =
+                    self.clean_up(&session, deployed.as_ref().ok().and_then(|d| d.as_ref()))
+                {
                     warnings.push(format!("the endpoint was not cleaned after the case: {e}"));
                 }
                 outcome
@@ -130,7 +132,10 @@ impl<'a> Endpoint<'a> {
                 None::<&()>,
             ) {
                 // Already ended (404) or ending (409): nothing to do.
-                Ok(_) | Err(CallError::Status { status: 404 | 409, .. }) => {}
+                Ok(_)
+                | Err(CallError::Status {
+                    status: 404 | 409, ..
+                }) => {}
                 Err(e) => return Err(e.to_string()),
             }
         }
@@ -160,7 +165,10 @@ fn resource_keys(d: &DeploymentResult) -> Vec<Key> {
             m.process_definition
                 .as_ref()
                 .map(|p| p.process_definition_key)
-                .or(m.decision_requirements.as_ref().map(|r| r.decision_requirements_key))
+                .or(m
+                    .decision_requirements
+                    .as_ref()
+                    .map(|r| r.decision_requirements_key))
                 .or(m.form.as_ref().map(|f| f.form_key))
                 .or(m.resource.as_ref().map(|r| r.resource_key))
         })
@@ -182,8 +190,11 @@ fn reset_clock(client: &Client) {
 fn purge(client: &Client, options: &RemoteOptions) -> Result<(), CallError> {
     let started: Value = client.call("POST", "/actuator/cluster/purge", None::<&()>)?;
     let change = started.get("changeId").and_then(Value::as_i64).unwrap_or(0);
-    poll(options.assert_timeout.max(std::time::Duration::from_secs(30)), || {
-        match client.call::<Value>("GET", "/actuator/cluster", None::<&()>) {
+    poll(
+        options
+            .assert_timeout
+            .max(std::time::Duration::from_secs(30)),
+        || match client.call::<Value>("GET", "/actuator/cluster", None::<&()>) {
             Ok(cluster) => {
                 let last = &cluster["lastChange"];
                 let done = last["id"].as_i64().is_some_and(|id| id >= change)
@@ -200,8 +211,8 @@ fn purge(client: &Client, options: &RemoteOptions) -> Result<(), CallError> {
                 }
             }
             Err(e) => Attempt::Retry(e),
-        }
-    })
+        },
+    )
 }
 
 /// The instructions in order, until the first failure or a skip that ends the case.

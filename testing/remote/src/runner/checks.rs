@@ -6,7 +6,9 @@
 use baton_cpt::model::{self, Instruction};
 use baton_rest::Key;
 use baton_rest::process_instances::ProcessInstanceResult;
-use baton_rest::reads::{ElementInstanceResult, IncidentResult, UserTaskSearchResult, VariableResult};
+use baton_rest::reads::{
+    ElementInstanceResult, IncidentResult, UserTaskSearchResult, VariableResult,
+};
 use serde_json::{Map, Value, json};
 
 use super::case::Done;
@@ -156,7 +158,11 @@ fn assert_element_instances(
     let id = process_id(&a.process_instance_selector)?;
     let key = session.instance(id)?;
     let sels = &a.element_selectors;
-    let all = sels.iter().map(describe_element).collect::<Vec<_>>().join(", ");
+    let all = sels
+        .iter()
+        .map(describe_element)
+        .collect::<Vec<_>>()
+        .join(", ");
     let who = format!("process instance \"{id}\"");
     session.wait(|s| {
         let items = elements(s, key)?;
@@ -209,7 +215,10 @@ fn assert_element_instances(
                 if hit.is_empty() {
                     Ok(())
                 } else {
-                    Err(format!("expected {who} not to be waiting at {all}\n    but it is waiting at {}", hit.join(", ")))
+                    Err(format!(
+                        "expected {who} not to be waiting at {all}\n    but it is waiting at {}",
+                        hit.join(", ")
+                    ))
                 }
             }
             S::NotActivated => {
@@ -221,7 +230,10 @@ fn assert_element_instances(
                 if hit.is_empty() {
                     Ok(())
                 } else {
-                    Err(format!("expected {who} not to activate {all}\n    but it activated {}", hit.join(", ")))
+                    Err(format!(
+                        "expected {who} not to activate {all}\n    but it activated {}",
+                        hit.join(", ")
+                    ))
                 }
             }
             S::ActiveExactly => {
@@ -234,7 +246,11 @@ fn assert_element_instances(
                     .iter()
                     .copied()
                     .filter(|a| {
-                        !items.iter().any(|i| i.element_id == *a && i.state == "ACTIVE" && sels.iter().any(|e| element_matches(e, i)))
+                        !items.iter().any(|i| {
+                            i.element_id == *a
+                                && i.state == "ACTIVE"
+                                && sels.iter().any(|e| element_matches(e, i))
+                        })
                     })
                     .collect();
                 if missing.is_empty() && extra.is_empty() {
@@ -247,7 +263,10 @@ fn assert_element_instances(
                     if !extra.is_empty() {
                         parts.push(format!("also active: {}", quoted(&extra)));
                     }
-                    Err(format!("expected {who} to have exactly these elements active: {all}\n    but {}", parts.join("; ")))
+                    Err(format!(
+                        "expected {who} to have exactly these elements active: {all}\n    but {}",
+                        parts.join("; ")
+                    ))
                 }
             }
             S::CompletedInOrder => completed_in_order(&items, sels, &who, &all),
@@ -335,10 +354,11 @@ fn variables(
     let mut out = Map::new();
     for v in items {
         let text = if v.is_truncated {
-            let full: VariableResult =
-                session
-                    .client
-                    .call("GET", &format!("/v2/variables/{}", v.variable_key), None::<&()>)?;
+            let full: VariableResult = session.client.call(
+                "GET",
+                &format!("/v2/variables/{}", v.variable_key),
+                None::<&()>,
+            )?;
             full.value
         } else {
             v.value
@@ -362,7 +382,10 @@ fn scope_of(
     };
     let items = elements(session, instance)?;
     Ok(match items.iter().find(|i| element_matches(sel, i)) {
-        Some(i) => Ok((i.element_instance_key, format!("local variables of {}", describe_element(sel)))),
+        Some(i) => Ok((
+            i.element_instance_key,
+            format!("local variables of {}", describe_element(sel)),
+        )),
         None => Err(format!(
             "expected local variables of {}\n    but the element was not activated",
             describe_element(sel)
@@ -374,7 +397,9 @@ fn scope_of(
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
@@ -453,7 +478,11 @@ fn assert_variable(session: &Session<'_>, a: &model::AssertVariable) -> Result<D
     Ok(if skipped.is_empty() {
         Done::Ok
     } else {
-        Done::SkipCheck(format!("{} of \"{}\" is not checked", skipped.join(" and "), a.variable_name))
+        Done::SkipCheck(format!(
+            "{} of \"{}\" is not checked",
+            skipped.join(" and "),
+            a.variable_name
+        ))
     })
 }
 
@@ -464,7 +493,10 @@ pub(super) fn find_user_task(
     open: bool,
 ) -> Result<UserTaskSearchResult, String> {
     let tasks = user_tasks(session, sel, open)?;
-    Ok(tasks.into_iter().next().expect("user_tasks returns at least one"))
+    Ok(tasks
+        .into_iter()
+        .next()
+        .expect("user_tasks returns at least one"))
 }
 
 fn user_tasks(
@@ -489,18 +521,29 @@ fn user_tasks(
         filter.insert("state".into(), json!("CREATED"));
     }
     session.wait(|s| {
-        let mut found: Vec<UserTaskSearchResult> = s.search("user-tasks", Value::Object(filter.clone()))?;
+        let mut found: Vec<UserTaskSearchResult> =
+            s.search("user-tasks", Value::Object(filter.clone()))?;
         found.sort_by_key(|t| t.user_task_key);
         if !found.is_empty() {
             return Ok(Ok(found));
         }
-        let all: Vec<UserTaskSearchResult> =
-            s.search("user-tasks", if open { json!({"state": "CREATED"}) } else { json!({}) })?;
+        let all: Vec<UserTaskSearchResult> = s.search(
+            "user-tasks",
+            if open {
+                json!({"state": "CREATED"})
+            } else {
+                json!({})
+            },
+        )?;
         let ids: Vec<&str> = all.iter().map(|t| t.element_id.as_str()).collect();
         Ok(Err(format!(
             "expected a user task {}\n    but {}",
             Value::Object(filter.clone()),
-            if ids.is_empty() { "there is no user task".to_owned() } else { format!("there is no such user task; user tasks: {}", quoted(&ids)) }
+            if ids.is_empty() {
+                "there is no user task".to_owned()
+            } else {
+                format!("there is no such user task; user tasks: {}", quoted(&ids))
+            }
         )))
     })
 }
@@ -561,7 +604,11 @@ fn user_task_differs(a: &model::AssertUserTask, t: &UserTaskSearchResult) -> Opt
     if let Some(g) = a.candidate_groups.as_ref().filter(|g| !g.is_empty())
         && &t.candidate_groups != g
     {
-        return want("candidate groups", format!("{g:?}"), format!("{:?}", t.candidate_groups));
+        return want(
+            "candidate groups",
+            format!("{g:?}"),
+            format!("{:?}", t.candidate_groups),
+        );
     }
     if let Some(p) = a.priority
         && t.priority != Some(p)
@@ -571,7 +618,11 @@ fn user_task_differs(a: &model::AssertUserTask, t: &UserTaskSearchResult) -> Opt
     if let Some(e) = &a.element_id
         && &t.element_id != e
     {
-        return want("element id", format!("\"{e}\""), format!("\"{}\"", t.element_id));
+        return want(
+            "element id",
+            format!("\"{e}\""),
+            format!("\"{}\"", t.element_id),
+        );
     }
     if let Some(n) = &a.name
         && t.name.as_ref() != Some(n)
@@ -691,8 +742,12 @@ fn satisfies(
         let evaluation = parsed.evaluate(&context, &baton_feel::Env::at(now.clone()));
         Ok(match evaluation.result {
             Ok(baton_feel::Value::Boolean(true)) => Ok(()),
-            Ok(other) => Err(format!("{want}\n    but it is {value} and the expression gives {other}")),
-            Err(failure) => Err(format!("{want}\n    but it is {value} and the expression fails: {failure}")),
+            Ok(other) => Err(format!(
+                "{want}\n    but it is {value} and the expression gives {other}"
+            )),
+            Err(failure) => Err(format!(
+                "{want}\n    but it is {value} and the expression fails: {failure}"
+            )),
         })
     })
 }

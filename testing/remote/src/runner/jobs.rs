@@ -46,7 +46,10 @@ pub(super) fn find_job(
     if sel.job_type.is_none() && sel.element_id.is_none() && sel.process_definition_id.is_none() {
         return Err("Missing required property: at least one of jobType, elementId, or processDefinitionId must be set".into());
     }
-    let wanted = format!("Expected to {verb} job {} but no job is available.", describe(sel));
+    let wanted = format!(
+        "Expected to {verb} job {} but no job is available.",
+        describe(sel)
+    );
     let mut filter = Map::new();
     for (field, value) in [
         ("type", &sel.job_type),
@@ -103,8 +106,17 @@ fn find_by_activation(
     let job_types = match (&sel.job_type, &sel.element_id) {
         (Some(t), _) => vec![t.clone()],
         (None, Some(element)) => {
-            let tag = if kind == Some("TASK_LISTENER") { "taskListener" } else { "taskDefinition" };
-            let types = job_types_in(session.bpmn, element, sel.process_definition_id.as_deref(), tag);
+            let tag = if kind == Some("TASK_LISTENER") {
+                "taskListener"
+            } else {
+                "taskDefinition"
+            };
+            let types = job_types_in(
+                session.bpmn,
+                element,
+                sel.process_definition_id.as_deref(),
+                tag,
+            );
             if types.is_empty() {
                 return Err(format!(
                     "{wanted}\nthe endpoint does not search jobs (POST /v2/jobs/search), and the job type of \"{element}\" is not a fixed text in the case's BPMN"
@@ -148,7 +160,9 @@ fn find_by_activation(
                 key: j.job_key,
                 element_id: j.element_id,
             }),
-            None if jobs.is_empty() => Err(format!("{wanted}\nno job of type \"{job_type}\" is waiting")),
+            None if jobs.is_empty() => Err(format!(
+                "{wanted}\nno job of type \"{job_type}\" is waiting"
+            )),
             None => Err(format!(
                 "{wanted}\nwaiting jobs of type \"{job_type}\": {}",
                 jobs.iter()
@@ -168,7 +182,9 @@ fn job_type_in(
     element_id: &str,
     process_id: Option<&str>,
 ) -> Option<String> {
-    job_types_in(files, element_id, process_id, "taskDefinition").into_iter().next()
+    job_types_in(files, element_id, process_id, "taskDefinition")
+        .into_iter()
+        .next()
 }
 
 /// The fixed job types of the `tag` elements (`taskDefinition`, `taskListener`) of an element.

@@ -117,7 +117,10 @@ fn read_once(session: &Session<'_>) -> Result<Observation, CallError> {
                 .cloned()
                 .unwrap_or_else(|| "another scope".to_owned());
             let value = serde_json::from_str(&v.value).unwrap_or(Value::String(v.value));
-            variables.entry(scope).or_default().insert(v.name, value);
+            variables
+                .entry(scope)
+                .or_default()
+                .insert(v.name, without_keys_and_times(value));
         }
         observed.push(ObservedInstance {
             process: p.process_definition_id.clone(),
@@ -148,8 +151,63 @@ fn read_once(session: &Session<'_>) -> Result<Observation, CallError> {
             .collect(),
         incidents: incidents
             .iter()
-            .map(|i| format!("{} {} {}: {}", i.element_id, i.state, i.error_type, i.error_message))
+            .map(|i| {
+                format!(
+                    "{} {} {}: {}",
+                    i.element_id, i.state, i.error_type, i.error_message
+                )
+            })
             .collect(),
         reads: 0,
     })
+}
+
+/// The smallest key Zeebe makes (`1 << 51`, partition 1): a larger number is taken for a key.
+const SMALLEST_KEY: u64 = 1 << 51;
+
+/// A variable's value with the keys (numbers, or strings of digits, from `1 << 51` up) and
+/// the RFC 3339 times inside it replaced by `<key>` and `<time>`: they differ between any two
+/// runs (an agent's context records both).
+pub(super) fn without_keys_and_times(value: Value) -> Value {
+    match value {
+        Value::Number(n) if n.as_u64().is_some_and(|n| n >= SMALLEST_KEY) => {
+            Value::String("<key>".into())
+        }
+        Value::String(s) => {
+            let key = s.len() >= 16
+                && s.bytes().all(|b| b.is_ascii_digit())
+                && s.parse::<u64>().is_ok_and(|n| n >= SMALLEST_KEY);
+            if key {
+                Value::String("<key>".into())
+            } else if s.len() >= 20 && s.parse::<jiff::Timestamp>().is_ok() {
+                Value::String("<time>".into())
+            } else {
+                Value::String(s)
+            }
+        }
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(without_keys_and_times).collect())
+        }
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| (k, without_keys_and_times(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_times_inside_values_are_replaced() {
+        let v = json!({"k": 2251799813685251u64, "s": "2251799813685251", "n": 42, "t": "2026-12-07T19:35:40.462Z",
+                       "list": [{"completedAt": "2026-12-07T19:35:40.462+01:00", "id": "call_1"}], "d": "2026-12-07"});
+        assert_eq!(
+            without_keys_and_times(v),
+            json!({"k": "<key>", "s": "<key>", "n": 42, "t": "<time>", "list": [{"completedAt": "<time>", "id": "call_1"}], "d": "2026-12-07"})
+        );
+    }
 }

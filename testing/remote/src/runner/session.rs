@@ -217,12 +217,19 @@ impl<'a> Session<'a> {
     /// The oldest process instance of a BPMN process id (child instances included).
     pub(super) fn instance(&self, process_id: &str) -> Result<Key, String> {
         self.wait(|s| {
-            let mut found: Vec<baton_rest::process_instances::ProcessInstanceResult> =
-                s.search("process-instances", json!({"processDefinitionId": process_id}))?;
+            let mut found: Vec<baton_rest::process_instances::ProcessInstanceResult> = s.search(
+                "process-instances",
+                json!({"processDefinitionId": process_id}),
+            )?;
             found.sort_by_key(|p| p.process_instance_key);
-            Ok(found.first().map(|p| p.process_instance_key).ok_or_else(|| {
-                format!("expected an instance of process \"{process_id}\"\n    but none was created")
-            }))
+            Ok(found
+                .first()
+                .map(|p| p.process_instance_key)
+                .ok_or_else(|| {
+                    format!(
+                        "expected an instance of process \"{process_id}\"\n    but none was created"
+                    )
+                }))
         })
     }
 
@@ -260,7 +267,11 @@ impl<'a> Session<'a> {
 }
 
 /// Answers one job as the worker's mock says.
-pub(super) fn answer_job(client: &Client, job: &ActivatedJob, answer: &Answer) -> Result<(), String> {
+pub(super) fn answer_job(
+    client: &Client,
+    job: &ActivatedJob,
+    answer: &Answer,
+) -> Result<(), String> {
     let key = job.job_key;
     let result = match answer {
         Answer::Complete(variables) => client.call_text(

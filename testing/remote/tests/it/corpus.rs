@@ -56,10 +56,9 @@ fn the_agent_templates_pass_against_baton_serve() {
         .collect();
     assert!(passed.len() >= 7, "{passed:?}");
     assert!(
-        report
-            .cases
-            .iter()
-            .any(|c| c.passed() && c.file.ends_with("ai-agent-tool-loop.test.json") && c.name.starts_with("damaged order")),
+        report.cases.iter().any(|c| c.passed()
+            && c.file.ends_with("ai-agent-tool-loop.test.json")
+            && c.name.starts_with("damaged order")),
         "{passed:?}"
     );
 }
@@ -68,7 +67,10 @@ fn the_agent_templates_pass_against_baton_serve() {
 fn failing_cases_fail_with_what_the_last_poll_saw() {
     let server = serve();
     let start = Instant::now();
-    let report = run(&server, &[root().join("fixtures/cpt/failing/failing.test.json")]);
+    let report = run(
+        &server,
+        &[root().join("fixtures/cpt/failing/failing.test.json")],
+    );
     let messages: Vec<String> = report
         .cases
         .iter()

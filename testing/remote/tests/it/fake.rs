@@ -95,7 +95,8 @@ fn serve_one(stream: TcpStream, handler: &Handler, counter: &AtomicUsize) -> std
 /// The answers a case needs up to its first search; `search` answers the searches.
 fn endpoint(search: impl Fn(usize) -> Reply + Send + Sync + 'static) -> Arc<Handler> {
     let searches = Arc::new(AtomicUsize::new(0));
-    Arc::new(move |method: &str, path: &str, _n: usize| match (method, path) {
+    Arc::new(move |method: &str, path: &str, _n: usize| {
+        match (method, path) {
         ("GET", "/v2/topology") => Reply::Json(200, "{}".into()),
         ("POST", "/v2/deployments") => Reply::Json(
             200,
@@ -110,6 +111,7 @@ fn endpoint(search: impl Fn(usize) -> Reply + Send + Sync + 'static) -> Arc<Hand
             Reply::Json(204, String::new())
         }
         _ => Reply::Json(404, "no such route".into()),
+    }
     })
 }
 
@@ -120,7 +122,11 @@ const EMPTY: &str = r#"{"items":[],"page":{"totalItems":0,"hasMoreTotalItems":fa
 fn case_dir(name: &str, extra: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("baton-remote-fake-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(root().join("fixtures/cpt/failing/order.bpmn"), dir.join("order.bpmn")).unwrap();
+    std::fs::copy(
+        root().join("fixtures/cpt/failing/order.bpmn"),
+        dir.join("order.bpmn"),
+    )
+    .unwrap();
     let test = format!(
         r#"{{"testCases": [{{"name": "{name}", "instructions": [
             {{"type": "CREATE_PROCESS_INSTANCE", "processDefinitionSelector": {{"processDefinitionId": "order"}}}}{extra},
@@ -157,7 +163,11 @@ fn a_late_endpoint_is_polled_until_the_instance_shows() {
 #[test]
 fn broken_answers_fail_the_case_within_its_timeouts() {
     let broken: Vec<(&str, fn(usize) -> Reply, &str)> = vec![
-        ("garbage-json", |_| Reply::Json(200, "not json".into()), "does not read"),
+        (
+            "garbage-json",
+            |_| Reply::Json(200, "not json".into()),
+            "does not read",
+        ),
         (
             "server-error",
             |_| {
@@ -171,7 +181,11 @@ fn broken_answers_fail_the_case_within_its_timeouts() {
         ("hang", |_| Reply::Hang, "no answer"),
         ("close", |_| Reply::Close, "no answer"),
         ("half-status-line", |_| Reply::Garbage, "no answer"),
-        ("never-there", |_| Reply::Json(200, EMPTY.into()), "none was created"),
+        (
+            "never-there",
+            |_| Reply::Json(200, EMPTY.into()),
+            "none was created",
+        ),
     ];
     for (name, search, says) in broken {
         let url = fake(endpoint(search));
@@ -195,7 +209,10 @@ fn an_endpoint_whose_clock_cannot_move_skips_the_case() {
     let url = fake(endpoint(|_| Reply::Json(200, ACTIVE.into())));
     let report = run_against(
         &url,
-        &case_dir("clock", r#", {"type": "INCREASE_TIME", "duration": "PT1H"}"#),
+        &case_dir(
+            "clock",
+            r#", {"type": "INCREASE_TIME", "duration": "PT1H"}"#,
+        ),
     )
     .unwrap();
     let Outcome::Skipped { reason } = &report.cases[0].outcome else {
@@ -207,12 +224,24 @@ fn an_endpoint_whose_clock_cannot_move_skips_the_case() {
 #[test]
 fn an_endpoint_that_does_not_answer_stops_the_run() {
     // A port nobody listens on.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let start = Instant::now();
     let e = run_against(&format!("http://127.0.0.1:{port}"), &case_dir("down", "")).unwrap_err();
-    assert!(e.to_string().contains("does not answer as Camunda's REST API v2"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("does not answer as Camunda's REST API v2"),
+        "{e}"
+    );
     let hanging = fake(Arc::new(|_: &str, _: &str, _| Reply::Hang));
     let e = run_against(&hanging, &case_dir("hung", "")).unwrap_err();
     assert!(e.to_string().contains("no answer"), "{e}");
-    assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use baton_cpt::Report;
 use baton_remote::{Auth, Client, RemoteOptions, run_remote};
-use baton_serve::{Server, ServeConfig, ServerHandle};
+use baton_serve::{ServeConfig, Server, ServerHandle};
 
 pub fn serve() -> ServerHandle {
     Server::start(ServeConfig::default().port(0)).expect("baton serve starts")
@@ -30,7 +30,10 @@ pub fn corpus() -> Option<PathBuf> {
     } else if outer.is_dir() {
         Some(outer)
     } else {
-        eprintln!("skipped: the shared CPT corpus ({}) is absent", dir.display());
+        eprintln!(
+            "skipped: the shared CPT corpus ({}) is absent",
+            dir.display()
+        );
         None
     }
 }
