@@ -29,7 +29,7 @@ pub enum CallError {
         method: &'static str,
         path: String,
         status: u16,
-        problem: Option<ProblemDetail>,
+        problem: Option<Box<ProblemDetail>>,
         body: String,
     },
     /// A success status with a body that does not read as the answer expected.
@@ -41,7 +41,7 @@ pub enum CallError {
     },
 }
 
-fn describe(problem: &Option<ProblemDetail>, body: &str) -> String {
+fn describe(problem: &Option<Box<ProblemDetail>>, body: &str) -> String {
     match problem {
         Some(p) => format!("{}: {}", p.title, p.detail),
         None => body.chars().take(200).collect(),

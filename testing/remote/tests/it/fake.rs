@@ -162,7 +162,8 @@ fn a_late_endpoint_is_polled_until_the_instance_shows() {
 
 #[test]
 fn broken_answers_fail_the_case_within_its_timeouts() {
-    let broken: Vec<(&str, fn(usize) -> Reply, &str)> = vec![
+    type Search = fn(usize) -> Reply;
+    let broken: Vec<(&str, Search, &str)> = vec![
         (
             "garbage-json",
             |_| Reply::Json(200, "not json".into()),

@@ -52,6 +52,6 @@ pub fn not_passed(report: &Report) -> Vec<String> {
         .cases
         .iter()
         .filter(|c| !c.passed())
-        .map(|c| baton_cpt::text::case_text(c))
+        .map(baton_cpt::text::case_text)
         .collect()
 }
