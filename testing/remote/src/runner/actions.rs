@@ -344,6 +344,8 @@ fn resolve_incident(session: &Session<'_>, r: &model::ResolveIncident) -> Result
     let incident = session.wait(|s| {
         let mut items: Vec<IncidentResult> =
             s.search("incidents", Value::Object(filter.clone()))?;
+        let ours = s.case_instances()?;
+        items.retain(|i| super::session::is_ours(&ours, i.process_instance_key));
         items.sort_by_key(|i| i.incident_key);
         Ok(items.into_iter().next().ok_or_else(|| {
             format!(

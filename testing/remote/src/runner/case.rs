@@ -89,7 +89,9 @@ impl<'a> Endpoint<'a> {
                 explanation: String::new(),
             }),
             Ok(_) => {
-                let session = Session::new(self.client, self.options.assert_timeout, &bpmn);
+                // A cluster purged before this case is the run's alone: its reads need no scope.
+                let scoped = self.purge != Some(true);
+                let session = Session::new(self.client, self.options.assert_timeout, &bpmn, scoped);
                 let outcome = run_steps(&session, case, &mut warnings);
                 if observe {
                     observed = Some(super::observe::observe(&session));

@@ -523,11 +523,13 @@ fn user_tasks(
     session.wait(|s| {
         let mut found: Vec<UserTaskSearchResult> =
             s.search("user-tasks", Value::Object(filter.clone()))?;
+        let ours = s.case_instances()?;
+        found.retain(|t| super::session::is_ours(&ours, t.process_instance_key));
         found.sort_by_key(|t| t.user_task_key);
         if !found.is_empty() {
             return Ok(Ok(found));
         }
-        let all: Vec<UserTaskSearchResult> = s.search(
+        let mut all: Vec<UserTaskSearchResult> = s.search(
             "user-tasks",
             if open {
                 json!({"state": "CREATED"})
@@ -535,6 +537,7 @@ fn user_tasks(
                 json!({})
             },
         )?;
+        all.retain(|t| super::session::is_ours(&ours, t.process_instance_key));
         let ids: Vec<&str> = all.iter().map(|t| t.element_id.as_str()).collect();
         Ok(Err(format!(
             "expected a user task {}\n    but {}",
@@ -658,6 +661,8 @@ fn assert_incident(session: &Session<'_>, a: &model::AssertIncident) -> Result<(
     }
     session.wait(|s| {
         let mut items: Vec<IncidentResult> = s.search("incidents", Value::Object(filter.clone()))?;
+        let ours = s.case_instances()?;
+        items.retain(|i| super::session::is_ours(&ours, i.process_instance_key));
         items.sort_by_key(|i| i.incident_key);
         let Some(i) = items.first() else {
             return Ok(Err(format!(

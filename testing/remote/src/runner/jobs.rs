@@ -73,6 +73,8 @@ pub(super) fn find_job(
     if session.job_search.get() == Some(true) {
         return session.wait(|s| {
             let mut jobs: Vec<JobSearchResult> = s.search("jobs", filter.clone())?;
+            let ours = s.case_instances()?;
+            jobs.retain(|j| super::session::is_ours(&ours, j.process_instance_key));
             jobs.sort_by_key(|j| j.job_key);
             let waiting = jobs
                 .iter()

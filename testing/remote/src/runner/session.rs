@@ -18,6 +18,8 @@ use crate::poll::{Attempt, poll};
 
 /// The worker name the runner's workers activate jobs with.
 pub(super) const WORKER: &str = "baton-remote";
+/// The deepest chain of called processes a case's reads follow.
+const MAX_CALL_DEPTH: usize = 16;
 /// How long an activated job stays locked to a worker (ms).
 const LOCK_MS: i64 = 60_000;
 /// The most jobs one activation takes.
@@ -46,6 +48,8 @@ pub(super) struct Session<'a> {
     agents: RefCell<Vec<RemoteAgent>>,
     /// The process instances the case created, in order.
     pub(super) created: RefCell<Vec<Key>>,
+    /// Whether reads are scoped to the case's instances (the endpoint may hold others).
+    scoped: bool,
     /// Whether the case moved the endpoint's clock (reset after the case).
     pub(super) clock_moved: Cell<bool>,
     /// Whether `POST /v2/jobs/search` is served (unknown until tried).
@@ -59,8 +63,10 @@ impl<'a> Session<'a> {
         client: &'a Client,
         timeout: Duration,
         bpmn: &'a [(String, Vec<u8>)],
+        scoped: bool,
     ) -> Self {
         Session {
+            scoped,
             client,
             timeout,
             workers: RefCell::default(),
@@ -214,13 +220,46 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// The oldest process instance of a BPMN process id (child instances included).
+    /// The case's process instances: those it created and those they called (a cluster holds
+    /// other runs' instances too; CPT scopes its reads to the keys the test created).
+    /// `None` when the endpoint is the run's alone (it was purged before the case): all of it
+    /// is the case's.
+    pub(super) fn case_instances(&self) -> Result<Option<Vec<Key>>, CallError> {
+        if !self.scoped {
+            return Ok(None);
+        }
+        let mut keys: Vec<Key> = self.created.borrow().clone();
+        let mut level = keys.clone();
+        // One search per level of call activities.
+        for _ in 0..MAX_CALL_DEPTH {
+            if level.is_empty() {
+                break;
+            }
+            let parents: Vec<String> = level.iter().map(Key::to_string).collect();
+            let children: Vec<baton_rest::process_instances::ProcessInstanceResult> = self.search(
+                "process-instances",
+                json!({"parentProcessInstanceKey": {"$in": parents}}),
+            )?;
+            level = children
+                .into_iter()
+                .map(|c| c.process_instance_key)
+                .filter(|k| !keys.contains(k))
+                .collect();
+            keys.extend(&level);
+        }
+        Ok(Some(keys))
+    }
+
+    /// The oldest process instance of a BPMN process id among the case's (child instances
+    /// included).
     pub(super) fn instance(&self, process_id: &str) -> Result<Key, String> {
         self.wait(|s| {
             let mut found: Vec<baton_rest::process_instances::ProcessInstanceResult> = s.search(
                 "process-instances",
                 json!({"processDefinitionId": process_id}),
             )?;
+            let ours = s.case_instances()?;
+            found.retain(|p| is_ours(&ours, p.process_instance_key));
             found.sort_by_key(|p| p.process_instance_key);
             Ok(found
                 .first()
@@ -295,4 +334,9 @@ pub(super) fn answer_job(
             job.job_type, job.element_id
         )
     })
+}
+
+/// Whether a process instance is the case's (`ours` from [`Session::case_instances`]).
+pub(super) fn is_ours(ours: &Option<Vec<Key>>, key: Key) -> bool {
+    ours.as_ref().is_none_or(|keys| keys.contains(&key))
 }
