@@ -25,26 +25,24 @@ enum Reply {
     Garbage,
 }
 
-type Handler = dyn Fn(&str, &str, usize) -> Reply + Send + Sync;
+type Handler = dyn Fn(&str, &str, &str) -> Reply + Send + Sync;
 
-/// Serves `handler` on a free port of 127.0.0.1; `n` counts the requests to each path.
+/// Serves `handler` (method, path, body) on a free port of 127.0.0.1.
 fn fake(handler: Arc<Handler>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
-    let counter = Arc::new(AtomicUsize::new(0));
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let handler = handler.clone();
-            let counter = counter.clone();
             std::thread::spawn(move || {
-                let _ = serve_one(stream, &*handler, &counter);
+                let _ = serve_one(stream, &*handler);
             });
         }
     });
     format!("http://{addr}")
 }
 
-fn serve_one(stream: TcpStream, handler: &Handler, counter: &AtomicUsize) -> std::io::Result<()> {
+fn serve_one(stream: TcpStream, handler: &Handler) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut stream = stream;
     loop {
@@ -70,8 +68,7 @@ fn serve_one(stream: TcpStream, handler: &Handler, counter: &AtomicUsize) -> std
         }
         let mut body = vec![0; length];
         reader.read_exact(&mut body)?;
-        let n = counter.fetch_add(1, Ordering::SeqCst);
-        match handler(&method, &path, n) {
+        match handler(&method, &path, &String::from_utf8_lossy(&body)) {
             Reply::Json(status, text) => {
                 write!(
                     stream,
@@ -95,7 +92,7 @@ fn serve_one(stream: TcpStream, handler: &Handler, counter: &AtomicUsize) -> std
 /// The answers a case needs up to its first search; `search` answers the searches.
 fn endpoint(search: impl Fn(usize) -> Reply + Send + Sync + 'static) -> Arc<Handler> {
     let searches = Arc::new(AtomicUsize::new(0));
-    Arc::new(move |method: &str, path: &str, _n: usize| {
+    Arc::new(move |method: &str, path: &str, _body: &str| {
         match (method, path) {
         ("GET", "/v2/topology") => Reply::Json(200, "{}".into()),
         ("POST", "/v2/deployments") => Reply::Json(
@@ -237,12 +234,60 @@ fn an_endpoint_that_does_not_answer_stops_the_run() {
             .contains("does not answer as Camunda's REST API v2"),
         "{e}"
     );
-    let hanging = fake(Arc::new(|_: &str, _: &str, _| Reply::Hang));
+    let hanging = fake(Arc::new(|_: &str, _: &str, _: &str| Reply::Hang));
     let e = run_against(&hanging, &case_dir("hung", "")).unwrap_err();
     assert!(e.to_string().contains("no answer"), "{e}");
     assert!(
         start.elapsed() < Duration::from_secs(3),
         "{:?}",
         start.elapsed()
+    );
+}
+
+#[test]
+fn a_job_is_found_by_the_job_search_among_the_cases_own_instances() {
+    // A shared cluster (no purge): the job search also returns another run's job, older.
+    let completed = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = completed.clone();
+    let job = |key: &str, instance: &str| {
+        format!(
+            r#"{{"type":"payment","elementId":"charge","processDefinitionId":"order","state":"CREATED","kind":"BPMN_ELEMENT","retries":3,"jobKey":"{key}","processInstanceKey":"{instance}","elementInstanceKey":"8"}}"#
+        )
+    };
+    let jobs = format!(
+        r#"{{"items":[{},{}],"page":{{"totalItems":2,"hasMoreTotalItems":false,"startCursor":null,"endCursor":null}}}}"#,
+        job("5", "99"),
+        job("7", "3")
+    );
+    let base = endpoint(|_| Reply::Json(200, EMPTY.into()));
+    let url = fake(Arc::new(
+        move |method: &str, path: &str, body: &str| match (method, path) {
+            ("POST", "/v2/jobs/search") => Reply::Json(200, jobs.clone()),
+            ("POST", p) if p.starts_with("/v2/jobs/") && p.ends_with("/completion") => {
+                seen.lock().unwrap().push(format!("{p} {body}"));
+                Reply::Json(204, String::new())
+            }
+            _ => base(method, path, body),
+        },
+    ));
+    let dir = case_dir(
+        "job-search",
+        r#", {"type": "COMPLETE_JOB", "jobSelector": {"elementId": "charge"}, "variables": {"paid": true}}"#,
+    );
+    // Only the job: the case's last instruction (the assertion) is dropped.
+    let test = std::fs::read_to_string(dir.join("case.test.json")).unwrap();
+    let cut = test
+        .rfind(",\n            {\"type\": \"ASSERT_PROCESS_INSTANCE\"")
+        .unwrap();
+    std::fs::write(
+        dir.join("case.test.json"),
+        format!("{}\n        ]}}]}}", &test[..cut]),
+    )
+    .unwrap();
+    let report = run_against(&url, &dir).unwrap();
+    assert!(report.cases[0].passed(), "{:?}", report.cases[0].outcome);
+    assert_eq!(
+        *completed.lock().unwrap(),
+        vec![r#"/v2/jobs/7/completion {"variables":{"paid":true}}"#.to_owned()]
     );
 }
