@@ -86,6 +86,29 @@ pub struct Args {
     /// Print the report as one JSON document instead of text.
     #[arg(long)]
     json: bool,
+    /// Run the test files on this endpoint of Camunda's REST API v2 instead of in-process:
+    /// `baton serve`, Camunda 8 Run (http://localhost:8080), Self-Managed or SaaS.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["record", "drift", "check_restore", "commands_dir", "coverage_dir", "cpt_json", "shard"])]
+    remote: Option<String>,
+    /// Where the endpoint's management routes are (/actuator/clock, /actuator/cluster/purge);
+    /// the --remote URL by default (Camunda 8 Run serves them on http://localhost:9600).
+    #[arg(long, value_name = "URL", requires = "remote")]
+    management: Option<String>,
+    /// How requests to --remote authenticate: none, basic:USER:PASS, basic (from
+    /// CAMUNDA_BASIC_AUTH_USERNAME and CAMUNDA_BASIC_AUTH_PASSWORD) or oauth (client
+    /// credentials from CAMUNDA_CLIENT_ID, CAMUNDA_CLIENT_SECRET, CAMUNDA_OAUTH_URL, and
+    /// optionally CAMUNDA_TOKEN_AUDIENCE and CAMUNDA_TOKEN_SCOPE).
+    #[arg(long, value_name = "MODE", default_value = "none", requires = "remote")]
+    auth: String,
+    /// With --remote: how long an assertion polls the eventually consistent endpoint before it
+    /// fails (`10s`, `500ms`).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_timeout, requires = "remote")]
+    assert_timeout: Duration,
+    /// With --remote: also run every case on baton's engine (served in-process on a loopback
+    /// port, through the same REST runner) and report, per case, where the observable outcomes
+    /// differ; exits 1 when any does.
+    #[arg(long, requires = "remote")]
+    compare: bool,
     /// Do not print the coverage report.
     #[arg(long)]
     no_coverage: bool,
@@ -118,6 +141,21 @@ impl Progress {
             self.shown = false;
         }
     }
+}
+
+/// Reads `10s`, `500ms` or `2` (seconds).
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.strip_suffix("ms") {
+        Some(n) => (n, 0.001),
+        None => (text.strip_suffix('s').unwrap_or(text), 1.0),
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n >= 0.0 && *n <= 86_400.0)
+        .map(|n| Duration::from_secs_f64(n * unit))
+        .ok_or_else(|| format!("expected a duration such as 10s or 500ms, got \"{text}\""))
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -189,7 +227,15 @@ pub fn run(args: &Args) -> ExitCode {
             }
         }
     };
-    let report = match cpt::run_with(&args.paths, &options, &mut on_event) {
+    let mut comparison = None;
+    let report = match &args.remote {
+        None => cpt::run_with(&args.paths, &options, &mut on_event).map_err(|e| e.to_string()),
+        Some(url) => run_remote(args, url, &mut on_event).map(|(report, compared)| {
+            comparison = compared;
+            report
+        }),
+    };
+    let report = match report {
         Ok(report) => report,
         Err(e) => {
             progress.clear();
@@ -211,10 +257,20 @@ pub fn run(args: &Args) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if args.json {
-        let json = serde_json::to_string_pretty(&cpt::json::report_json(&report))
-            .expect("the report serializes");
+        let mut document = cpt::json::report_json(&report);
+        if let (Some(compared), Some(object)) = (&comparison, document.as_object_mut()) {
+            object.insert(
+                "comparison".into(),
+                baton_remote::compare::comparison_json(compared),
+            );
+        }
+        let json = serde_json::to_string_pretty(&document).expect("the report serializes");
         outln!("{json}");
     } else {
+        if let Some(compared) = &comparison {
+            outln!();
+            out!("{}", baton_remote::compare::comparison_text(compared));
+        }
         if !args.no_coverage && !report.coverage.processes.is_empty() {
             outln!();
             out!("{}", report.coverage_report());
@@ -222,9 +278,58 @@ pub fn run(args: &Args) -> ExitCode {
         outln!();
         outln!("{}", report.summary());
     }
-    if report.success() {
+    let same = comparison
+        .as_ref()
+        .is_none_or(|c| c.iter().all(|c| c.differences.is_empty()));
+    if report.success() && same {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `--remote URL`: the files run on the endpoint; with `--compare`, on baton too, and the two
+/// compared.
+fn run_remote(
+    args: &Args,
+    url: &str,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<
+    (
+        cpt::Report,
+        Option<Vec<baton_remote::compare::CaseComparison>>,
+    ),
+    String,
+> {
+    let auth = baton_remote::Auth::parse(&args.auth, &|name| std::env::var(name).ok())?;
+    // A request gives up well after the longest poll it may be part of.
+    let request_timeout = args.assert_timeout.max(Duration::from_secs(10)) * 3;
+    let client = baton_remote::Client::new(url, args.management.as_deref(), auth, request_timeout);
+    let options = baton_remote::RemoteOptions {
+        assert_timeout: args.assert_timeout,
+        filter: args.filter.clone(),
+        deploy: args.deploy.clone(),
+    };
+    if !args.compare {
+        return baton_remote::run_remote(&client, &args.paths, &options, on_event)
+            .map(|report| (report, None))
+            .map_err(|e| e.to_string());
+    }
+    let (report, remote) = baton_remote::observe_remote(&client, &args.paths, &options, on_event)
+        .map_err(|e| e.to_string())?;
+    let server = baton_serve::Server::start(baton_serve::ServeConfig::default().port(0))
+        .map_err(|e| format!("--compare: baton's run cannot start: {e}"))?;
+    let local = baton_remote::Client::new(
+        &server.url(),
+        None,
+        baton_remote::Auth::None,
+        request_timeout,
+    );
+    let (_, reference) = baton_remote::observe_remote(&local, &args.paths, &options, &mut |_| {})
+        .map_err(|e| format!("--compare: baton's run: {e}"))?;
+    server.stop();
+    Ok((
+        report,
+        Some(baton_remote::compare::compare(&reference, &remote)),
+    ))
 }

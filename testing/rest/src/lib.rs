@@ -15,6 +15,8 @@
 //! - [`jobs`] — activation, completion (with its `result`), failure, error, update.
 //! - [`messages`] — publication, correlation, signal broadcast.
 //! - [`search`] — the search request's page and sort, and the page of a search result.
+//! - [`reads`] — the items of the searches a client checks (element instances, variables,
+//!   incidents, user tasks, jobs).
 #![forbid(unsafe_code)]
 
 pub mod deployments;
@@ -23,6 +25,7 @@ pub mod keys;
 pub mod messages;
 pub mod problem;
 pub mod process_instances;
+pub mod reads;
 pub mod search;
 pub mod system;
 

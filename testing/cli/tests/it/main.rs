@@ -4,5 +4,6 @@ mod agent;
 mod cli;
 mod coverage;
 mod hostile;
+mod remote;
 mod serve;
 mod support;

@@ -94,7 +94,9 @@ fn cassette_script(
     script
 }
 
-fn expected_call(value: &Value, path: &str) -> Result<ExpectedCall, String> {
+/// One entry of ASSERT_AI_AGENT's `calledTools` (`path` names it in errors); the remote runner
+/// reads them the same way.
+pub fn expected_call(value: &Value, path: &str) -> Result<ExpectedCall, String> {
     match value {
         Value::String(name) => Ok(ExpectedCall::Tool(name.clone())),
         Value::Object(o) => {

@@ -22,6 +22,7 @@ mod case;
 mod step;
 mod suite;
 
+pub use agent::expected_call;
 use case::{CaseOutput, isolated, run_case};
 use suite::deploy;
 
