@@ -15,6 +15,7 @@
 //!   clock, the read model, wake-ups for long polls.
 //! - `read_model` — what searches and reads see: process and element instances with their
 //!   times, kept from the engine's records.
+//! - `search` — the filter, sort and page algebra every search shares.
 //! - `mock_files` — `--mock JOBTYPE=FILE` and `--agent ELEMENT=FILE`.
 //! - `http` — the routes, one file per resource; problem+json errors; 501 for the rest.
 //! - [`server`] — [`Server::start`], the [`ServerHandle`] with its address and `stop()`.
