@@ -1,9 +1,20 @@
-//! A source file: its name, its text, and the byte offset → line:column conversion that every
-//! message with a position goes through.
+//! A source file: its name, its text, the byte spans positions are kept as, and the byte offset
+//! → line:column conversion that every message with a position goes through; the largest
+//! resource accepted.
 
 use std::sync::OnceLock;
 
 use arcstr::ArcStr;
+
+/// The largest resource accepted, as Zeebe's default maximum message size (4 MiB).
+pub const MAX_RESOURCE_BYTES: usize = 4 * 1024 * 1024;
+
+/// A half-open byte range `start..end` in the source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
 
 /// A 1-based line and column. The column counts characters (Unicode scalar values), not bytes,
 /// so it matches what editors show.

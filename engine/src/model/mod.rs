@@ -15,20 +15,14 @@ use smallvec::SmallVec;
 
 pub mod parse;
 
-pub use parse::{DiagramReading, MAX_RESOURCE_BYTES, Parsed, parse};
+pub use crate::source::{MAX_RESOURCE_BYTES, Span};
+pub use parse::{DiagramReading, Parsed, parse};
 /// A text of the model that shares the source file's memory: the ids, names and expressions the
 /// parser reads are slices of the file's text (shared with [`crate::source::Source`]), so a
 /// deploy allocates nothing for them and cloning one is a reference count. A value that had to
 /// be unescaped, or one made in code, gets a text of its own. Reads as a `str`; equality, order
 /// and hash are the string's.
 pub type SharedStr = arcstr::Substr;
-
-/// A half-open byte range `start..end` in the source file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Span {
-    pub start: u32,
-    pub end: u32,
-}
 
 /// Index of an element in `Process::elements`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

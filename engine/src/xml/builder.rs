@@ -11,7 +11,7 @@ use quick_xml::reader::Reader;
 use rustc_hash::FxHashSet;
 
 use super::*;
-use crate::model::Span;
+use crate::source::Span;
 
 /// More namespace declarations than this in scope at once are refused (quick-xml's default
 /// limit): resolving a prefix scans them.
@@ -29,7 +29,7 @@ pub(crate) fn parse_streaming<'a>(
     // bytes, an attribute per ~96, a streamed id per ~192) and grow beyond as needed: sized
     // once, a deploy does not copy them through a dozen reallocations. (Capped: the DMN reader
     // parses without the size check; untouched capacity costs no page.)
-    let sized = text.len().min(crate::model::MAX_RESOURCE_BYTES);
+    let sized = text.len().min(crate::source::MAX_RESOURCE_BYTES);
     Builder {
         text,
         stream,

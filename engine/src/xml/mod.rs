@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 
 use crate::diagnostics::Rule;
-use crate::model::Span;
+use crate::source::Span;
 
 mod builder;
 #[cfg(test)]

@@ -5,8 +5,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Document, Node, NodeId, Ns, Stream, parse_streaming};
 use crate::diagnostics::{Diagnostic, Rule};
-use crate::model::Span;
-use crate::source::Source;
+use crate::source::{Source, Span};
 
 /// The root element a model file must have: `<definitions>` in `ns`, else a `rule` problem
 /// that names the namespace as `namespace` says it.

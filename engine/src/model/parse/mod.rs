@@ -25,9 +25,6 @@ mod zeebe;
 
 use diagram::DiReader;
 
-/// The largest resource accepted, as Zeebe's default maximum message size (4 MiB).
-pub const MAX_RESOURCE_BYTES: usize = 4 * 1024 * 1024;
-
 /// A BPMN file's root element.
 const BPMN_DEFINITIONS: walk::Definitions = walk::Definitions {
     ns: Ns::Bpmn,
