@@ -29,9 +29,7 @@ const TEMPLATES: &[Template] = &[
             ),
             (
                 "ai-agent-tool-loop.explore.json",
-                include_str!(
-                    "../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"
-                ),
+                include_str!("../templates/ai-agent-tool-loop/ai-agent-tool-loop.explore.json"),
             ),
             (
                 "ai-agent-tool-loop.README.md",
@@ -63,9 +61,7 @@ const TEMPLATES: &[Template] = &[
         files: &[
             (
                 "ai-agent-task-tool-loop.bpmn",
-                include_str!(
-                    "../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn"
-                ),
+                include_str!("../templates/ai-agent-task-tool-loop/ai-agent-task-tool-loop.bpmn"),
             ),
             (
                 "ai-agent-task-tool-loop.test.json",
@@ -95,9 +91,7 @@ const TEMPLATES: &[Template] = &[
             ),
             (
                 "ai-agent-tool-loop-v2.test.json",
-                include_str!(
-                    "../templates/ai-agent-tool-loop-v2/ai-agent-tool-loop-v2.test.json"
-                ),
+                include_str!("../templates/ai-agent-tool-loop-v2/ai-agent-tool-loop-v2.test.json"),
             ),
             (
                 "ai-agent-tool-loop-v2.README.md",
