@@ -4,7 +4,7 @@
 # maturin: change the two together.
 cli_package=baton-cli
 # The crates published to crates.io, in dependency order (packaging/crates checks them).
-library_crates=(baton-feel baton-engine baton-testing baton-cpt baton-cli)
+library_crates=(baton-feel baton-engine baton-testing baton-cpt baton-rest baton-serve baton-remote baton-providers baton-cli)
 
 # Cargo says where it puts what it builds (CARGO_TARGET_DIR, build.target-dir in a config, or
 # target/) and what version the workspace is at.
